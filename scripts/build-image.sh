@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# build-image.sh: builds the local Spark Connect image ($SPARKMERGE_SPARK_IMAGE,
+# default sparkmerge/spark-connect:4.0.1) without any container registry:
+#   1. debootstrap a minimal Debian bookworm (mirror read from this machine's
+#      apt sources) + openjdk-17-jre-headless      -> .cache/image/base-<hash>.tar
+#   2. add the fetched Spark under /opt/spark and the entrypoint
+#      /opt/sparkmerge/start-connect.sh            -> .cache/image/spark-connect-<hash>.tar
+#   3. docker import it with the entrypoint and a label holding the input hash.
+# Idempotent: an image whose label matches the inputs is left alone; the cached
+# tarballs make a rebuild after `docker rmi` a plain import.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+image=$SPARKMERGE_SPARK_IMAGE
+work="$SPARKMERGE_CACHE/image"
+rootfs="$SPARKMERGE_CACHE/rootfs"
+suite=bookworm
+packages=(openjdk-17-jre-headless procps bash)
+label=io.sparkmerge.inputs
+
+# The entrypoint. Without arguments (or with only options such as
+# "--conf k=v") it runs the Spark Connect server in the foreground with the
+# project's settings; with a command (e.g. the full spark-submit line that the
+# Go harness passes so that apache/spark works the same) it execs that command.
+read -r -d '' entrypoint <<'SH' || true
+#!/bin/bash
+set -euo pipefail
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+	exec "$@"
+fi
+export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
+exec /opt/spark/bin/spark-submit \
+	--class org.apache.spark.sql.connect.service.SparkConnectServer \
+	--master "${SPARK_MASTER:-local[2]}" \
+	--driver-memory "${SPARK_DRIVER_MEMORY:-1g}" \
+	--conf spark.connect.grpc.binding.address=127.0.0.1 \
+	--conf "spark.connect.grpc.binding.port=${SPARK_CONNECT_PORT:-15002}" \
+	--conf spark.ui.enabled=false \
+	--conf spark.sql.shuffle.partitions=4 \
+	--conf spark.log.structuredLogging.enabled=false \
+	--conf spark.driver.host=127.0.0.1 \
+	--conf spark.driver.bindAddress=127.0.0.1 \
+	"$@" \
+	spark-internal
+SH
+
+self_hash=$(cat "${BASH_SOURCE[0]}" | sha256sum | cut -c1-16)
+base_hash=$(printf '%s\n' "$suite" "${packages[@]}" "$(dpkg --print-architecture 2>/dev/null || uname -m)" | sha256sum | cut -c1-16)
+inputs_hash=$(printf '%s\n' "$self_hash" "$base_hash" "$PYSPARK_SHA256" | sha256sum | cut -c1-16)
+base_tar="$work/base-$base_hash.tar"
+image_tar="$work/spark-connect-$inputs_hash.tar"
+
+have_image() {
+	[ "$(docker image inspect --format "{{ index .Config.Labels \"$label\" }}" "$image" 2>/dev/null)" = "$inputs_hash" ]
+}
+
+if have_image; then
+	log "image $image is up to date (inputs $inputs_hash)"
+	exit 0
+fi
+
+# apt_mirror SUITE: the first Debian mirror URI this machine's apt uses for SUITE.
+apt_mirror() {
+	local want=$1 f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		# deb822: paragraphs with URIs: and Suites: lines.
+		awk -v want="$want" '
+			BEGIN { RS=""; FS="\n" }
+			{
+				uris=""; suites=""; types=""
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^URIs:/)   { sub(/^URIs:[ \t]*/, "", $i); uris=$i }
+					if ($i ~ /^Suites:/) { sub(/^Suites:[ \t]*/, "", $i); suites=" " $i " " }
+					if ($i ~ /^Types:/)  { types=$i }
+				}
+				if (types ~ /deb( |$)/ && index(suites, " " want " ") > 0) { split(uris, u, " "); print u[1]; exit }
+			}' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		awk -v want="$want" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i+1) == want) { print $i; exit } }' "$f"
+	done
+}
+
+build_base() {
+	local mirror security
+	mirror=$(apt_mirror "$suite" | head -n1)
+	[ -n "$mirror" ] || die "no apt source for $suite in /etc/apt/sources.list{,.d}: cannot pick a mirror for debootstrap"
+	security=$(apt_mirror "$suite-security" | head -n1)
+	command -v debootstrap >/dev/null || apt_install debootstrap
+
+	log "debootstrap --variant=minbase $suite from $mirror into $rootfs"
+	as_root rm -rf "$rootfs"
+	mkdir -p "$work"
+	as_root debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
+		{ tail -n 30 "$work/debootstrap.log" >&2; die "debootstrap failed: see $work/debootstrap.log"; }
+
+	{
+		echo "deb $mirror $suite main"
+		echo "deb $mirror $suite-updates main"
+		[ -z "$security" ] || echo "deb $security $suite-security main"
+	} | as_root tee "$rootfs/etc/apt/sources.list" >/dev/null
+	as_root cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+	# Keep docs, man pages and locales out of the image.
+	as_root tee "$rootfs/etc/dpkg/dpkg.cfg.d/01-sparkmerge-nodoc" >/dev/null <<'CFG'
+path-exclude=/usr/share/doc/*
+path-exclude=/usr/share/man/*
+path-exclude=/usr/share/info/*
+path-exclude=/usr/share/locale/*
+CFG
+
+	as_root mount -t proc proc "$rootfs/proc"
+	trap 'as_root umount "$rootfs/proc" 2>/dev/null || true' EXIT
+	log "installing ${packages[*]} in the rootfs"
+	as_root chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >>"$work/debootstrap.log" 2>&1
+	as_root chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >>"$work/debootstrap.log" 2>&1 ||
+		{ tail -n 30 "$work/debootstrap.log" >&2; die "apt-get install in the rootfs failed: see $work/debootstrap.log"; }
+	as_root chroot "$rootfs" apt-get clean
+	as_root umount "$rootfs/proc"
+	trap - EXIT
+	as_root rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/* "$rootfs"/var/log/*.log \
+		"$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/tmp/*
+	: | as_root tee "$rootfs/etc/resolv.conf" >/dev/null
+
+	as_root tar -C "$rootfs" -cf "$base_tar.tmp" .
+	as_root mv "$base_tar.tmp" "$base_tar"
+	log "base rootfs cached in $base_tar ($(du -h "$base_tar" | cut -f1))"
+}
+
+build_image_tar() {
+	local spark_home stage java_home
+	spark_home=$("$SPARKMERGE_REPO/scripts/fetch-spark.sh")
+	[ -f "$base_tar" ] || build_base
+	log "assembling $image_tar"
+	as_root rm -rf "$rootfs"
+	mkdir -p "$rootfs"
+	as_root tar -C "$rootfs" -xf "$base_tar"
+	as_root mkdir -p "$rootfs/opt/spark" "$rootfs/opt/sparkmerge"
+	# Only what the server needs: no examples, data or python.
+	as_root cp -a "$spark_home/bin" "$spark_home/sbin" "$spark_home/jars" "$spark_home/licenses" "$rootfs/opt/spark/"
+	as_root chmod +x "$rootfs"/opt/spark/bin/* "$rootfs"/opt/spark/sbin/*
+	as_root chown -R 0:0 "$rootfs/opt/spark"
+	printf '%s\n' "$entrypoint" | as_root tee "$rootfs/opt/sparkmerge/start-connect.sh" >/dev/null
+	as_root chmod 755 "$rootfs/opt/sparkmerge/start-connect.sh"
+	java_home=$(cd "$rootfs/usr/lib/jvm" && ls -d java-17-openjdk-* | head -n1)
+	[ -n "$java_home" ] || die "no java-17 in the base rootfs: delete $base_tar and rerun"
+	as_root ln -sfn "/usr/lib/jvm/$java_home" "$rootfs/opt/java"
+	as_root tar -C "$rootfs" -cf "$image_tar.tmp" .
+	as_root mv "$image_tar.tmp" "$image_tar"
+	as_root rm -rf "$rootfs"
+}
+
+[ -f "$image_tar" ] || build_image_tar
+log "docker import $image_tar as $image"
+docker import \
+	--change 'ENTRYPOINT ["/opt/sparkmerge/start-connect.sh"]' \
+	--change 'ENV JAVA_HOME=/opt/java' \
+	--change 'ENV SPARK_HOME=/opt/spark' \
+	--change 'ENV PATH=/opt/spark/bin:/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+	--change 'ENV SPARK_LOCAL_IP=127.0.0.1' \
+	--change 'WORKDIR /opt/spark' \
+	--change "LABEL $label=$inputs_hash" \
+	--change "LABEL org.opencontainers.image.version=$SPARK_VERSION" \
+	--message "sparkmerge Spark Connect $SPARK_VERSION (scripts/build-image.sh)" \
+	"$image_tar" "$image" >/dev/null
+# Keep only the newest image tarball.
+find "$work" -maxdepth 1 -name 'spark-connect-*.tar' ! -name "$(basename "$image_tar")" -delete
+have_image || die "docker import did not produce $image with label $label=$inputs_hash"
+log "image $image ready ($(docker image inspect --format '{{.Size}}' "$image" | awk '{ printf "%.0f MB", $1/1e6 }'))"

@@ -1,0 +1,38 @@
+// Package localspark starts a Spark Connect server in a container for tests
+// and demos, through testcontainers-go.
+//
+// # The image
+//
+// [DefaultImage] is the project's own image, built without any registry by
+// scripts/build-image.sh (a debootstrapped Debian with Java 17 and the pinned
+// Spark under /opt/spark). It cannot be pulled: when it is missing, [Start]
+// fails with an [*ImageNotFoundError] that says how to build it. Any image
+// with Spark 4.0 under /opt/spark works the same, e.g. the official
+// apache/spark:4.0.1, because [Start] passes the full spark-submit command
+// line instead of relying on the image's entrypoint.
+//
+// # Networking and files
+//
+// The container uses host networking: the server binds 127.0.0.1 on the
+// chosen port, so [Server.Remote] is an ordinary sc://127.0.0.1:PORT address
+// and no bridge network is involved. Host directories listed in
+// [Options.Mounts] are bind-mounted at the same absolute path, so a path
+// means the same thing to the test and to Spark.
+//
+// # Ryuk
+//
+// testcontainers-go normally starts its "ryuk" reaper container, whose image
+// would have to be pulled. Callers must set TESTCONTAINERS_RYUK_DISABLED=true
+// in the environment (this package never reads the environment) and stop the
+// server themselves: [Server.Stop], or testcontainers.CleanupContainer with
+// [Server.Container] in tests.
+//
+// # Example
+//
+//	srv, err := localspark.Start(ctx, localspark.Options{Mounts: []string{dir}})
+//	if err != nil {
+//		return err
+//	}
+//	defer srv.Stop(context.Background())
+//	session, err := sql.NewSessionBuilder().Remote(srv.Remote()).Build(ctx)
+package localspark

@@ -1,0 +1,311 @@
+package localspark
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/wait"
+)
+
+// DefaultImage is the image [Start] runs when [Options.Image] is empty: the
+// project's local build made by scripts/build-image.sh.
+const DefaultImage = "sparkmerge/spark-connect:4.0.1"
+
+// DefaultDriverMemory is the driver heap used when [Options.DriverMemory] is
+// empty.
+const DefaultDriverMemory = "1g"
+
+// DefaultStartupTimeout bounds the start when [Options.StartupTimeout] is zero.
+const DefaultStartupTimeout = 3 * time.Minute
+
+// ReadyLogLine is the server log line that tells the server accepts sessions.
+const ReadyLogLine = "Spark Connect server started"
+
+// serverClass is the main class of the Spark Connect server.
+const serverClass = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+// sparkSubmit is where every supported image keeps spark-submit.
+const sparkSubmit = "/opt/spark/bin/spark-submit"
+
+// RoleLabel is the container label (with value "spark-connect") that marks
+// containers started by [Start], so scripts can find leftovers.
+const RoleLabel = "io.sparkmerge.role"
+
+// Options configures [Start]. The zero value starts [DefaultImage] on a free
+// loopback port with [DefaultDriverMemory].
+type Options struct {
+	// Image is the container image; empty means DefaultImage.
+	Image string
+	// Port is the Spark Connect port on 127.0.0.1; 0 picks a free one.
+	Port int
+	// Mounts are absolute host directories bind-mounted read-write at the
+	// same path inside the container.
+	Mounts []string
+	// DriverMemory is the driver heap (spark-submit --driver-memory); empty
+	// means DefaultDriverMemory.
+	DriverMemory string
+	// Conf holds extra Spark settings passed as --conf key=value.
+	Conf map[string]string
+	// StartupTimeout bounds image checks, container start and readiness;
+	// zero means DefaultStartupTimeout.
+	StartupTimeout time.Duration
+	// Log, when set, receives the container's log output.
+	Log io.Writer
+}
+
+// ImageNotFoundError reports that the image is not present in the Docker
+// engine and Start will not pull it.
+type ImageNotFoundError struct {
+	Image string
+}
+
+func (e *ImageNotFoundError) Error() string {
+	return fmt.Sprintf("image %q is not in the docker engine: build it with scripts/build-image.sh "+
+		"(or set another image, e.g. apache/spark:4.0.1, and docker pull it)", e.Image)
+}
+
+// Server is a running Spark Connect container.
+type Server struct {
+	ctr   testcontainers.Container
+	port  int
+	image string
+}
+
+// Remote returns the Spark Connect address, "sc://127.0.0.1:PORT".
+func (s *Server) Remote() string {
+	return "sc://127.0.0.1:" + strconv.Itoa(s.port)
+}
+
+// Port returns the Spark Connect port on 127.0.0.1.
+func (s *Server) Port() int { return s.port }
+
+// Image returns the image the server runs.
+func (s *Server) Image() string { return s.image }
+
+// Container returns the underlying container, e.g. for
+// testcontainers.CleanupContainer.
+func (s *Server) Container() testcontainers.Container { return s.ctr }
+
+// Stop stops and removes the container. It is safe to call more than once.
+func (s *Server) Stop(ctx context.Context) error {
+	if s == nil || s.ctr == nil {
+		return nil
+	}
+	if err := testcontainers.TerminateContainer(s.ctr, testcontainers.StopContext(ctx)); err != nil {
+		return fmt.Errorf("stop spark connect container: %w", err)
+	}
+	return nil
+}
+
+// withDefaults returns opts with the zero fields filled and checks the rest.
+// It does not pick the port.
+func withDefaults(opts Options) (Options, error) {
+	if opts.Image == "" {
+		opts.Image = DefaultImage
+	}
+	if opts.DriverMemory == "" {
+		opts.DriverMemory = DefaultDriverMemory
+	}
+	if opts.StartupTimeout <= 0 {
+		opts.StartupTimeout = DefaultStartupTimeout
+	}
+	if opts.Port < 0 || opts.Port > 65535 {
+		return opts, fmt.Errorf("spark connect port %d: out of range 0-65535", opts.Port)
+	}
+	mounts := make([]string, 0, len(opts.Mounts))
+	for _, m := range opts.Mounts {
+		if !filepath.IsAbs(m) {
+			return opts, fmt.Errorf("mount %q: not an absolute path (it is mounted at the same path in the container)", m)
+		}
+		if strings.Contains(m, ":") {
+			return opts, fmt.Errorf("mount %q: paths with ':' cannot be bind-mounted", m)
+		}
+		mounts = append(mounts, filepath.Clean(m))
+	}
+	opts.Mounts = mounts
+	return opts, nil
+}
+
+// command is the container command: spark-submit running the Spark Connect
+// server in the foreground, bound to 127.0.0.1:port.
+func command(opts Options, port int) []string {
+	cmd := []string{
+		sparkSubmit,
+		"--class", serverClass,
+		"--master", "local[2]",
+		"--driver-memory", opts.DriverMemory,
+	}
+	conf := map[string]string{
+		"spark.connect.grpc.binding.address":  "127.0.0.1",
+		"spark.connect.grpc.binding.port":     strconv.Itoa(port),
+		"spark.ui.enabled":                    "false",
+		"spark.sql.shuffle.partitions":        "4",
+		"spark.log.structuredLogging.enabled": "false",
+		"spark.driver.host":                   "127.0.0.1",
+		"spark.driver.bindAddress":            "127.0.0.1",
+	}
+	maps.Copy(conf, opts.Conf)
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		cmd = append(cmd, "--conf", k+"="+conf[k])
+	}
+	return append(cmd, "spark-internal")
+}
+
+// binds maps each mount to the same path inside the container.
+func binds(mounts []string) []string {
+	b := make([]string, len(mounts))
+	for i, m := range mounts {
+		b[i] = m + ":" + m
+	}
+	return b
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// portInUse reports whether something accepts connections on 127.0.0.1:port.
+func portInUse(port int) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// Start starts a Spark Connect server container with host networking and
+// waits until it logs [ReadyLogLine]. The caller must stop it with
+// [Server.Stop]. A missing image is pulled only when it is not
+// [DefaultImage], which exists only as a local build.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	opts, err := withDefaults(opts)
+	if err != nil {
+		return nil, fmt.Errorf("start spark connect: %w", err)
+	}
+	port := opts.Port
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, fmt.Errorf("start spark connect: %w", err)
+		}
+	} else if portInUse(port) {
+		return nil, fmt.Errorf("start spark connect: port 127.0.0.1:%d is already in use: choose another port or 0 for a free one", port)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, opts.StartupTimeout)
+	defer cancel()
+
+	if err := checkImage(ctx, opts.Image); err != nil {
+		return nil, fmt.Errorf("start spark connect: %w", err)
+	}
+
+	req := testcontainers.ContainerRequest{
+		Image:  opts.Image,
+		Cmd:    command(opts, port),
+		Env:    map[string]string{"SPARK_LOCAL_IP": "127.0.0.1"},
+		Labels: map[string]string{RoleLabel: "spark-connect"},
+		ConfigModifier: func(c *container.Config) {
+			c.User = "0"
+		},
+		HostConfigModifier: func(hc *container.HostConfig) {
+			hc.NetworkMode = "host"
+			hc.Binds = append(hc.Binds, binds(opts.Mounts)...)
+		},
+		WaitingFor: wait.ForLog(ReadyLogLine).
+			WithStartupTimeout(opts.StartupTimeout).
+			WithPollInterval(500 * time.Millisecond),
+	}
+	if opts.Log != nil {
+		req.LogConsumerCfg = &testcontainers.LogConsumerConfig{
+			Consumers: []testcontainers.LogConsumer{writerConsumer{opts.Log}},
+		}
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
+		ContainerRequest: req,
+		Started:          true,
+	})
+	if err != nil {
+		tail := logTail(ctr, 30)
+		// Clean up with a fresh context: ctx may be the one that expired.
+		stopCtx, stopCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer stopCancel()
+		termErr := testcontainers.TerminateContainer(ctr, testcontainers.StopContext(stopCtx))
+		err = fmt.Errorf("start spark connect container (image %q, port %d): %w", opts.Image, port, err)
+		if tail != "" {
+			err = fmt.Errorf("%w\nlast container log lines:\n%s", err, tail)
+		}
+		if termErr != nil {
+			err = errors.Join(err, fmt.Errorf("remove failed container: %w", termErr))
+		}
+		return nil, err
+	}
+	return &Server{ctr: ctr, port: port, image: opts.Image}, nil
+}
+
+// checkImage fails with *ImageNotFoundError when DefaultImage is missing
+// (it cannot be pulled); other images are left to testcontainers to pull.
+func checkImage(ctx context.Context, image string) error {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to docker (start one with scripts/docker-engine.sh): %w", err)
+	}
+	defer cli.Close()
+	if _, err := cli.ImageInspect(ctx, image); err != nil {
+		if !errdefs.IsNotFound(err) {
+			return fmt.Errorf("inspect image %q (is the docker engine up? scripts/docker-engine.sh starts one): %w", image, err)
+		}
+		if image == DefaultImage {
+			return &ImageNotFoundError{Image: image}
+		}
+	}
+	return nil
+}
+
+// logTail returns the last n lines of the container log, or "".
+func logTail(ctr testcontainers.Container, n int) string {
+	if ctr == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := ctr.Logs(ctx)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil && len(b) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writerConsumer copies container log output to an io.Writer.
+type writerConsumer struct{ w io.Writer }
+
+func (c writerConsumer) Accept(l testcontainers.Log) {
+	_, _ = c.w.Write(bytes.Clone(l.Content))
+}
