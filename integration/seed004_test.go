@@ -103,4 +103,3 @@ func TestSeed004UpstreamUnionByNameDropsDuplicates(t *testing.T) {
 		t.Errorf("upstream UnionByName kept %d rows; it used to deduplicate to 1 (is_all unset): re-check the workaround", byName)
 	}
 }
-
