@@ -1,0 +1,290 @@
+package sparkmerge
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Options declares how NewPlan unifies the sources' schemas. The zero value
+// is the default: widen types, fill missing columns with typed nulls, match
+// names case-insensitively, order columns by first appearance, and add no
+// provenance column.
+type Options struct {
+	// Types decides what happens when sources disagree on a column's type.
+	Types TypePolicy
+	// Missing decides what happens to columns that some sources lack.
+	Missing MissingPolicy
+
+	// Reference is an external target schema, e.g. that of an existing table.
+	// It is used by MissingReference and OrderReference. At most one of
+	// Reference and ReferenceSource may be set.
+	Reference *Schema
+	// ReferenceSource names the source whose schema is the reference (the
+	// first source with that Name).
+	ReferenceSource string
+	// DropExtra, with MissingReference, drops source columns (and nested
+	// struct fields) that the reference lacks. Without it they are an error
+	// (*MissingColumnsError).
+	DropExtra bool
+
+	// CaseSensitive matches column and struct field names exactly. By default
+	// names match case-insensitively, like Spark's spark.sql.caseSensitive=false,
+	// and the output spelling is the first one seen.
+	CaseSensitive bool
+	// Normalize rewrites top-level column names before matching.
+	Normalize NameNormalizer
+	// Renames maps a source column name to the name to use instead, applied
+	// after Normalize and before matching, e.g. {"hight": "height"}. Keys are
+	// matched like column names (normalized, and case-insensitively unless
+	// CaseSensitive); values are used as given.
+	Renames map[string]string
+
+	// Order decides the order of the target columns.
+	Order OrderPolicy
+
+	// SourceColumn, if not empty, adds a last, non-nullable string column of
+	// that name holding each row's source Name (provenance).
+	SourceColumn string
+}
+
+// TypePolicy decides how differing types of one column are unified.
+type TypePolicy int
+
+const (
+	// TypesWiden unifies types like Spark 4.0's ANSI union widening, except
+	// that string with any other atomic type, and boolean with a number,
+	// become string (see the package documentation). Incompatible types
+	// (array vs int) are a *TypeConflictError.
+	TypesWiden TypePolicy = iota
+	// TypesStrict accepts no type difference: every column whose types
+	// differ is listed in one *TypeConflictError. Nullability differences,
+	// void (all-null) columns and drift in nested struct fields are allowed.
+	TypesStrict
+	// TypesString turns every position whose types differ into string.
+	TypesString
+)
+
+var typePolicyNames = []string{"widen", "strict", "string"}
+
+// String returns the policy's name as ParseTypePolicy reads it.
+func (p TypePolicy) String() string { return enumName(typePolicyNames, int(p), "TypePolicy") }
+
+// MarshalText implements encoding.TextMarshaler.
+func (p TypePolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseTypePolicy.
+func (p *TypePolicy) UnmarshalText(b []byte) error {
+	v, err := ParseTypePolicy(string(b))
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
+// ParseTypePolicy parses "widen", "strict" or "string" (case-insensitive).
+func ParseTypePolicy(s string) (TypePolicy, error) {
+	i, err := parseEnum("types", s, typePolicyNames)
+	return TypePolicy(i), err
+}
+
+// MissingPolicy decides what happens to columns some sources lack.
+type MissingPolicy int
+
+const (
+	// MissingFill keeps every column of every source; sources that lack one
+	// give a typed null.
+	MissingFill MissingPolicy = iota
+	// MissingFail requires all sources to have the same columns; otherwise
+	// NewPlan returns a *MissingColumnsError saying what each source lacks.
+	MissingFail
+	// MissingIntersect keeps only the columns every source has.
+	MissingIntersect
+	// MissingReference makes the reference (Options.Reference or
+	// Options.ReferenceSource) the target: its columns, and with an external
+	// Reference also its types. Sources lacking a column give a typed null;
+	// extra columns are dropped with DropExtra, else an error.
+	MissingReference
+)
+
+var missingPolicyNames = []string{"fill", "fail", "intersect", "reference"}
+
+// String returns the policy's name as ParseMissingPolicy reads it.
+func (p MissingPolicy) String() string {
+	return enumName(missingPolicyNames, int(p), "MissingPolicy")
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (p MissingPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseMissingPolicy.
+func (p *MissingPolicy) UnmarshalText(b []byte) error {
+	v, err := ParseMissingPolicy(string(b))
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
+// ParseMissingPolicy parses "fill", "fail", "intersect" or "reference".
+func ParseMissingPolicy(s string) (MissingPolicy, error) {
+	i, err := parseEnum("missing", s, missingPolicyNames)
+	return MissingPolicy(i), err
+}
+
+// OrderPolicy decides the order of the target columns. The provenance
+// column, if any, is always last.
+type OrderPolicy int
+
+const (
+	// OrderFirstSeen orders columns by first appearance across the sources
+	// in order (DuckDB's and unionByName's order). With MissingReference the
+	// reference is seen first, so its order is kept.
+	OrderFirstSeen OrderPolicy = iota
+	// OrderSorted orders columns by name, as Spark's JSON schema inference
+	// does.
+	OrderSorted
+	// OrderReference puts the reference's columns first, in its order, and
+	// the others after them in first-seen order.
+	OrderReference
+)
+
+var orderPolicyNames = []string{"first-seen", "sorted", "reference"}
+
+// String returns the policy's name as ParseOrderPolicy reads it.
+func (p OrderPolicy) String() string { return enumName(orderPolicyNames, int(p), "OrderPolicy") }
+
+// MarshalText implements encoding.TextMarshaler.
+func (p OrderPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseOrderPolicy.
+func (p *OrderPolicy) UnmarshalText(b []byte) error {
+	v, err := ParseOrderPolicy(string(b))
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
+// ParseOrderPolicy parses "first-seen", "sorted" or "reference".
+func ParseOrderPolicy(s string) (OrderPolicy, error) {
+	i, err := parseEnum("order", s, orderPolicyNames)
+	return OrderPolicy(i), err
+}
+
+// NameNormalizer is a set of rewrites applied to top-level column names
+// before matching. They combine; whatever the set, they run in the order
+// trim, snake_case, lower. Nested struct field names are not rewritten.
+type NameNormalizer uint8
+
+const (
+	// NormalizeTrim removes leading and trailing white space.
+	NormalizeTrim NameNormalizer = 1 << iota
+	// NormalizeSnakeCase rewrites names to lower snake_case:
+	// "TideNumber" -> "tide_number", "Time UTC" -> "time_utc",
+	// "HTTPServer" -> "http_server". It implies trimming.
+	NormalizeSnakeCase
+	// NormalizeLower lower-cases names.
+	NormalizeLower
+)
+
+// NormalizeNone rewrites nothing.
+const NormalizeNone NameNormalizer = 0
+
+var normalizerNames = []struct {
+	n    NameNormalizer
+	name string
+}{{NormalizeTrim, "trim"}, {NormalizeSnakeCase, "snake_case"}, {NormalizeLower, "lower"}}
+
+// String returns the rewrites as a comma-separated list in the order they
+// run, e.g. "trim,lower", or "none".
+func (n NameNormalizer) String() string {
+	if n == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, x := range normalizerNames {
+		if n&x.n != 0 {
+			parts = append(parts, x.name)
+			n &^= x.n
+		}
+	}
+	if n != 0 {
+		parts = append(parts, "NameNormalizer("+strconv.Itoa(int(n))+")")
+	}
+	return strings.Join(parts, ",")
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (n NameNormalizer) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseNameNormalizer.
+func (n *NameNormalizer) UnmarshalText(b []byte) error {
+	v, err := ParseNameNormalizer(string(b))
+	if err == nil {
+		*n = v
+	}
+	return err
+}
+
+// ParseNameNormalizer parses a comma-separated list of "trim", "snake_case"
+// (or "snake") and "lower"; "" and "none" mean NormalizeNone.
+func ParseNameNormalizer(s string) (NameNormalizer, error) {
+	var n NameNormalizer
+	for _, part := range strings.Split(s, ",") {
+		p := strings.ToLower(strings.TrimSpace(part))
+		switch p {
+		case "", "none":
+		case "trim":
+			n |= NormalizeTrim
+		case "snake_case", "snake", "snake-case":
+			n |= NormalizeSnakeCase
+		case "lower":
+			n |= NormalizeLower
+		default:
+			return 0, &OptionError{Option: "normalize", Value: s,
+				Reason: "unknown rewrite " + strconv.Quote(part) + "; want a comma-separated list of trim, snake_case, lower, or none"}
+		}
+	}
+	return n, nil
+}
+
+// ParseRenames parses "old=new" pairs, e.g. from repeated --rename flags,
+// into a map for Options.Renames. An entry without "=" or with an empty side
+// is an error, and so is one old name given twice.
+func ParseRenames(pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		old, new, ok := strings.Cut(p, "=")
+		if !ok || old == "" || new == "" {
+			return nil, &OptionError{Option: "rename", Value: p, Reason: "want old=new with both names non-empty"}
+		}
+		if prev, dup := m[old]; dup && prev != new {
+			return nil, &OptionError{Option: "rename", Value: p, Reason: "column " + strconv.Quote(old) + " is already renamed to " + strconv.Quote(prev)}
+		}
+		m[old] = new
+	}
+	return m, nil
+}
+
+func enumName(names []string, i int, typ string) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return typ + "(" + strconv.Itoa(i) + ")"
+}
+
+func parseEnum(option, s string, names []string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for i, n := range names {
+		if t == n {
+			return i, nil
+		}
+	}
+	if option == "order" && (t == "first_seen" || t == "firstseen") {
+		return 0, nil
+	}
+	return 0, &OptionError{Option: option, Value: s, Reason: "want one of " + strings.Join(names, ", ")}
+}

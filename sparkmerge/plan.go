@@ -1,0 +1,663 @@
+package sparkmerge
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Source is one input of a merge: a name (a path or a table, shown in
+// diagnostics and carried by the provenance column) and its schema.
+type Source struct {
+	Name   string
+	Schema Schema
+}
+
+// Plan is the result of NewPlan: the target schema and, for every source,
+// how its columns map onto it. It is a plain value: compare plans with
+// cmp.Diff, render them with String, MarshalJSON, SelectExprs and SQL.
+//
+// A Plan shares the sources' schemas with the caller; do not modify them
+// afterwards.
+type Plan struct {
+	// Target is the merged schema, in output order. If SourceColumn is set,
+	// its last column is the provenance column (string, not nullable).
+	Target Schema
+	// SourceColumn is Options.SourceColumn.
+	SourceColumn string
+	// CaseSensitive is Options.CaseSensitive; nested struct fields are
+	// matched by it when a projection is rendered.
+	CaseSensitive bool
+	// Sources are the per-source plans, in input order.
+	Sources []SourcePlan
+}
+
+// SourcePlan maps one source onto the target.
+type SourcePlan struct {
+	Name   string
+	Schema Schema
+	// Columns has one entry per target column (without the provenance
+	// column): the index of the source column it is taken from, or -1 when
+	// the source lacks it. Projections expands it.
+	Columns []int
+
+	// Added are the target columns the source lacks (typed nulls), and
+	// nested struct fields it lacks as dotted paths ("addr.zip",
+	// "items.element.sku").
+	Added []string
+	// Widened are the columns cast to a wider type.
+	Widened []TypeChange
+	// Conflicts are the columns whose types conflicted and that are cast to
+	// string (wholly or at some nested position) to resolve it.
+	Conflicts []TypeChange
+	// Dropped are the source's columns (source spelling) not in the target,
+	// and nested fields dropped by a reference as dotted paths.
+	Dropped []string
+	// Renamed are the columns whose source spelling differs from the
+	// target's (case, normalizing or Options.Renames).
+	Renamed []Rename
+}
+
+// TypeChange is a column whose type changes from the source to the target.
+type TypeChange struct {
+	Column   string // target name
+	From, To DataType
+}
+
+// Rename is a column whose name changes from the source to the target.
+type Rename struct {
+	From, To string
+}
+
+// column is a target column candidate while planning.
+type column struct {
+	name     string // output spelling: first seen
+	key      string
+	present  int        // sources that have it
+	types    []DataType // distinct types in first-seen order
+	nullable bool
+	refPos   int // position in the reference, -1 if not there
+	refType  *DataType
+	pos      int // target position, -1 if not in the target
+}
+
+// NewPlan computes the target schema of merging sources under opts and, for
+// each source, the projection onto it. It is deterministic and does no I/O.
+//
+// Errors: ErrNoSources; *OptionError for contradictory options;
+// *InvalidNameError and *DuplicateColumnError for unusable names;
+// *TypeConflictError and *MissingColumnsError (both match ErrSchemaConflict)
+// when the schemas cannot be merged under the policies.
+func NewPlan(sources []Source, opts Options) (*Plan, error) {
+	if len(sources) == 0 {
+		return nil, fmt.Errorf("merge schemas: %w: give at least one source", ErrNoSources)
+	}
+	refSource, err := checkOptions(sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{
+		opts:    opts,
+		sources: sources,
+		namer:   newNamer(opts),
+		index:   make(map[string]int32, 64),
+		unifier: unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive},
+	}
+	if opts.Reference != nil {
+		if err := b.addReference(*opts.Reference); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.scan(); err != nil {
+		return nil, err
+	}
+	if refSource >= 0 {
+		for pos, id := range b.fieldCols[refSource] {
+			b.cols[id].refPos = pos
+		}
+	}
+	if err := b.choose(); err != nil {
+		return nil, err
+	}
+	b.order()
+	p := &Plan{SourceColumn: opts.SourceColumn, CaseSensitive: opts.CaseSensitive}
+	if err := b.types(p); err != nil {
+		return nil, err
+	}
+	b.project(p)
+	return p, nil
+}
+
+// checkOptions validates opts and returns the index of the reference source
+// (or -1).
+func checkOptions(sources []Source, opts Options) (int, error) {
+	switch {
+	case opts.Types < TypesWiden || opts.Types > TypesString:
+		return -1, &OptionError{Option: "types", Value: opts.Types.String(), Reason: "unknown type policy"}
+	case opts.Missing < MissingFill || opts.Missing > MissingReference:
+		return -1, &OptionError{Option: "missing", Value: opts.Missing.String(), Reason: "unknown missing-column policy"}
+	case opts.Order < OrderFirstSeen || opts.Order > OrderReference:
+		return -1, &OptionError{Option: "order", Value: opts.Order.String(), Reason: "unknown order policy"}
+	case opts.Reference != nil && opts.ReferenceSource != "":
+		return -1, &OptionError{Option: "reference", Value: opts.ReferenceSource, Reason: "give either an external reference schema or a reference source, not both"}
+	}
+	hasRef := opts.Reference != nil || opts.ReferenceSource != ""
+	usesRef := opts.Missing == MissingReference || opts.Order == OrderReference
+	switch {
+	case usesRef && !hasRef:
+		return -1, &OptionError{Option: "reference", Value: "", Reason: "the reference missing-column or order policy needs a reference: a schema (Reference) or a source name (ReferenceSource)"}
+	case hasRef && !usesRef:
+		return -1, &OptionError{Option: "reference", Value: opts.ReferenceSource, Reason: "a reference is set but unused; also set the missing-column policy or the order policy to reference"}
+	case opts.DropExtra && opts.Missing != MissingReference:
+		return -1, &OptionError{Option: "drop-extra", Value: "true", Reason: "dropping extra columns needs the reference missing-column policy"}
+	}
+	ref := -1
+	if opts.ReferenceSource != "" {
+		for i, s := range sources {
+			if s.Name == opts.ReferenceSource {
+				ref = i
+				break
+			}
+		}
+		if ref < 0 {
+			return -1, &OptionError{Option: "reference-source", Value: opts.ReferenceSource, Reason: "no source has this name"}
+		}
+	}
+	return ref, nil
+}
+
+type builder struct {
+	opts    Options
+	sources []Source
+	namer   *namer
+	unifier unifier
+
+	cols  []column
+	index map[string]int32
+	// fieldCols[s][j] is the column id of field j of source s.
+	fieldCols [][]int32
+	hasRef    bool
+	target    []int32 // column ids in target order
+}
+
+func (b *builder) newColumn(name, key string) int32 {
+	id := int32(len(b.cols))
+	b.cols = append(b.cols, column{name: name, key: key, refPos: -1, pos: -1})
+	b.index[key] = id
+	return id
+}
+
+// addReference records the external reference's columns: they are seen
+// first, with their own spelling (not normalized or renamed).
+func (b *builder) addReference(ref Schema) error {
+	b.hasRef = true
+	for j, f := range ref.Fields {
+		if f.Name == "" {
+			return &InvalidNameError{Index: -1, Position: j + 1, Reason: "has an empty name"}
+		}
+		if err := checkNestedNames("", -1, f.Name, f.Type, b.opts.CaseSensitive); err != nil {
+			return err
+		}
+		key := foldName(f.Name, b.opts.CaseSensitive)
+		if id, dup := b.index[key]; dup {
+			return &DuplicateColumnError{Index: -1, Columns: []string{b.cols[id].name, f.Name}, Name: f.Name}
+		}
+		id := b.newColumn(f.Name, key)
+		c := &b.cols[id]
+		c.refPos = j
+		c.refType = &ref.Fields[j].Type
+		c.nullable = f.Nullable
+	}
+	return nil
+}
+
+// scan matches every source column to a column id.
+func (b *builder) scan() error {
+	b.fieldCols = make([][]int32, len(b.sources))
+	seen := make([]int32, 0, 256) // seen[id] = source index + 1 that last had it
+	for s, src := range b.sources {
+		ids := make([]int32, len(src.Schema.Fields))
+		for j := range src.Schema.Fields {
+			f := &src.Schema.Fields[j]
+			if f.Name == "" {
+				return &InvalidNameError{Source: src.Name, Index: s, Position: j + 1, Reason: "has an empty name"}
+			}
+			spelling, key := b.namer.name(f.Name)
+			if spelling == "" {
+				return &InvalidNameError{Source: src.Name, Index: s, Position: j + 1, Path: f.Name, Reason: "has an empty name after normalizing"}
+			}
+			id, ok := b.index[key]
+			if !ok {
+				id = b.newColumn(spelling, key)
+			}
+			for int(id) >= len(seen) {
+				seen = append(seen, 0)
+			}
+			if seen[id] == int32(s+1) {
+				for k := 0; k < j; k++ {
+					if ids[k] == id {
+						return &DuplicateColumnError{Source: src.Name, Index: s,
+							Columns: []string{src.Schema.Fields[k].Name, f.Name}, Name: spelling}
+					}
+				}
+			}
+			seen[id] = int32(s + 1)
+			ids[j] = id
+			c := &b.cols[id]
+			c.present++
+			c.nullable = c.nullable || f.Nullable
+			if !containsType(c.types, f.Type) {
+				if err := checkNestedNames(src.Name, s, f.Name, f.Type, b.opts.CaseSensitive); err != nil {
+					return err
+				}
+				c.types = append(c.types, f.Type)
+			}
+		}
+		b.fieldCols[s] = ids
+	}
+	return nil
+}
+
+func containsType(ts []DataType, t DataType) bool {
+	for i := range ts {
+		if ts[i].Kind == t.Kind && ts[i].Equal(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNestedNames rejects empty and colliding struct field names inside t.
+func checkNestedNames(source string, index int, path string, t DataType, caseSensitive bool) error {
+	switch t.Kind {
+	case KindStruct:
+		var keys map[string]string
+		if len(t.Fields) > 1 {
+			keys = make(map[string]string, len(t.Fields))
+		}
+		for i, f := range t.Fields {
+			p := path + "." + f.Name
+			if f.Name == "" {
+				return &InvalidNameError{Source: source, Index: index, Position: i + 1, Path: path, Reason: "has a struct field with an empty name"}
+			}
+			if keys != nil {
+				k := foldName(f.Name, caseSensitive)
+				if other, dup := keys[k]; dup {
+					return &DuplicateColumnError{Source: source, Index: index, Columns: []string{path + "." + other, p}, Name: p}
+				}
+				keys[k] = f.Name
+			}
+			if err := checkNestedNames(source, index, p, f.Type, caseSensitive); err != nil {
+				return err
+			}
+		}
+	case KindArray:
+		return checkNestedNames(source, index, path+".element", deref(t.Elem), caseSensitive)
+	case KindMap:
+		if err := checkNestedNames(source, index, path+".key", deref(t.Key), caseSensitive); err != nil {
+			return err
+		}
+		return checkNestedNames(source, index, path+".value", deref(t.Value), caseSensitive)
+	}
+	return nil
+}
+
+// choose decides which columns are in the target (under the missing-column
+// policy) and reports sources that differ where that is an error.
+func (b *builder) choose() error {
+	n := len(b.sources)
+	in := func(c *column) bool { return c.present > 0 }
+	switch b.opts.Missing {
+	case MissingFail:
+		for i := range b.cols {
+			if b.cols[i].present < n {
+				return b.missingError(func(c *column) bool { return true }, false)
+			}
+		}
+	case MissingIntersect:
+		in = func(c *column) bool { return c.present == n }
+	case MissingReference:
+		in = func(c *column) bool { return c.refPos >= 0 }
+		if !b.opts.DropExtra {
+			for i := range b.cols {
+				if b.cols[i].refPos < 0 {
+					return b.missingError(func(c *column) bool { return c.refPos >= 0 }, true)
+				}
+			}
+		}
+	}
+	for i := range b.cols {
+		if in(&b.cols[i]) {
+			b.target = append(b.target, int32(i))
+		}
+	}
+	return nil
+}
+
+// missingError lists, per source, the columns it lacks (of those for which
+// want is true) or, with extra, the columns it has for which want is false.
+func (b *builder) missingError(want func(*column) bool, extra bool) error {
+	e := &MissingColumnsError{Policy: b.opts.Missing}
+	has := make([]bool, len(b.cols))
+	for s, src := range b.sources {
+		clear(has)
+		sc := SourceColumns{Source: src.Name, Index: s}
+		for j, id := range b.fieldCols[s] {
+			has[id] = true
+			if extra && !want(&b.cols[id]) {
+				sc.Extra = append(sc.Extra, src.Schema.Fields[j].Name)
+			}
+		}
+		if !extra {
+			for id := range b.cols {
+				if !has[id] && want(&b.cols[id]) {
+					sc.Missing = append(sc.Missing, b.cols[id].name)
+				}
+			}
+		}
+		if len(sc.Missing) > 0 || len(sc.Extra) > 0 {
+			e.Sources = append(e.Sources, sc)
+		}
+	}
+	return e
+}
+
+// order sorts b.target by the order policy. Column ids are in first-seen
+// order already (reference columns first).
+func (b *builder) order() {
+	byRef := b.opts.Order == OrderReference ||
+		b.opts.Order == OrderFirstSeen && b.opts.Missing == MissingReference
+	switch {
+	case b.opts.Order == OrderSorted:
+		sort.SliceStable(b.target, func(i, j int) bool {
+			ci, cj := &b.cols[b.target[i]], &b.cols[b.target[j]]
+			if ci.name != cj.name {
+				return ci.name < cj.name
+			}
+			return ci.key < cj.key
+		})
+	case byRef:
+		sort.SliceStable(b.target, func(i, j int) bool {
+			ri, rj := b.cols[b.target[i]].refPos, b.cols[b.target[j]].refPos
+			switch {
+			case ri >= 0 && rj >= 0:
+				return ri < rj
+			case ri >= 0:
+				return true
+			}
+			return false
+		})
+	}
+	for pos, id := range b.target {
+		b.cols[id].pos = pos
+	}
+}
+
+// types computes the target types and fills p.Target.
+func (b *builder) types(p *Plan) error {
+	n := len(b.sources)
+	fields := make([]Field, 0, len(b.target)+1)
+	var conflicts []ColumnConflict
+	external := b.opts.Missing == MissingReference && b.opts.Reference != nil
+	for _, id := range b.target {
+		c := &b.cols[id]
+		var t DataType
+		nullable := c.nullable || c.present < n
+		if external {
+			t = *c.refType
+			for _, st := range c.types {
+				if !b.fits(st, t) {
+					conflicts = append(conflicts, b.conflict(id, c.name, true))
+					break
+				}
+			}
+		} else {
+			var cl *clash
+			t, cl = b.unifier.unify("", c.types)
+			if cl != nil {
+				cc := b.conflict(id, c.name, false)
+				cc.Path = joinPath(c.name, cl.path)
+				conflicts = append(conflicts, cc)
+				continue
+			}
+		}
+		nullable = nullable || anyForceNullable(c.types, t)
+		fields = append(fields, Field{Name: c.name, Type: t, Nullable: nullable})
+	}
+	if len(conflicts) > 0 {
+		return &TypeConflictError{Policy: b.opts.Types, Reference: external, Conflicts: conflicts}
+	}
+	if b.opts.SourceColumn != "" {
+		key := foldName(b.opts.SourceColumn, b.opts.CaseSensitive)
+		for _, f := range fields {
+			if foldName(f.Name, b.opts.CaseSensitive) == key {
+				return &OptionError{Option: "source-column", Value: b.opts.SourceColumn,
+					Reason: fmt.Sprintf("collides with the merged column %q; choose another provenance column name", f.Name)}
+			}
+		}
+		fields = append(fields, Field{Name: b.opts.SourceColumn, Type: stringType, Nullable: false})
+	}
+	if len(fields) > 0 {
+		p.Target.Fields = fields
+	}
+	return nil
+}
+
+// fits reports whether a source type can be stored in the reference type
+// without a cast that can fail: under strict only the same type, otherwise
+// a type that widens to the reference type. With DropExtra, struct fields
+// the reference lacks do not count.
+func (b *builder) fits(src, ref DataType) bool {
+	if b.opts.DropExtra {
+		src = restrictTo(src, ref, b.opts.CaseSensitive)
+	}
+	u := b.unifier
+	if u.policy == TypesString {
+		u.policy = TypesWiden
+	}
+	t, cl := u.unify("", []DataType{src, ref})
+	return cl == nil && sameShape(t, ref)
+}
+
+// restrictTo drops the struct fields of t that ref lacks, recursively.
+func restrictTo(t, ref DataType, caseSensitive bool) DataType {
+	switch {
+	case t.Kind == KindStruct && ref.Kind == KindStruct:
+		keep := make([]Field, 0, len(t.Fields))
+		for _, f := range t.Fields {
+			if rf, ok := findField(ref.Fields, f.Name, caseSensitive); ok {
+				f.Type = restrictTo(f.Type, rf.Type, caseSensitive)
+				keep = append(keep, f)
+			}
+		}
+		t.Fields = keep
+	case t.Kind == KindArray && ref.Kind == KindArray:
+		t = ArrayOf(restrictTo(deref(t.Elem), deref(ref.Elem), caseSensitive), t.ContainsNull)
+	case t.Kind == KindMap && ref.Kind == KindMap:
+		t = MapOf(restrictTo(deref(t.Key), deref(ref.Key), caseSensitive),
+			restrictTo(deref(t.Value), deref(ref.Value), caseSensitive), t.ValueContainsNull)
+	}
+	return t
+}
+
+func findField(fields []Field, name string, caseSensitive bool) (Field, bool) {
+	for _, f := range fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	if !caseSensitive {
+		for _, f := range fields {
+			if equalFold(f.Name, name) {
+				return f, true
+			}
+		}
+	}
+	return Field{}, false
+}
+
+func equalFold(a, b string) bool { return foldName(a, false) == foldName(b, false) }
+
+// sameShape reports whether t and u are the same type ignoring nullability
+// and the case of field names.
+func sameShape(t, u DataType) bool {
+	if t.Kind != u.Kind {
+		return false
+	}
+	switch t.Kind {
+	case KindStruct:
+		if len(t.Fields) != len(u.Fields) {
+			return false
+		}
+		for i := range t.Fields {
+			if !equalFold(t.Fields[i].Name, u.Fields[i].Name) || !sameShape(t.Fields[i].Type, u.Fields[i].Type) {
+				return false
+			}
+		}
+		return true
+	case KindArray:
+		return sameShape(deref(t.Elem), deref(u.Elem))
+	case KindMap:
+		return sameShape(deref(t.Key), deref(u.Key)) && sameShape(deref(t.Value), deref(u.Value))
+	}
+	return t.Equal(u)
+}
+
+// conflict lists each source that has column id with its type there.
+func (b *builder) conflict(id int32, name string, withRef bool) ColumnConflict {
+	cc := ColumnConflict{Column: name, Path: name}
+	if withRef {
+		cc.Sources = append(cc.Sources, "(reference)")
+		cc.Types = append(cc.Types, *b.cols[id].refType)
+	}
+	for s, src := range b.sources {
+		for j, fid := range b.fieldCols[s] {
+			if fid == id {
+				cc.Sources = append(cc.Sources, src.Name)
+				cc.Types = append(cc.Types, src.Schema.Fields[j].Type)
+				break
+			}
+		}
+	}
+	return cc
+}
+
+// project fills the per-source plans.
+func (b *builder) project(p *Plan) {
+	nt := len(b.target)
+	p.Sources = make([]SourcePlan, len(b.sources))
+	for s, src := range b.sources {
+		sp := SourcePlan{Name: src.Name, Schema: src.Schema, Columns: make([]int, nt)}
+		for k := range sp.Columns {
+			sp.Columns[k] = -1
+		}
+		for j, id := range b.fieldCols[s] {
+			f := &src.Schema.Fields[j]
+			pos := b.cols[id].pos
+			if pos < 0 {
+				sp.Dropped = append(sp.Dropped, f.Name)
+				continue
+			}
+			sp.Columns[pos] = j
+			tf := &p.Target.Fields[pos]
+			if f.Name != tf.Name {
+				sp.Renamed = append(sp.Renamed, Rename{From: f.Name, To: tf.Name})
+			}
+			if !sameExact(f.Type, tf.Type) {
+				d := diffTypes(tf.Name, f.Type, tf.Type, p.CaseSensitive)
+				sp.Added = append(sp.Added, d.added...)
+				sp.Dropped = append(sp.Dropped, d.dropped...)
+				ch := TypeChange{Column: tf.Name, From: f.Type, To: tf.Type}
+				switch {
+				case d.toString:
+					sp.Conflicts = append(sp.Conflicts, ch)
+				case d.cast:
+					sp.Widened = append(sp.Widened, ch)
+				}
+			}
+		}
+		// Added columns come first, in target order, then nested fields.
+		var added []string
+		for k, j := range sp.Columns {
+			if j < 0 {
+				added = append(added, p.Target.Fields[k].Name)
+			}
+		}
+		sp.Added = append(added, sp.Added...)
+		p.Sources[s] = sp
+	}
+}
+
+// sameExact reports whether a source type needs no conversion at all to
+// become the target type: equal up to nullability, with the same field
+// spelling.
+func sameExact(from, to DataType) bool {
+	if from.Kind != to.Kind {
+		return false
+	}
+	switch from.Kind {
+	case KindStruct:
+		if len(from.Fields) != len(to.Fields) {
+			return false
+		}
+		for i := range from.Fields {
+			if from.Fields[i].Name != to.Fields[i].Name || !sameExact(from.Fields[i].Type, to.Fields[i].Type) {
+				return false
+			}
+		}
+		return true
+	case KindArray:
+		return sameExact(deref(from.Elem), deref(to.Elem))
+	case KindMap:
+		return sameExact(deref(from.Key), deref(to.Key)) && sameExact(deref(from.Value), deref(to.Value))
+	}
+	return from.Equal(to)
+}
+
+// typeDiff is what converting one type into another involves.
+type typeDiff struct {
+	added, dropped []string // nested field paths
+	cast           bool     // some leaf changes type
+	toString       bool     // some non-string leaf becomes string
+}
+
+func diffTypes(path string, from, to DataType, caseSensitive bool) typeDiff {
+	var d typeDiff
+	d.walk(path, from, to, caseSensitive)
+	return d
+}
+
+func (d *typeDiff) walk(path string, from, to DataType, caseSensitive bool) {
+	if from.Kind == KindNull {
+		if to.Kind != KindNull {
+			d.cast = true
+		}
+		return
+	}
+	switch {
+	case from.Kind == KindStruct && to.Kind == KindStruct:
+		for _, tf := range to.Fields {
+			ff, ok := findField(from.Fields, tf.Name, caseSensitive)
+			if !ok {
+				d.added = append(d.added, path+"."+tf.Name)
+				continue
+			}
+			d.walk(path+"."+tf.Name, ff.Type, tf.Type, caseSensitive)
+		}
+		for _, ff := range from.Fields {
+			if _, ok := findField(to.Fields, ff.Name, caseSensitive); !ok {
+				d.dropped = append(d.dropped, path+"."+ff.Name)
+			}
+		}
+	case from.Kind == KindArray && to.Kind == KindArray:
+		d.walk(path+".element", deref(from.Elem), deref(to.Elem), caseSensitive)
+	case from.Kind == KindMap && to.Kind == KindMap:
+		d.walk(path+".key", deref(from.Key), deref(to.Key), caseSensitive)
+		d.walk(path+".value", deref(from.Value), deref(to.Value), caseSensitive)
+	case from.Equal(to):
+	case to.Kind == KindString && !from.Kind.IsStringLike():
+		d.cast = true
+		d.toString = true
+	default:
+		d.cast = true
+	}
+}

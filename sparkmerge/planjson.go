@@ -1,0 +1,117 @@
+package sparkmerge
+
+import "encoding/json"
+
+// MarshalJSON renders the plan for pipelines, with a stable key order:
+//
+//	{"target": [{"name", "type", "nullable"}],
+//	 "source_column", "case_sensitive",
+//	 "sources": [{"name",
+//	   "projections": [{"column", "op", "source", "from_type", "type", "value", "sql"}],
+//	   "added", "widened": [{"column", "from", "to"}], "conflicts",
+//	   "dropped", "renamed": [{"from", "to"}]}]}
+//
+// Types are in Spark's SQL syntax (DataType.String); "op" is a
+// ProjectionKind's String; "sql" is the select expression (SelectExprs).
+// Lists are never null.
+func (p *Plan) MarshalJSON() ([]byte, error) {
+	out := planJSON{
+		Target:        make([]fieldJSON, 0, len(p.Target.Fields)),
+		SourceColumn:  p.SourceColumn,
+		CaseSensitive: p.CaseSensitive,
+		Sources:       make([]sourceJSON, 0, len(p.Sources)),
+	}
+	for _, f := range p.Target.Fields {
+		out.Target = append(out.Target, fieldJSON{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable})
+	}
+	for i := range p.Sources {
+		sp := &p.Sources[i]
+		sj := sourceJSON{
+			Name:        sp.Name,
+			Projections: []projectionJSON{},
+			Added:       nonNil(sp.Added),
+			Widened:     changesJSON(sp.Widened),
+			Conflicts:   changesJSON(sp.Conflicts),
+			Dropped:     nonNil(sp.Dropped),
+			Renamed:     []renameJSON{},
+		}
+		for _, pr := range p.Projections(i) {
+			pj := projectionJSON{Column: pr.Column, Op: pr.Kind.String(), Type: pr.To.String(), SQL: p.selectExpr(pr)}
+			switch pr.Kind {
+			case ProjectTake, ProjectCast, ProjectRebuild:
+				pj.Source = pr.Source
+				if pr.Kind != ProjectTake {
+					pj.FromType = pr.From.String()
+				}
+			case ProjectLiteral:
+				v := pr.Value
+				pj.Value = &v
+			}
+			sj.Projections = append(sj.Projections, pj)
+		}
+		for _, r := range sp.Renamed {
+			sj.Renamed = append(sj.Renamed, renameJSON(r))
+		}
+		out.Sources = append(out.Sources, sj)
+	}
+	return json.Marshal(out)
+}
+
+type planJSON struct {
+	Target        []fieldJSON  `json:"target"`
+	SourceColumn  string       `json:"source_column"`
+	CaseSensitive bool         `json:"case_sensitive"`
+	Sources       []sourceJSON `json:"sources"`
+}
+
+type fieldJSON struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Nullable bool   `json:"nullable"`
+}
+
+type sourceJSON struct {
+	Name        string           `json:"name"`
+	Projections []projectionJSON `json:"projections"`
+	Added       []string         `json:"added"`
+	Widened     []changeJSON     `json:"widened"`
+	Conflicts   []changeJSON     `json:"conflicts"`
+	Dropped     []string         `json:"dropped"`
+	Renamed     []renameJSON     `json:"renamed"`
+}
+
+type projectionJSON struct {
+	Column   string  `json:"column"`
+	Op       string  `json:"op"`
+	Source   string  `json:"source,omitempty"`
+	FromType string  `json:"from_type,omitempty"`
+	Type     string  `json:"type"`
+	Value    *string `json:"value,omitempty"`
+	SQL      string  `json:"sql"`
+}
+
+type changeJSON struct {
+	Column string `json:"column"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+}
+
+type renameJSON struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func changesJSON(cs []TypeChange) []changeJSON {
+	out := make([]changeJSON, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, changeJSON{Column: c.Column, From: c.From.String(), To: c.To.String()})
+	}
+	return out
+}
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}

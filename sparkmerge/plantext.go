@@ -1,0 +1,150 @@
+package sparkmerge
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// String renders the plan for people: the target schema, a matrix with one
+// row per target column and one column per source, and each source's
+// diagnostics. Matrix cells:
+//
+//	=             taken as is
+//	= (hight)     taken from the source column hight (renamed)
+//	~ int         cast from int to the target type
+//	* struct<..>  rebuilt field by field from that type
+//	+ null        missing in the source: typed null
+//	'a.csv'       literal (the provenance column)
+//
+// The text is stable: the same plan always renders the same way.
+func (p *Plan) String() string {
+	var b strings.Builder
+	b.WriteString("target: ")
+	b.WriteString(plural(len(p.Target.Fields), "column", "columns"))
+	b.WriteByte('\n')
+	rows := make([][]string, 0, len(p.Target.Fields))
+	for _, f := range p.Target.Fields {
+		t := f.Type.String()
+		if !f.Nullable {
+			t += " NOT NULL"
+		}
+		rows = append(rows, []string{f.Name, t})
+	}
+	writeTable(&b, "  ", rows)
+
+	b.WriteString("\nprojections:\n")
+	rows = rows[:0]
+	header := []string{"column"}
+	for _, sp := range p.Sources {
+		header = append(header, sp.Name)
+	}
+	rows = append(rows, header)
+	projs := make([][]Projection, len(p.Sources))
+	for i := range p.Sources {
+		projs[i] = p.Projections(i)
+	}
+	for k, f := range p.Target.Fields {
+		row := []string{f.Name}
+		for i := range p.Sources {
+			row = append(row, cell(projs[i][k]))
+		}
+		rows = append(rows, row)
+	}
+	writeTable(&b, "  ", rows)
+
+	b.WriteString("\nsources:\n")
+	for i := range p.Sources {
+		sp := &p.Sources[i]
+		b.WriteString("  ")
+		b.WriteString(strconv.Itoa(i + 1))
+		b.WriteString(" ")
+		b.WriteString(sp.Name)
+		b.WriteString(": ")
+		b.WriteString(plural(len(sp.Schema.Fields), "column", "columns"))
+		writeList(&b, "added", sp.Added)
+		writeChanges(&b, "widened", sp.Widened)
+		writeChanges(&b, "conflicts", sp.Conflicts)
+		writeList(&b, "dropped", sp.Dropped)
+		if len(sp.Renamed) > 0 {
+			b.WriteString("; renamed ")
+			for j, r := range sp.Renamed {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(r.From + " -> " + r.To)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func cell(pr Projection) string {
+	renamed := ""
+	if pr.Source != pr.Column {
+		renamed = " (" + pr.Source + ")"
+	}
+	switch pr.Kind {
+	case ProjectTake:
+		return "=" + renamed
+	case ProjectCast:
+		return "~ " + pr.From.String() + renamed
+	case ProjectRebuild:
+		return "* " + pr.From.String() + renamed
+	case ProjectNull:
+		return "+ null"
+	case ProjectLiteral:
+		return QuoteString(pr.Value)
+	}
+	return "?"
+}
+
+func writeList(b *strings.Builder, label string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	b.WriteString("; " + label + " ")
+	b.WriteString(strings.Join(names, ", "))
+}
+
+func writeChanges(b *strings.Builder, label string, cs []TypeChange) {
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("; " + label + " ")
+	for j, c := range cs {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Column + " " + c.From.String() + " -> " + c.To.String())
+	}
+}
+
+// writeTable writes rows as left-aligned columns separated by two spaces,
+// without trailing blanks.
+func writeTable(b *strings.Builder, indent string, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		line := indent
+		for i, c := range r {
+			if i > 0 {
+				line += "  "
+			}
+			line += c
+			if i < len(r)-1 {
+				line += strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			}
+		}
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteByte('\n')
+	}
+}

@@ -1,0 +1,218 @@
+package sparkmerge
+
+import "strconv"
+
+// ProjectionKind says how a source produces one target column.
+type ProjectionKind int
+
+const (
+	// ProjectTake takes the source column as it is (maybe renamed).
+	ProjectTake ProjectionKind = iota
+	// ProjectCast takes the source column and casts it to the target type.
+	ProjectCast
+	// ProjectNull gives a null of the target type: the source lacks the
+	// column.
+	ProjectNull
+	// ProjectRebuild rebuilds a nested column whose struct fields differ
+	// (missing, reordered or differently cased fields, also inside arrays
+	// and map values), field by field.
+	ProjectRebuild
+	// ProjectLiteral gives a constant: the provenance column.
+	ProjectLiteral
+)
+
+var projectionKindNames = []string{"take", "cast", "null", "rebuild", "literal"}
+
+// String returns "take", "cast", "null", "rebuild" or "literal".
+func (k ProjectionKind) String() string {
+	return enumName(projectionKindNames, int(k), "ProjectionKind")
+}
+
+// Projection is how one source produces one target column.
+type Projection struct {
+	Kind   ProjectionKind
+	Column string // target column name
+	// Source is the source column's name (take, cast, rebuild).
+	Source string
+	// From is the source column's type (take, cast, rebuild).
+	From DataType
+	// To is the target column's type.
+	To DataType
+	// Nullable is whether the source column is nullable (take, cast,
+	// rebuild); a rebuild keeps a null struct null.
+	Nullable bool
+	// Value is the literal's value (literal).
+	Value string
+}
+
+// Projections returns, for source i, one projection per target column, in
+// target order. It panics if i is out of range.
+func (p *Plan) Projections(i int) []Projection {
+	sp := &p.Sources[i]
+	out := make([]Projection, len(p.Target.Fields))
+	for k := range p.Target.Fields {
+		out[k] = p.projection(sp, k)
+	}
+	return out
+}
+
+func (p *Plan) projection(sp *SourcePlan, k int) Projection {
+	tf := &p.Target.Fields[k]
+	if k >= len(sp.Columns) {
+		return Projection{Kind: ProjectLiteral, Column: tf.Name, To: tf.Type, Value: sp.Name}
+	}
+	j := sp.Columns[k]
+	if j < 0 {
+		return Projection{Kind: ProjectNull, Column: tf.Name, To: tf.Type}
+	}
+	f := &sp.Schema.Fields[j]
+	pr := Projection{Column: tf.Name, Source: f.Name, From: f.Type, To: tf.Type, Nullable: f.Nullable}
+	switch {
+	case sameExact(f.Type, tf.Type):
+		pr.Kind = ProjectTake
+	case needsRebuild(f.Type, tf.Type, p.CaseSensitive):
+		pr.Kind = ProjectRebuild
+	default:
+		pr.Kind = ProjectCast
+	}
+	return pr
+}
+
+// needsRebuild reports whether from cannot become to by a plain CAST:
+// Spark casts structs by position, so structs whose fields differ in number
+// or order (by name) must be rebuilt.
+func needsRebuild(from, to DataType, caseSensitive bool) bool {
+	switch {
+	case from.Kind == KindStruct && to.Kind == KindStruct:
+		if len(from.Fields) != len(to.Fields) {
+			return true
+		}
+		for i := range from.Fields {
+			ff, tf := &from.Fields[i], &to.Fields[i]
+			if foldName(ff.Name, caseSensitive) != foldName(tf.Name, caseSensitive) ||
+				needsRebuild(ff.Type, tf.Type, caseSensitive) {
+				return true
+			}
+		}
+	case from.Kind == KindArray && to.Kind == KindArray:
+		return needsRebuild(deref(from.Elem), deref(to.Elem), caseSensitive)
+	case from.Kind == KindMap && to.Kind == KindMap:
+		return needsRebuild(deref(from.Key), deref(to.Key), caseSensitive) ||
+			needsRebuild(deref(from.Value), deref(to.Value), caseSensitive)
+	}
+	return false
+}
+
+// SelectExprs returns, for source i, the Spark SQL select expressions that
+// map it onto the target, one per target column in target order:
+//
+//	`name`                                  taken as is
+//	`hight` AS `height`                     renamed
+//	CAST(`age` AS bigint) AS `age`          widened
+//	CAST(NULL AS decimal(12,4)) AS `amount` missing
+//	'a.csv' AS `_source`                    provenance
+//
+// Nested rebuilds use named_struct (guarded so that a null struct stays
+// null), transform for arrays and transform_values / transform_keys for
+// maps. Identifiers are always backquoted. It panics if i is out of range.
+func (p *Plan) SelectExprs(i int) []string {
+	sp := &p.Sources[i]
+	out := make([]string, len(p.Target.Fields))
+	for k := range p.Target.Fields {
+		out[k] = p.selectExpr(p.projection(sp, k))
+	}
+	return out
+}
+
+func (p *Plan) selectExpr(pr Projection) string {
+	alias := " AS " + ident(pr.Column)
+	switch pr.Kind {
+	case ProjectTake:
+		if pr.Source == pr.Column {
+			return ident(pr.Source)
+		}
+		return ident(pr.Source) + alias
+	case ProjectCast:
+		return "CAST(" + ident(pr.Source) + " AS " + pr.To.String() + ")" + alias
+	case ProjectNull:
+		return typedNull(pr.To) + alias
+	case ProjectRebuild:
+		r := rebuilder{caseSensitive: p.CaseSensitive}
+		return r.expr(ident(pr.Source), pr.From, pr.To, pr.Nullable, 0) + alias
+	case ProjectLiteral:
+		return QuoteString(pr.Value) + alias
+	}
+	return "NULL" + alias
+}
+
+func typedNull(t DataType) string { return "CAST(NULL AS " + t.String() + ")" }
+
+// ident backquotes a name. Names reaching it were checked by NewPlan, so the
+// empty name (which QuoteIdent rejects) only comes from a hand-made Plan;
+// it renders as `` and Spark reports it.
+func ident(name string) string {
+	q, err := QuoteIdent(name)
+	if err != nil {
+		return "``"
+	}
+	return q
+}
+
+// rebuilder renders the expression converting a nested value.
+type rebuilder struct {
+	caseSensitive bool
+}
+
+// expr returns the expression converting e of type from into type to.
+// nullable says whether e can be null; depth numbers lambda variables so
+// that nested lambdas never shadow each other.
+func (r rebuilder) expr(e string, from, to DataType, nullable bool, depth int) string {
+	if sameExact(from, to) {
+		return e
+	}
+	if from.Kind == KindNull {
+		return typedNull(to)
+	}
+	if !needsRebuild(from, to, r.caseSensitive) {
+		return "CAST(" + e + " AS " + to.String() + ")"
+	}
+	switch to.Kind {
+	case KindStruct:
+		b := make([]byte, 0, 64)
+		b = append(b, "named_struct("...)
+		for i, tf := range to.Fields {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, QuoteString(tf.Name)...)
+			b = append(b, ", "...)
+			if ff, ok := findField(from.Fields, tf.Name, r.caseSensitive); ok {
+				b = append(b, r.expr(e+"."+ident(ff.Name), ff.Type, tf.Type, ff.Nullable, depth)...)
+			} else {
+				b = append(b, typedNull(tf.Type)...)
+			}
+		}
+		b = append(b, ')')
+		if !nullable {
+			return string(b)
+		}
+		return "CASE WHEN " + e + " IS NULL THEN NULL ELSE " + string(b) + " END"
+	case KindArray:
+		x := "x" + strconv.Itoa(depth)
+		return "transform(" + e + ", " + x + " -> " +
+			r.expr(x, deref(from.Elem), deref(to.Elem), from.ContainsNull, depth+1) + ")"
+	case KindMap:
+		k, v := "k"+strconv.Itoa(depth), "v"+strconv.Itoa(depth)
+		out := e
+		if !sameExact(deref(from.Value), deref(to.Value)) {
+			out = "transform_values(" + out + ", (" + k + ", " + v + ") -> " +
+				r.expr(v, deref(from.Value), deref(to.Value), from.ValueContainsNull, depth+1) + ")"
+		}
+		if !sameExact(deref(from.Key), deref(to.Key)) {
+			out = "transform_keys(" + out + ", (" + k + ", " + v + ") -> " +
+				r.expr(k, deref(from.Key), deref(to.Key), false, depth+1) + ")"
+		}
+		return out
+	}
+	return "CAST(" + e + " AS " + to.String() + ")"
+}

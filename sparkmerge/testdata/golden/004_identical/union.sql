@@ -1,0 +1,5 @@
+SELECT `id`, `name`
+FROM df1
+UNION ALL
+SELECT `id`, `name`
+FROM df2
