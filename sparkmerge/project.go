@@ -149,7 +149,7 @@ func typedNull(t DataType) string { return "CAST(NULL AS " + t.String() + ")" }
 
 // ident backquotes a name. Names reaching it were checked by NewPlan, so the
 // empty name (which QuoteIdent rejects) only comes from a hand-made Plan;
-// it renders as `` and Spark reports it.
+// it renders as an empty quoted name and Spark reports it.
 func ident(name string) string {
 	q, err := QuoteIdent(name)
 	if err != nil {

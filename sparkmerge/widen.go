@@ -398,8 +398,8 @@ func decimalWiderThan(d DataType, p, s int) bool {
 // kindSet is a small set of kinds.
 type kindSet uint32
 
-func (k *kindSet) add(x Kind)        { *k |= 1 << uint(x) }
-func (k kindSet) has(x Kind) bool    { return k&(1<<uint(x)) != 0 }
+func (k *kindSet) add(x Kind)     { *k |= 1 << uint(x) }
+func (k kindSet) has(x Kind) bool { return k&(1<<uint(x)) != 0 }
 func (k kindSet) count(x Kind) int {
 	if k.has(x) {
 		return 1
