@@ -29,7 +29,7 @@ const maxNesting = 1000
 // with Spark's aliases (byte, short, integer, long, real, dec, numeric,
 // character, timestamp_ltz), "null" as a synonym of void, struct fields in
 // both "a:int" and "a int" forms with optional NOT NULL and COMMENT '...'
-// (dropped), and backquoted names (“ `a“b` “ is a`b). Arrays and map values
+// (dropped), and backquoted names (a backquote inside is doubled). Arrays and map values
 // come out with containsNull/valueContainsNull true, struct fields nullable
 // unless NOT NULL: Spark's defaults. Errors are *ParseError.
 func ParseType(s string) (DataType, error) {

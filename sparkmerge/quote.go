@@ -6,7 +6,8 @@ import (
 )
 
 // ErrEmptyIdent is returned by QuoteIdent for the empty name: Spark accepts
-// “ “ “ but an empty column name is almost always a bug upstream.
+// an empty pair of backquotes, but an empty column name is almost always a
+// bug upstream.
 var ErrEmptyIdent = errors.New("empty identifier")
 
 // QuoteIdent quotes a column name for Spark SQL with backticks, doubling any
@@ -14,7 +15,8 @@ var ErrEmptyIdent = errors.New("empty identifier")
 //
 // Every other name is quoted, whatever it contains: dots, spaces, quotes,
 // newlines and non-ASCII letters are all literal inside backticks (checked on
-// Spark 4.0.1: SELECT 1 AS `a“b.c d é` yields the column a`b.c d é).
+// Spark 4.0.1: QuoteIdent("a`b.c d é") used as an alias yields exactly that
+// column name).
 func QuoteIdent(name string) (string, error) {
 	if name == "" {
 		return "", ErrEmptyIdent
@@ -28,7 +30,7 @@ func quoteBackticks(name string) string {
 
 // quoteName renders a field name inside a type or schema string: bare when it
 // is a plain identifier that is not a reserved word, backquoted otherwise
-// (including the empty name, which Spark's parser accepts as “).
+// (including the empty name, which Spark's parser accepts as two backquotes).
 func quoteName(name string) string {
 	if isPlainIdent(name) && !reservedWords[strings.ToLower(name)] {
 		return name
@@ -74,7 +76,8 @@ var reservedWords = func() map[string]bool {
 //
 // This relies on Spark's default spark.sql.parser.escapedStringLiterals=false,
 // under which a backslash escapes the next character. Doubling a quote does
-// not work in Spark: 'it”s' is two adjacent literals and reads "its".
+// not work in Spark: two quotes in a row end one literal and start the next,
+// which Spark concatenates, so the quote is lost (it reads "its").
 // Checked on Spark 4.0.1: QuoteString(`it's \n "x" \\`) reads back unchanged,
 // and newlines, tabs and non-ASCII text are kept literally.
 func QuoteString(s string) string {

@@ -31,7 +31,7 @@ func TestQuoteIdent(t *testing.T) {
 }
 
 // unquoteIdent reads a backquoted identifier as Spark's lexer does
-// (BACKQUOTED_IDENTIFIER: '`' ( ~'`' | '``' )* '`'), using the type lexer.
+// (a backquote inside is doubled), using the type lexer.
 func unquoteIdent(s string) (string, bool) {
 	toks := lex(s)
 	if len(toks) != 2 || toks[0].kind != tokQuoted || toks[1].kind != tokEOF {

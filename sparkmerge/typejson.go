@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // The JSON form is Spark's own, as df.schema.json() prints it and
@@ -22,6 +23,7 @@ import (
 // the full-fidelity form. Reading is lenient where Spark is: "null" for void,
 // "timestamp_ltz", bare "decimal", missing "metadata" or "nullable" (true).
 // A string holding any SQL type (e.g. "bigint") is read with ParseType.
+// Field names must be valid UTF-8 to be written (Spark's always are).
 
 // jsonNames are Spark's typeName values where they differ from the SQL name.
 var jsonNames = map[Kind]string{
@@ -105,6 +107,10 @@ func (t DataType) writeJSON(b *bytes.Buffer) error {
 }
 
 func (f Field) writeJSON(b *bytes.Buffer) error {
+	if !utf8.ValidString(f.Name) {
+		// JSON cannot carry it: encoding/json would replace the bad bytes.
+		return fmt.Errorf("marshal field %q: name is not valid UTF-8", f.Name)
+	}
 	b.WriteString(`{"metadata":{},"name":`)
 	writeJSONString(b, f.Name)
 	fmt.Fprintf(b, `,"nullable":%t,"type":`, f.Nullable)

@@ -275,3 +275,10 @@ func TestTypeJSONErrors(t *testing.T) {
 		t.Errorf("Marshal(kind 77) succeeded")
 	}
 }
+
+func TestTypeJSONRejectsInvalidUTF8(t *testing.T) {
+	_, err := json.Marshal(StructOf(NewField("a\xffb", kt(KindInt))))
+	if err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("Marshal of a non-UTF-8 name: error = %v, want one saying it is not valid UTF-8", err)
+	}
+}
