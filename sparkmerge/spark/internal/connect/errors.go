@@ -1,0 +1,136 @@
+package connect
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/apache/spark-connect-go/spark/sparkerrors"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// ErrUnreachable is wrapped by every error caused by a Spark Connect server
+// that cannot be reached (gRPC UNAVAILABLE after the retries, or a dial that
+// never got an answer). Branch on it with errors.Is; the error is an
+// [*UnreachableError].
+var ErrUnreachable = errors.New("spark connect server unreachable")
+
+// UnreachableError reports a server that did not answer.
+type UnreachableError struct {
+	// Addr is the host:port that was tried.
+	Addr string
+	// Err is the transport error.
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("spark connect server at %s is unreachable: %v (start one with `make spark-up` or pass --remote)", e.Addr, e.Err)
+}
+
+// Unwrap returns the transport error.
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Is reports whether target is [ErrUnreachable].
+func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
+
+// SparkError is an error reported by the Spark server, with Spark's error
+// class, SQL state and message parameters kept. Find it with errors.As:
+//
+//	var se *connect.SparkError
+//	if errors.As(err, &se) && se.ErrorClass == "PATH_NOT_FOUND" { ... }
+type SparkError struct {
+	// ErrorClass is Spark's error class, e.g. "PATH_NOT_FOUND" ("" when the
+	// server sent none).
+	ErrorClass string
+	// SQLState is the SQL state, e.g. "42K03".
+	SQLState string
+	// Message is the server's message. It usually starts with
+	// "[ERROR_CLASS]" and ends with "SQLSTATE: ...".
+	Message string
+	// Parameters are the message parameters, e.g. {"path": "file:/x"}.
+	Parameters map[string]string
+	// Reason is the server-side exception class, e.g.
+	// "org.apache.spark.sql.AnalysisException".
+	Reason string
+	// Code is the gRPC status code name, e.g. "Internal" or "Unavailable".
+	Code string
+	// Err is the error as the upstream client returned it.
+	Err error
+}
+
+func (e *SparkError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	if e.ErrorClass != "" {
+		return "[" + e.ErrorClass + "]"
+	}
+	return e.Code
+}
+
+// Unwrap returns the upstream error.
+func (e *SparkError) Unwrap() error { return e.Err }
+
+// grpcCode returns the gRPC status code carried by err (codes.Unknown when none).
+func grpcCode(err error) codes.Code {
+	var use *sparkerrors.SparkError
+	if errors.As(err, &use) {
+		return use.Code
+	}
+	var usev sparkerrors.SparkError
+	if errors.As(err, &usev) {
+		return usev.Code
+	}
+	return status.Code(err)
+}
+
+// convertError turns an upstream error into this package's errors: an
+// [*UnreachableError] for UNAVAILABLE, a [*SparkError] when the server
+// reported one, err unchanged otherwise.
+func (s *Session) convertError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var mine *SparkError
+	if errors.As(err, &mine) || errors.Is(err, ErrUnreachable) {
+		return err
+	}
+	code := grpcCode(err)
+	if code == codes.Unavailable {
+		return &UnreachableError{Addr: s.remote.Addr(), Err: err}
+	}
+	var use *sparkerrors.SparkError
+	if !errors.As(err, &use) {
+		var v sparkerrors.SparkError
+		if !errors.As(err, &v) {
+			if st, ok := status.FromError(err); ok && st.Code() != codes.OK && st.Code() != codes.Unknown {
+				v = *sparkerrors.FromRPCError(st.Err())
+			} else {
+				return err
+			}
+		}
+		use = &v
+	}
+	return &SparkError{
+		ErrorClass: use.ErrorClass,
+		SQLState:   use.SqlState,
+		Message:    use.Message,
+		Parameters: maps.Clone(use.Parameters),
+		Reason:     use.Reason,
+		Code:       use.Code.String(),
+		Err:        err,
+	}
+}
+
+// guard turns a panic of the upstream client (or of a message builder) into
+// an error. Use as: defer guard(op, &err).
+func guard(op string, err *error) {
+	if r := recover(); r != nil {
+		if be, ok := r.(buildError); ok {
+			*err = fmt.Errorf("%s: %w", op, be)
+			return
+		}
+		*err = fmt.Errorf("%s: spark connect client panicked: %v", op, r)
+	}
+}

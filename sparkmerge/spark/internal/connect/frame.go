@@ -1,0 +1,445 @@
+package connect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Frame is a lazy relation: an immutable value wrapping a Spark Connect
+// Relation message. Methods that derive a frame build a new Relation whose
+// input is the old one; nothing runs until Schema, Count, Collect, Write,
+// CreateTempView or Explain. A frame that could not be built carries the
+// error, which every execution method returns.
+type Frame struct {
+	s   *Session
+	rel protoreflect.Message
+	err error
+}
+
+// build runs f to create a frame's relation, turning a panic of the message
+// builders into the frame's error.
+func (s *Session) build(op string, f func() protoreflect.Message) (fr Frame) {
+	fr.s = s
+	defer guard(op, &fr.err)
+	fr.rel = f()
+	return fr
+}
+
+// derive builds a frame from f's relation, keeping f's error if it has one.
+func (f Frame) derive(op string, b func() protoreflect.Message) Frame {
+	if f.err != nil {
+		return f
+	}
+	return f.s.build(op, b)
+}
+
+// Err returns the error of a frame that could not be built (nil otherwise).
+func (f Frame) Err() error { return f.err }
+
+// Proto returns a copy of the frame's Relation message (an instance of the
+// generated spark.connect.Relation), or nil for a frame with an error.
+func (f Frame) Proto() proto.Message {
+	if f.err != nil || f.rel == nil {
+		return nil
+	}
+	return proto.Clone(f.rel.Interface())
+}
+
+// String renders the Relation message as protobuf text, for debugging and
+// dry runs. It contains no credentials.
+func (f Frame) String() string {
+	if f.err != nil {
+		return "error: " + f.err.Error()
+	}
+	if f.rel == nil {
+		return "<nil frame>"
+	}
+	return prototext.MarshalOptions{Multiline: true}.Format(f.rel.Interface())
+}
+
+// ReadSpec describes a DataFrameReader load.
+type ReadSpec struct {
+	// Format is the data source name: csv, json, parquet, orc, text, avro,
+	// delta... Empty lets the server use spark.sql.sources.default (parquet).
+	Format string
+	// Paths are files, directories or globs, read as one relation.
+	Paths []string
+	// Schema is an optional user schema in DDL ("a INT, b STRING").
+	Schema string
+	// Options are reader options (header, inferSchema, multiLine, mode...).
+	Options map[string]string
+}
+
+// Read returns a frame reading spec (Read.DataSource with every path). The
+// options are copied: changing spec.Options afterwards does not change the frame.
+func (s *Session) Read(spec ReadSpec) Frame {
+	return s.build("read", func() protoreflect.Message {
+		if len(spec.Paths) == 0 {
+			panic(buildError{"read: no paths"})
+		}
+		rel, read := relation("read")
+		ds := mut(read, "data_source")
+		if spec.Format != "" {
+			setString(ds, "format", spec.Format)
+		}
+		if spec.Schema != "" {
+			setString(ds, "schema", spec.Schema)
+		}
+		setStringMap(ds, "options", spec.Options)
+		appendStrings(ds, "paths", spec.Paths...)
+		return rel
+	})
+}
+
+// Table returns a frame reading the table or view name (a multi-part
+// identifier as Spark parses it, e.g. "db.events" or "`my db`.`t`"), with
+// optional read options (copied).
+func (s *Session) Table(name string, options map[string]string) Frame {
+	return s.build("read table", func() protoreflect.Message {
+		rel, read := relation("read")
+		nt := mut(read, "named_table")
+		setString(nt, "unparsed_identifier", name)
+		setStringMap(nt, "options", options)
+		return rel
+	})
+}
+
+// SQL returns a frame for a SQL query (Relation.sql), run lazily. Use
+// [Session.ExecSQL] for statements run for their effect (DDL).
+func (s *Session) SQL(query string) Frame {
+	return s.build("sql", func() protoreflect.Message {
+		rel, sql := relation("sql")
+		setString(sql, "query", query)
+		return rel
+	})
+}
+
+// SelectExpr returns a projection of SQL expressions parsed by the server
+// (Project with expression_string), e.g. "`a b`", "CAST(x AS bigint) AS `x`",
+// "CAST(NULL AS decimal(12,4)) AS `amount`".
+func (f Frame) SelectExpr(exprs ...string) Frame {
+	return f.derive("select", func() protoreflect.Message {
+		if len(exprs) == 0 {
+			panic(buildError{"select: no expressions"})
+		}
+		rel, p := relation("project")
+		setMsg(p, "input", f.rel)
+		for _, e := range exprs {
+			appendMsg(p, "expressions", exprString(e))
+		}
+		return rel
+	})
+}
+
+// Filter keeps the rows for which the SQL condition is true.
+func (f Frame) Filter(condition string) Frame {
+	return f.derive("filter", func() protoreflect.Message {
+		rel, fl := relation("filter")
+		setMsg(fl, "input", f.rel)
+		setMsg(fl, "condition", exprString(condition))
+		return rel
+	})
+}
+
+// Limit keeps at most n rows.
+func (f Frame) Limit(n int) Frame {
+	return f.derive("limit", func() protoreflect.Message {
+		if n < 0 || n > 1<<31-1 {
+			panic(buildError{fmt.Sprintf("limit: %d out of range", n)})
+		}
+		rel, l := relation("limit")
+		setMsg(l, "input", f.rel)
+		setInt32(l, "limit", int32(n))
+		return rel
+	})
+}
+
+// Aggregate groups by the SQL expressions groupBy (none: one global group)
+// and computes the SQL aggregate expressions aggs, e.g.
+// Aggregate([]string{"_source"}, "count(1) AS n").
+func (f Frame) Aggregate(groupBy []string, aggs ...string) Frame {
+	return f.derive("aggregate", func() protoreflect.Message {
+		if len(aggs) == 0 {
+			panic(buildError{"aggregate: no aggregate expressions"})
+		}
+		rel, a := relation("aggregate")
+		setMsg(a, "input", f.rel)
+		setEnum(a, "group_type", "GROUP_TYPE_GROUPBY")
+		for _, g := range groupBy {
+			appendMsg(a, "grouping_expressions", exprString(g))
+		}
+		for _, e := range aggs {
+			appendMsg(a, "aggregate_expressions", exprString(e))
+		}
+		return rel
+	})
+}
+
+// UnionAll returns the positional UNION ALL of frames (every row kept,
+// columns matched by position; the caller aligns them first). It is built
+// as a balanced binary tree of SetOperation{UNION, is_all, by_name=false},
+// about log2(N) deep, so thousands of inputs stay under the server's
+// protobuf nesting limit. One frame is returned as is.
+func UnionAll(frames []Frame) Frame {
+	return union("union all", frames, false, false)
+}
+
+// UnionByName returns the UNION ALL of frames matching columns by name
+// (every row kept; is_all is always set, unlike the upstream client). With
+// allowMissing, columns missing from an input are filled with NULL. Built as
+// a balanced tree like [UnionAll].
+func UnionByName(frames []Frame, allowMissing bool) Frame {
+	return union("union by name", frames, true, allowMissing)
+}
+
+func union(op string, frames []Frame, byName, allowMissing bool) Frame {
+	if len(frames) == 0 {
+		return Frame{err: fmt.Errorf("%s: no frames", op)}
+	}
+	s := frames[0].s
+	for i, f := range frames {
+		if f.err != nil {
+			return Frame{s: s, err: fmt.Errorf("%s: input %d: %w", op, i, f.err)}
+		}
+		if f.s != s {
+			return Frame{s: s, err: fmt.Errorf("%s: input %d belongs to another session", op, i)}
+		}
+		if f.rel == nil {
+			return Frame{s: s, err: fmt.Errorf("%s: input %d is the zero Frame", op, i)}
+		}
+	}
+	var tree func(fs []Frame) protoreflect.Message
+	tree = func(fs []Frame) protoreflect.Message {
+		if len(fs) == 1 {
+			return fs[0].rel
+		}
+		mid := len(fs) / 2
+		rel, so := relation("set_op")
+		setMsg(so, "left_input", tree(fs[:mid]))
+		setMsg(so, "right_input", tree(fs[mid:]))
+		setEnum(so, "set_op_type", "SET_OP_TYPE_UNION")
+		setBool(so, "is_all", true)
+		setBool(so, "by_name", byName)
+		if byName {
+			setBool(so, "allow_missing_columns", allowMissing)
+		}
+		return rel
+	}
+	return s.build(op, func() protoreflect.Message { return tree(frames) })
+}
+
+// Schema returns the frame's exact schema (AnalyzePlan), with decimal
+// precision and scale, char/varchar lengths, interval fields, nested types
+// and nullability as the server reports them.
+func (f Frame) Schema(ctx context.Context) (schema sparkmerge.Schema, err error) {
+	if f.err != nil {
+		return schema, f.err
+	}
+	defer guard("schema", &err)
+	dt, err := f.s.analyzeSchema(ctx, rootPlan(f.rel))
+	if err != nil {
+		return schema, fmt.Errorf("schema: %w", err)
+	}
+	schema, err = SchemaFromProto(dt.Interface())
+	if err != nil {
+		return schema, fmt.Errorf("schema: %w", err)
+	}
+	return schema, nil
+}
+
+// Count returns the number of rows (an aggregate run on the server).
+func (f Frame) Count(ctx context.Context) (int64, error) {
+	rows, err := f.Aggregate(nil, "count(1) AS `count`").Collect(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count: %w", err)
+	}
+	if len(rows.Values) != 1 || len(rows.Values[0]) != 1 {
+		return 0, fmt.Errorf("count: the server returned %d rows", len(rows.Values))
+	}
+	n, ok := rows.Values[0][0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("count: the server returned a %T", rows.Values[0][0])
+	}
+	return n, nil
+}
+
+// Collect runs the frame and returns all its rows. See [Rows] for the Go
+// types of the values.
+func (f Frame) Collect(ctx context.Context) (rows Rows, err error) {
+	if f.err != nil {
+		return rows, f.err
+	}
+	defer guard("collect", &err)
+	tbl, schema, err := f.s.executeQuery(ctx, rootPlan(f.rel))
+	if err != nil {
+		return rows, fmt.Errorf("collect: %w", err)
+	}
+	if tbl == nil {
+		if schema != nil {
+			for _, fl := range schema.Fields {
+				rows.Columns = append(rows.Columns, fl.Name)
+			}
+		}
+		return rows, nil
+	}
+	defer tbl.Release()
+	rows, err = rowsFromTable(tbl)
+	if err != nil {
+		return rows, fmt.Errorf("collect: %w", err)
+	}
+	return rows, nil
+}
+
+// Explain returns Spark's plan for the frame (extended: parsed, analyzed,
+// optimized and physical plans).
+func (f Frame) Explain(ctx context.Context, extended bool) (string, error) {
+	if f.err != nil {
+		return "", f.err
+	}
+	s, err := f.s.explain(ctx, rootPlan(f.rel), extended)
+	if err != nil {
+		return "", fmt.Errorf("explain: %w", err)
+	}
+	return s, nil
+}
+
+// WriteSpec describes a DataFrameWriter save.
+type WriteSpec struct {
+	// Format is the data source name (parquet, csv, json, orc, delta...).
+	// Empty lets the server use spark.sql.sources.default (parquet).
+	Format string
+	// Mode is errorifexists (also "error" or ""), overwrite, append or
+	// ignore, case-insensitive.
+	Mode string
+	// Path is the output path; exactly one of Path and Table is set.
+	Path string
+	// Table is the target table. By default it is written like
+	// DataFrameWriter.saveAsTable: created when missing; with mode append,
+	// columns are matched by name to the existing table.
+	Table string
+	// InsertInto writes Table like DataFrameWriter.insertInto instead:
+	// the table must exist, columns are matched by position, mode overwrite
+	// replaces its data (partitions per spark.sql.sources.partitionOverwriteMode).
+	InsertInto bool
+	// PartitionBy are the partition columns.
+	PartitionBy []string
+	// Options are writer options (compression, header...), copied.
+	Options map[string]string
+}
+
+// saveModes maps WriteSpec.Mode to WriteOperation.SaveMode value names.
+var saveModes = map[string]string{
+	"":              "SAVE_MODE_ERROR_IF_EXISTS",
+	"error":         "SAVE_MODE_ERROR_IF_EXISTS",
+	"errorifexists": "SAVE_MODE_ERROR_IF_EXISTS",
+	"overwrite":     "SAVE_MODE_OVERWRITE",
+	"append":        "SAVE_MODE_APPEND",
+	"ignore":        "SAVE_MODE_IGNORE",
+}
+
+// writeCommand builds the WriteOperation command for spec.
+func (f Frame) writeCommand(spec WriteSpec) (plan proto.Message, err error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	defer guard("write", &err)
+	mode, ok := saveModes[strings.ToLower(spec.Mode)]
+	if !ok {
+		return nil, fmt.Errorf("write: unknown mode %q (want errorifexists, overwrite, append or ignore)", spec.Mode)
+	}
+	if (spec.Path == "") == (spec.Table == "") {
+		return nil, errors.New("write: set exactly one of Path and Table")
+	}
+	if spec.InsertInto && spec.Table == "" {
+		return nil, errors.New("write: InsertInto needs a Table")
+	}
+	w := newMsg("WriteOperation")
+	setMsg(w, "input", f.rel)
+	if spec.Format != "" {
+		setString(w, "source", spec.Format)
+	}
+	if spec.Path != "" {
+		setString(w, "path", spec.Path)
+	} else {
+		t := mut(w, "table")
+		setString(t, "table_name", spec.Table)
+		method := "TABLE_SAVE_METHOD_SAVE_AS_TABLE"
+		if spec.InsertInto {
+			method = "TABLE_SAVE_METHOD_INSERT_INTO"
+		}
+		setEnum(t, "save_method", method)
+	}
+	setEnum(w, "mode", mode)
+	appendStrings(w, "partitioning_columns", spec.PartitionBy...)
+	setStringMap(w, "options", spec.Options)
+	return commandPlan("write_operation", w), nil
+}
+
+// Write runs the frame and writes its rows per spec (a WriteOperation command).
+func (f Frame) Write(ctx context.Context, spec WriteSpec) error {
+	plan, err := f.writeCommand(spec)
+	if err != nil {
+		return err
+	}
+	if err := f.s.executeCommand(ctx, plan); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// CreateTempView registers the frame as the session-scoped temporary view
+// name, replacing an existing one, so that [Session.SQL] can query it.
+func (f Frame) CreateTempView(ctx context.Context, name string) (err error) {
+	if f.err != nil {
+		return f.err
+	}
+	plan, err := func() (p proto.Message, err error) {
+		defer guard("create temp view", &err)
+		v := newMsg("CreateDataFrameViewCommand")
+		setMsg(v, "input", f.rel)
+		setString(v, "name", name)
+		setBool(v, "is_global", false)
+		setBool(v, "replace", true)
+		return commandPlan("create_dataframe_view", v), nil
+	}()
+	if err != nil {
+		return err
+	}
+	if err := f.s.executeCommand(ctx, plan); err != nil {
+		return fmt.Errorf("create temp view %q: %w", name, err)
+	}
+	return nil
+}
+
+// ExecSQL runs a SQL statement for its effect (a SqlCommand), e.g.
+// "ALTER TABLE t ADD COLUMNS (c int)" or "CREATE TABLE ...".
+func (s *Session) ExecSQL(ctx context.Context, stmt string) (err error) {
+	plan, err := func() (p proto.Message, err error) {
+		defer guard("exec sql", &err)
+		return sqlCommand(stmt), nil
+	}()
+	if err != nil {
+		return err
+	}
+	if err := s.executeCommand(ctx, plan); err != nil {
+		return fmt.Errorf("exec sql: %w", err)
+	}
+	return nil
+}
+
+// sqlCommand builds Plan{command{sql_command{input: Relation{sql{query}}}}}
+// the way Spark 4 clients send statements.
+func sqlCommand(stmt string) proto.Message {
+	c := newMsg("SqlCommand")
+	rel, sql := relation("sql")
+	setString(sql, "query", stmt)
+	setMsg(c, "input", rel)
+	return commandPlan("sql_command", c)
+}

@@ -1,0 +1,308 @@
+package connect
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/spark-connect-go/spark/client"
+	"github.com/apache/spark-connect-go/spark/client/base"
+	"github.com/apache/spark-connect-go/spark/client/options"
+	"github.com/apache/spark-connect-go/spark/sql/types"
+	"github.com/apache/spark-connect-go/spark/sql/utils"
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Options configure [Dial]. The zero value is ready to use.
+type Options struct {
+	// UserAgent names the client to the server (Spark's client_type); the
+	// connection string's user_agent wins over it. Default "sparkmerge".
+	// The Go version and OS are appended.
+	UserAgent string
+	// Retry is the retry policy for calls that fail with gRPC UNAVAILABLE.
+	Retry RetryPolicy
+	// DialTimeout bounds the call Dial makes to verify the server answers.
+	// Default 20s.
+	DialTimeout time.Duration
+}
+
+// RetryPolicy retries idempotent calls (analyze, queries, the dial check)
+// that fail with gRPC UNAVAILABLE, with exponential backoff. Commands
+// (writes, SQL statements, views) are not retried: a lost answer could mean
+// they ran. The zero value means 4 attempts, 250ms initial and 4s maximum backoff.
+type RetryPolicy struct {
+	// MaxAttempts counts the first call; 1 disables retries. 0 means 4.
+	MaxAttempts int
+	// InitialBackoff is the wait before the second attempt; it doubles each
+	// time up to MaxBackoff. 0 means 250ms and 4s.
+	InitialBackoff, MaxBackoff time.Duration
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = 4
+	}
+	if p.InitialBackoff <= 0 {
+		p.InitialBackoff = 250 * time.Millisecond
+	}
+	if p.MaxBackoff <= 0 {
+		p.MaxBackoff = 4 * time.Second
+	}
+	if p.MaxBackoff < p.InitialBackoff {
+		p.MaxBackoff = p.InitialBackoff
+	}
+	return p
+}
+
+// Session is a connection to a Spark Connect server under one Spark
+// session id. It is safe for concurrent use: the gRPC connection and the
+// upstream executor keep no per-call state, and each call opens its own
+// stream. Close it when done.
+type Session struct {
+	remote    Remote
+	sessionID string
+	retry     RetryPolicy
+	conn      *grpc.ClientConn
+	exec      base.SparkConnectClient
+	version   string
+}
+
+// maxMessageSize is the largest gRPC message accepted from the server
+// (PySpark uses the same 128 MiB).
+const maxMessageSize = 128 << 20
+
+// Dial connects to the server of remote and verifies that it answers (one
+// AnalyzePlan spark_version call, retried per opts.Retry). When it does not,
+// the error wraps [ErrUnreachable] and names host:port.
+func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err error) {
+	defer guard("connect to spark", &err)
+	var creds credentials.TransportCredentials
+	if remote.Secure() {
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
+	} else {
+		creds = insecure.NewCredentials()
+	}
+	dialOpts := []grpc.DialOption{
+		grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize)),
+	}
+	if tok := remote.Token(); tok != "" {
+		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{token: tok, secure: remote.Secure()}))
+	}
+	conn, err := grpc.NewClient(remote.Addr(), dialOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to spark at %s: %w", remote.Addr(), err)
+	}
+	sessionID := remote.SessionID
+	if sessionID == "" {
+		sessionID = uuid.NewString()
+	}
+	agent := remote.UserAgent
+	if agent == "" {
+		agent = opts.UserAgent
+	}
+	if agent == "" {
+		agent = "sparkmerge"
+	}
+	agent = fmt.Sprintf("%s go/%s os/%s", agent, runtime.Version(), runtime.GOOS)
+	md := metadata.New(remote.Headers) // lower-cases the keys
+	s = &Session{
+		remote:    remote,
+		sessionID: sessionID,
+		retry:     opts.Retry.withDefaults(),
+		conn:      conn,
+		exec: client.NewSparkExecutor(conn, md, sessionID, options.SparkClientOptions{
+			UserAgent: agent,
+			UserId:    remote.UserID,
+		}),
+	}
+	timeout := opts.DialTimeout
+	if timeout <= 0 {
+		timeout = 20 * time.Second
+	}
+	vctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err = s.retrying(vctx, func() (err error) {
+		defer guard("spark version", &err)
+		s.version, err = s.exec.SparkVersion(vctx)
+		return err
+	})
+	if err != nil {
+		_ = conn.Close()
+		err = s.convertError(err)
+		if !errors.Is(err, ErrUnreachable) && (errors.Is(err, context.DeadlineExceeded) || grpcCode(err) == codes.DeadlineExceeded) {
+			err = &UnreachableError{Addr: remote.Addr(), Err: err}
+		}
+		return nil, fmt.Errorf("connect to spark: %w", err)
+	}
+	return s, nil
+}
+
+// bearer sends the token as "authorization: Bearer <token>" with every call.
+type bearer struct {
+	token  string
+	secure bool
+}
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + b.token}, nil
+}
+
+func (b bearer) RequireTransportSecurity() bool { return b.secure }
+
+// String keeps the token out of any accidental print.
+func (b bearer) String() string { return "bearer(REDACTED)" }
+
+// SparkVersion returns the server's Spark version, e.g. "4.0.1".
+func (s *Session) SparkVersion() string { return s.version }
+
+// SessionID returns the Spark Connect session id (a UUID).
+func (s *Session) SessionID() string { return s.sessionID }
+
+// Remote returns the connection string the session was dialed with.
+func (s *Session) Remote() Remote { return s.remote }
+
+// Close closes the connection. The server-side session is left to expire.
+func (s *Session) Close() error {
+	if s == nil || s.conn == nil {
+		return nil
+	}
+	return s.conn.Close()
+}
+
+// retrying runs call until it succeeds, fails with a code other than
+// UNAVAILABLE, runs out of attempts or ctx ends.
+func (s *Session) retrying(ctx context.Context, call func() error) error {
+	p := s.retry.withDefaults()
+	backoff := p.InitialBackoff
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = call()
+		if err == nil || grpcCode(err) != codes.Unavailable || attempt >= p.MaxAttempts {
+			return err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, p.MaxBackoff)
+	}
+}
+
+// call invokes method of the upstream executor with ctx and plan via
+// reflection: the executor's methods take the generated *Plan type, which is
+// internal to spark-connect-go, and plan is an instance of that very type
+// (built from the global registry).
+func (s *Session) call(ctx context.Context, method string, plan proto.Message) []reflect.Value {
+	if s == nil || s.exec == nil {
+		panic("session is not connected (use Dial)")
+	}
+	m := reflect.ValueOf(s.exec).MethodByName(method)
+	if !m.IsValid() {
+		panic(buildError{"the upstream executor has no method " + method})
+	}
+	return m.Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(plan)})
+}
+
+func errorAt(out []reflect.Value, i int) error {
+	if e, _ := out[i].Interface().(error); e != nil {
+		return e
+	}
+	return nil
+}
+
+// analyzeSchema runs AnalyzePlan(schema) and returns the response's DataType.
+func (s *Session) analyzeSchema(ctx context.Context, plan proto.Message) (dt protoreflect.Message, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("analyze plan", &err)
+		out := s.call(ctx, "AnalyzePlan", plan)
+		if err := errorAt(out, 1); err != nil {
+			return err
+		}
+		resp, ok := out[0].Interface().(proto.Message)
+		if !ok || out[0].IsNil() {
+			return errors.New("analyze plan: empty response")
+		}
+		sch := getMsg(resp.ProtoReflect(), "schema")
+		if sch == nil || getMsg(sch, "schema") == nil {
+			return errors.New("analyze plan: the response has no schema")
+		}
+		dt = getMsg(sch, "schema")
+		return nil
+	})
+	return dt, s.convertError(err)
+}
+
+// explain runs AnalyzePlan(explain) and returns the plan text.
+func (s *Session) explain(ctx context.Context, plan proto.Message, extended bool) (text string, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("explain plan", &err)
+		if s == nil || s.exec == nil {
+			panic("session is not connected (use Dial)")
+		}
+		mode := utils.ExplainModeSimple
+		if extended {
+			mode = utils.ExplainModeExtended
+		}
+		m := reflect.ValueOf(s.exec).MethodByName("Explain")
+		out := m.Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(plan), reflect.ValueOf(mode)})
+		if err := errorAt(out, 1); err != nil {
+			return err
+		}
+		resp := out[0].Interface().(proto.Message).ProtoReflect()
+		ex := getMsg(resp, "explain")
+		if ex == nil {
+			return errors.New("explain: the response has no explain string")
+		}
+		text = ex.Get(fd(ex, "explain_string")).String()
+		return nil
+	})
+	return text, s.convertError(err)
+}
+
+// executeQuery runs a root plan and returns its result as one Arrow table
+// (nil when the server sent no batch) and the result schema.
+func (s *Session) executeQuery(ctx context.Context, plan proto.Message) (tbl arrow.Table, schema *types.StructType, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("execute plan", &err)
+		out := s.call(ctx, "ExecutePlan", plan)
+		if err := errorAt(out, 1); err != nil {
+			return err
+		}
+		stream, ok := out[0].Interface().(base.ExecuteResponseStream)
+		if !ok || stream == nil {
+			return errors.New("execute plan: no response stream")
+		}
+		schema, tbl, err = stream.ToTable()
+		return err
+	})
+	return tbl, schema, s.convertError(err)
+}
+
+// executeCommand runs a command plan for its effect, without retries.
+func (s *Session) executeCommand(ctx context.Context, plan proto.Message) (err error) {
+	err = func() (err error) {
+		defer guard("execute command", &err)
+		out := s.call(ctx, "ExecuteCommand", plan)
+		if t, ok := out[0].Interface().(arrow.Table); ok && t != nil {
+			t.Release()
+		}
+		return errorAt(out, 3)
+	}()
+	return s.convertError(err)
+}
