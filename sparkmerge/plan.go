@@ -111,8 +111,10 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	if refSource >= 0 {
+		// The reference source's spelling wins over the first seen.
 		for pos, id := range b.fieldCols[refSource] {
 			b.cols[id].refPos = pos
+			b.cols[id].name, _ = b.namer.name(sources[refSource].Schema.Fields[pos].Name)
 		}
 	}
 	if err := b.choose(); err != nil {

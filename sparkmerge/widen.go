@@ -326,6 +326,9 @@ func (u *unifier) unifyMaps(path string, ts []DataType) (DataType, *clash) {
 }
 
 func joinPath(path, name string) string {
+	if name == "" {
+		return path
+	}
 	if path == "" {
 		return name
 	}

@@ -1,0 +1,324 @@
+package sparkmerge
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// wideningMatrix documents what two sources' column types widen to under
+// the default policy. want "error" means no common type. differs marks the
+// pairs where Spark 4.0's own union (ANSI mode) gives something else: the
+// deliberate string rule (Spark: bigint, double, boolean, binary, date or
+// timestamp, a cast that can fail at run time, or an error for boolean with
+// a number), and struct merging by name (Spark: error).
+var wideningMatrix = []struct {
+	a, b    string
+	want    string
+	differs bool
+}{
+	{"boolean", "boolean", "boolean", false},
+	{"boolean", "tinyint", "string", true},
+	{"boolean", "smallint", "string", true},
+	{"boolean", "int", "string", true},
+	{"boolean", "bigint", "string", true},
+	{"boolean", "float", "string", true},
+	{"boolean", "double", "string", true},
+	{"boolean", "decimal(10,2)", "string", true},
+	{"boolean", "decimal(12,4)", "string", true},
+	{"boolean", "decimal(38,0)", "string", true},
+	{"boolean", "string", "string", true},
+	{"boolean", "binary", "error", false},
+	{"boolean", "date", "error", false},
+	{"boolean", "timestamp", "error", false},
+	{"boolean", "timestamp_ntz", "error", false},
+	{"boolean", "void", "boolean", false},
+
+	{"tinyint", "tinyint", "tinyint", false},
+	{"tinyint", "smallint", "smallint", false},
+	{"tinyint", "int", "int", false},
+	{"tinyint", "bigint", "bigint", false},
+	{"tinyint", "float", "double", false},
+	{"tinyint", "double", "double", false},
+	{"tinyint", "decimal(10,2)", "decimal(10,2)", false},
+	{"tinyint", "decimal(12,4)", "decimal(12,4)", false},
+	{"tinyint", "decimal(38,0)", "decimal(38,0)", false},
+	{"tinyint", "string", "string", true},
+	{"tinyint", "binary", "error", false},
+	{"tinyint", "date", "error", false},
+	{"tinyint", "timestamp", "error", false},
+	{"tinyint", "timestamp_ntz", "error", false},
+	{"tinyint", "void", "tinyint", false},
+
+	{"smallint", "smallint", "smallint", false},
+	{"smallint", "int", "int", false},
+	{"smallint", "bigint", "bigint", false},
+	{"smallint", "float", "double", false},
+	{"smallint", "double", "double", false},
+	{"smallint", "decimal(10,2)", "decimal(10,2)", false},
+	{"smallint", "decimal(12,4)", "decimal(12,4)", false},
+	{"smallint", "decimal(38,0)", "decimal(38,0)", false},
+	{"smallint", "string", "string", true},
+	{"smallint", "binary", "error", false},
+	{"smallint", "date", "error", false},
+	{"smallint", "timestamp", "error", false},
+	{"smallint", "timestamp_ntz", "error", false},
+	{"smallint", "void", "smallint", false},
+
+	{"int", "int", "int", false},
+	{"int", "bigint", "bigint", false},
+	{"int", "float", "double", false},
+	{"int", "double", "double", false},
+	{"int", "decimal(10,2)", "decimal(12,2)", false},
+	{"int", "decimal(12,4)", "decimal(14,4)", false},
+	{"int", "decimal(38,0)", "decimal(38,0)", false},
+	{"int", "string", "string", true},
+	{"int", "binary", "error", false},
+	{"int", "date", "error", false},
+	{"int", "timestamp", "error", false},
+	{"int", "timestamp_ntz", "error", false},
+	{"int", "void", "int", false},
+
+	{"bigint", "bigint", "bigint", false},
+	{"bigint", "float", "double", false},
+	{"bigint", "double", "double", false},
+	{"bigint", "decimal(10,2)", "decimal(22,2)", false},
+	{"bigint", "decimal(12,4)", "decimal(24,4)", false},
+	{"bigint", "decimal(38,0)", "decimal(38,0)", false},
+	{"bigint", "string", "string", true},
+	{"bigint", "binary", "error", false},
+	{"bigint", "date", "error", false},
+	{"bigint", "timestamp", "error", false},
+	{"bigint", "timestamp_ntz", "error", false},
+	{"bigint", "void", "bigint", false},
+
+	{"float", "float", "float", false},
+	{"float", "double", "double", false},
+	{"float", "decimal(10,2)", "double", false},
+	{"float", "decimal(12,4)", "double", false},
+	{"float", "decimal(38,0)", "double", false},
+	{"float", "string", "string", true},
+	{"float", "binary", "error", false},
+	{"float", "date", "error", false},
+	{"float", "timestamp", "error", false},
+	{"float", "timestamp_ntz", "error", false},
+	{"float", "void", "float", false},
+
+	{"double", "double", "double", false},
+	{"double", "decimal(10,2)", "double", false},
+	{"double", "decimal(12,4)", "double", false},
+	{"double", "decimal(38,0)", "double", false},
+	{"double", "string", "string", true},
+	{"double", "binary", "error", false},
+	{"double", "date", "error", false},
+	{"double", "timestamp", "error", false},
+	{"double", "timestamp_ntz", "error", false},
+	{"double", "void", "double", false},
+
+	{"decimal(10,2)", "decimal(10,2)", "decimal(10,2)", false},
+	{"decimal(10,2)", "decimal(12,4)", "decimal(12,4)", false},
+	// 38 integer digits + 2 fraction digits > 38: Spark 4.0 keeps the
+	// integer digits (SPARK-45905).
+	{"decimal(10,2)", "decimal(38,0)", "decimal(38,0)", false},
+	{"decimal(10,2)", "string", "string", true},
+	{"decimal(10,2)", "binary", "error", false},
+	{"decimal(10,2)", "date", "error", false},
+	{"decimal(10,2)", "timestamp", "error", false},
+	{"decimal(10,2)", "timestamp_ntz", "error", false},
+	{"decimal(10,2)", "void", "decimal(10,2)", false},
+
+	{"decimal(12,4)", "decimal(12,4)", "decimal(12,4)", false},
+	{"decimal(12,4)", "decimal(38,0)", "decimal(38,0)", false},
+	{"decimal(12,4)", "string", "string", true},
+	{"decimal(12,4)", "binary", "error", false},
+	{"decimal(12,4)", "date", "error", false},
+	{"decimal(12,4)", "timestamp", "error", false},
+	{"decimal(12,4)", "timestamp_ntz", "error", false},
+	{"decimal(12,4)", "void", "decimal(12,4)", false},
+
+	{"decimal(38,0)", "decimal(38,0)", "decimal(38,0)", false},
+	{"decimal(38,0)", "string", "string", true},
+	{"decimal(38,0)", "binary", "error", false},
+	{"decimal(38,0)", "date", "error", false},
+	{"decimal(38,0)", "timestamp", "error", false},
+	{"decimal(38,0)", "timestamp_ntz", "error", false},
+	{"decimal(38,0)", "void", "decimal(38,0)", false},
+
+	{"string", "string", "string", false},
+	{"string", "binary", "string", true},
+	{"string", "date", "string", true},
+	{"string", "timestamp", "string", true},
+	{"string", "timestamp_ntz", "string", true},
+	{"string", "void", "string", false},
+
+	{"binary", "binary", "binary", false},
+	{"binary", "date", "error", false},
+	{"binary", "timestamp", "error", false},
+	{"binary", "timestamp_ntz", "error", false},
+	{"binary", "void", "binary", false},
+
+	{"date", "date", "date", false},
+	{"date", "timestamp", "timestamp", false},
+	{"date", "timestamp_ntz", "timestamp_ntz", false},
+	{"date", "void", "date", false},
+
+	{"timestamp", "timestamp", "timestamp", false},
+	{"timestamp", "timestamp_ntz", "timestamp", false},
+	{"timestamp", "void", "timestamp", false},
+
+	{"timestamp_ntz", "timestamp_ntz", "timestamp_ntz", false},
+	{"timestamp_ntz", "void", "timestamp_ntz", false},
+
+	{"void", "void", "void", false},
+
+	// Nested and other kinds.
+	{"array<int>", "array<bigint>", "array<bigint>", false},
+	{"array<boolean>", "array<int>", "array<string>", true},
+	{"map<string,int>", "map<string,bigint>", "map<string,bigint>", false},
+	{"map<int,string>", "map<bigint,string>", "map<bigint,string>", false},
+	{"struct<a:int,b:string>", "struct<a:bigint,b:string>", "struct<a:bigint,b:string>", false},
+	{"struct<a:int,B:string>", "struct<A:int,b:string>", "struct<a:int,B:string>", false},
+	{"struct<a:int>", "struct<b:string>", "struct<a:int,b:string>", true},
+	{"struct<a:int,b:string>", "struct<b:string,a:int>", "struct<a:int,b:string>", true},
+	{"array<struct<a:int>>", "array<struct<a:int,b:double>>", "array<struct<a:int,b:double>>", true},
+	{"map<string,struct<a:int>>", "map<string,struct<b:date>>", "map<string,struct<a:int,b:date>>", true},
+	{"array<int>", "int", "error", false},
+	{"struct<a:int>", "string", "error", false},
+	{"array<int>", "map<int,int>", "error", false},
+	{"array<void>", "array<date>", "array<date>", false},
+	{"interval year", "interval month", "interval year to month", false},
+	{"interval day", "interval hour to second", "interval day to second", false},
+	{"interval day", "interval year", "error", false},
+	{"interval day", "string", "string", true},
+	{"variant", "variant", "variant", false},
+	{"variant", "string", "error", false},
+	{"char(3)", "char(3)", "char(3)", false},
+	{"char(3)", "varchar(5)", "string", false},
+	{"varchar(5)", "int", "string", true},
+}
+
+func TestWiderTypeMatrix(t *testing.T) {
+	for _, c := range wideningMatrix {
+		t.Run(c.a+"+"+c.b, func(t *testing.T) {
+			a, b := typ(t, c.a), typ(t, c.b)
+			for i, order := range [][2]DataType{{a, b}, {b, a}} {
+				got, err := WiderType(order[0], order[1], Options{})
+				if c.want == "error" {
+					var tce *TypeConflictError
+					if !errors.As(err, &tce) || !errors.Is(err, ErrSchemaConflict) {
+						t.Fatalf("WiderType(%s, %s) = %s, %v; want a *TypeConflictError", order[0], order[1], got, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("WiderType(%s, %s): %v", order[0], order[1], err)
+				}
+				// Field order and spelling follow the first-seen side:
+				// compare fields sorted, and reversed also case-folded.
+				want := sortFields(typ(t, c.want), i == 0)
+				if diff := cmp.Diff(want, sortFields(got, i == 0)); diff != "" {
+					t.Errorf("WiderType(%s, %s) (-want +got):\n%s", order[0], order[1], diff)
+				}
+			}
+		})
+	}
+}
+
+func TestWiderTypeFieldOrderAndNullability(t *testing.T) {
+	got, err := WiderType(typ(t, "struct<b:int NOT NULL,a:string NOT NULL>"), typ(t, "struct<a:string NOT NULL,c:date>"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b is missing on one side: nullable; a is not null on both: not null.
+	want := typ(t, "struct<b:int,a:string NOT NULL,c:date>")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// Case-sensitive: A and a are different fields.
+	got, err = WiderType(typ(t, "struct<A:int>"), typ(t, "struct<a:int>"), Options{CaseSensitive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(typ(t, "struct<A:int,a:int>"), got); diff != "" {
+		t.Errorf("case-sensitive (-want +got):\n%s", diff)
+	}
+	// Spark's Cast.forceNullable says date -> timestamp_ntz may give null:
+	// the array's elements become nullable.
+	a := ArrayOf(Simple(KindDate), false)
+	b := ArrayOf(Simple(KindTimestampNTZ), false)
+	got, err = WiderType(a, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ArrayOf(Simple(KindTimestampNTZ), true), got); diff != "" {
+		t.Errorf("forceNullable (-want +got):\n%s", diff)
+	}
+	got, _ = WiderType(ArrayOf(Simple(KindInt), false), ArrayOf(Simple(KindLong), false), Options{})
+	if diff := cmp.Diff(ArrayOf(Simple(KindLong), false), got); diff != "" {
+		t.Errorf("int to bigint keeps containsNull=false (-want +got):\n%s", diff)
+	}
+}
+
+func TestWiderTypePolicies(t *testing.T) {
+	cases := []struct {
+		a, b   string
+		policy TypePolicy
+		want   string
+	}{
+		{"int", "bigint", TypesStrict, "error"},
+		{"int", "int", TypesStrict, "int"},
+		{"int", "void", TypesStrict, "int"},
+		{"struct<a:int>", "struct<b:int>", TypesStrict, "struct<a:int,b:int>"},
+		{"struct<a:int>", "struct<a:bigint>", TypesStrict, "error"},
+		{"int", "bigint", TypesString, "string"},
+		{"array<int>", "int", TypesString, "string"},
+		{"struct<a:int,b:date>", "struct<a:bigint,b:date>", TypesString, "struct<a:string,b:date>"},
+		{"date", "boolean", TypesString, "string"},
+	}
+	for _, c := range cases {
+		t.Run(c.policy.String()+"/"+c.a+"+"+c.b, func(t *testing.T) {
+			got, err := WiderType(typ(t, c.a), typ(t, c.b), Options{Types: c.policy})
+			if c.want == "error" {
+				if !errors.Is(err, ErrSchemaConflict) {
+					t.Fatalf("got %s, %v; want a schema conflict", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(typ(t, c.want), got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// sortFields returns t with struct fields sorted by name, recursively, and
+// with the names lower-cased unless exact.
+func sortFields(t DataType, exact bool) DataType {
+	switch t.Kind {
+	case KindStruct:
+		fs := make([]Field, len(t.Fields))
+		for i, f := range t.Fields {
+			f.Type = sortFields(f.Type, exact)
+			if !exact {
+				f.Name = strings.ToLower(f.Name)
+			}
+			fs[i] = f
+		}
+		sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
+		if len(fs) == 0 {
+			fs = nil
+		}
+		t.Fields = fs
+	case KindArray:
+		t = ArrayOf(sortFields(deref(t.Elem), exact), t.ContainsNull)
+	case KindMap:
+		t = MapOf(sortFields(deref(t.Key), exact), sortFields(deref(t.Value), exact), t.ValueContainsNull)
+	}
+	return t
+}
