@@ -64,7 +64,7 @@ func ParseRemote(s string) (Remote, error) {
 	if params != "" && !strings.HasPrefix(params, ";") {
 		return bad("the path after the host must be empty or start with /; (e.g. sc://host:15002/;token=...)")
 	}
-	if strings.ContainsAny(authority, "@?#;") || strings.ContainsAny(params, "?#/") {
+	if strings.ContainsAny(authority, "@?#;") || strings.ContainsAny(params, "?#") {
 		return bad("only sc://host:port/;key=value;... is supported (no user info, path, query or fragment)")
 	}
 	r := Remote{Port: DefaultPort}
@@ -178,8 +178,10 @@ func (r Remote) Secure() bool {
 	return r.token != "" && r.Host != "localhost"
 }
 
-// Redacted returns the connection string with the token replaced by
-// "REDACTED". Parameters come in a fixed order, headers sorted by key.
+// Redacted returns the connection string with the token, and the values of
+// headers whose key mentions auth, token, secret, password or key,
+// replaced by "REDACTED". Parameters come in a fixed order, headers sorted
+// by key.
 func (r Remote) Redacted() string {
 	var b strings.Builder
 	b.WriteString("sc://")
@@ -202,7 +204,11 @@ func (r Remote) Redacted() string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		params = append(params, k+"="+url.PathEscape(r.Headers[k]))
+		v := url.PathEscape(r.Headers[k])
+		if sensitiveHeader(k) {
+			v = "REDACTED"
+		}
+		params = append(params, k+"="+v)
 	}
 	if len(params) > 0 {
 		b.WriteString("/;")
@@ -216,3 +222,13 @@ func (r Remote) String() string { return r.Redacted() }
 
 // GoString returns [Remote.Redacted], so that %#v does not print the token either.
 func (r Remote) GoString() string { return "connect.Remote(" + strconv.Quote(r.Redacted()) + ")" }
+
+// sensitiveHeader reports whether the value of header k may be a credential.
+func sensitiveHeader(k string) bool {
+	for _, w := range []string{"auth", "token", "secret", "password", "key", "cookie"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
