@@ -305,12 +305,20 @@ func sortFields(t DataType, exact bool) DataType {
 		fs := make([]Field, len(t.Fields))
 		for i, f := range t.Fields {
 			f.Type = sortFields(f.Type, exact)
-			if !exact {
-				f.Name = strings.ToLower(f.Name)
-			}
 			fs[i] = f
 		}
-		sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
+		sort.Slice(fs, func(i, j int) bool {
+			li, lj := strings.ToLower(fs[i].Name), strings.ToLower(fs[j].Name)
+			if li != lj {
+				return li < lj
+			}
+			return fs[i].Name < fs[j].Name
+		})
+		if !exact {
+			for i := range fs {
+				fs[i].Name = strings.ToLower(fs[i].Name)
+			}
+		}
 		if len(fs) == 0 {
 			fs = nil
 		}
