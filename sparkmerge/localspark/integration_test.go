@@ -1,0 +1,82 @@
+//go:build integration
+
+package localspark_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/spark-connect-go/spark/sql"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/sparkmerge/sparkmerge/localspark"
+)
+
+// TestStartServesSparkConnect starts the image (SPARKMERGE_SPARK_IMAGE, else
+// localspark.DefaultImage) with a mounted temp dir and runs SQL through
+// spark-connect-go, including a read of a file from the mount.
+// It needs TESTCONTAINERS_RYUK_DISABLED=true and a docker engine.
+func TestStartServesSparkConnect(t *testing.T) {
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") != "true" {
+		t.Fatal("set TESTCONTAINERS_RYUK_DISABLED=true: the ryuk image cannot be pulled here")
+	}
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "people.csv")
+	if err := os.WriteFile(csv, []byte("id,name\n1,Alice\n2,Bob\n3,Charlie\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs strings.Builder
+	began := time.Now()
+	srv, err := localspark.Start(t.Context(), localspark.Options{
+		Image:  os.Getenv("SPARKMERGE_SPARK_IMAGE"),
+		Mounts: []string{dir},
+		Log:    &logs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testcontainers.CleanupContainer(t, srv.Container())
+	t.Logf("%s ready at %s after %s", srv.Image(), srv.Remote(), time.Since(began).Round(100*time.Millisecond))
+	if srv.Port() == 15002 {
+		t.Errorf("picked port 15002, which the default dev server uses")
+	}
+
+	session, err := sql.NewSessionBuilder().Remote(srv.Remote()).Build(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Stop()
+
+	df, err := session.Sql(t.Context(), "SELECT 1 AS one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := df.Collect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].At(0) != int32(1) {
+		t.Errorf("SELECT 1 returned %v, want one row [1]", rows)
+	}
+
+	// The mount is at the same absolute path inside the container.
+	df, err = session.Sql(t.Context(), "SELECT _c1 FROM csv.`"+csv+"` WHERE _c0 = '3'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err = df.Collect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].At(0) != "Charlie" {
+		t.Errorf("reading %s through the mount returned %v, want [Charlie]", csv, rows)
+	}
+
+	if !strings.Contains(logs.String(), localspark.ReadyLogLine) {
+		t.Errorf("Options.Log did not receive the line %q", localspark.ReadyLogLine)
+	}
+}

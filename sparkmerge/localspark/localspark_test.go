@@ -1,0 +1,145 @@
+package localspark
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWithDefaults(t *testing.T) {
+	got, err := withDefaults(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{
+		Image:          DefaultImage,
+		DriverMemory:   DefaultDriverMemory,
+		StartupTimeout: DefaultStartupTimeout,
+		Mounts:         []string{},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("withDefaults(Options{}) (-want +got):\n%s", diff)
+	}
+
+	set := Options{
+		Image:          "apache/spark:4.0.1",
+		Port:           15010,
+		Mounts:         []string{"/tmp/a/../b/", "/data"},
+		DriverMemory:   "2g",
+		StartupTimeout: time.Minute,
+	}
+	got, err = withDefaults(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Mounts = []string{"/tmp/b", "/data"}
+	if diff := cmp.Diff(set, got); diff != "" {
+		t.Errorf("withDefaults kept set fields (-want +got):\n%s", diff)
+	}
+}
+
+func TestWithDefaultsRejects(t *testing.T) {
+	for name, opts := range map[string]Options{
+		"relative mount": {Mounts: []string{"testdata"}},
+		"colon in mount": {Mounts: []string{"/tmp/a:b"}},
+		"negative port":  {Port: -1},
+		"port too large": {Port: 70000},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := withDefaults(opts); err == nil {
+				t.Errorf("withDefaults(%+v) = nil error, want one", opts)
+			}
+		})
+	}
+}
+
+func TestCommand(t *testing.T) {
+	opts, err := withDefaults(Options{Conf: map[string]string{
+		"spark.sql.shuffle.partitions":                "2", // overrides the default
+		"spark.connect.grpc.marshallerRecursionLimit": "2048",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"/opt/spark/bin/spark-submit",
+		"--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+		"--master", "local[2]",
+		"--driver-memory", "1g",
+		"--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+		"--conf", "spark.connect.grpc.binding.port=15010",
+		"--conf", "spark.connect.grpc.marshallerRecursionLimit=2048",
+		"--conf", "spark.driver.bindAddress=127.0.0.1",
+		"--conf", "spark.driver.host=127.0.0.1",
+		"--conf", "spark.log.structuredLogging.enabled=false",
+		"--conf", "spark.sql.shuffle.partitions=2",
+		"--conf", "spark.ui.enabled=false",
+		"spark-internal",
+	}
+	if diff := cmp.Diff(want, command(opts, 15010)); diff != "" {
+		t.Errorf("command (-want +got):\n%s", diff)
+	}
+}
+
+func TestBinds(t *testing.T) {
+	got := binds([]string{"/work/data", "/tmp/out"})
+	want := []string{"/work/data:/work/data", "/tmp/out:/tmp/out"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("binds (-want +got):\n%s", diff)
+	}
+}
+
+func TestRemote(t *testing.T) {
+	s := &Server{port: 15123}
+	if got, want := s.Remote(), "sc://127.0.0.1:15123"; got != want {
+		t.Errorf("Remote() = %q, want %q", got, want)
+	}
+}
+
+func TestFreePort(t *testing.T) {
+	p, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p <= 0 || p > 65535 {
+		t.Fatalf("freePort() = %d, want a port number", p)
+	}
+	if portInUse(p) {
+		t.Errorf("portInUse(%d) = true right after freePort released it", p)
+	}
+}
+
+func TestImageNotFoundErrorSaysWhatToDo(t *testing.T) {
+	var err error = &ImageNotFoundError{Image: DefaultImage}
+	var nf *ImageNotFoundError
+	if !errors.As(err, &nf) || nf.Image != DefaultImage {
+		t.Fatalf("errors.As(%v) did not give the image back", err)
+	}
+	if !strings.Contains(err.Error(), "scripts/build-image.sh") {
+		t.Errorf("error %q does not point at scripts/build-image.sh", err)
+	}
+}
+
+func TestStopNilServer(t *testing.T) {
+	var s *Server
+	if err := s.Stop(t.Context()); err != nil {
+		t.Errorf("Stop on nil server = %v, want nil", err)
+	}
+}
+
+func TestStartRejectsBusyPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	_, err = Start(t.Context(), Options{Port: port})
+	if err == nil || !strings.Contains(err.Error(), "already in use") {
+		t.Errorf("Start on busy port %d: err = %v, want an 'already in use' error", port, err)
+	}
+}
