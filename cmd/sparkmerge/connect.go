@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+const defaultRemote = "sc://localhost:15002"
+
+// connect opens a session to the Spark Connect server the flags and the
+// environment name, or starts a local container when --local is set. The
+// returned stop function closes the session and stops what was started.
+func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spark.Job) (*spark.Client, func(), error) {
+	remote := g.remote
+	if remote == "" {
+		remote = g.getenv("SPARK_REMOTE")
+	}
+	if remote == "" {
+		remote = defaultRemote
+	}
+	stopServer := func() {}
+	if g.local {
+		if g.remote != "" {
+			return nil, nil, usagef("--local starts its own Spark: do not combine it with --remote")
+		}
+		server, err := g.startLocal(ctx, stderr, job)
+		if err != nil {
+			return nil, nil, err
+		}
+		remote = server.Remote()
+		stopServer = func() {
+			if err := server.Stop(context.WithoutCancel(ctx)); err != nil {
+				fmt.Fprintf(stderr, "sparkmerge: stop local Spark: %v\n", err)
+			}
+		}
+	}
+	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version})
+	if err != nil {
+		stopServer()
+		return nil, nil, err
+	}
+	return client, func() { client.Close(); stopServer() }, nil
+}
+
+// startLocal runs the project's Spark Connect image for this command, with
+// every local input and output directory mounted at the same absolute path
+// so that paths mean the same inside the container.
+func (g *globalOptions) startLocal(ctx context.Context, stderr io.Writer, job *spark.Job) (*localspark.Server, error) {
+	// The reaper image cannot be pulled on every machine; the container is
+	// stopped by this process instead.
+	if g.getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+	image := g.getenv("SPARKMERGE_SPARK_IMAGE")
+	if image == "" {
+		image = localspark.DefaultImage
+	}
+	var mounts []string
+	addDir := func(p string) {
+		if p == "" || strings.Contains(p, "://") {
+			return
+		}
+		abs, err := filepath.Abs(strings.TrimPrefix(p, "file:"))
+		if err != nil {
+			return
+		}
+		// Mount the nearest existing ancestor: outputs may not exist yet.
+		for dir := abs; ; dir = filepath.Dir(dir) {
+			if info, err := os.Stat(dir); err == nil {
+				if !info.IsDir() {
+					dir = filepath.Dir(dir)
+				}
+				mounts = append(mounts, dir)
+				return
+			}
+			if dir == filepath.Dir(dir) {
+				return
+			}
+		}
+	}
+	for _, s := range job.Sources {
+		for _, p := range s.Paths {
+			if strings.ContainsAny(p, "*?[") {
+				p = filepath.Dir(p)
+			}
+			addDir(p)
+		}
+	}
+	if job.Target.Path != "" {
+		addDir(filepath.Dir(strings.TrimRight(job.Target.Path, "/")))
+	}
+	fmt.Fprintf(stderr, "starting local Spark (%s)...\n", image)
+	return localspark.Start(ctx, localspark.Options{Image: image, Mounts: dedupeDirs(mounts)})
+}
+
+// dedupeDirs drops directories already covered by an ancestor in the list.
+func dedupeDirs(dirs []string) []string {
+	sort.Strings(dirs)
+	var out []string
+	for _, d := range dirs {
+		if len(out) > 0 {
+			last := out[len(out)-1]
+			if d == last || strings.HasPrefix(d, last+string(filepath.Separator)) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}

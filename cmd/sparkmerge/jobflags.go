@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// jobFile is the YAML (or JSON) description of a whole job, read with -f.
+// Command-line flags override it field by field.
+type jobFile struct {
+	Remote   string            `yaml:"remote"`
+	Strategy string            `yaml:"strategy"`
+	Format   string            `yaml:"format"`
+	Options  map[string]string `yaml:"options"`
+	Sources  []sourceFile      `yaml:"sources"`
+	Policy   policyFile        `yaml:"policy"`
+	Target   targetFile        `yaml:"target"`
+	Verify   bool              `yaml:"verify"`
+}
+
+type sourceFile struct {
+	Name    string            `yaml:"name"`
+	Path    string            `yaml:"path"`
+	Paths   []string          `yaml:"paths"`
+	Table   string            `yaml:"table"`
+	Format  string            `yaml:"format"`
+	Options map[string]string `yaml:"options"`
+	Schema  string            `yaml:"schema"`
+}
+
+type policyFile struct {
+	Types         string            `yaml:"types"`
+	Missing       string            `yaml:"missing"`
+	Order         string            `yaml:"order"`
+	CaseSensitive bool              `yaml:"case_sensitive"`
+	Normalize     []string          `yaml:"normalize"`
+	Renames       map[string]string `yaml:"renames"`
+	SourceColumn  string            `yaml:"source_column"`
+	Reference     string            `yaml:"reference"`
+	DropExtra     bool              `yaml:"drop_extra"`
+}
+
+type targetFile struct {
+	Path        string            `yaml:"path"`
+	Table       string            `yaml:"table"`
+	Format      string            `yaml:"format"`
+	Mode        string            `yaml:"mode"`
+	PartitionBy []string          `yaml:"partition_by"`
+	Options     map[string]string `yaml:"options"`
+	Evolve      bool              `yaml:"evolve"`
+}
+
+// jobFlags are the flags that describe sources and policies, shared by
+// plan and merge.
+type jobFlags struct {
+	file     string
+	strategy string
+	format   string
+	options  []string
+	schema   string
+
+	types         string
+	missing       string
+	order         string
+	caseSensitive bool
+	normalize     []string
+	renames       []string
+	sourceColumn  string
+	reference     string
+	dropExtra     bool
+	parallelism   int
+}
+
+func (f *jobFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.file, "file", "f", "", "job file (YAML or JSON) describing sources, policies and target; flags override it")
+	fs.StringVar(&f.strategy, "strategy", "auto", "how to read: auto, union or multipath")
+	fs.StringVar(&f.format, "format", "", "input format for every path source (csv, json, parquet, orc, text, avro, ...); default: from the file extension")
+	fs.StringArrayVar(&f.options, "option", nil, "reader option key=value for every source (repeatable), e.g. --option sep=';'")
+	fs.StringVar(&f.schema, "schema", "", "user schema (DDL) for every path source, e.g. 'id bigint, name string'")
+	fs.StringVar(&f.types, "types", "widen", "type conflicts: widen (Spark's union widening; string wins over numbers), strict (any difference is an error) or string")
+	fs.StringVar(&f.missing, "missing", "fill", "missing columns: fill (typed nulls), fail, intersect (common columns only) or reference")
+	fs.StringVar(&f.order, "order", "first-seen", "column order: first-seen, sorted or reference")
+	fs.BoolVar(&f.caseSensitive, "case-sensitive", false, "match column names case-sensitively (default: case-insensitive, like Spark)")
+	fs.StringSliceVar(&f.normalize, "normalize", nil, "normalise names before matching: trim, lower, snake_case (comma-separated, applied in order)")
+	fs.StringArrayVar(&f.renames, "rename", nil, "rename a column before matching, old=new (repeatable), e.g. --rename hight=height")
+	fs.StringVar(&f.sourceColumn, "source-column", "", "add a column with this name that holds each row's source")
+	fs.StringVar(&f.reference, "reference", "", "reference schema for --missing reference / --order reference: a source name (source:NAME), a table (table:NAME) or DDL")
+	fs.BoolVar(&f.dropExtra, "drop-extra", false, "with a reference schema: drop columns it lacks instead of failing")
+	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent schema requests to Spark")
+}
+
+// parseKeyValues reads repeated key=value flags.
+func parseKeyValues(flag string, pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("--%s %q: want key=value", flag, p)
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, nil
+}
+
+func mergeMaps(base, over map[string]string) map[string]string {
+	if len(base) == 0 && len(over) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+func readJobFile(path string) (*jobFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("read job file: %w", err)
+	}
+	var jf jobFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&jf); err != nil {
+		return nil, usagef("job file %s: %w", path, err)
+	}
+	return &jf, nil
+}
+
+// parseSourceArg reads a positional source: a path, directory or glob, or
+// table:NAME for a catalog table.
+func parseSourceArg(arg string) spark.SourceSpec {
+	if name, ok := strings.CutPrefix(arg, "table:"); ok {
+		return spark.SourceSpec{Table: name}
+	}
+	return spark.SourceSpec{Paths: []string{arg}}
+}
+
+// buildJob combines the job file (if any), flags that were set, and the
+// positional sources into a spark.Job. changed reports whether a flag was
+// given on the command line, so file values are only overridden by flags
+// the user actually typed.
+func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job, *jobFile, error) {
+	jf := &jobFile{}
+	if f.file != "" {
+		var err error
+		if jf, err = readJobFile(f.file); err != nil {
+			return spark.Job{}, nil, err
+		}
+	}
+	pick := func(flag, flagValue, fileValue string) string {
+		if changed(flag) || fileValue == "" {
+			return flagValue
+		}
+		return fileValue
+	}
+	var job spark.Job
+	var err error
+
+	for i, s := range jf.Sources {
+		spec := spark.SourceSpec{Name: s.Name, Table: s.Table, Format: s.Format, Options: s.Options, Schema: s.Schema}
+		if s.Path != "" {
+			spec.Paths = append(spec.Paths, s.Path)
+		}
+		spec.Paths = append(spec.Paths, s.Paths...)
+		if len(spec.Paths) == 0 && spec.Table == "" {
+			return job, nil, usagef("job file source %d: give path, paths or table", i+1)
+		}
+		job.Sources = append(job.Sources, spec)
+	}
+	for _, a := range args {
+		job.Sources = append(job.Sources, parseSourceArg(a))
+	}
+	if len(job.Sources) == 0 {
+		return job, nil, usagef("no sources: give paths, globs, directories or table:NAME, or a job file with -f")
+	}
+	if schema := f.schema; schema != "" {
+		if _, err := sparkmerge.ParseSchema(schema); err != nil {
+			return job, nil, usagef("--schema: %w", err)
+		}
+		for i := range job.Sources {
+			if job.Sources[i].Table == "" && job.Sources[i].Schema == "" {
+				job.Sources[i].Schema = schema
+			}
+		}
+	}
+
+	if job.Strategy, err = spark.ParseStrategy(pick("strategy", f.strategy, jf.Strategy)); err != nil {
+		return job, nil, usagef("--strategy: %w", err)
+	}
+	job.Format = pick("format", f.format, jf.Format)
+	flagOptions, err := parseKeyValues("option", f.options)
+	if err != nil {
+		return job, nil, err
+	}
+	job.ReaderOptions = mergeMaps(jf.Options, flagOptions)
+	job.Parallelism = f.parallelism
+
+	p := &job.Policy
+	if p.Types, err = sparkmerge.ParseTypePolicy(pick("types", f.types, jf.Policy.Types)); err != nil {
+		return job, nil, usagef("--types: %w", err)
+	}
+	if p.Missing, err = sparkmerge.ParseMissingPolicy(pick("missing", f.missing, jf.Policy.Missing)); err != nil {
+		return job, nil, usagef("--missing: %w", err)
+	}
+	if p.Order, err = sparkmerge.ParseOrderPolicy(pick("order", f.order, jf.Policy.Order)); err != nil {
+		return job, nil, usagef("--order: %w", err)
+	}
+	p.CaseSensitive = f.caseSensitive || (!changed("case-sensitive") && jf.Policy.CaseSensitive)
+	normalize := jf.Policy.Normalize
+	if changed("normalize") {
+		normalize = f.normalize
+	}
+	if p.Normalize, err = sparkmerge.ParseNameNormalizer(strings.Join(normalize, ",")); err != nil {
+		return job, nil, usagef("--normalize: %w", err)
+	}
+	flagRenames, err := sparkmerge.ParseRenames(f.renames)
+	if err != nil {
+		return job, nil, usagef("--rename: %w", err)
+	}
+	p.Renames = mergeMaps(jf.Policy.Renames, flagRenames)
+	p.SourceColumn = pick("source-column", f.sourceColumn, jf.Policy.SourceColumn)
+	p.DropExtra = f.dropExtra || (!changed("drop-extra") && jf.Policy.DropExtra)
+	if ref := pick("reference", f.reference, jf.Policy.Reference); ref != "" {
+		switch {
+		case strings.HasPrefix(ref, "source:"):
+			p.ReferenceSource = strings.TrimPrefix(ref, "source:")
+		case strings.HasPrefix(ref, "table:"):
+			job.ReferenceTable = strings.TrimPrefix(ref, "table:")
+		default:
+			schema, err := sparkmerge.ParseSchema(ref)
+			if err != nil {
+				return job, nil, usagef("--reference: not source:NAME, table:NAME or a DDL schema: %w", err)
+			}
+			p.Reference = &schema
+		}
+	}
+	return job, jf, nil
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+type mergeOptions struct {
+	global *globalOptions
+	job    jobFlags
+
+	out          string
+	table        string
+	outFormat    string
+	mode         string
+	partitionBy  []string
+	writeOptions []string
+	evolve       bool
+	verify       bool
+	dryRun       bool
+	show         int
+
+	args    []string
+	changed func(string) bool
+}
+
+func newMergeCmd(g *globalOptions) *cobra.Command {
+	opts := &mergeOptions{global: g}
+	cmd := &cobra.Command{
+		Use:   "merge SOURCE... (--out PATH | --table NAME)",
+		Short: "Merge sources into one path or table",
+		Long: `merge reads every source, unifies their schemas (see 'sparkmerge plan'),
+pads missing columns with typed nulls, widens types, and writes all rows,
+duplicates included, to a path or a table.
+
+Sources are paths, directories or globs on the cluster's filesystem
+(/data, file:, s3a://, hdfs://, abfss://, dbfs:/) or table:NAME.`,
+		Example: `  sparkmerge merge tides/*.csv --out /data/tides --mode overwrite
+  sparkmerge merge a.json b.json --table lake.events --mode append --evolve
+  sparkmerge merge -f nightly.yaml --verify`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.args = args
+			opts.changed = func(name string) bool { return cmd.Flags().Changed(name) }
+			return runMerge(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fs := cmd.Flags()
+	opts.job.register(fs)
+	fs.StringVar(&opts.out, "out", "", "output directory on the cluster's filesystem")
+	fs.StringVar(&opts.table, "table", "", "output table (created if missing)")
+	fs.StringVar(&opts.outFormat, "out-format", "", "output format: parquet (default), csv, json, orc, delta, ...")
+	fs.StringVar(&opts.mode, "mode", "", "when the output exists: errorifexists (default), overwrite, append or ignore")
+	fs.StringSliceVar(&opts.partitionBy, "partition-by", nil, "partition the output by these columns (comma-separated)")
+	fs.StringArrayVar(&opts.writeOptions, "write-option", nil, "writer option key=value (repeatable), e.g. --write-option compression=zstd")
+	fs.BoolVar(&opts.evolve, "evolve", false, "appending to a table: add its missing columns first instead of failing")
+	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
+	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
+	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing")
+	return cmd
+}
+
+func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer) error {
+	job, jf, err := opts.job.buildJob(opts.args, opts.changed)
+	if err != nil {
+		return err
+	}
+	t := jf.Target
+	pick := func(flag, flagValue, fileValue string) string {
+		if opts.changed(flag) || fileValue == "" {
+			return flagValue
+		}
+		return fileValue
+	}
+	writeOptions, err := parseKeyValues("write-option", opts.writeOptions)
+	if err != nil {
+		return err
+	}
+	job.Target = spark.Target{
+		Path:        pick("out", opts.out, t.Path),
+		Table:       pick("table", opts.table, t.Table),
+		Format:      pick("out-format", opts.outFormat, t.Format),
+		Mode:        pick("mode", opts.mode, t.Mode),
+		PartitionBy: t.PartitionBy,
+		Options:     mergeMaps(t.Options, writeOptions),
+		Evolve:      opts.evolve || (!opts.changed("evolve") && t.Evolve),
+	}
+	if opts.changed("partition-by") {
+		job.Target.PartitionBy = opts.partitionBy
+	}
+	if (job.Target.Path == "") == (job.Target.Table == "") {
+		return usagef("give exactly one of --out PATH and --table NAME")
+	}
+	job.Verify = opts.verify || (!opts.changed("verify") && jf.Verify)
+	job.DryRun = opts.dryRun
+	job.Progress = stderr
+	if opts.global.remote == "" && jf.Remote != "" && !opts.global.local {
+		opts.global.remote = jf.Remote
+	}
+
+	client, stop, err := opts.global.connect(ctx, stderr, &job)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if job.DryRun {
+		planned, err := client.Plan(ctx, job)
+		if err != nil {
+			return err
+		}
+		return printPlanned(stdout, opts.global.output, "plan", planned)
+	}
+	result, err := client.Merge(ctx, job)
+	if result != nil {
+		if perr := printResult(stdout, opts.global.output, result); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.show > 0 {
+		rows, err := client.ReadTarget(ctx, job.Target, opts.show)
+		if err != nil {
+			return fmt.Errorf("show merged rows: %w", err)
+		}
+		fmt.Fprintln(stdout)
+		_, err = io.WriteString(stdout, rows.String())
+		return err
+	}
+	return nil
+}
+
+func printResult(w io.Writer, output string, result *spark.Result) error {
+	switch output {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(result)
+	case "text":
+		_, err := io.WriteString(w, result.String())
+		return err
+	}
+	return usagef("--output %q: use text or json", output)
+}

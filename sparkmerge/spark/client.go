@@ -1,0 +1,72 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// ErrUnreachable is matched (errors.Is) by every error that means the Spark
+// Connect server could not be reached.
+var ErrUnreachable = connect.ErrUnreachable
+
+// SparkError is an error the Spark server returned, with its error class
+// (e.g. PATH_NOT_FOUND), SQL state and message parameters. Use errors.As.
+type SparkError = connect.SparkError
+
+// ConnectOptions configure [Connect]. The zero value is ready to use.
+type ConnectOptions struct {
+	// UserAgent names the client to the server. Default "sparkmerge".
+	UserAgent string
+}
+
+// Client runs merges on one Spark Connect session. It is safe for
+// concurrent use.
+type Client struct {
+	sess *connect.Session
+}
+
+// Connect parses remote, a Spark Connect connection string in PySpark's
+// form (sc://host:port/;token=...;use_ssl=true;user_id=...), and opens a
+// session, checking that the server answers. Errors never contain the token.
+func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, error) {
+	r, err := connect.ParseRemote(remote)
+	if err != nil {
+		return nil, fmt.Errorf("connection string: %w", err)
+	}
+	sess, err := connect.Dial(ctx, r, connect.Options{UserAgent: opts.UserAgent})
+	if err != nil {
+		return nil, err
+	}
+	return &Client{sess: sess}, nil
+}
+
+// Close ends the session.
+func (c *Client) Close() error { return c.sess.Close() }
+
+// Remote is the server's connection string with any token hidden.
+func (c *Client) Remote() string { return c.sess.Remote().Redacted() }
+
+// SparkVersion is the server's Spark version.
+func (c *Client) SparkVersion() string { return c.sess.SparkVersion() }
+
+// RedactRemote hides the token of a connection string, for logs. A string
+// that does not parse is returned as "<invalid connection string>".
+func RedactRemote(remote string) string {
+	r, err := connect.ParseRemote(remote)
+	if err != nil {
+		return "<invalid connection string>"
+	}
+	return r.Redacted()
+}
+
+// errorClass returns the Spark error class of err, or "".
+func errorClass(err error) string {
+	var se *connect.SparkError
+	if errors.As(err, &se) {
+		return se.ErrorClass
+	}
+	return ""
+}

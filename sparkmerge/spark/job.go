@@ -1,0 +1,91 @@
+package spark
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// Strategy is how sources are read and combined on Spark.
+type Strategy int
+
+const (
+	// StrategyAuto groups sources by format and options, reads each group in
+	// one multi-path load where that is safe, and unions the groups.
+	StrategyAuto Strategy = iota
+	// StrategyUnion reads every source on its own, projects it onto the
+	// target schema and combines all of them with UNION ALL.
+	StrategyUnion
+	// StrategyMultipath reads all sources of one format in a single load
+	// (JSON inference, Parquet/ORC mergeSchema). It refuses CSV files whose
+	// headers differ.
+	StrategyMultipath
+)
+
+var strategyNames = []string{"auto", "union", "multipath"}
+
+func (s Strategy) String() string {
+	if int(s) < len(strategyNames) {
+		return strategyNames[s]
+	}
+	return fmt.Sprintf("Strategy(%d)", int(s))
+}
+
+// ParseStrategy reads "auto", "union" or "multipath".
+func ParseStrategy(s string) (Strategy, error) {
+	for i, name := range strategyNames {
+		if strings.EqualFold(s, name) {
+			return Strategy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown strategy %q: use one of %s", s, strings.Join(strategyNames, ", "))
+}
+
+// Target is where merged rows are written: a path or a table.
+type Target struct {
+	// Path is a directory on the cluster's filesystem.
+	Path string
+	// Table is a catalog table name.
+	Table string
+	// Format of the written files (default parquet) or of a created table.
+	Format string
+	// Mode is errorifexists (default), overwrite, append or ignore.
+	Mode string
+	// PartitionBy columns, in order.
+	PartitionBy []string
+	// Options are writer options (compression, header, ...).
+	Options map[string]string
+	// Evolve adds columns missing from an existing table before appending,
+	// instead of failing with the list of them.
+	Evolve bool
+}
+
+// Job is a whole merge: sources, how to unify them, how to run it and where
+// the result goes.
+type Job struct {
+	Sources []SourceSpec
+	// Format applies to every path source that sets none; empty means
+	// inferred from file extensions.
+	Format string
+	// ReaderOptions apply to every source; per-source options win.
+	ReaderOptions map[string]string
+	// Policy is the planner's policy (types, missing columns, names, order,
+	// provenance column).
+	Policy sparkmerge.Options
+	// ReferenceTable, when set, is a table whose schema is the planner's
+	// reference (Policy.Reference).
+	ReferenceTable string
+	Strategy       Strategy
+	Target         Target
+	// DryRun plans and prints, reads no rows and writes nothing.
+	DryRun bool
+	// Verify counts rows per source after writing and fails when the rows
+	// written differ from the rows read.
+	Verify bool
+	// Parallelism bounds concurrent schema requests (default 8).
+	Parallelism int
+	// Progress, when set, receives progress lines for long schema discovery.
+	Progress io.Writer
+}

@@ -1,0 +1,242 @@
+package spark
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// Planned is a merge plan together with how each of its inputs is read.
+type Planned struct {
+	// Strategy is the job's strategy.
+	Strategy Strategy `json:"strategy"`
+	// Reads are the relations Spark reads, one per plan source.
+	Reads []*Read `json:"reads"`
+	// Plan is the planner's result over the reads.
+	Plan *sparkmerge.Plan `json:"plan"`
+	// AddColumns are the columns a table target lacks and that --evolve
+	// adds (or would add, in a dry run) before appending.
+	AddColumns []sparkmerge.Field `json:"add_columns,omitempty"`
+	// Discovery is how long fetching schemas took.
+	Discovery time.Duration `json:"discovery_ns"`
+}
+
+// Plan reads every source's schema (no rows, except what schema inference
+// needs), groups sources per the job's strategy and computes the merge plan.
+// It writes nothing.
+func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
+	specs, err := ExpandLocal(job.Sources)
+	if err != nil {
+		return nil, err
+	}
+	sources, err := resolveSources(specs, job.Format, job.ReaderOptions)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	reads := make([]*Read, len(sources))
+	for i, s := range sources {
+		reads[i] = newRead(s)
+	}
+
+	switch job.Strategy {
+	case StrategyUnion, StrategyAuto:
+		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
+			return nil, err
+		}
+		if job.Strategy == StrategyAuto {
+			// Sources whose discovered schemas are identical are read in
+			// one load: for those, one read over all files gives exactly
+			// the rows of the reads one by one.
+			reads = groupReads(reads, func(r *Read) string {
+				if k := groupKey(r); k != "" {
+					return k + "\x00" + r.Schema.String()
+				}
+				return ""
+			})
+		}
+	case StrategyMultipath:
+		reads = groupReads(reads, groupKey)
+		for _, r := range reads {
+			if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
+				if _, set := r.Options["mergeSchema"]; !set {
+					r.Options = withOption(r.Options, "mergeSchema", "true")
+				}
+			}
+			if err := c.checkCSVHeaders(ctx, r, job.Parallelism); err != nil {
+				return nil, err
+			}
+		}
+		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown strategy %v", job.Strategy)
+	}
+	for _, r := range reads {
+		if r.Table == "" && r.UserSchema == "" {
+			r.pinned = r.Schema.String()
+		}
+	}
+
+	policy := job.Policy
+	planned := &Planned{Strategy: job.Strategy, Reads: reads}
+	if job.ReferenceTable != "" {
+		ref, err := c.sess.Table(job.ReferenceTable, nil).Schema(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read reference table %q: %w", job.ReferenceTable, err)
+		}
+		policy.Reference = &ref
+	}
+	if job.Target.Table != "" && strings.EqualFold(job.Target.Mode, "append") {
+		if err := c.planTableAppend(ctx, job, &policy, planned); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := sparkmerge.NewPlan(planSources(reads), policy)
+	if err != nil {
+		return nil, err
+	}
+	planned.Plan = plan
+	planned.Discovery = time.Since(start)
+	return planned, nil
+}
+
+func planSources(reads []*Read) []sparkmerge.Source {
+	out := make([]sparkmerge.Source, len(reads))
+	for i, r := range reads {
+		out[i] = sparkmerge.Source{Name: r.Name, Schema: r.Schema}
+	}
+	return out
+}
+
+// planTableAppend aligns the merge to an existing table: its schema is the
+// reference, and columns the table lacks are an error, or, with Evolve,
+// added to it first.
+func (c *Client) planTableAppend(ctx context.Context, job Job, policy *sparkmerge.Options, planned *Planned) error {
+	table, err := c.sess.Table(job.Target.Table, nil).Schema(ctx)
+	if errorClass(err) == "TABLE_OR_VIEW_NOT_FOUND" {
+		return nil // created by the write
+	}
+	if err != nil {
+		return fmt.Errorf("read target table %q: %w", job.Target.Table, err)
+	}
+	if job.Target.Evolve {
+		// Plan without the table first to learn the merged columns, then
+		// add those the table lacks.
+		open := *policy
+		open.Missing, open.Reference, open.ReferenceSource = sparkmerge.MissingFill, nil, ""
+		merged, err := sparkmerge.NewPlan(planSources(planned.Reads), open)
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		for _, f := range table.Fields {
+			have[foldName(f.Name, policy.CaseSensitive)] = true
+		}
+		for _, f := range merged.Target.Fields {
+			if !have[foldName(f.Name, policy.CaseSensitive)] {
+				f.Nullable = true
+				planned.AddColumns = append(planned.AddColumns, f)
+				table.Fields = append(table.Fields, f)
+			}
+		}
+	}
+	policy.Missing = sparkmerge.MissingReference
+	policy.Reference = &table
+	policy.ReferenceSource = ""
+	if policy.Order == sparkmerge.OrderFirstSeen {
+		policy.Order = sparkmerge.OrderReference
+	}
+	return nil
+}
+
+func foldName(name string, caseSensitive bool) string {
+	if caseSensitive {
+		return name
+	}
+	return strings.ToLower(name)
+}
+
+// selectExprs is the projection of read i onto the target. A multi-path
+// read takes its provenance from each row's file.
+func (p *Planned) selectExprs(i int) []string {
+	exprs := p.Plan.SelectExprs(i)
+	if p.Reads[i].multiFile() && p.Plan.SourceColumn != "" {
+		for k, pr := range p.Plan.Projections(i) {
+			if pr.Kind == sparkmerge.ProjectLiteral {
+				col, _ := sparkmerge.QuoteIdent(pr.Column)
+				exprs[k] = filePathExpr + " AS " + col
+			}
+		}
+	}
+	return exprs
+}
+
+// filePathExpr is a row's file as the user wrote it: Spark reports
+// file:/abs/path URIs for local files.
+const filePathExpr = "regexp_replace(_metadata.file_path, '^file:(//)?', '')"
+
+// merged builds the frame of all rows projected onto the target.
+func (c *Client) merged(p *Planned) connect.Frame {
+	frames := make([]connect.Frame, len(p.Reads))
+	for i, r := range p.Reads {
+		frames[i] = c.frame(r).SelectExpr(p.selectExprs(i)...)
+	}
+	return connect.UnionAll(frames)
+}
+
+// SQL renders the merge as Spark SQL to paste into a notebook: one
+// temporary view per file read (with its options and discovered schema, so
+// nothing is inferred twice), then one SELECT ... UNION ALL ... statement.
+func (p *Planned) SQL() (string, error) {
+	var b strings.Builder
+	relations := make([]string, len(p.Reads))
+	for i, r := range p.Reads {
+		if r.Table != "" {
+			relations[i] = r.Table
+			continue
+		}
+		view := fmt.Sprintf("sparkmerge_input_%d", i+1)
+		relations[i] = view
+		schema := r.UserSchema
+		if schema == "" {
+			schema = r.pinned
+		}
+		opts := []string{"path " + sparkmerge.QuoteString(globOf(r.Paths))}
+		for _, k := range sortedKeys(r.Options) {
+			opts = append(opts, sparkmerge.QuoteString(k)+" "+sparkmerge.QuoteString(r.Options[k]))
+		}
+		fmt.Fprintf(&b, "CREATE OR REPLACE TEMPORARY VIEW %s (%s)\nUSING %s\nOPTIONS (%s);\n\n", view, schema, r.Format, strings.Join(opts, ", "))
+	}
+	if len(p.Plan.Target.Fields) == 0 {
+		return "", fmt.Errorf("render sql: the target has no columns")
+	}
+	for i, rel := range relations {
+		if i > 0 {
+			b.WriteString("\nUNION ALL\n")
+		}
+		fmt.Fprintf(&b, "SELECT %s\nFROM %s", strings.Join(p.selectExprs(i), ", "), rel)
+	}
+	b.WriteString(";")
+	return b.String(), nil
+}
+
+// globOf is one Hadoop path pattern for a read's paths: the path itself, or
+// a {a,b} alternation (Hadoop expands braces that contain slashes).
+func globOf(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	escaped := make([]string, len(paths))
+	for i, p := range paths {
+		escaped[i] = globEscaper.Replace(p)
+	}
+	return "{" + strings.Join(escaped, ",") + "}"
+}
+
+var globEscaper = strings.NewReplacer(`\`, `\\`, "{", `\{`, "}", `\}`, ",", `\,`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`)

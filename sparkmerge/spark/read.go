@@ -1,0 +1,291 @@
+package spark
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// Read is one relation Spark reads for a merge: a single source, or several
+// file sources read together in one multi-path load.
+type Read struct {
+	// Name is the plan's name for this input.
+	Name string `json:"name"`
+	// Sources are the names of the sources it reads, in input order.
+	Sources []string `json:"sources"`
+	Format  string   `json:"format,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
+	Table   string   `json:"table,omitempty"`
+	// Options are the reader options sent to Spark.
+	Options map[string]string `json:"options,omitempty"`
+	// UserSchema is the schema the user gave (DDL), if any.
+	UserSchema string `json:"user_schema,omitempty"`
+	// Schema is the schema Spark reports for the read.
+	Schema sparkmerge.Schema `json:"schema"`
+
+	// pinned is the schema DDL sent with the read when it runs, so that
+	// Spark does not infer the schema a second time.
+	pinned string
+}
+
+// multiFile reports whether the read covers more than one source, so that
+// provenance must come from each row's file.
+func (r *Read) multiFile() bool { return len(r.Sources) > 1 }
+
+// frame is the relation Spark reads for r.
+func (c *Client) frame(r *Read) connect.Frame {
+	if r.Table != "" {
+		return c.sess.Table(r.Table, r.Options)
+	}
+	schema := r.UserSchema
+	if schema == "" {
+		schema = r.pinned
+	}
+	return c.sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.Paths, Schema: schema, Options: r.Options})
+}
+
+// newRead is the read of one source on its own.
+func newRead(s resolvedSource) *Read {
+	return &Read{
+		Name:       s.name,
+		Sources:    []string{s.name},
+		Format:     s.format,
+		Paths:      append([]string(nil), s.spec.Paths...),
+		Table:      s.spec.Table,
+		Options:    s.options,
+		UserSchema: s.spec.Schema,
+	}
+}
+
+// groupKey identifies sources that may share one multi-path load: same
+// format, reader options and user schema.
+func groupKey(r *Read) string {
+	if r.Table != "" {
+		return "" // tables are never grouped
+	}
+	var b strings.Builder
+	b.WriteString(r.Format)
+	b.WriteByte(0)
+	b.WriteString(r.UserSchema)
+	for _, k := range sortedKeys(r.Options) {
+		b.WriteByte(0)
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(r.Options[k])
+	}
+	return b.String()
+}
+
+// groupReads merges reads with equal keys into multi-path reads, in order
+// of first appearance. key returns "" for reads that stay alone.
+func groupReads(reads []*Read, key func(*Read) string) []*Read {
+	var out []*Read
+	byKey := map[string]*Read{}
+	for _, r := range reads {
+		k := key(r)
+		if k == "" {
+			out = append(out, r)
+			continue
+		}
+		if g, ok := byKey[k]; ok {
+			g.Sources = append(g.Sources, r.Sources...)
+			g.Paths = append(g.Paths, r.Paths...)
+			continue
+		}
+		g := *r
+		g.Sources = append([]string(nil), r.Sources...)
+		g.Paths = append([]string(nil), r.Paths...)
+		byKey[k] = &g
+		out = append(out, &g)
+	}
+	for _, g := range out {
+		if g.multiFile() {
+			g.Name = groupName(g)
+		}
+	}
+	return out
+}
+
+// groupName names a multi-path read after its files' common directory.
+func groupName(r *Read) string {
+	dir := filepath.Dir(r.Paths[0])
+	for _, p := range r.Paths[1:] {
+		for !strings.HasPrefix(p, dir+"/") && dir != "/" && dir != "." {
+			dir = filepath.Dir(dir)
+		}
+	}
+	return fmt.Sprintf("%s/ (%d %s files)", strings.TrimSuffix(dir, "/"), len(r.Sources), r.Format)
+}
+
+// fetchSchemas asks Spark for the schema of every read, at most
+// parallelism at a time, reporting progress when there are many.
+func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) error {
+	if parallelism <= 0 {
+		parallelism = 8
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		done     int
+	)
+	sem := make(chan struct{}, parallelism)
+	report := progress != nil && len(reads) >= 50
+	for _, r := range reads {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(r *Read) {
+			defer func() { <-sem; wg.Done() }()
+			schema, err := c.frame(r).Schema(ctx)
+			if err == nil && len(schema.Fields) == 0 {
+				err = fmt.Errorf("it has no columns (an empty file, or a CSV without header?): remove it or give its schema with --schema")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = sourceError(r, err)
+					cancel()
+				}
+				return
+			}
+			r.Schema = schema
+			done++
+			if report && (done%100 == 0 || done == len(reads)) {
+				fmt.Fprintf(progress, "schemas: %d/%d\n", done, len(reads))
+			}
+		}(r)
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// sourceError names the source and says what to do for errors users meet.
+func sourceError(r *Read, err error) error {
+	what := "read source " + quoteName(r.Name)
+	hint := ""
+	switch errorClass(err) {
+	case "PATH_NOT_FOUND":
+		hint = "check the path; it is resolved on the Spark server's filesystem (with --local, only paths under the mounted directories exist)"
+	case "UNABLE_TO_INFER_SCHEMA":
+		hint = "the source is empty or has no readable files: remove it, or give its schema with --schema"
+	case "TABLE_OR_VIEW_NOT_FOUND":
+		hint = "check the table name and the current catalog/database"
+	case "DATA_SOURCE_NOT_FOUND":
+		hint = "set the right format with --format, or add the data source's package to the Spark server"
+	}
+	if hint != "" {
+		return fmt.Errorf("%s: %w\n  hint: %s", what, err, hint)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func quoteName(s string) string { return fmt.Sprintf("%q", s) }
+
+// checkCSVHeaders refuses a multi-path CSV read whose files have different
+// headers: Spark would map later files by position under the first file's
+// names and silently shift values. Headers of local files are read from
+// their first line; for other files Spark is asked for each header.
+func (c *Client) checkCSVHeaders(ctx context.Context, r *Read, parallelism int) error {
+	if r.Format != "csv" || !r.multiFile() || r.Options["header"] != "true" {
+		return nil
+	}
+	headers := make([]string, len(r.Paths))
+	var remote []*Read
+	var remoteIdx []int
+	for i, p := range r.Paths {
+		if h, ok := localFirstLine(p); ok {
+			headers[i] = h
+			continue
+		}
+		one := &Read{Name: p, Sources: []string{p}, Format: "csv", Paths: []string{p}, Options: withOption(r.Options, "inferSchema", "false")}
+		remote = append(remote, one)
+		remoteIdx = append(remoteIdx, i)
+	}
+	if len(remote) > 0 {
+		if err := c.fetchSchemas(ctx, remote, parallelism, nil); err != nil {
+			return err
+		}
+		for j, one := range remote {
+			headers[remoteIdx[j]] = strings.Join(one.Schema.Names(), ",")
+		}
+	}
+	var differ []string
+	for i := 1; i < len(headers); i++ {
+		if headers[i] != headers[0] {
+			differ = append(differ, fmt.Sprintf("  %s: %s", r.Paths[i], headers[i]))
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	sort.Strings(differ)
+	if len(differ) > 10 {
+		differ = append(differ[:10], fmt.Sprintf("  ... and %d more", len(differ)-10))
+	}
+	return &HeaderDriftError{Files: len(r.Paths), First: r.Paths[0], Header: headers[0], Differ: differ}
+}
+
+// HeaderDriftError refuses a multi-path CSV read over files whose headers
+// differ.
+type HeaderDriftError struct {
+	Files  int
+	First  string
+	Header string
+	Differ []string
+}
+
+func (e *HeaderDriftError) Error() string {
+	return fmt.Sprintf("refusing a multi-path CSV read of %d files: their headers differ, and Spark would map later files by position under the first file's header (%s: %s), shifting values into the wrong columns; use --strategy auto or union to read each header on its own\n%s",
+		e.Files, e.First, e.Header, strings.Join(e.Differ, "\n"))
+}
+
+// Unwrap makes the error match sparkmerge.ErrSchemaConflict.
+func (e *HeaderDriftError) Unwrap() error { return sparkmerge.ErrSchemaConflict }
+
+// localFirstLine reads the first line of a local, uncompressed file.
+func localFirstLine(p string) (string, bool) {
+	if !isLocalPath(p) || strings.ContainsAny(p, "*?[") || InferFormat(p) != "csv" || !strings.HasSuffix(strings.ToLower(p), "sv") {
+		return "", false
+	}
+	f, err := os.Open(localPath(p))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", false
+	}
+	return strings.TrimRight(strings.TrimPrefix(line, "\ufeff"), "\r\n"), true
+}
+
+func withOption(options map[string]string, k, v string) map[string]string {
+	out := make(map[string]string, len(options)+1)
+	for key, val := range options {
+		out[key] = val
+	}
+	out[k] = v
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,244 @@
+package spark
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// SourceSpec describes one input: files (one or more paths, directories or
+// globs) or a table. Exactly one of Paths and Table is set.
+type SourceSpec struct {
+	// Name identifies the source in plans, errors and the provenance column.
+	// Empty means the path or table name.
+	Name string
+	// Paths are read together as one relation (Spark's multi-path load).
+	Paths []string
+	// Table is a catalog table, e.g. "db.events".
+	Table string
+	// Format is the data source name (csv, json, parquet, orc, text, avro,
+	// delta, ...). Empty means inferred from the file extension.
+	Format string
+	// Options are reader options for this source; they override the job's
+	// global reader options key by key.
+	Options map[string]string
+	// Schema is an optional user schema in DDL, e.g. "id bigint, name string".
+	Schema string
+}
+
+// DisplayName is the name a user sees for the source.
+func (s SourceSpec) DisplayName() string {
+	switch {
+	case s.Name != "":
+		return s.Name
+	case s.Table != "":
+		return s.Table
+	default:
+		return strings.Join(s.Paths, ",")
+	}
+}
+
+// formatByExtension maps file extensions (after stripping compression
+// suffixes) to Spark data source names.
+var formatByExtension = map[string]string{
+	".csv":     "csv",
+	".tsv":     "csv",
+	".json":    "json",
+	".jsonl":   "json",
+	".ndjson":  "json",
+	".parquet": "parquet",
+	".orc":     "orc",
+	".avro":    "avro",
+	".txt":     "text",
+}
+
+var compressionSuffixes = []string{".gz", ".bz2", ".snappy", ".zst", ".lz4", ".deflate", ".xz"}
+
+// InferFormat guesses the data source name from a path's extension, looking
+// through compression suffixes ("a.csv.gz" is csv). It returns "" when the
+// extension says nothing.
+func InferFormat(p string) string {
+	base := strings.ToLower(path.Base(strings.TrimRight(p, "/")))
+	for _, suffix := range compressionSuffixes {
+		base = strings.TrimSuffix(base, suffix)
+	}
+	return formatByExtension[path.Ext(base)]
+}
+
+// defaultReaderOptions are the options a data engineer expects per format
+// when none are given: CSV files have a header, and no reader nulls values
+// it cannot parse without saying so (FAILFAST instead of PERMISSIVE).
+func defaultReaderOptions(format string) map[string]string {
+	switch format {
+	case "csv":
+		return map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST"}
+	case "json":
+		return map[string]string{"mode": "FAILFAST"}
+	case "tsv":
+		return map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST", "sep": "\t"}
+	}
+	return nil
+}
+
+// resolvedSource is a source with its format and effective reader options
+// decided: what the executor reads.
+type resolvedSource struct {
+	spec    SourceSpec
+	name    string
+	format  string
+	options map[string]string
+}
+
+// resolveSources decides each source's format and options: per-source
+// options win over global ones, which win over the format's defaults.
+func resolveSources(specs []SourceSpec, defaultFormat string, global map[string]string) ([]resolvedSource, error) {
+	if len(specs) == 0 {
+		return nil, errors.New("no sources: give at least one path or table")
+	}
+	out := make([]resolvedSource, 0, len(specs))
+	for i, spec := range specs {
+		if (len(spec.Paths) == 0) == (spec.Table == "") {
+			return nil, fmt.Errorf("source %d (%q): give either paths or a table, not both or neither", i+1, spec.DisplayName())
+		}
+		format := spec.Format
+		if format == "" && spec.Table == "" {
+			format = defaultFormat
+		}
+		if format == "" && spec.Table == "" {
+			format = InferFormat(spec.Paths[0])
+			for _, p := range spec.Paths[1:] {
+				if f := InferFormat(p); f != format {
+					return nil, fmt.Errorf("source %q: paths have different formats (%q and %q): split them into separate sources or set the format", spec.DisplayName(), format, f)
+				}
+			}
+			if format == "" {
+				return nil, fmt.Errorf("source %q: cannot tell the format from the file name: set it with --format or per source", spec.DisplayName())
+			}
+		}
+		options := map[string]string{}
+		if spec.Table == "" {
+			for k, v := range defaultReaderOptions(format) {
+				options[k] = v
+			}
+		}
+		for k, v := range global {
+			options[k] = v
+		}
+		for k, v := range spec.Options {
+			options[k] = v
+		}
+		out = append(out, resolvedSource{spec: spec, name: spec.DisplayName(), format: format, options: options})
+	}
+	return out, nil
+}
+
+// isLocalPath reports whether p names a path on the client's own filesystem:
+// no scheme, or file:.
+func isLocalPath(p string) bool {
+	if strings.HasPrefix(p, "file:") {
+		return true
+	}
+	i := strings.Index(p, ":")
+	return i < 0 || strings.ContainsAny(p[:i], "/\\")
+}
+
+func localPath(p string) string {
+	p = strings.TrimPrefix(p, "file://")
+	return strings.TrimPrefix(p, "file:")
+}
+
+// ExpandLocal turns each local path argument that is a glob or a directory
+// of CSV files into one source per file, so that files with differing
+// headers are never read together by position. Other directories (Parquet,
+// ORC, JSON datasets, partitioned trees) and remote paths stay one source:
+// Spark reads them as a dataset. Paths are made absolute so that they mean
+// the same on the Spark server when it shares the client's filesystem.
+func ExpandLocal(specs []SourceSpec) ([]SourceSpec, error) {
+	var out []SourceSpec
+	for _, spec := range specs {
+		if spec.Table != "" || len(spec.Paths) != 1 || !isLocalPath(spec.Paths[0]) {
+			out = append(out, spec)
+			continue
+		}
+		files, err := expandLocalPath(localPath(spec.Paths[0]), spec.Format)
+		if err != nil {
+			return nil, fmt.Errorf("source %q: %w", spec.DisplayName(), err)
+		}
+		if len(files) == 1 {
+			spec.Paths = files
+			out = append(out, spec)
+			continue
+		}
+		for _, f := range files {
+			one := spec
+			one.Paths = []string{f}
+			one.Name = ""
+			out = append(out, one)
+		}
+	}
+	return out, nil
+}
+
+func expandLocalPath(p, format string) ([]string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(p, "*?[") {
+		matches, err := filepath.Glob(abs)
+		if err != nil {
+			return nil, fmt.Errorf("bad glob %q: %w", p, err)
+		}
+		if len(matches) == 0 {
+			// Not on this machine: Spark expands the glob on its own
+			// filesystem and says so if nothing matches there either.
+			return []string{p}, nil
+		}
+		sort.Strings(matches)
+		return matches, nil
+	}
+	info, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Not on this machine: the path may live on the cluster (a
+		// mounted volume, dbfs:/ on a driver); Spark reports it if not.
+		return []string{p}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{abs}, nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	isCSV := format == "csv"
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		if format == "" && InferFormat(name) == "csv" {
+			isCSV = true
+		}
+		files = append(files, filepath.Join(abs, name))
+	}
+	if len(files) == 0 {
+		if len(entries) == 0 {
+			return nil, fmt.Errorf("directory %s is empty: nothing to merge", abs)
+		}
+		return []string{abs}, nil
+	}
+	if !isCSV {
+		return []string{abs}, nil
+	}
+	sort.Strings(files)
+	return files, nil
+}

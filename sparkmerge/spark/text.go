@@ -1,0 +1,147 @@
+package spark
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// String describes the plan for people: how the inputs are read, then the
+// planner's table.
+func (p *Planned) String() string {
+	var b strings.Builder
+	sources := 0
+	for _, r := range p.Reads {
+		sources += len(r.Sources)
+	}
+	fmt.Fprintf(&b, "strategy %s: %d %s in %d %s (schemas fetched in %s)\n", p.Strategy,
+		sources, plural(sources, "source", "sources"), len(p.Reads), plural(len(p.Reads), "read", "reads"),
+		p.Discovery.Round(time.Millisecond))
+	for _, r := range p.Reads {
+		if r.multiFile() {
+			fmt.Fprintf(&b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
+		}
+	}
+	if len(p.AddColumns) > 0 {
+		names := make([]string, len(p.AddColumns))
+		for i, f := range p.AddColumns {
+			names[i] = f.Name + " " + f.Type.String()
+		}
+		fmt.Fprintf(&b, "  evolve: add columns to the table: %s\n", strings.Join(names, ", "))
+	}
+	b.WriteString("\n")
+	b.WriteString(p.Plan.String())
+	return b.String()
+}
+
+// String summarises the merge for people.
+func (r *Result) String() string {
+	var b strings.Builder
+	b.WriteString(r.Planned.String())
+	if r.RowsWritten < 0 {
+		b.WriteString("\ndry run: nothing read or written\n")
+		return b.String()
+	}
+	format := r.Target.Format
+	if format == "" {
+		format = "parquet"
+	}
+	mode := r.Target.Mode
+	if mode == "" {
+		mode = "errorifexists"
+	}
+	fmt.Fprintf(&b, "\nwrote %d rows to %s (%s, mode %s) in %s\n", r.RowsWritten, targetName(r.Target), format, mode, r.Elapsed.Round(time.Millisecond))
+	if len(r.RowsRead) > 0 {
+		b.WriteString("rows read per source:\n")
+		for _, s := range r.RowsRead {
+			fmt.Fprintf(&b, "  %8d  %s\n", s.Rows, s.Source)
+		}
+	}
+	if r.Verified {
+		b.WriteString("verified: rows written = rows read\n")
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Rows are collected rows: column names and one slice of values per row.
+// Values are Go values as the Spark Connect client converts them: int32,
+// int64, float64, string, bool, nil, decimals as strings, dates and
+// timestamps as time.Time, arrays as []any, structs as map[string]any.
+type Rows struct {
+	Columns []string
+	Values  [][]any
+}
+
+func rowsFrom(r connect.Rows) Rows { return Rows{Columns: r.Columns, Values: r.Values} }
+
+// String renders rows as a table, like Spark's show().
+func (r Rows) String() string {
+	cells := make([][]string, 0, len(r.Values)+1)
+	cells = append(cells, r.Columns)
+	for _, row := range r.Values {
+		line := make([]string, len(row))
+		for i, v := range row {
+			line[i] = formatValue(v)
+		}
+		cells = append(cells, line)
+	}
+	widths := make([]int, len(r.Columns))
+	for _, line := range cells {
+		for i, c := range line {
+			if i < len(widths) && utf8.RuneCountInString(c) > widths[i] {
+				widths[i] = utf8.RuneCountInString(c)
+			}
+		}
+	}
+	var b strings.Builder
+	sep := "+"
+	for _, w := range widths {
+		sep += strings.Repeat("-", w+2) + "+"
+	}
+	b.WriteString(sep + "\n")
+	for n, line := range cells {
+		b.WriteString("|")
+		for i, w := range widths {
+			c := ""
+			if i < len(line) {
+				c = line[i]
+			}
+			fmt.Fprintf(&b, " %s%s |", strings.Repeat(" ", w-utf8.RuneCountInString(c)), c)
+		}
+		b.WriteString("\n")
+		if n == 0 {
+			b.WriteString(sep + "\n")
+		}
+	}
+	b.WriteString(sep + "\n")
+	fmt.Fprintf(&b, "(%d %s)\n", len(r.Values), plural(len(r.Values), "row", "rows"))
+	return b.String()
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case time.Time:
+		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
+			return x.Format("2006-01-02")
+		}
+		return x.Format("2006-01-02 15:04:05.999999")
+	case *big.Int:
+		return x.String()
+	case []byte:
+		return fmt.Sprintf("%x", x)
+	}
+	return fmt.Sprint(v)
+}

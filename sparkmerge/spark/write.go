@@ -1,0 +1,313 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// Result is what a merge did.
+type Result struct {
+	*Planned
+	Target Target `json:"target"`
+	// RowsWritten is the number of rows the merge added to the target.
+	RowsWritten int64 `json:"rows_written"`
+	// RowsRead are the rows read per source (file, or table), counted when
+	// verifying.
+	RowsRead []SourceRows `json:"rows_read,omitempty"`
+	// Verified is true when --verify proved rows written = rows read.
+	Verified bool          `json:"verified"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+}
+
+// SourceRows is a row count for one source.
+type SourceRows struct {
+	Source string `json:"source"`
+	Rows   int64  `json:"rows"`
+}
+
+// VerifyError reports rows lost or gained between reading and writing.
+type VerifyError struct {
+	// Mismatches lists, per source, rows read and rows written.
+	Mismatches []string
+	Read       int64
+	Written    int64
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("verify: %d rows read but %d written:\n  %s", e.Read, e.Written, strings.Join(e.Mismatches, "\n  "))
+}
+
+// Merge plans the job, then reads every source, projects it onto the target
+// schema, combines all rows with UNION ALL (duplicates kept) and writes
+// them. With DryRun it only plans.
+func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
+	start := time.Now()
+	if err := checkTarget(job.Target); err != nil {
+		return nil, err
+	}
+	planned, err := c.Plan(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	result := &Result{Planned: planned, Target: job.Target, RowsWritten: -1}
+	if job.DryRun {
+		return result, nil
+	}
+	if len(planned.AddColumns) > 0 {
+		if err := c.addColumns(ctx, job.Target.Table, planned.AddColumns); err != nil {
+			return nil, err
+		}
+	}
+	merged := c.merged(planned)
+
+	var before int64
+	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
+	if appending {
+		if before, err = c.countTarget(ctx, job.Target, true); err != nil {
+			return nil, err
+		}
+	}
+	var readCounts map[string]int64
+	if job.Verify {
+		if readCounts, err = c.countPerSource(ctx, planned); err != nil {
+			return nil, fmt.Errorf("verify: count rows read: %w", err)
+		}
+	}
+	spec := connect.WriteSpec{
+		Format:      job.Target.Format,
+		Mode:        job.Target.Mode,
+		Path:        job.Target.Path,
+		Table:       job.Target.Table,
+		PartitionBy: job.Target.PartitionBy,
+		Options:     job.Target.Options,
+	}
+	if spec.Format == "" && spec.Path != "" {
+		spec.Format = "parquet"
+	}
+	if err := merged.Write(ctx, spec); err != nil {
+		return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+	}
+	after, err := c.countTarget(ctx, job.Target, false)
+	if err != nil {
+		return nil, err
+	}
+	result.RowsWritten = after - before
+	if job.Verify {
+		if err := c.verify(ctx, job, planned, readCounts, result); err != nil {
+			result.Elapsed = time.Since(start)
+			return result, err
+		}
+		result.Verified = true
+	}
+	result.Elapsed = time.Since(start)
+	return result, nil
+}
+
+func checkTarget(t Target) error {
+	if (t.Path == "") == (t.Table == "") {
+		return errors.New("target: give exactly one of a path and a table")
+	}
+	switch strings.ToLower(t.Mode) {
+	case "", "error", "errorifexists", "overwrite", "append", "ignore":
+	default:
+		return fmt.Errorf("target: unknown mode %q: use errorifexists, overwrite, append or ignore", t.Mode)
+	}
+	return nil
+}
+
+func targetName(t Target) string {
+	if t.Table != "" {
+		return "table " + quoteName(t.Table)
+	}
+	return quoteName(t.Path)
+}
+
+func writeHint(err error) error {
+	switch errorClass(err) {
+	case "PATH_ALREADY_EXISTS", "TABLE_OR_VIEW_ALREADY_EXISTS":
+		return fmt.Errorf("%w\n  hint: the output exists; choose --mode overwrite, append or ignore", err)
+	}
+	return err
+}
+
+// targetFrame reads the target back.
+func (c *Client) targetFrame(t Target) connect.Frame {
+	if t.Table != "" {
+		return c.sess.Table(t.Table, nil)
+	}
+	format := t.Format
+	if format == "" {
+		format = "parquet"
+	}
+	var options map[string]string
+	if format == "csv" {
+		options = map[string]string{"header": t.Options["header"]}
+	}
+	return c.sess.Read(connect.ReadSpec{Format: format, Paths: []string{t.Path}, Options: options})
+}
+
+// countTarget counts the target's rows; a target that does not exist yet
+// has none when missingOK.
+func (c *Client) countTarget(ctx context.Context, t Target, missingOK bool) (int64, error) {
+	n, err := c.targetFrame(t).Count(ctx)
+	if err != nil {
+		switch errorClass(err) {
+		case "PATH_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
+			if missingOK {
+				return 0, nil
+			}
+		}
+		return 0, fmt.Errorf("count rows in %s: %w", targetName(t), err)
+	}
+	return n, nil
+}
+
+// sourceKeyExpr is the expression that names a row's source in read i: its
+// file for a multi-file read, else the read's name.
+func (p *Planned) sourceKeyExpr(i int) string {
+	if p.Reads[i].multiFile() {
+		return filePathExpr
+	}
+	return sparkmerge.QuoteString(p.Reads[i].Name)
+}
+
+// countPerSource counts rows per source in one pass over every input.
+func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
+	frames := make([]connect.Frame, len(p.Reads))
+	for i, r := range p.Reads {
+		frames[i] = c.frame(r).SelectExpr(p.sourceKeyExpr(i) + " AS src")
+	}
+	rows, err := connect.UnionAll(frames).Aggregate([]string{"src"}, "count(1) AS n").Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countsFromRows(rows)
+}
+
+func countsFromRows(rows connect.Rows) (map[string]int64, error) {
+	out := make(map[string]int64, len(rows.Values))
+	for _, v := range rows.Values {
+		src, _ := v[0].(string)
+		n, ok := v[1].(int64)
+		if !ok {
+			return nil, fmt.Errorf("unexpected count value %T", v[1])
+		}
+		out[src] += n
+	}
+	return out, nil
+}
+
+// verify compares rows read with rows written: per source when the target
+// carries the provenance column (and was not appended to), else in total.
+func (c *Client) verify(ctx context.Context, job Job, p *Planned, read map[string]int64, result *Result) error {
+	var total int64
+	for _, src := range sortedCountKeys(read) {
+		result.RowsRead = append(result.RowsRead, SourceRows{Source: src, Rows: read[src]})
+		total += read[src]
+	}
+	verr := &VerifyError{Read: total, Written: result.RowsWritten}
+	if col := p.Plan.SourceColumn; col != "" && !strings.EqualFold(job.Target.Mode, "append") {
+		q, _ := sparkmerge.QuoteIdent(col)
+		rows, err := c.targetFrame(job.Target).Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
+		if err != nil {
+			return fmt.Errorf("verify: count rows written per source: %w", err)
+		}
+		written, err := countsFromRows(rows)
+		if err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		for _, src := range sortedCountKeys(mergeKeys(read, written)) {
+			if read[src] != written[src] {
+				verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("%s: read %d, written %d", src, read[src], written[src]))
+			}
+		}
+	}
+	if total != result.RowsWritten && len(verr.Mismatches) == 0 {
+		verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("all sources: read %d, written %d", total, result.RowsWritten))
+	}
+	if len(verr.Mismatches) > 0 {
+		return verr
+	}
+	return nil
+}
+
+func sortedCountKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func mergeKeys(a, b map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(a))
+	for k := range a {
+		out[k] = 0
+	}
+	for k := range b {
+		out[k] = 0
+	}
+	return out
+}
+
+// addColumns adds nullable columns to an existing table before appending.
+func (c *Client) addColumns(ctx context.Context, table string, fields []sparkmerge.Field) error {
+	cols := make([]string, len(fields))
+	for i, f := range fields {
+		q, err := sparkmerge.QuoteIdent(f.Name)
+		if err != nil {
+			return err
+		}
+		cols[i] = q + " " + f.Type.String()
+	}
+	stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMNS (%s)", table, strings.Join(cols, ", "))
+	if err := c.sess.ExecSQL(ctx, stmt); err != nil {
+		return fmt.Errorf("evolve table %q (add %s): %w\n  hint: the table's format may not support adding columns; merge into a new table instead", table, strings.Join(cols, ", "), err)
+	}
+	return nil
+}
+
+// ReadTarget returns the first n rows of a written target.
+func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) {
+	rows, err := c.targetFrame(t).Limit(n).Collect(ctx)
+	return rowsFrom(rows), err
+}
+
+// SourceSchema is a source's schema as Spark reads it.
+type SourceSchema struct {
+	Name   string            `json:"name"`
+	Format string            `json:"format,omitempty"`
+	Schema sparkmerge.Schema `json:"schema"`
+}
+
+// Schemas returns each source's schema, one per source (never grouped).
+func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
+	specs, err := ExpandLocal(job.Sources)
+	if err != nil {
+		return nil, err
+	}
+	sources, err := resolveSources(specs, job.Format, job.ReaderOptions)
+	if err != nil {
+		return nil, err
+	}
+	reads := make([]*Read, len(sources))
+	for i, s := range sources {
+		reads[i] = newRead(s)
+	}
+	if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
+		return nil, err
+	}
+	out := make([]SourceSchema, len(reads))
+	for i, r := range reads {
+		out[i] = SourceSchema{Name: r.Name, Format: r.Format, Schema: r.Schema}
+	}
+	return out, nil
+}
