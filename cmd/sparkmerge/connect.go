@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,9 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version})
 	if err != nil {
 		stopServer()
+		if errors.Is(err, spark.ErrInvalidRemote) {
+			return nil, nil, &usageError{fmt.Errorf("--remote: %w", err)}
+		}
 		return nil, nil, err
 	}
 	return client, func() { client.Close(); stopServer() }, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -95,6 +96,11 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 	}
 	if (job.Target.Path == "") == (job.Target.Table == "") {
 		return usagef("give exactly one of --out PATH and --table NAME")
+	}
+	switch strings.ToLower(job.Target.Mode) {
+	case "", "error", "errorifexists", "overwrite", "append", "ignore":
+	default:
+		return usagef("--mode %q: use errorifexists, overwrite, append or ignore", job.Target.Mode)
 	}
 	job.Verify = opts.verify || (!opts.changed("verify") && jf.Verify)
 	job.DryRun = opts.dryRun

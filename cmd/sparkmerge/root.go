@@ -25,6 +25,14 @@ Nothing is lost silently: missing columns become typed nulls, types only
 widen, and conflicts are errors that name the source and column.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Check the output format before any work: a typo must not cost a
+		// whole merge.
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if g.output != "text" && g.output != "json" {
+				return usagef("--output %q: use text or json", g.output)
+			}
+			return nil
+		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	pf := root.PersistentFlags()

@@ -12,6 +12,10 @@ import (
 // Connect server could not be reached.
 var ErrUnreachable = connect.ErrUnreachable
 
+// ErrInvalidRemote is matched (errors.Is) by [Connect]'s error when the
+// connection string does not parse. The error never contains its values.
+var ErrInvalidRemote = connect.ErrInvalidRemote
+
 // SparkError is an error the Spark server returned, with its error class
 // (e.g. PATH_NOT_FOUND), SQL state and message parameters. Use errors.As.
 type SparkError = connect.SparkError
