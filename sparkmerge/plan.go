@@ -37,10 +37,13 @@ type SourcePlan struct {
 	Schema Schema
 	// Columns has one entry per target column (without the provenance
 	// column): the index of the source column it is taken from, or -1 when
-	// the source lacks it. Projections expands it.
+	// the source lacks it. Projections and Diagnostics expand it.
 	Columns []int
+}
 
-	// Added are the target columns the source lacks (typed nulls), and
+// Diagnostics says what merging does to one source.
+type Diagnostics struct {
+	// Added are the target columns the source lacks (typed nulls), then the
 	// nested struct fields it lacks as dotted paths ("addr.zip",
 	// "items.element.sku").
 	Added []string
@@ -50,7 +53,7 @@ type SourcePlan struct {
 	// string (wholly or at some nested position) to resolve it.
 	Conflicts []TypeChange
 	// Dropped are the source's columns (source spelling) not in the target,
-	// and nested fields dropped by a reference as dotted paths.
+	// then nested fields a reference drops, as dotted paths.
 	Dropped []string
 	// Renamed are the columns whose source spelling differs from the
 	// target's (case, normalizing or Options.Renames).
@@ -96,11 +99,12 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	b := &builder{
-		opts:    opts,
-		sources: sources,
-		namer:   newNamer(opts),
-		index:   make(map[string]int32, 64),
-		unifier: unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive},
+		opts:       opts,
+		sources:    sources,
+		namer:      newNamer(opts),
+		index:      make(map[string]int32, 64),
+		bySpelling: make(map[string]int32, 64),
+		unifier:    unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive},
 	}
 	if opts.Reference != nil {
 		if err := b.addReference(*opts.Reference); err != nil {
@@ -173,8 +177,9 @@ type builder struct {
 	namer   *namer
 	unifier unifier
 
-	cols  []column
-	index map[string]int32
+	cols       []column
+	index      map[string]int32 // by matching key
+	bySpelling map[string]int32 // by source spelling
 	// fieldCols[s][j] is the column id of field j of source s.
 	fieldCols [][]int32
 	hasRef    bool
@@ -215,21 +220,43 @@ func (b *builder) addReference(ref Schema) error {
 // scan matches every source column to a column id.
 func (b *builder) scan() error {
 	b.fieldCols = make([][]int32, len(b.sources))
+	total := 0
+	for _, src := range b.sources {
+		total += len(src.Schema.Fields)
+	}
+	all := make([]int32, total)
 	seen := make([]int32, 0, 256) // seen[id] = source index + 1 that last had it
+	var prev []Field              // the previous source's fields
+	var prevIDs []int32
 	for s, src := range b.sources {
-		ids := make([]int32, len(src.Schema.Fields))
+		n := len(src.Schema.Fields)
+		ids := all[:n:n]
+		all = all[n:]
 		for j := range src.Schema.Fields {
 			f := &src.Schema.Fields[j]
 			if f.Name == "" {
 				return &InvalidNameError{Source: src.Name, Index: s, Position: j + 1, Reason: "has an empty name"}
 			}
-			spelling, key := b.namer.name(f.Name)
-			if spelling == "" {
-				return &InvalidNameError{Source: src.Name, Index: s, Position: j + 1, Path: f.Name, Reason: "has an empty name after normalizing"}
+			// Normalizing, renaming and folding depend on the spelling
+			// only: remember each spelling's column, and try the
+			// previous source's column at this position first (files
+			// of one dataset mostly share their layout).
+			var id int32
+			ok := false
+			if j < len(prev) && prev[j].Name == f.Name {
+				id, ok = prevIDs[j], true
+			} else {
+				id, ok = b.bySpelling[f.Name]
 			}
-			id, ok := b.index[key]
 			if !ok {
-				id = b.newColumn(spelling, key)
+				spelling, key := b.namer.name(f.Name)
+				if spelling == "" {
+					return &InvalidNameError{Source: src.Name, Index: s, Position: j + 1, Path: f.Name, Reason: "has an empty name after normalizing"}
+				}
+				if id, ok = b.index[key]; !ok {
+					id = b.newColumn(spelling, key)
+				}
+				b.bySpelling[f.Name] = id
 			}
 			for int(id) >= len(seen) {
 				seen = append(seen, 0)
@@ -237,6 +264,7 @@ func (b *builder) scan() error {
 			if seen[id] == int32(s+1) {
 				for k := 0; k < j; k++ {
 					if ids[k] == id {
+						spelling, _ := b.namer.name(f.Name)
 						return &DuplicateColumnError{Source: src.Name, Index: s,
 							Columns: []string{src.Schema.Fields[k].Name, f.Name}, Name: spelling}
 					}
@@ -247,7 +275,7 @@ func (b *builder) scan() error {
 			c := &b.cols[id]
 			c.present++
 			c.nullable = c.nullable || f.Nullable
-			if !containsType(c.types, f.Type) {
+			if !containsType(c.types, &f.Type) {
 				if err := checkNestedNames(src.Name, s, f.Name, f.Type, b.opts.CaseSensitive); err != nil {
 					return err
 				}
@@ -255,13 +283,27 @@ func (b *builder) scan() error {
 			}
 		}
 		b.fieldCols[s] = ids
+		prev, prevIDs = src.Schema.Fields, ids
 	}
 	return nil
 }
 
-func containsType(ts []DataType, t DataType) bool {
+func containsType(ts []DataType, t *DataType) bool {
 	for i := range ts {
-		if ts[i].Kind == t.Kind && ts[i].Equal(t) {
+		u := &ts[i]
+		if u.Kind != t.Kind {
+			continue
+		}
+		if !t.Kind.IsComplex() {
+			// Inline Equal for atomic types: this runs for every column
+			// of every source.
+			if u.Precision == t.Precision && u.Scale == t.Scale && u.Length == t.Length &&
+				u.StartField == t.StartField && u.EndField == t.EndField {
+				return true
+			}
+			continue
+		}
+		if u.Equal(*t) {
 			return true
 		}
 	}
@@ -547,46 +589,62 @@ func (b *builder) conflict(id int32, name string, withRef bool) ColumnConflict {
 func (b *builder) project(p *Plan) {
 	nt := len(b.target)
 	p.Sources = make([]SourcePlan, len(b.sources))
+	all := make([]int, nt*len(b.sources))
 	for s, src := range b.sources {
-		sp := SourcePlan{Name: src.Name, Schema: src.Schema, Columns: make([]int, nt)}
-		for k := range sp.Columns {
-			sp.Columns[k] = -1
+		cols := all[s*nt : (s+1)*nt : (s+1)*nt]
+		for k := range cols {
+			cols[k] = -1
 		}
 		for j, id := range b.fieldCols[s] {
-			f := &src.Schema.Fields[j]
-			pos := b.cols[id].pos
-			if pos < 0 {
-				sp.Dropped = append(sp.Dropped, f.Name)
-				continue
-			}
-			sp.Columns[pos] = j
-			tf := &p.Target.Fields[pos]
-			if f.Name != tf.Name {
-				sp.Renamed = append(sp.Renamed, Rename{From: f.Name, To: tf.Name})
-			}
-			if !sameExact(f.Type, tf.Type) {
-				d := diffTypes(tf.Name, f.Type, tf.Type, p.CaseSensitive)
-				sp.Added = append(sp.Added, d.added...)
-				sp.Dropped = append(sp.Dropped, d.dropped...)
-				ch := TypeChange{Column: tf.Name, From: f.Type, To: tf.Type}
-				switch {
-				case d.toString:
-					sp.Conflicts = append(sp.Conflicts, ch)
-				case d.cast:
-					sp.Widened = append(sp.Widened, ch)
-				}
+			if pos := b.cols[id].pos; pos >= 0 {
+				cols[pos] = j
 			}
 		}
-		// Added columns come first, in target order, then nested fields.
-		var added []string
-		for k, j := range sp.Columns {
-			if j < 0 {
-				added = append(added, p.Target.Fields[k].Name)
-			}
-		}
-		sp.Added = append(added, sp.Added...)
-		p.Sources[s] = sp
+		p.Sources[s] = SourcePlan{Name: src.Name, Schema: src.Schema, Columns: cols}
 	}
+}
+
+// Diagnostics returns what merging does to source i: the columns it lacks,
+// the casts, the conflicts resolved as string, the dropped and the renamed
+// columns. It panics if i is out of range.
+func (p *Plan) Diagnostics(i int) Diagnostics {
+	sp := &p.Sources[i]
+	var d Diagnostics
+	var nestedAdded, nestedDropped []string
+	used := make([]bool, len(sp.Schema.Fields))
+	for k, j := range sp.Columns {
+		tf := &p.Target.Fields[k]
+		if j < 0 {
+			d.Added = append(d.Added, tf.Name)
+			continue
+		}
+		used[j] = true
+		f := &sp.Schema.Fields[j]
+		if f.Name != tf.Name {
+			d.Renamed = append(d.Renamed, Rename{From: f.Name, To: tf.Name})
+		}
+		if sameExact(f.Type, tf.Type) {
+			continue
+		}
+		td := diffTypes(tf.Name, f.Type, tf.Type, p.CaseSensitive)
+		nestedAdded = append(nestedAdded, td.added...)
+		nestedDropped = append(nestedDropped, td.dropped...)
+		ch := TypeChange{Column: tf.Name, From: f.Type, To: tf.Type}
+		switch {
+		case td.toString:
+			d.Conflicts = append(d.Conflicts, ch)
+		case td.cast:
+			d.Widened = append(d.Widened, ch)
+		}
+	}
+	for j, u := range used {
+		if !u {
+			d.Dropped = append(d.Dropped, sp.Schema.Fields[j].Name)
+		}
+	}
+	d.Added = append(d.Added, nestedAdded...)
+	d.Dropped = append(d.Dropped, nestedDropped...)
+	return d
 }
 
 // sameExact reports whether a source type needs no conversion at all to

@@ -160,23 +160,30 @@ func TestNewPlanSourcePlans(t *testing.T) {
 	}
 	want := &Plan{
 		Target: schema(t, "name string, age bigint, height double, flag string, weight double"),
-		Sources: []SourcePlan{{
-			Name: "old.csv", Schema: sources[0].Schema, Columns: []int{0, 1, 2, -1, -1},
-			Added:   []string{"flag", "weight"},
-			Widened: []TypeChange{{Column: "age", From: Simple(KindInt), To: Simple(KindLong)}},
-			Dropped: []string{"legacy"},
-			Renamed: []Rename{{From: "Age", To: "age"}, {From: "hight", To: "height"}},
-		}, {
-			Name: "new.csv", Schema: sources[1].Schema, Columns: []int{0, 1, 2, 3, 4},
-			Conflicts: []TypeChange{{Column: "flag", From: Simple(KindBoolean), To: Simple(KindString)}},
-		}, {
-			Name: "odd.csv", Schema: sources[2].Schema, Columns: []int{0, -1, -1, 1, -1},
-			Added:     []string{"age", "height", "weight"},
-			Conflicts: []TypeChange{{Column: "flag", From: Simple(KindInt), To: Simple(KindString)}},
-		}},
+		Sources: []SourcePlan{
+			{Name: "old.csv", Schema: sources[0].Schema, Columns: []int{0, 1, 2, -1, -1}},
+			{Name: "new.csv", Schema: sources[1].Schema, Columns: []int{0, 1, 2, 3, 4}},
+			{Name: "odd.csv", Schema: sources[2].Schema, Columns: []int{0, -1, -1, 1, -1}},
+		},
 	}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+	wantDiag := []Diagnostics{{
+		Added:   []string{"flag", "weight"},
+		Widened: []TypeChange{{Column: "age", From: Simple(KindInt), To: Simple(KindLong)}},
+		Dropped: []string{"legacy"},
+		Renamed: []Rename{{From: "Age", To: "age"}, {From: "hight", To: "height"}},
+	}, {
+		Conflicts: []TypeChange{{Column: "flag", From: Simple(KindBoolean), To: Simple(KindString)}},
+	}, {
+		Added:     []string{"age", "height", "weight"},
+		Conflicts: []TypeChange{{Column: "flag", From: Simple(KindInt), To: Simple(KindString)}},
+	}}
+	for i, w := range wantDiag {
+		if diff := cmp.Diff(w, p.Diagnostics(i)); diff != "" {
+			t.Errorf("Diagnostics(%d) (-want +got):\n%s", i, diff)
+		}
 	}
 	wantExprs := []string{"`name`", "CAST(`Age` AS bigint) AS `age`", "`hight` AS `height`",
 		"CAST(NULL AS string) AS `flag`", "CAST(NULL AS double) AS `weight`"}
@@ -214,7 +221,7 @@ func TestSelectExprsNested(t *testing.T) {
 	if diff := cmp.Diff(want, p.SelectExprs(0)); diff != "" {
 		t.Errorf("SelectExprs(0) (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"s.d", "arr.element.y", "m.value.w", "n.q"}, p.Sources[0].Added); diff != "" {
+	if diff := cmp.Diff([]string{"s.d", "arr.element.y", "m.value.w", "n.q"}, p.Diagnostics(0).Added); diff != "" {
 		t.Errorf("nested added (-want +got):\n%s", diff)
 	}
 }

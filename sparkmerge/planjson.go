@@ -25,14 +25,14 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 		out.Target = append(out.Target, fieldJSON{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable})
 	}
 	for i := range p.Sources {
-		sp := &p.Sources[i]
+		d := p.Diagnostics(i)
 		sj := sourceJSON{
-			Name:        sp.Name,
+			Name:        p.Sources[i].Name,
 			Projections: []projectionJSON{},
-			Added:       nonNil(sp.Added),
-			Widened:     changesJSON(sp.Widened),
-			Conflicts:   changesJSON(sp.Conflicts),
-			Dropped:     nonNil(sp.Dropped),
+			Added:       nonNil(d.Added),
+			Widened:     changesJSON(d.Widened),
+			Conflicts:   changesJSON(d.Conflicts),
+			Dropped:     nonNil(d.Dropped),
 			Renamed:     []renameJSON{},
 		}
 		for _, pr := range p.Projections(i) {
@@ -49,7 +49,7 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 			}
 			sj.Projections = append(sj.Projections, pj)
 		}
-		for _, r := range sp.Renamed {
+		for _, r := range d.Renamed {
 			sj.Renamed = append(sj.Renamed, renameJSON(r))
 		}
 		out.Sources = append(out.Sources, sj)

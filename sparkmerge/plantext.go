@@ -62,13 +62,14 @@ func (p *Plan) String() string {
 		b.WriteString(sp.Name)
 		b.WriteString(": ")
 		b.WriteString(plural(len(sp.Schema.Fields), "column", "columns"))
-		writeList(&b, "added", sp.Added)
-		writeChanges(&b, "widened", sp.Widened)
-		writeChanges(&b, "conflicts", sp.Conflicts)
-		writeList(&b, "dropped", sp.Dropped)
-		if len(sp.Renamed) > 0 {
+		d := p.Diagnostics(i)
+		writeList(&b, "added", d.Added)
+		writeChanges(&b, "widened", d.Widened)
+		writeChanges(&b, "conflicts", d.Conflicts)
+		writeList(&b, "dropped", d.Dropped)
+		if len(d.Renamed) > 0 {
 			b.WriteString("; renamed ")
-			for j, r := range sp.Renamed {
+			for j, r := range d.Renamed {
 				if j > 0 {
 					b.WriteString(", ")
 				}
