@@ -18,8 +18,12 @@ import (
 // TestStartServesSparkConnect starts the image (SPARKMERGE_SPARK_IMAGE, else
 // localspark.DefaultImage) with a mounted temp dir and runs SQL through
 // spark-connect-go, including a read of a file from the mount.
-// It needs TESTCONTAINERS_RYUK_DISABLED=true and a docker engine.
+// It needs TESTCONTAINERS_RYUK_DISABLED=true and a docker engine; without an
+// engine it skips, except under CI=true.
 func TestStartServesSparkConnect(t *testing.T) {
+	if os.Getenv("CI") != "true" {
+		testcontainers.SkipIfProviderIsNotHealthy(t)
+	}
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") != "true" {
 		t.Fatal("set TESTCONTAINERS_RYUK_DISABLED=true: the ryuk image cannot be pulled here")
 	}

@@ -1,0 +1,33 @@
+# Set-up is part of every target: each installs and starts what is missing
+# (Docker engine, Spark, the local image) and caches downloads under .cache/.
+
+PORT ?= 15002
+
+.PHONY: test demo unit image spark-up spark-down spark-status
+
+## test: gofmt, vet, unit tests, then integration tests against Spark in a container
+test:
+	scripts/test.sh
+
+## demo: merge the bundled example data on Spark in a container
+demo:
+	scripts/demo.sh
+
+## unit: hermetic unit tests only (no Spark, no Docker)
+unit:
+	go test ./...
+
+## image: start the Docker engine if needed and build the local Spark Connect image
+image:
+	scripts/docker-engine.sh
+	scripts/build-image.sh
+
+## spark-up / spark-down / spark-status: Spark Connect as a host process on PORT
+spark-up:
+	scripts/spark-local.sh start --port $(PORT)
+
+spark-down:
+	scripts/spark-local.sh stop --port $(PORT)
+
+spark-status:
+	scripts/spark-local.sh status --port $(PORT)
