@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -23,8 +25,9 @@ writes every row into it on a real Spark cluster over Spark Connect.
 
 Nothing is lost silently: missing columns become typed nulls, types only
 widen, and conflicts are errors that name the source and column.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		SilenceUsage:               true,
+		SuggestionsMinimumDistance: 2,
+		SilenceErrors:              true,
 		// Check the output format before any work: a typo must not cost a
 		// whole merge.
 		PersistentPreRunE: func(*cobra.Command, []string) error {
@@ -34,6 +37,19 @@ widen, and conflicts are errors that name the source and column.`,
 			return nil
 		},
 	}
+	// A root with a RunE checks its own arguments, so that a mistyped
+	// command is a usage error like any other.
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		hint := ""
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usagef("unknown command %q for %q%s", args[0], cmd.CommandPath(), hint)
+	}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.remote, "remote", "", "Spark Connect server, e.g. sc://host:15002/;token=...;use_ssl=true (default $SPARK_REMOTE, else sc://localhost:15002)")
@@ -46,5 +62,24 @@ widen, and conflicts are errors that name the source and column.`,
 		newSchemaCmd(g),
 		newVersionCmd(),
 	)
+	for _, c := range root.Commands() {
+		usageArgs(c)
+	}
 	return root
+}
+
+// usageArgs makes the positional-argument checks of cmd and its
+// subcommands report usage errors (exit code 2).
+func usageArgs(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		usageArgs(c)
+	}
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return &usageError{err}
+			}
+			return nil
+		}
+	}
 }
