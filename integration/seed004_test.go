@@ -4,22 +4,40 @@ package integration
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/apache/spark-connect-go/spark/sql"
 	"github.com/google/go-cmp/cmp"
 )
 
-// upstreamSession opens a plain spark-connect-go session: seed 004 is about
+var (
+	sessionsMu sync.Mutex
+	sessions   = map[*testing.T]sql.SparkSession{}
+)
+
+// upstreamSession opens a plain spark-connect-go session, one per test so
+// that temporary views live across the test's statements: seed 004 is about
 // what the client library itself does.
 func upstreamSession(t *testing.T) sql.SparkSession {
 	t.Helper()
+	sessionsMu.Lock()
+	defer sessionsMu.Unlock()
+	if s, ok := sessions[t]; ok {
+		return s
+	}
 	r := requireSpark(t)
 	s, err := sql.NewSessionBuilder().Remote(r).Build(context.Background())
 	if err != nil {
 		t.Fatalf("connect to %s: %v", redactRemote(r), err)
 	}
-	t.Cleanup(func() { s.Stop() })
+	sessions[t] = s
+	t.Cleanup(func() {
+		sessionsMu.Lock()
+		delete(sessions, t)
+		sessionsMu.Unlock()
+		s.Stop()
+	})
 	return s
 }
 

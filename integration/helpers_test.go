@@ -1,0 +1,148 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// newClient connects the sparkmerge executor to the harness's Spark.
+func newClient(t *testing.T) *spark.Client {
+	t.Helper()
+	r := requireSpark(t)
+	c, err := spark.Connect(context.Background(), r, spark.ConnectOptions{UserAgent: "sparkmerge-integration"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// writeFiles writes name -> content files into dir and returns their paths
+// in the order given by names.
+func writeFiles(t *testing.T, dir string, files map[string]string, names ...string) []string {
+	t.Helper()
+	var paths []string
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(files[name]), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func pathSources(paths ...string) []spark.SourceSpec {
+	out := make([]spark.SourceSpec, len(paths))
+	for i, p := range paths {
+		out[i] = spark.SourceSpec{Paths: []string{p}}
+	}
+	return out
+}
+
+// merge runs a job that writes parquet into a fresh directory and returns
+// the result and the output path.
+func merge(t *testing.T, c *spark.Client, job spark.Job) (*spark.Result, string) {
+	t.Helper()
+	if job.Target.Path == "" && job.Target.Table == "" {
+		job.Target.Path = filepath.Join(workDir(t), "out")
+	}
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	return res, job.Target.Path
+}
+
+// query runs SQL on the harness's Spark with the upstream client and
+// returns column names and rows.
+func query(t *testing.T, q string) ([]string, [][]any) {
+	t.Helper()
+	s := upstreamSession(t)
+	df := frame(t, s, q)
+	rows, err := df.Collect(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	schema, err := df.Schema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, f := range schema.Fields {
+		cols = append(cols, f.Name)
+	}
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		out[i] = r.Values()
+	}
+	return cols, out
+}
+
+// exec runs SQL statements for their effect.
+func exec(t *testing.T, statements ...string) {
+	t.Helper()
+	s := upstreamSession(t)
+	for _, q := range statements {
+		df := frame(t, s, q)
+		if _, err := df.Collect(context.Background()); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// parquetRows reads a parquet output ordered by the given SQL expressions,
+// every column cast to string so that values compare exactly.
+func parquetRows(t *testing.T, dir string, cols []string, orderBy string) [][]any {
+	t.Helper()
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		q, err := sparkmerge.QuoteIdent(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Aliased so that ORDER BY sees the typed columns, not the strings.
+		exprs[i] = fmt.Sprintf("CAST(%s AS string) AS `_%d`", q, i)
+	}
+	q := fmt.Sprintf("SELECT %s FROM parquet.`%s` ORDER BY %s", strings.Join(exprs, ", "), dir, orderBy)
+	_, rows := query(t, q)
+	return rows
+}
+
+// schemaOf returns "name type" strings of a parquet output, in order.
+func schemaOf(t *testing.T, c *spark.Client, dir string) []string {
+	t.Helper()
+	schemas, err := c.Schemas(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: []string{dir}, Format: "parquet"}}})
+	if err != nil {
+		t.Fatalf("schema of %s: %v", dir, err)
+	}
+	var out []string
+	for _, f := range schemas[0].Schema.Fields {
+		out = append(out, f.Name+" "+f.Type.String())
+	}
+	return out
+}
+
+func diff(t *testing.T, what string, want, got any) {
+	t.Helper()
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s (-want +got):\n%s", what, d)
+	}
+}
+
+// row builds an expected row of strings; nil stays nil (a SQL NULL).
+func row(values ...any) []any { return values }
