@@ -29,8 +29,8 @@ package sparkmerge
 // Deliberate differences, all of which turn a Spark error or a cast that can
 // fail at run time into a result that always works:
 //
-//   - string (or char/varchar) with any other atomic type except variant
-//     gives string. Spark's AnsiStringPromotionTypeCoercion gives bigint for
+//   - string (or char/varchar) with any other atomic type gives string
+//     (with variant: variant, as in Spark). Spark's AnsiStringPromotionTypeCoercion gives bigint for
 //     string+integral, double for string+fractional and the other type for
 //     string+date/timestamp/boolean/binary, a cast that fails on the first
 //     value that does not parse.
@@ -155,10 +155,16 @@ func widenAtomic(kinds kindSet, ts []DataType) (DataType, bool) {
 	stringish := kinds.any(KindString, KindChar, KindVarchar) ||
 		kinds.has(KindBoolean) && kinds.anyNumeric()
 	if stringish {
-		// Our rule: every atomic type but variant casts to string safely.
 		if kinds.has(KindVariant) {
+			// Spark 4.0 unions string with variant as variant (checked on
+			// 4.0.1), a cast that cannot fail; with anything else variant
+			// has no common type.
+			if kinds.onlyIn(KindString, KindChar, KindVarchar, KindVariant) {
+				return DataType{Kind: KindVariant}, true
+			}
 			return DataType{}, false
 		}
+		// Our rule: every other atomic type casts to string safely.
 		return stringType, true
 	}
 	switch {
