@@ -31,7 +31,10 @@ type Remote struct {
 	// call. Keys are lower case (gRPC requires it).
 	Headers map[string]string
 
-	token string
+	// token is behind a pointer so that even printing a struct that holds
+	// a Remote in an unexported field (where fmt cannot call String) shows
+	// an address, not the token.
+	token *string
 }
 
 // ErrInvalidRemote is wrapped by every error of [ParseRemote].
@@ -105,7 +108,7 @@ func ParseRemote(s string) (Remote, error) {
 		}
 		switch k {
 		case "token":
-			r.token = v
+			r.token = &v
 		case "use_ssl":
 			switch strings.ToLower(v) {
 			case "true":
@@ -154,11 +157,19 @@ func validHeaderKey(k string) bool {
 }
 
 // Token returns the bearer token of the connection string ("" when none).
-func (r Remote) Token() string { return r.token }
+func (r Remote) Token() string {
+	if r.token == nil {
+		return ""
+	}
+	return *r.token
+}
 
 // WithToken returns a copy of r with the bearer token set to token.
 func (r Remote) WithToken(token string) Remote {
-	r.token = token
+	r.token = nil
+	if token != "" {
+		r.token = &token
+	}
 	return r
 }
 
@@ -175,7 +186,7 @@ func (r Remote) Secure() bool {
 	if r.UseSSL {
 		return true
 	}
-	return r.token != "" && r.Host != "localhost"
+	return r.Token() != "" && r.Host != "localhost"
 }
 
 // Redacted returns the connection string with the token, and the values of
@@ -187,7 +198,7 @@ func (r Remote) Redacted() string {
 	b.WriteString("sc://")
 	b.WriteString(r.Addr())
 	var params []string
-	if r.token != "" {
+	if r.Token() != "" {
 		params = append(params, "token=REDACTED")
 	}
 	if r.UseSSL {
