@@ -44,8 +44,6 @@ package sparkmerge
 // rather than folded pairwise: with the string rule a pairwise fold is not
 // associative (boolean, date, string).
 
-import "sort"
-
 // WiderType returns the type a column gets when one source has type a and
 // another type b, under opts.Types and opts.CaseSensitive (the other options
 // do not matter). It is what NewPlan computes for each column, exported for
@@ -447,11 +445,4 @@ func (k kindSet) anyNumeric() bool {
 
 func (k kindSet) onlyNumeric() bool {
 	return k.onlyIn(KindByte, KindShort, KindInt, KindLong, KindFloat, KindDouble, KindDecimal)
-}
-
-// sortedStrings returns a sorted copy of ss.
-func sortedStrings(ss []string) []string {
-	out := append([]string(nil), ss...)
-	sort.Strings(out)
-	return out
 }
