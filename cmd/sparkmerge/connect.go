@@ -16,6 +16,14 @@ import (
 
 const defaultRemote = "sc://localhost:15002"
 
+// useFileRemote takes the job file's remote unless --remote or --local
+// was given.
+func (g *globalOptions) useFileRemote(jf *jobFile) {
+	if g.remote == "" && jf.Remote != "" && !g.local {
+		g.remote = jf.Remote
+	}
+}
+
 // connect opens a session to the Spark Connect server the flags and the
 // environment name, or starts a local container when --local is set. The
 // returned stop function closes the session and stops what was started.

@@ -105,9 +105,7 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 	job.Verify = opts.verify || (!opts.changed("verify") && jf.Verify)
 	job.DryRun = opts.dryRun
 	job.Progress = stderr
-	if opts.global.remote == "" && jf.Remote != "" && !opts.global.local {
-		opts.global.remote = jf.Remote
-	}
+	opts.global.useFileRemote(jf)
 
 	client, stop, err := opts.global.connect(ctx, stderr, &job)
 	if err != nil {

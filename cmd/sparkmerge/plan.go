@@ -49,10 +49,11 @@ func runPlan(ctx context.Context, opts *planOptions, stdout, stderr io.Writer) e
 	if opts.emit != "plan" && opts.emit != "sql" {
 		return usagef("--emit %q: use plan or sql", opts.emit)
 	}
-	job, _, err := opts.job.buildJob(opts.args, opts.changed)
+	job, jf, err := opts.job.buildJob(opts.args, opts.changed)
 	if err != nil {
 		return err
 	}
+	opts.global.useFileRemote(jf)
 	job.DryRun = true
 	job.Progress = stderr
 	client, stop, err := opts.global.connect(ctx, stderr, &job)

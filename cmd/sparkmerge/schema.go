@@ -36,10 +36,11 @@ func newSchemaCmd(g *globalOptions) *cobra.Command {
 }
 
 func runSchema(ctx context.Context, opts *schemaOptions, stdout, stderr io.Writer) error {
-	job, _, err := opts.job.buildJob(opts.args, opts.changed)
+	job, jf, err := opts.job.buildJob(opts.args, opts.changed)
 	if err != nil {
 		return err
 	}
+	opts.global.useFileRemote(jf)
 	job.Progress = stderr
 	client, stop, err := opts.global.connect(ctx, stderr, &job)
 	if err != nil {
