@@ -134,6 +134,7 @@ func TestRunUnreachable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			code, stdout, stderr := runCLI(t, tt.env, tt.args...)
 			elapsed := time.Since(start)
