@@ -29,8 +29,8 @@ if ! spark_tree_ok; then
 			pip=(pip3)
 		fi
 		log "downloading pyspark==${SPARK_VERSION} sdist (about 430 MB)"
-		# --no-build-isolation is not used: pip prepares the sdist's metadata with
-		# setuptools from PyPI, which is what a plain pip download does anyway.
+		# pip prepares the sdist's metadata (with setuptools from PyPI) but
+		# installs nothing; the checksum below pins the bytes.
 		"${pip[@]}" download --quiet --no-deps --no-binary :all: --dest "$downloads" "pyspark==${SPARK_VERSION}"
 		sha_ok || die "checksum mismatch for $sdist (want sha256 $PYSPARK_SHA256): delete it and rerun"
 	fi
