@@ -59,6 +59,26 @@ if have_image; then
 	exit 0
 fi
 
+# One build at a time per cache directory; a second caller waits, then finds
+# the image built.
+mkdir -p "$work"
+exec 9>"$work/.lock"
+if ! flock -n 9; then
+	log "another build-image.sh is running; waiting for it"
+	flock 9
+fi
+if have_image; then
+	log "image $image is up to date (inputs $inputs_hash)"
+	exit 0
+fi
+
+# clean_rootfs: removes the work tree, first unmounting a /proc that an
+# interrupted run may have left mounted.
+clean_rootfs() {
+	as_root umount "$rootfs/proc" 2>/dev/null || true
+	as_root rm -rf --one-file-system "$rootfs"
+}
+
 # apt_mirror SUITE: the first Debian mirror URI this machine's apt uses for SUITE.
 apt_mirror() {
 	local want=$1 f
@@ -91,8 +111,7 @@ build_base() {
 	command -v debootstrap >/dev/null || apt_install debootstrap
 
 	log "debootstrap --variant=minbase $suite from $mirror into $rootfs"
-	as_root rm -rf "$rootfs"
-	mkdir -p "$work"
+	clean_rootfs
 	as_root debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
 		{ tail -n 30 "$work/debootstrap.log" >&2; die "debootstrap failed: see $work/debootstrap.log"; }
 
@@ -133,7 +152,7 @@ build_image_tar() {
 	spark_home=$("$SPARKMERGE_REPO/scripts/fetch-spark.sh")
 	[ -f "$base_tar" ] || build_base
 	log "assembling $image_tar"
-	as_root rm -rf "$rootfs"
+	clean_rootfs
 	mkdir -p "$rootfs"
 	as_root tar -C "$rootfs" -xf "$base_tar"
 	as_root mkdir -p "$rootfs/opt/spark" "$rootfs/opt/sparkmerge"
@@ -148,10 +167,11 @@ build_image_tar() {
 	as_root ln -sfn "/usr/lib/jvm/$java_home" "$rootfs/opt/java"
 	as_root tar -C "$rootfs" -cf "$image_tar.tmp" .
 	as_root mv "$image_tar.tmp" "$image_tar"
-	as_root rm -rf "$rootfs"
+	clean_rootfs
 }
 
 [ -f "$image_tar" ] || build_image_tar
+old_id=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 log "docker import $image_tar as $image"
 docker import \
 	--change 'ENTRYPOINT ["/opt/sparkmerge/start-connect.sh"]' \
@@ -167,4 +187,8 @@ docker import \
 # Keep only the newest image tarball.
 find "$work" -maxdepth 1 -name 'spark-connect-*.tar' ! -name "$(basename "$image_tar")" -delete
 have_image || die "docker import did not produce $image with label $label=$inputs_hash"
+# Drop the outdated build this one replaced (kept if a container still uses it).
+if [ -n "$old_id" ] && [ "$old_id" != "$(docker image inspect --format '{{.Id}}' "$image")" ]; then
+	docker rmi "$old_id" >/dev/null 2>&1 || log "kept the previous image $old_id: it is still in use"
+fi
 log "image $image ready ($(docker image inspect --format '{{.Size}}' "$image" | awk '{ printf "%.0f MB", $1/1e6 }'))"
