@@ -77,7 +77,7 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	var readCounts map[string]int64
 	if job.Verify {
 		if readCounts, err = c.countPerSource(ctx, planned); err != nil {
-			return nil, fmt.Errorf("verify: count rows read: %w", err)
+			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
 		}
 	}
 	spec := connect.WriteSpec{
@@ -133,6 +133,9 @@ func writeHint(err error) error {
 	switch errorClass(err) {
 	case "PATH_ALREADY_EXISTS", "TABLE_OR_VIEW_ALREADY_EXISTS":
 		return fmt.Errorf("%w\n  hint: the output exists; choose --mode overwrite, append or ignore", err)
+	}
+	if strings.HasPrefix(errorClass(err), "FAILED_READ_FILE") || strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") {
+		return fmt.Errorf("%w\n  hint: Spark could not read that file; under the default reader mode FAILFAST, one value that does not fit the schema or one broken line stops the merge: fix the file or the schema, or choose --option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)", err)
 	}
 	return err
 }
