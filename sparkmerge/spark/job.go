@@ -33,6 +33,20 @@ func (s Strategy) String() string {
 	return fmt.Sprintf("Strategy(%d)", int(s))
 }
 
+// MarshalText writes the strategy's name, so that JSON output says "auto",
+// not 0.
+func (s Strategy) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a strategy's name.
+func (s *Strategy) UnmarshalText(b []byte) error {
+	v, err := ParseStrategy(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
 // ParseStrategy reads "auto", "union" or "multipath".
 func ParseStrategy(s string) (Strategy, error) {
 	for i, name := range strategyNames {
