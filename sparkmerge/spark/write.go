@@ -88,6 +88,11 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 		PartitionBy: job.Target.PartitionBy,
 		Options:     job.Target.Options,
 	}
+	if strings.EqualFold(spec.Format, "csv") && spec.Path != "" {
+		// Written with a header, like the files sparkmerge reads, so that
+		// the output reads back with its column names.
+		spec.Options = withOption(spec.Options, "header", csvHeader(job.Target))
+	}
 	if spec.Format == "" && spec.Path != "" {
 		spec.Format = "parquet"
 	}
@@ -150,10 +155,19 @@ func (c *Client) targetFrame(t Target) connect.Frame {
 		format = "parquet"
 	}
 	var options map[string]string
-	if format == "csv" {
-		options = map[string]string{"header": t.Options["header"]}
+	if strings.EqualFold(format, "csv") {
+		options = map[string]string{"header": csvHeader(t)}
 	}
 	return c.sess.Read(connect.ReadSpec{Format: format, Paths: []string{t.Path}, Options: options})
+}
+
+// csvHeader is the header option of a CSV target: "true" unless the user
+// set it.
+func csvHeader(t Target) string {
+	if h := t.Options["header"]; h != "" {
+		return h
+	}
+	return "true"
 }
 
 // countTarget counts the target's rows; a target that does not exist yet
