@@ -1,0 +1,335 @@
+package spark
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+func csvRead(path string, options map[string]string) *Read {
+	return &Read{Name: path, Sources: []string{path}, Format: "csv", Paths: []string{path}, Options: options}
+}
+
+func TestNewRead(t *testing.T) {
+	rs, err := resolveSources([]SourceSpec{
+		{Name: "ev", Paths: []string{"a.json", "b.json"}, Schema: "id bigint"},
+		{Table: "db.t"},
+	}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []*Read{newRead(rs[0]), newRead(rs[1])}
+	want := []*Read{
+		{Name: "ev", Sources: []string{"ev"}, Format: "json", Paths: []string{"a.json", "b.json"}, Options: jsonDefaults, UserSchema: "id bigint"},
+		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t", Options: map[string]string{}},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{})); diff != "" {
+		t.Errorf("newRead (-want +got):\n%s", diff)
+	}
+	if got[0].multiFile() {
+		t.Error("a single source over two paths is not a multi-file read (its provenance is its name)")
+	}
+}
+
+func TestGroupReadsByGroupKey(t *testing.T) {
+	opts := map[string]string{"header": "true", "mode": "FAILFAST"}
+	sameOpts := map[string]string{"mode": "FAILFAST", "header": "true"}
+	reads := []*Read{
+		csvRead("/data/a/1.csv", opts),
+		{Name: "/data/a/1.json", Sources: []string{"/data/a/1.json"}, Format: "json", Paths: []string{"/data/a/1.json"}},
+		csvRead("/data/b/2.csv", sameOpts),
+		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t"},
+		csvRead("/data/a/3.csv", map[string]string{"header": "false", "mode": "FAILFAST"}),
+		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t"},
+		{Name: "/data/a/4.csv", Sources: []string{"/data/a/4.csv"}, Format: "csv", Paths: []string{"/data/a/4.csv"}, Options: opts, UserSchema: "id int"},
+		{Name: "/data/a/2.json", Sources: []string{"/data/a/2.json"}, Format: "json", Paths: []string{"/data/a/2.json"}},
+		csvRead("/data/a/5.csv", opts),
+		{Name: "/data/a/6.csv", Sources: []string{"/data/a/6.csv"}, Format: "csv", Paths: []string{"/data/a/6.csv"}, Options: opts, UserSchema: "id int"},
+	}
+	got := groupReads(reads, groupKey)
+	want := []*Read{
+		{Name: "/data/ (3 csv files)", Sources: []string{"/data/a/1.csv", "/data/b/2.csv", "/data/a/5.csv"}, Format: "csv",
+			Paths: []string{"/data/a/1.csv", "/data/b/2.csv", "/data/a/5.csv"}, Options: opts},
+		{Name: "/data/a/ (2 json files)", Sources: []string{"/data/a/1.json", "/data/a/2.json"}, Format: "json",
+			Paths: []string{"/data/a/1.json", "/data/a/2.json"}},
+		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t"},
+		csvRead("/data/a/3.csv", map[string]string{"header": "false", "mode": "FAILFAST"}),
+		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t"},
+		{Name: "/data/a/ (2 csv files)", Sources: []string{"/data/a/4.csv", "/data/a/6.csv"}, Format: "csv",
+			Paths: []string{"/data/a/4.csv", "/data/a/6.csv"}, Options: opts, UserSchema: "id int"},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{})); diff != "" {
+		t.Errorf("groupReads (-want +got):\n%s", diff)
+	}
+	// The inputs are not modified.
+	if diff := cmp.Diff(csvRead("/data/a/1.csv", opts), reads[0], cmp.AllowUnexported(Read{})); diff != "" {
+		t.Errorf("groupReads modified its input (-want +got):\n%s", diff)
+	}
+}
+
+func TestGroupKey(t *testing.T) {
+	base := csvRead("/a.csv", map[string]string{"header": "true", "sep": ";"})
+	same := csvRead("/b.csv", map[string]string{"sep": ";", "header": "true"})
+	tests := []struct {
+		name  string
+		other *Read
+		equal bool
+	}{
+		{"same format and options, other path", same, true},
+		{"other option value", csvRead("/b.csv", map[string]string{"header": "true", "sep": ","}), false},
+		{"extra option", csvRead("/b.csv", map[string]string{"header": "true", "sep": ";", "quote": "'"}), false},
+		{"other format", &Read{Format: "text", Paths: []string{"/b.csv"}, Options: base.Options}, false},
+		{"user schema", &Read{Format: "csv", Paths: []string{"/b.csv"}, Options: base.Options, UserSchema: "a int"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := groupKey(base) == groupKey(tt.other); got != tt.equal {
+				t.Errorf("groupKey equal = %v, want %v", got, tt.equal)
+			}
+		})
+	}
+	if k := groupKey(&Read{Table: "db.t"}); k != "" {
+		t.Errorf("groupKey(table) = %q, want \"\" (tables are never grouped)", k)
+	}
+}
+
+func TestGroupName(t *testing.T) {
+	tests := []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{"/d/a.csv", "/d/b.csv"}, "/d/ (2 csv files)"},
+		{[]string{"/d/x/a.csv", "/d/y/b.csv", "/d/x/c.csv"}, "/d/ (3 csv files)"},
+		{[]string{"/d/b/a.csv", "/d/bb/b.csv"}, "/d/ (2 csv files)"},
+		{[]string{"/a.csv", "/b.csv"}, "/ (2 csv files)"},
+		{[]string{"/x/a.csv", "/y/b.csv"}, "/ (2 csv files)"},
+		{[]string{"a.csv", "b.csv"}, "./ (2 csv files)"},
+	}
+	for _, tt := range tests {
+		r := &Read{Format: "csv", Sources: tt.paths, Paths: tt.paths}
+		if got := groupName(r); got != tt.want {
+			t.Errorf("groupName(%q) = %q, want %q", tt.paths, got, tt.want)
+		}
+	}
+}
+
+func TestCSVHeaderKeyGroupsByHeaderLine(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a1.csv":    "id,name\n1,x\n",
+		"b1.csv":    "id,name,age\n1,x,3\n",
+		"a2.csv":    "id,name\r\n2,y\r\n",   // CRLF: same header
+		"a3.csv":    "\ufeffid,name\n3,z\n", // BOM: same header
+		"c1.csv":    "ID,name\n4,w\n",       // case differs: other header
+		"b2.csv":    "id,name,age",          // no newline at all
+		"a4.csv.gz": "id,name\n",            // compressed: never read locally
+		"e.csv":     "",                     // empty: its own (empty) header
+	})
+	p := func(name string) string { return filepath.Join(dir, name) }
+	opts := map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST"}
+	reads := []*Read{
+		csvRead(p("a1.csv"), opts),
+		csvRead(p("b1.csv"), opts),
+		csvRead(p("a2.csv"), opts),
+		csvRead(p("a3.csv"), opts),
+		csvRead(p("c1.csv"), opts),
+		csvRead(p("b2.csv"), opts),
+		csvRead(p("a4.csv.gz"), opts),
+		csvRead(p("a5.csv"), map[string]string{"header": "false"}), // header=false never grouped
+		csvRead(p("a6.csv"), opts),                                 // does not exist: not local
+		{Name: "j", Sources: []string{"j"}, Format: "json", Paths: []string{p("a1.csv")}, Options: opts},
+		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t", Options: opts},
+		csvRead("s3a://bucket/a1.csv", opts),
+		csvRead(p("e.csv"), opts),
+	}
+	got := groupReads(reads, csvHeaderKey)
+	type group struct {
+		Name    string
+		Sources []string
+	}
+	var gotGroups []group
+	for _, r := range got {
+		gotGroups = append(gotGroups, group{r.Name, r.Sources})
+	}
+	name := dir + "/ (%d csv files)"
+	want := []group{
+		{fmt.Sprintf(name, 3), []string{p("a1.csv"), p("a2.csv"), p("a3.csv")}},
+		{fmt.Sprintf(name, 2), []string{p("b1.csv"), p("b2.csv")}},
+		{p("c1.csv"), []string{p("c1.csv")}},
+		{p("a4.csv.gz"), []string{p("a4.csv.gz")}},
+		{p("a5.csv"), []string{p("a5.csv")}},
+		{p("a6.csv"), []string{p("a6.csv")}},
+		{"j", []string{"j"}},
+		{"db.t", []string{"db.t"}},
+		{"s3a://bucket/a1.csv", []string{"s3a://bucket/a1.csv"}},
+		{p("e.csv"), []string{p("e.csv")}},
+	}
+	if diff := cmp.Diff(want, gotGroups); diff != "" {
+		t.Errorf("groupReads(csvHeaderKey) (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{p("a1.csv"), p("a2.csv"), p("a3.csv")}, got[0].Paths); diff != "" {
+		t.Errorf("group paths (-want +got):\n%s", diff)
+	}
+}
+
+func TestCSVHeaderKeyOptionsMatter(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.csv": "id\n1\n", "b.csv": "id\n2\n"})
+	a := csvRead(filepath.Join(dir, "a.csv"), map[string]string{"header": "true"})
+	b := csvRead(filepath.Join(dir, "b.csv"), map[string]string{"header": "true", "sep": ";"})
+	if got := groupReads([]*Read{a, b}, csvHeaderKey); len(got) != 2 {
+		t.Errorf("files with equal headers but other options were grouped: %d reads", len(got))
+	}
+	if k := csvHeaderKey(&Read{Format: "csv", Options: map[string]string{"header": "true"}, Paths: []string{a.Paths[0], b.Paths[0]}, Sources: []string{"x"}}); k != "" {
+		t.Errorf("csvHeaderKey of a multi-path source = %q, want \"\"", k)
+	}
+}
+
+func TestGlobOf(t *testing.T) {
+	tests := []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{"/d/a.csv"}, "/d/a.csv"},
+		{[]string{"/d/*.csv"}, "/d/*.csv"}, // one path is passed as the user wrote it
+		{[]string{"/d/a.csv", "/e/b.csv"}, "{/d/a.csv,/e/b.csv}"},
+		{[]string{"/d/a,b.csv", "/d/{x}.csv"}, `{/d/a\,b.csv,/d/\{x\}.csv}`},
+		{[]string{"/d/a*.csv", "/d/b?.csv", "/d/[c].csv"}, `{/d/a\*.csv,/d/b\?.csv,/d/\[c\].csv}`},
+		{[]string{`/d/back\slash.csv`, "/d/x.csv"}, `{/d/back\\slash.csv,/d/x.csv}`},
+	}
+	for _, tt := range tests {
+		if got := globOf(tt.paths); got != tt.want {
+			t.Errorf("globOf(%q) = %q, want %q", tt.paths, got, tt.want)
+		}
+	}
+}
+
+func TestLocalFirstLine(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"lf.csv":      "a,b\n1,2\n",
+		"crlf.csv":    "a,b\r\n1,2\r\n",
+		"bom.csv":     "\ufeffa,b\n1,2\n",
+		"bomcrlf.tsv": "\ufeffa\tb\r\n",
+		"nonl.csv":    "a,b",
+		"empty.csv":   "",
+		"upper.CSV":   "A,B\n",
+		"gz.csv.gz":   "a,b\n",
+		"x.json":      "{}\n",
+		"star*.csv":   "a,b\n",
+		"inner.csv":   "a,\"b\nc\"\n",
+	})
+	p := func(name string) string { return filepath.Join(dir, name) }
+	tests := []struct {
+		path   string
+		want   string
+		wantOK bool
+	}{
+		{p("lf.csv"), "a,b", true},
+		{p("crlf.csv"), "a,b", true},
+		{p("bom.csv"), "a,b", true},
+		{p("bomcrlf.tsv"), "a\tb", true},
+		{p("nonl.csv"), "a,b", true},
+		{p("empty.csv"), "", true},
+		{p("upper.CSV"), "A,B", true},
+		{"file://" + p("lf.csv"), "a,b", true},
+		{"file:" + p("lf.csv"), "a,b", true},
+		{p("gz.csv.gz"), "", false},
+		{p("x.json"), "", false},
+		{p("star*.csv"), "", false},
+		{p("missing.csv"), "", false},
+		{"s3a://bucket/lf.csv", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := localFirstLine(tt.path)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("localFirstLine(%q) = %q, %v; want %q, %v", tt.path, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+func TestHeaderDriftError(t *testing.T) {
+	err := error(&HeaderDriftError{
+		Files:  3,
+		First:  "/d/a.csv",
+		Header: "id,name",
+		Differ: []string{"  /d/b.csv: id,age", "  /d/c.csv: name,id"},
+	})
+	want := "refusing a multi-path CSV read of 3 files: their headers differ, and Spark would map later files by position under the first file's header (/d/a.csv: id,name), shifting values into the wrong columns; use --strategy auto or union to read each header on its own\n" +
+		"  /d/b.csv: id,age\n" +
+		"  /d/c.csv: name,id"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("HeaderDriftError.Error() (-want +got):\n%s", diff)
+	}
+	wrapped := fmt.Errorf("plan: %w", err)
+	if !errors.Is(wrapped, sparkmerge.ErrSchemaConflict) {
+		t.Error("errors.Is(HeaderDriftError, ErrSchemaConflict) = false")
+	}
+	var hd *HeaderDriftError
+	if !errors.As(wrapped, &hd) || hd.Files != 3 {
+		t.Errorf("errors.As(*HeaderDriftError) = %v, %+v", hd != nil, hd)
+	}
+}
+
+func TestSourceErrorHints(t *testing.T) {
+	tests := []struct {
+		class string
+		hint  string // "" means no hint
+	}{
+		{"PATH_NOT_FOUND", "check the path; it is resolved on the Spark server's filesystem"},
+		{"UNABLE_TO_INFER_SCHEMA", "the source is empty or has no readable files"},
+		{"TABLE_OR_VIEW_NOT_FOUND", "check the table name and the current catalog/database"},
+		{"DATA_SOURCE_NOT_FOUND", "set the right format with --format"},
+		{"DIVIDE_BY_ZERO", ""},
+		{"", ""},
+	}
+	r := &Read{Name: "/data/a.csv"}
+	for _, tt := range tests {
+		t.Run(tt.class, func(t *testing.T) {
+			cause := &connect.SparkError{ErrorClass: tt.class, Message: "[" + tt.class + "] boom"}
+			err := sourceError(r, cause)
+			msg := err.Error()
+			prefix := `read source "/data/a.csv": [` + tt.class + "] boom"
+			if !strings.HasPrefix(msg, prefix) {
+				t.Errorf("message %q does not start with %q", msg, prefix)
+			}
+			if tt.hint == "" {
+				if msg != prefix {
+					t.Errorf("message %q, want %q (no hint)", msg, prefix)
+				}
+			} else if !strings.Contains(msg, "\n  hint: "+tt.hint) {
+				t.Errorf("message %q lacks hint %q", msg, tt.hint)
+			}
+			var se *SparkError
+			if !errors.As(err, &se) || se.ErrorClass != tt.class {
+				t.Errorf("errors.As(*SparkError) lost the cause: %v", se)
+			}
+		})
+	}
+	plain := errors.New("connection reset")
+	if err := sourceError(r, plain); err.Error() != `read source "/data/a.csv": connection reset` || !errors.Is(err, plain) {
+		t.Errorf("sourceError(plain) = %q", err)
+	}
+}
+
+func TestWithOptionCopies(t *testing.T) {
+	in := map[string]string{"a": "1"}
+	got := withOption(in, "b", "2")
+	if diff := cmp.Diff(map[string]string{"a": "1", "b": "2"}, got); diff != "" {
+		t.Errorf("withOption (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"a": "1"}, in); diff != "" {
+		t.Errorf("withOption modified its input (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, sortedKeys(got), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("sortedKeys (-want +got):\n%s", diff)
+	}
+}
