@@ -1,0 +1,383 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The tests in this file run the sparkmerge binary as a user would, against
+// the harness's Spark.
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// cliBinary builds cmd/sparkmerge once per test run.
+func cliBinary(t *testing.T) string {
+	t.Helper()
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp(workRoot, "bin-")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "sparkmerge")
+		out, err := osexec.Command("go", "build", "-o", cliPath, "../cmd/sparkmerge").CombinedOutput()
+		if err != nil {
+			cliErr = errors.New("go build ../cmd/sparkmerge: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
+	}
+	return cliPath
+}
+
+// cliRun runs sparkmerge with args plus --remote set to the harness's Spark,
+// and returns its exit code, stdout and stderr.
+func cliRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	r := requireSpark(t)
+	bin := cliBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, bin, append(args, "--remote", r)...)
+	cmd.Env = append(os.Environ(), "SPARK_REMOTE=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var exit *osexec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("run sparkmerge %s: %v", strings.Join(args, " "), err)
+		}
+		code = exit.ExitCode()
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// tidesRows is what merging testdata/tides must give: one row per input
+// line, cells as the CLI's table prints them, in the target's column order,
+// with the _source provenance column last.
+func tidesRows(t *testing.T, columns []string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, name := range []string{"TestFile1.csv", "TestFile2.csv"} {
+		path := filepath.Join(testdataRoot, "tides", name)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		header := records[0]
+		for _, rec := range records[1:] {
+			byName := map[string]string{"_source": path}
+			for i, h := range header {
+				v := rec[i]
+				if h == "TimeUTC" || h == "TideNumber" {
+					// Inferred as int: "0036" prints as 36.
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v = strconv.Itoa(n)
+				}
+				byName[h] = v
+			}
+			row := make([]string, len(columns))
+			for i, c := range columns {
+				v, ok := byName[c]
+				if !ok {
+					v = "NULL"
+				}
+				row[i] = v
+			}
+			out = append(out, row)
+		}
+	}
+	sortRows(out)
+	return out
+}
+
+func sortRows(rows [][]string) {
+	sort.Slice(rows, func(i, j int) bool { return strings.Join(rows[i], "\x00") < strings.Join(rows[j], "\x00") })
+}
+
+// parseShow reads the table the CLI prints for --show: the header's cells
+// and each row's cells.
+func parseShow(t *testing.T, out string) (columns []string, rows [][]string) {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("no table in the output:\n%s", out)
+	}
+	cells := func(l string) []string {
+		parts := strings.Split(strings.Trim(l, "|"), "|")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		return parts
+	}
+	columns = cells(lines[0])
+	for _, l := range lines[1:] {
+		rows = append(rows, cells(l))
+	}
+	sortRows(rows)
+	return columns, rows
+}
+
+var tidesColumns = []string{"Date", "Region", "Location", "Tide", "TimeUTC", "Height", "ReadingId", "TideNumber", "_source"}
+
+func TestCLIMergeTides(t *testing.T) {
+	dir := workDir(t)
+	out := filepath.Join(dir, "tides")
+	code, stdout, stderr := cliRun(t, "merge", filepath.Join(testdataRoot, "tides"), "--out", out,
+		"--verify", "--source-column", "_source", "--show", "20", "-o", "text")
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"wrote 12 rows", "verified: rows written = rows read", "added ReadingId, TideNumber", "added Region"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout does not say %q:\n%s", want, stdout)
+		}
+	}
+	columns, rows := parseShow(t, stdout)
+	if diff := cmp.Diff(tidesColumns, columns); diff != "" {
+		t.Errorf("columns (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(tidesRows(t, tidesColumns), rows); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stdout, "(12 rows)") {
+		t.Errorf("stdout does not end the table with (12 rows):\n%s", stdout)
+	}
+}
+
+// cliPlanJSON is the part of `plan -o json` / `merge -o json` the tests read.
+type cliPlanJSON struct {
+	Strategy string `json:"strategy"`
+	Plan     struct {
+		Target []struct {
+			Name string `json:"name"`
+			Type string `json:"type"`
+		} `json:"target"`
+		SourceColumn string `json:"source_column"`
+	} `json:"plan"`
+	RowsWritten *int64 `json:"rows_written"`
+	Verified    bool   `json:"verified"`
+}
+
+func (p cliPlanJSON) columns() []string {
+	var out []string
+	for _, f := range p.Plan.Target {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// TestCLIPlanEmitSQL runs the statement `plan --emit sql` prints on Spark
+// and checks it gives the merge's rows and columns.
+func TestCLIPlanEmitSQL(t *testing.T) {
+	tides := filepath.Join(testdataRoot, "tides")
+	code, stdout, stderr := cliRun(t, "plan", tides, "--source-column", "_source", "--emit", "sql")
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	var statements []string
+	for _, s := range strings.Split(stdout, ";\n") {
+		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
+			statements = append(statements, s)
+		}
+	}
+	if len(statements) != 3 || !strings.HasPrefix(statements[0], "CREATE OR REPLACE TEMPORARY VIEW") ||
+		!strings.HasPrefix(statements[1], "CREATE OR REPLACE TEMPORARY VIEW") || !strings.HasPrefix(statements[2], "SELECT") {
+		t.Fatalf("want two CREATE TEMPORARY VIEW statements and a SELECT, got %d statements:\n%s", len(statements), stdout)
+	}
+
+	s := upstreamSession(t)
+	ctx := context.Background()
+	for _, stmt := range statements[:2] {
+		if _, err := s.Sql(ctx, stmt); err != nil {
+			t.Fatalf("%s\n: %v", stmt, err)
+		}
+	}
+	df, err := s.Sql(ctx, statements[2])
+	if err != nil {
+		t.Fatalf("%s\n: %v", statements[2], err)
+	}
+	schema, err := df.Schema(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var columns []string
+	for _, f := range schema.Fields {
+		columns = append(columns, f.Name)
+	}
+	if diff := cmp.Diff(tidesColumns, columns); diff != "" {
+		t.Errorf("the SQL's columns differ from the merge's (-merge +sql):\n%s", diff)
+	}
+	values := collectValues(t, df)
+	if len(values) != 12 {
+		t.Errorf("the SQL gives %d rows, want 12", len(values))
+	}
+	sources := map[string]int{}
+	for _, v := range values {
+		src, _ := v[len(v)-1].(string)
+		sources[filepath.Base(src)]++
+	}
+	if diff := cmp.Diff(map[string]int{"TestFile1.csv": 8, "TestFile2.csv": 4}, sources); diff != "" {
+		t.Errorf("rows per source (-want +got):\n%s", diff)
+	}
+}
+
+func TestCLIJSONOutput(t *testing.T) {
+	tides := filepath.Join(testdataRoot, "tides")
+	code, stdout, stderr := cliRun(t, "plan", tides, "--source-column", "_source", "-o", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
+	}
+	var plan cliPlanJSON
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
+		t.Fatalf("plan -o json is not JSON: %v\n%s", err, stdout)
+	}
+	if diff := cmp.Diff(tidesColumns, plan.columns()); diff != "" {
+		t.Errorf("plan target columns (-want +got):\n%s", diff)
+	}
+	if plan.Strategy != "auto" || plan.Plan.SourceColumn != "_source" {
+		t.Errorf("strategy %q, source column %q; want auto, _source", plan.Strategy, plan.Plan.SourceColumn)
+	}
+
+	out := filepath.Join(workDir(t), "tides")
+	code, stdout, stderr = cliRun(t, "merge", tides, "--out", out, "--source-column", "_source", "--verify", "-o", "json")
+	if code != 0 {
+		t.Fatalf("merge: exit code %d; stderr:\n%s", code, stderr)
+	}
+	var merged cliPlanJSON
+	if err := json.Unmarshal([]byte(stdout), &merged); err != nil {
+		t.Fatalf("merge -o json is not JSON: %v\n%s", err, stdout)
+	}
+	if diff := cmp.Diff(plan.columns(), merged.columns()); diff != "" {
+		t.Errorf("merge target columns differ from plan's (-plan +merge):\n%s", diff)
+	}
+	if merged.RowsWritten == nil || *merged.RowsWritten != 12 || !merged.Verified {
+		t.Errorf("rows_written %v, verified %v; want 12, true", merged.RowsWritten, merged.Verified)
+	}
+}
+
+func TestCLIDryRunWritesNothing(t *testing.T) {
+	out := filepath.Join(workDir(t), "tides")
+	code, stdout, stderr := cliRun(t, "merge", filepath.Join(testdataRoot, "tides"), "--out", out, "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "target: 8 columns") {
+		t.Errorf("the dry run does not print the plan:\n%s", stdout)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--dry-run created %s (stat: %v)", out, err)
+	}
+}
+
+func TestCLIStrictConflictExitCode(t *testing.T) {
+	dir := workDir(t)
+	ints := filepath.Join(dir, "ints.csv")
+	strs := filepath.Join(dir, "strs.csv")
+	os.WriteFile(ints, []byte("id,v\n1,10\n"), 0o644)
+	os.WriteFile(strs, []byte("id,v\n2,ten\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := cliRun(t, "merge", ints, strs, "--out", out, "--types", "strict")
+	if code != 3 {
+		t.Errorf("exit code %d, want 3 (schema conflict); stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{`"v"`, ints, strs, "int", "string"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not mention %q:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused merge created %s", out)
+	}
+	// The same files merge under the default policy: v widens to string.
+	code, _, stderr = cliRun(t, "merge", ints, strs, "--out", out)
+	if code != 0 {
+		t.Errorf("widen: exit code %d; stderr:\n%s", code, stderr)
+	}
+}
+
+// TestCLIJobFile runs a whole job from a YAML file (CSV output, read back
+// for --show), with a flag overriding the file's target mode.
+func TestCLIJobFile(t *testing.T) {
+	dir := workDir(t)
+	out := filepath.Join(dir, "out")
+	job := filepath.Join(dir, "job.yaml")
+	os.WriteFile(job, []byte(`sources:
+  - name: first
+    path: `+filepath.Join(testdataRoot, "tides", "TestFile1.csv")+`
+  - name: second
+    path: `+filepath.Join(testdataRoot, "tides", "TestFile2.csv")+`
+policy:
+  source_column: origin
+  normalize: [snake_case]
+target:
+  path: `+out+`
+  format: csv
+verify: true
+`), 0o644)
+	for i, mode := range []string{"", "overwrite"} {
+		args := []string{"merge", "-f", job, "--show", "20"}
+		if mode != "" {
+			args = append(args, "--mode", mode)
+		}
+		code, stdout, stderr := cliRun(t, args...)
+		if i == 0 && code != 0 {
+			t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+		}
+		if i == 1 && code != 0 {
+			t.Fatalf("second run with --mode overwrite: exit code %d; stderr:\n%s", code, stderr)
+		}
+		columns, rows := parseShow(t, stdout)
+		wantCols := []string{"date", "region", "location", "tide", "time_utc", "height", "reading_id", "tide_number", "origin"}
+		if diff := cmp.Diff(wantCols, columns); diff != "" {
+			t.Errorf("columns (-want +got):\n%s", diff)
+		}
+		if len(rows) != 12 || !strings.Contains(stdout, "verified") {
+			t.Errorf("%d rows shown, want 12, verified:\n%s", len(rows), stdout)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*.csv")); len(files) == 0 {
+		t.Errorf("no CSV files in %s: the file's target format was not used", out)
+	}
+	// Without the override the file's default mode refuses the existing output.
+	code, _, stderr := cliRun(t, "merge", "-f", job)
+	if code != 1 || !strings.Contains(stderr, "--mode") {
+		t.Errorf("exit code %d, want 1 with a --mode hint; stderr:\n%s", code, stderr)
+	}
+}
