@@ -1,0 +1,255 @@
+package spark
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+func mustSchema(t *testing.T, ddl string) sparkmerge.Schema {
+	t.Helper()
+	s, err := sparkmerge.ParseSchema(ddl)
+	if err != nil {
+		t.Fatalf("ParseSchema(%q): %v", ddl, err)
+	}
+	return s
+}
+
+// testPlanned is a plan over a single CSV file, a multi-file JSON read and a
+// table, built by hand as Client.Plan would.
+func testPlanned(t *testing.T, sourceColumn string) *Planned {
+	t.Helper()
+	csv := &Read{
+		Name: "/d/a.csv", Sources: []string{"/d/a.csv"}, Format: "csv", Paths: []string{"/d/a.csv"},
+		Options: map[string]string{"header": "true", "mode": "FAILFAST", "inferSchema": "true"},
+		Schema:  mustSchema(t, "id int, name string"),
+	}
+	csv.pinned = csv.Schema.String()
+	json := &Read{
+		Name: "/d/x/ (2 json files)", Sources: []string{"/d/x/1.json", "/d/x/2.json"}, Format: "json",
+		Paths:   []string{"/d/x/1.json", "/d/x/2.json"},
+		Options: map[string]string{"mode": "FAILFAST"},
+		Schema:  mustSchema(t, "id bigint, note string"),
+	}
+	json.pinned = json.Schema.String()
+	table := &Read{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t", Options: map[string]string{}, Schema: mustSchema(t, "name string")}
+	reads := []*Read{csv, json, table}
+	plan, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{SourceColumn: sourceColumn})
+	if err != nil {
+		t.Fatalf("NewPlan: %v", err)
+	}
+	return &Planned{Strategy: StrategyAuto, Reads: reads, Plan: plan, Discovery: 1234567 * time.Microsecond}
+}
+
+func TestPlannedSQL(t *testing.T) {
+	p := testPlanned(t, "_source")
+	got, err := p.SQL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_1 (id int, name string)\n" +
+		"USING csv\n" +
+		"OPTIONS (path '/d/a.csv', 'header' 'true', 'inferSchema' 'true', 'mode' 'FAILFAST');\n" +
+		"\n" +
+		"CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_2 (id bigint, note string)\n" +
+		"USING json\n" +
+		"OPTIONS (path '{/d/x/1.json,/d/x/2.json}', 'mode' 'FAILFAST');\n" +
+		"\n" +
+		"SELECT CAST(`id` AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, '/d/a.csv' AS `_source`\n" +
+		"FROM sparkmerge_input_1\n" +
+		"UNION ALL\n" +
+		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, regexp_replace(_metadata.file_path, '^file:(//)?', '') AS `_source`\n" +
+		"FROM sparkmerge_input_2\n" +
+		"UNION ALL\n" +
+		"SELECT CAST(NULL AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, 'db.t' AS `_source`\n" +
+		"FROM db.t;"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SQL() (-want +got):\n%s", diff)
+	}
+}
+
+func TestPlannedSQLUserSchemaAndQuoting(t *testing.T) {
+	r := &Read{
+		Name: "it's.csv", Sources: []string{"it's.csv"}, Format: "csv", Paths: []string{`/d/it's\.csv`},
+		Options:    map[string]string{"sep": ";", "nullValue": `\N`},
+		UserSchema: "id bigint, v string",
+		Schema:     mustSchema(t, "id bigint, v string"),
+		pinned:     "ignored INT",
+	}
+	plan, err := sparkmerge.NewPlan(planSources([]*Read{r}), sparkmerge.Options{SourceColumn: "src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := (&Planned{Reads: []*Read{r}, Plan: plan}).SQL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_1 (id bigint, v string)\n" +
+		"USING csv\n" +
+		`OPTIONS (path '/d/it\'s\\.csv', 'nullValue' '\\N', 'sep' ';');` + "\n" +
+		"\n" +
+		"SELECT `id`, `v`, 'it\\'s.csv' AS `src`\n" +
+		"FROM sparkmerge_input_1;"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SQL() (-want +got):\n%s", diff)
+	}
+}
+
+func TestPlannedSQLNoColumns(t *testing.T) {
+	r := &Read{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t"}
+	plan, err := sparkmerge.NewPlan(planSources([]*Read{r}), sparkmerge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Planned{Reads: []*Read{r}, Plan: plan}).SQL(); err == nil || !strings.Contains(err.Error(), "no columns") {
+		t.Errorf("SQL() of a plan without columns: err = %v, want \"no columns\"", err)
+	}
+}
+
+func TestSelectExprsProvenance(t *testing.T) {
+	// Without a provenance column a multi-file read is projected like any other.
+	p := testPlanned(t, "")
+	if diff := cmp.Diff([]string{"`id`", "CAST(NULL AS string) AS `name`", "`note`"}, p.selectExprs(1)); diff != "" {
+		t.Errorf("selectExprs(multi-file, no provenance) (-want +got):\n%s", diff)
+	}
+	p = testPlanned(t, "_source")
+	if got := p.sourceKeyExpr(0); got != "'/d/a.csv'" {
+		t.Errorf("sourceKeyExpr(single) = %q", got)
+	}
+	if got := p.sourceKeyExpr(1); got != filePathExpr {
+		t.Errorf("sourceKeyExpr(multi-file) = %q, want %q", got, filePathExpr)
+	}
+}
+
+func TestPlannedString(t *testing.T) {
+	p := testPlanned(t, "_source")
+	p.AddColumns = []sparkmerge.Field{{Name: "note", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}, Nullable: true}}
+	got := p.String()
+	head := "strategy auto: 4 sources in 3 reads (schemas fetched in 1.235s)\n" +
+		"  one json read over 2 files: /d/x/ (2 json files)\n" +
+		"  evolve: add columns to the table: note string\n" +
+		"\n"
+	if !strings.HasPrefix(got, head) {
+		t.Errorf("String() starts with:\n%s\nwant:\n%s", got[:min(len(got), len(head))], head)
+	}
+	if diff := cmp.Diff(p.Plan.String(), strings.TrimPrefix(got, head)); diff != "" {
+		t.Errorf("String() after the header is not the plan's table (-want +got):\n%s", diff)
+	}
+
+	one := &Planned{Strategy: StrategyUnion, Reads: p.Reads[:1], Plan: p.Plan}
+	if line, _, _ := strings.Cut(one.String(), "\n"); line != "strategy union: 1 source in 1 read (schemas fetched in 0s)" {
+		t.Errorf("String() first line = %q", line)
+	}
+}
+
+func TestResultString(t *testing.T) {
+	p := testPlanned(t, "_source")
+	plan := p.String()
+	tests := []struct {
+		name   string
+		result Result
+		want   string
+	}{
+		{
+			name:   "dry run",
+			result: Result{Planned: p, RowsWritten: -1},
+			want:   plan + "\ndry run: nothing read or written\n",
+		},
+		{
+			name:   "written to a path, defaults shown",
+			result: Result{Planned: p, Target: Target{Path: "/out"}, RowsWritten: 42, Elapsed: 2500 * time.Millisecond},
+			want:   plan + "\nwrote 42 rows to \"/out\" (parquet, mode errorifexists) in 2.5s\n",
+		},
+		{
+			name: "verified into a table",
+			result: Result{
+				Planned: p, Target: Target{Table: "db.out", Format: "delta", Mode: "append"}, RowsWritten: 1234567,
+				RowsRead: []SourceRows{{Source: "/d/a.csv", Rows: 1234560}, {Source: "db.t", Rows: 7}},
+				Verified: true, Elapsed: time.Second,
+			},
+			want: plan + "\nwrote 1234567 rows to table \"db.out\" (delta, mode append) in 1s\n" +
+				"rows read per source:\n" +
+				"   1234560  /d/a.csv\n" +
+				"         7  db.t\n" +
+				"verified: rows written = rows read\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.result.String()); diff != "" {
+				t.Errorf("String() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheckTarget(t *testing.T) {
+	tests := []struct {
+		target Target
+		err    string // "" means valid
+	}{
+		{Target{Path: "/out"}, ""},
+		{Target{Table: "db.t", Mode: "append"}, ""},
+		{Target{Path: "/out", Mode: "OVERWRITE"}, ""},
+		{Target{Path: "/out", Mode: "error"}, ""},
+		{Target{Path: "/out", Mode: "errorifexists"}, ""},
+		{Target{Path: "/out", Mode: "Ignore"}, ""},
+		{Target{}, "target: give exactly one of a path and a table"},
+		{Target{Path: "/out", Table: "db.t"}, "target: give exactly one of a path and a table"},
+		{Target{Path: "/out", Mode: "upsert"}, `target: unknown mode "upsert": use errorifexists, overwrite, append or ignore`},
+	}
+	for _, tt := range tests {
+		err := checkTarget(tt.target)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.err {
+			t.Errorf("checkTarget(%+v) = %q, want %q", tt.target, got, tt.err)
+		}
+	}
+}
+
+func TestTargetName(t *testing.T) {
+	if got := targetName(Target{Path: "/o ut"}); got != `"/o ut"` {
+		t.Errorf("targetName(path) = %s", got)
+	}
+	if got := targetName(Target{Table: "db.t"}); got != `table "db.t"` {
+		t.Errorf("targetName(table) = %s", got)
+	}
+}
+
+func TestStrategyRoundTrip(t *testing.T) {
+	for _, s := range []Strategy{StrategyAuto, StrategyUnion, StrategyMultipath} {
+		got, err := ParseStrategy(s.String())
+		if err != nil || got != s {
+			t.Errorf("ParseStrategy(%q) = %v, %v; want %v", s.String(), got, err, s)
+		}
+		text, _ := s.MarshalText()
+		var back Strategy
+		if err := back.UnmarshalText(text); err != nil || back != s {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, s)
+		}
+	}
+	names := map[Strategy]string{StrategyAuto: "auto", StrategyUnion: "union", StrategyMultipath: "multipath", Strategy(7): "Strategy(7)"}
+	for s, want := range names {
+		if s.String() != want {
+			t.Errorf("Strategy(%d).String() = %q, want %q", int(s), s.String(), want)
+		}
+	}
+	if got, err := ParseStrategy("MultiPath"); err != nil || got != StrategyMultipath {
+		t.Errorf("ParseStrategy(MultiPath) = %v, %v", got, err)
+	}
+	_, err := ParseStrategy("fast")
+	if err == nil || err.Error() != `unknown strategy "fast": use one of auto, union, multipath` {
+		t.Errorf("ParseStrategy(fast) error = %v", err)
+	}
+	var s Strategy
+	if err := s.UnmarshalText([]byte("fast")); err == nil {
+		t.Error("UnmarshalText(fast): no error")
+	}
+}
