@@ -232,7 +232,7 @@ func expandLocalPath(p, format string) ([]string, error) {
 	}
 	if len(files) == 0 {
 		if len(entries) == 0 {
-			return nil, fmt.Errorf("directory %s is empty: nothing to merge", abs)
+			return nil, fmt.Errorf("directory %s is empty: nothing to merge; remove it from the sources, or check that the files were written", abs)
 		}
 		return []string{abs}, nil
 	}
