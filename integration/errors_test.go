@@ -150,7 +150,7 @@ func TestErrorEmptyDirectory(t *testing.T) {
 	}
 	ok := etWrite(t, dir, "ok.csv", "a,b\n1,x\n")
 	_, err := etMerge(t, c, etJob(dir, ok, empty))
-	etWantError(t, err, empty, "empty")
+	etWantError(t, err, empty, "empty", "remove it")
 	assertNoOutput(t, dir)
 
 	// A directory that only holds Spark's marker files has no data either;
