@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
@@ -73,4 +74,10 @@ func errorClass(err error) string {
 		return se.ErrorClass
 	}
 	return ""
+}
+
+// QuerySchema returns the schema of a SQL query's result without running
+// it (Spark analyses the query only).
+func (c *Client) QuerySchema(ctx context.Context, query string) (sparkmerge.Schema, error) {
+	return c.sess.SQL(query).Schema(ctx)
 }
