@@ -29,7 +29,7 @@ type Planned struct {
 // needs), groups sources per the job's strategy and computes the merge plan.
 // It writes nothing.
 func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
-	specs, err := ExpandLocal(job.Sources)
+	specs, err := ExpandLocal(job.Sources, job.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
-		if job.Strategy == StrategyAuto && job.Policy.Types != sparkmerge.TypesStrict {
+		if job.Strategy == StrategyAuto && job.Policy.Types != sparkmerge.TypesStrict && job.Policy.ReferenceSource == "" {
 			// Local CSV files with the same header line are read together
 			// and their schema inferred once: Spark's CSV inference widens
 			// types across files as the planner would, and equal headers
@@ -56,7 +56,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
 			return nil, err
 		}
-		if job.Strategy == StrategyAuto {
+		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
 			// Sources whose discovered schemas are identical are read in
 			// one load: for those, one read over all files gives exactly
 			// the rows of the reads one by one.
@@ -184,14 +184,14 @@ func foldName(name string, caseSensitive bool) string {
 }
 
 // selectExprs is the projection of read i onto the target. A multi-path
-// read takes its provenance from each row's file.
-func (p *Planned) selectExprs(i int) []string {
+// read takes its provenance from each row's file, with fileExpr.
+func (p *Planned) selectExprs(i int, fileExpr string) []string {
 	exprs := p.Plan.SelectExprs(i)
 	if p.Reads[i].multiFile() && p.Plan.SourceColumn != "" {
 		for k, pr := range p.Plan.Projections(i) {
 			if pr.Kind == sparkmerge.ProjectLiteral {
 				col, _ := sparkmerge.QuoteIdent(pr.Column)
-				exprs[k] = filePathExpr + " AS " + col
+				exprs[k] = fileExpr + " AS " + col
 			}
 		}
 	}
@@ -199,14 +199,19 @@ func (p *Planned) selectExprs(i int) []string {
 }
 
 // filePathExpr is a row's file as the user wrote it: Spark reports
-// file:/abs/path URIs for local files.
-const filePathExpr = "regexp_replace(_metadata.file_path, '^file:(//)?', '')"
+// percent-encoded URIs (file:/abs/my%20file.csv). url_decode would turn a
+// literal '+' into a space, so '+' is encoded first.
+const filePathExpr = "url_decode(replace(regexp_replace(_metadata.file_path, '^file:(//)?', ''), '+', '%2B'))"
+
+// viewFilePathExpr is filePathExpr for SQL over a temporary view, where
+// the _metadata column does not resolve but input_file_name() does.
+const viewFilePathExpr = "url_decode(replace(regexp_replace(input_file_name(), '^file:(//)?', ''), '+', '%2B'))"
 
 // merged builds the frame of all rows projected onto the target.
 func (c *Client) merged(p *Planned) connect.Frame {
 	frames := make([]connect.Frame, len(p.Reads))
 	for i, r := range p.Reads {
-		frames[i] = c.frame(r).SelectExpr(p.selectExprs(i)...)
+		frames[i] = c.frame(r).SelectExpr(p.selectExprs(i, filePathExpr)...)
 	}
 	return connect.UnionAll(frames)
 }
@@ -241,23 +246,27 @@ func (p *Planned) SQL() (string, error) {
 		if i > 0 {
 			b.WriteString("\nUNION ALL\n")
 		}
-		fmt.Fprintf(&b, "SELECT %s\nFROM %s", strings.Join(p.selectExprs(i), ", "), rel)
+		fmt.Fprintf(&b, "SELECT %s\nFROM %s", strings.Join(p.selectExprs(i, viewFilePathExpr), ", "), rel)
 	}
 	b.WriteString(";")
 	return b.String(), nil
 }
 
-// globOf is one Hadoop path pattern for a read's paths: the path itself, or
-// a {a,b} alternation (Hadoop expands braces that contain slashes).
+// globOf is one Hadoop path pattern for a read's paths: the path itself,
+// or their common directory followed by a {a,b} alternation of the rest.
 func globOf(paths []string) string {
 	if len(paths) == 1 {
 		return paths[0]
 	}
+	dir := commonDir(paths)
 	escaped := make([]string, len(paths))
 	for i, p := range paths {
-		escaped[i] = globEscaper.Replace(p)
+		escaped[i] = globEscaper.Replace(strings.TrimPrefix(p, dir+"/"))
 	}
-	return "{" + strings.Join(escaped, ",") + "}"
+	if dir == "." {
+		return "{" + strings.Join(escaped, ",") + "}"
+	}
+	return dir + "/{" + strings.Join(escaped, ",") + "}"
 }
 
 var globEscaper = strings.NewReplacer(`\`, `\\`, "{", `\{`, "}", `\}`, ",", `\,`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`)

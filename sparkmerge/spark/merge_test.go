@@ -57,12 +57,12 @@ func TestPlannedSQL(t *testing.T) {
 		"\n" +
 		"CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_2 (id bigint, note string)\n" +
 		"USING json\n" +
-		"OPTIONS (path '{/d/x/1.json,/d/x/2.json}', 'mode' 'FAILFAST');\n" +
+		"OPTIONS (path '/d/x/{1.json,2.json}', 'mode' 'FAILFAST');\n" +
 		"\n" +
 		"SELECT CAST(`id` AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, '/d/a.csv' AS `_source`\n" +
 		"FROM sparkmerge_input_1\n" +
 		"UNION ALL\n" +
-		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, regexp_replace(_metadata.file_path, '^file:(//)?', '') AS `_source`\n" +
+		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, url_decode(replace(regexp_replace(input_file_name(), '^file:(//)?', ''), '+', '%2B')) AS `_source`\n" +
 		"FROM sparkmerge_input_2\n" +
 		"UNION ALL\n" +
 		"SELECT CAST(NULL AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, 'db.t' AS `_source`\n" +
@@ -113,7 +113,7 @@ func TestPlannedSQLNoColumns(t *testing.T) {
 func TestSelectExprsProvenance(t *testing.T) {
 	// Without a provenance column a multi-file read is projected like any other.
 	p := testPlanned(t, "")
-	if diff := cmp.Diff([]string{"`id`", "CAST(NULL AS string) AS `name`", "`note`"}, p.selectExprs(1)); diff != "" {
+	if diff := cmp.Diff([]string{"`id`", "CAST(NULL AS string) AS `name`", "`note`"}, p.selectExprs(1, filePathExpr)); diff != "" {
 		t.Errorf("selectExprs(multi-file, no provenance) (-want +got):\n%s", diff)
 	}
 	p = testPlanned(t, "_source")

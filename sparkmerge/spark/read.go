@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -108,9 +107,20 @@ func groupReads(reads []*Read, key func(*Read) string) []*Read {
 		byKey[k] = &g
 		out = append(out, &g)
 	}
+	used := map[string]int{}
+	for _, g := range out {
+		if !g.multiFile() {
+			used[g.Name]++
+		}
+	}
 	for _, g := range out {
 		if g.multiFile() {
-			g.Name = groupName(g)
+			name := groupName(g)
+			if used[name]++; used[name] > 1 {
+				// Two groups in one directory (say, two CSV headers).
+				name = fmt.Sprintf("%s #%d", name, used[name])
+			}
+			g.Name = name
 		}
 	}
 	return out
@@ -118,13 +128,26 @@ func groupReads(reads []*Read, key func(*Read) string) []*Read {
 
 // groupName names a multi-path read after its files' common directory.
 func groupName(r *Read) string {
-	dir := filepath.Dir(r.Paths[0])
-	for _, p := range r.Paths[1:] {
-		for !strings.HasPrefix(p, dir+"/") && dir != "/" && dir != "." {
-			dir = filepath.Dir(dir)
+	return fmt.Sprintf("%s/ (%d %s files)", commonDir(r.Paths), len(r.Sources), r.Format)
+}
+
+// commonDir is the longest directory prefix of all paths, compared by
+// slash-separated parts so that URIs (s3a://bucket/x) keep their scheme.
+func commonDir(paths []string) string {
+	parts := strings.Split(paths[0], "/")
+	n := len(parts) - 1 // the directory of the first path
+	for _, p := range paths[1:] {
+		other := strings.Split(p, "/")
+		k := 0
+		for k < n && k < len(other)-1 && other[k] == parts[k] {
+			k++
 		}
+		n = k
 	}
-	return fmt.Sprintf("%s/ (%d %s files)", strings.TrimSuffix(dir, "/"), len(r.Sources), r.Format)
+	if n == 0 {
+		return "." // relative paths with no directory in common
+	}
+	return strings.Join(parts[:n], "/")
 }
 
 // fetchSchemas asks Spark for the schema of every read, at most

@@ -200,10 +200,15 @@ func TestGlobOf(t *testing.T) {
 	}{
 		{[]string{"/d/a.csv"}, "/d/a.csv"},
 		{[]string{"/d/*.csv"}, "/d/*.csv"}, // one path is passed as the user wrote it
-		{[]string{"/d/a.csv", "/e/b.csv"}, "{/d/a.csv,/e/b.csv}"},
-		{[]string{"/d/a,b.csv", "/d/{x}.csv"}, `{/d/a\,b.csv,/d/\{x\}.csv}`},
-		{[]string{"/d/a*.csv", "/d/b?.csv", "/d/[c].csv"}, `{/d/a\*.csv,/d/b\?.csv,/d/\[c\].csv}`},
-		{[]string{`/d/back\slash.csv`, "/d/x.csv"}, `{/d/back\\slash.csv,/d/x.csv}`},
+		// Spark reads a pattern that starts with "{" as relative: the
+		// common directory (at least "/") goes before the braces.
+		{[]string{"/d/a.csv", "/e/b.csv"}, "/{d/a.csv,e/b.csv}"},
+		{[]string{"/d/x/a.csv", "/d/y/b.csv"}, "/d/{x/a.csv,y/b.csv}"},
+		{[]string{"a.csv", "b.csv"}, "{a.csv,b.csv}"},
+		{[]string{"s3a://bkt/x/a.csv", "s3a://bkt/x/b.csv"}, "s3a://bkt/x/{a.csv,b.csv}"},
+		{[]string{"/d/a,b.csv", "/d/{x}.csv"}, `/d/{a\,b.csv,\{x\}.csv}`},
+		{[]string{"/d/a*.csv", "/d/b?.csv", "/d/[c].csv"}, `/d/{a\*.csv,b\?.csv,\[c\].csv}`},
+		{[]string{`/d/back\slash.csv`, "/d/x.csv"}, `/d/{back\\slash.csv,x.csv}`},
 	}
 	for _, tt := range tests {
 		if got := globOf(tt.paths); got != tt.want {
@@ -331,5 +336,19 @@ func TestWithOptionCopies(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a", "b"}, sortedKeys(got), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("sortedKeys (-want +got):\n%s", diff)
+	}
+}
+
+func TestGroupReadsNamesAreUnique(t *testing.T) {
+	mk := func(p, header string) *Read {
+		return &Read{Name: p, Sources: []string{p}, Format: "csv", Paths: []string{p}, Options: map[string]string{"h": header}}
+	}
+	reads := groupReads([]*Read{mk("/d/a.csv", "1"), mk("/d/b.csv", "2"), mk("/d/c.csv", "1"), mk("/d/e.csv", "2")}, groupKey)
+	var names []string
+	for _, r := range reads {
+		names = append(names, r.Name)
+	}
+	if diff := cmp.Diff([]string{"/d/ (2 csv files)", "/d/ (2 csv files) #2"}, names); diff != "" {
+		t.Errorf("group names (-want +got):\n%s", diff)
 	}
 }

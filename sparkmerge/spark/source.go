@@ -47,7 +47,7 @@ func (s SourceSpec) DisplayName() string {
 // suffixes) to Spark data source names.
 var formatByExtension = map[string]string{
 	".csv":     "csv",
-	".tsv":     "csv",
+	".tsv":     "csv", // with a tab separator, see resolveSources
 	".json":    "json",
 	".jsonl":   "json",
 	".ndjson":  "json",
@@ -70,6 +70,14 @@ func InferFormat(p string) string {
 	return formatByExtension[path.Ext(base)]
 }
 
+func hasTSVExtension(p string) bool {
+	base := strings.ToLower(path.Base(strings.TrimRight(p, "/")))
+	for _, suffix := range compressionSuffixes {
+		base = strings.TrimSuffix(base, suffix)
+	}
+	return path.Ext(base) == ".tsv"
+}
+
 // defaultReaderOptions are the options a data engineer expects per format
 // when none are given: CSV files have a header, and no reader nulls values
 // it cannot parse without saying so (FAILFAST instead of PERMISSIVE).
@@ -79,8 +87,6 @@ func defaultReaderOptions(format string) map[string]string {
 		return map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST"}
 	case "json":
 		return map[string]string{"mode": "FAILFAST"}
-	case "tsv":
-		return map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST", "sep": "\t"}
 	}
 	return nil
 }
@@ -126,6 +132,9 @@ func resolveSources(specs []SourceSpec, defaultFormat string, global map[string]
 				options[k] = v
 			}
 		}
+		if format == "csv" && spec.Table == "" && hasTSVExtension(spec.Paths[0]) {
+			options["sep"] = "\t"
+		}
 		for k, v := range global {
 			options[k] = v
 		}
@@ -158,14 +167,20 @@ func localPath(p string) string {
 // ORC, JSON datasets, partitioned trees) and remote paths stay one source:
 // Spark reads them as a dataset. Paths are made absolute so that they mean
 // the same on the Spark server when it shares the client's filesystem.
-func ExpandLocal(specs []SourceSpec) ([]SourceSpec, error) {
+//
+// defaultFormat is the job's format for sources that set none.
+func ExpandLocal(specs []SourceSpec, defaultFormat string) ([]SourceSpec, error) {
 	var out []SourceSpec
 	for _, spec := range specs {
 		if spec.Table != "" || len(spec.Paths) != 1 || !isLocalPath(spec.Paths[0]) {
 			out = append(out, spec)
 			continue
 		}
-		files, err := expandLocalPath(localPath(spec.Paths[0]), spec.Format)
+		format := spec.Format
+		if format == "" {
+			format = defaultFormat
+		}
+		files, err := expandLocalPath(localPath(spec.Paths[0]), format)
 		if err != nil {
 			return nil, fmt.Errorf("source %q: %w", spec.DisplayName(), err)
 		}
@@ -199,8 +214,24 @@ func expandLocalPath(p, format string) ([]string, error) {
 			// filesystem and says so if nothing matches there either.
 			return []string{p}, nil
 		}
-		sort.Strings(matches)
-		return matches, nil
+		// Like a directory listing: no hidden files, no _SUCCESS markers,
+		// no subdirectories (a glob's files are sources of their own).
+		var files []string
+		for _, m := range matches {
+			name := filepath.Base(m)
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+				continue
+			}
+			if info, err := os.Stat(m); err == nil && info.IsDir() {
+				continue
+			}
+			files = append(files, m)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("the pattern %q matches no data files (only hidden files, markers or directories)", p)
+		}
+		sort.Strings(files)
+		return files, nil
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -430,7 +430,7 @@ func TestExpandLocal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExpandLocal(tt.in)
+			got, err := ExpandLocal(tt.in, "")
 			if err != nil {
 				t.Fatalf("ExpandLocal: %v", err)
 			}
@@ -445,7 +445,7 @@ func TestExpandLocalRelativePathBecomesAbsolute(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"d/a.csv": "x\n", "d/b.csv": "x\n"})
 	t.Chdir(dir)
-	got, err := ExpandLocal([]SourceSpec{{Paths: []string{"d"}}, {Paths: []string{"./d/a.csv"}}})
+	got, err := ExpandLocal([]SourceSpec{{Paths: []string{"d"}}, {Paths: []string{"./d/a.csv"}}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +464,7 @@ func TestExpandLocalEmptyDirectory(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ExpandLocal([]SourceSpec{{Name: "inputs", Paths: []string{dir}}})
+	_, err := ExpandLocal([]SourceSpec{{Name: "inputs", Paths: []string{dir}}}, "")
 	if err == nil {
 		t.Fatal("ExpandLocal of an empty directory: no error")
 	}
@@ -476,7 +476,7 @@ func TestExpandLocalEmptyDirectory(t *testing.T) {
 }
 
 func TestExpandLocalBadGlob(t *testing.T) {
-	_, err := ExpandLocal([]SourceSpec{{Paths: []string{"/tmp/[x.csv"}}})
+	_, err := ExpandLocal([]SourceSpec{{Paths: []string{"/tmp/[x.csv"}}}, "")
 	if err == nil || !strings.Contains(err.Error(), "bad glob") {
 		t.Errorf("ExpandLocal of a malformed glob: err = %v, want bad glob", err)
 	}
@@ -499,5 +499,61 @@ func TestIsLocalPath(t *testing.T) {
 		if got := isLocalPath(p); got != want {
 			t.Errorf("isLocalPath(%q) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+func TestResolveSourcesTSVHasTabSeparator(t *testing.T) {
+	got, err := resolveSources([]SourceSpec{{Paths: []string{"/d/a.tsv.gz"}}, {Paths: []string{"/d/b.tsv"}, Options: map[string]string{"sep": "|"}}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].format != "csv" || got[0].options["sep"] != "\t" {
+		t.Errorf("a.tsv.gz: format %q sep %q, want csv with a tab", got[0].format, got[0].options["sep"])
+	}
+	if got[1].options["sep"] != "|" {
+		t.Errorf("b.tsv with sep=|: sep %q, the user's option must win", got[1].options["sep"])
+	}
+}
+
+func TestExpandLocalGlobSkipsHiddenMarkersAndDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".h.csv", "_SUCCESS", "a.csv", "b.csv"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n1\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ExpandLocal([]SourceSpec{{Paths: []string{filepath.Join(dir, "*")}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, s := range got {
+		paths = append(paths, s.Paths...)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")}, paths); diff != "" {
+		t.Errorf("glob sources (-want +got):\n%s", diff)
+	}
+	_, err = ExpandLocal([]SourceSpec{{Paths: []string{filepath.Join(dir, "_*")}}}, "")
+	if err == nil || !strings.Contains(err.Error(), "matches no data files") {
+		t.Errorf("a glob matching only markers: err = %v, want 'matches no data files'", err)
+	}
+}
+
+func TestExpandLocalJobFormatExpandsCSVDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.dat", "b.dat"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n1\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ExpandLocal([]SourceSpec{{Paths: []string{dir}}}, "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Errorf("--format csv over a directory of .dat files gave %d sources, want one per file (2)", len(got))
 	}
 }

@@ -307,7 +307,7 @@ type SourceSchema struct {
 
 // Schemas returns each source's schema, one per source (never grouped).
 func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
-	specs, err := ExpandLocal(job.Sources)
+	specs, err := ExpandLocal(job.Sources, job.Format)
 	if err != nil {
 		return nil, err
 	}
