@@ -214,3 +214,19 @@ func TestTableAppendEvolve(t *testing.T) {
 	_, rows := query(t, "SELECT id, name, score FROM "+table+" ORDER BY id")
 	diff(t, "table rows", [][]any{row(int32(1), "old", nil), row(int32(2), "new", 9.5)}, rows)
 }
+
+// Provenance of files read together: each row names its own file exactly as
+// on disk, even with spaces, '+' and '%' in the name.
+func TestProvenanceOfMultiFileRead(t *testing.T) {
+	c := newClient(t)
+	dir := filepath.Join(workDir(t), "my dir")
+	paths := writeFiles(t, dir, map[string]string{
+		"a b+c.csv": "id,v\n1,x\n",
+		"d%e.csv":   "id,v\n2,y\n",
+	}, "a b+c.csv", "d%e.csv")
+	res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Policy: sparkmerge.Options{SourceColumn: "_source"}, Verify: true})
+	if len(res.Reads) != 1 {
+		t.Fatalf("%d reads, want one read over both files (same header)", len(res.Reads))
+	}
+	diff(t, "rows", [][]any{row("1", "x", paths[0]), row("2", "y", paths[1])}, parquetRows(t, out, []string{"id", "v", "_source"}, "id"))
+}
