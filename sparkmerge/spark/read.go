@@ -175,6 +175,9 @@ func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism in
 			if err == nil && len(schema.Fields) == 0 {
 				err = fmt.Errorf("it has no columns (an empty file, or a CSV without header?): remove it or give its schema with --schema")
 			}
+			if err == nil {
+				err = checkCSVHeaderNames(r)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -311,4 +314,52 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// checkCSVHeaderNames refuses a local CSV file whose header repeats a name
+// (also in another case): Spark would rename both (id0, id1), and the
+// values would no longer meet the other sources' id column.
+func checkCSVHeaderNames(r *Read) error {
+	if r.Format != "csv" || r.Options["header"] != "true" || r.UserSchema != "" {
+		return nil
+	}
+	sep := r.Options["sep"]
+	if sep == "" {
+		sep = r.Options["delimiter"]
+	}
+	if sep == "" {
+		sep = ","
+	}
+	caseSensitive := false // Spark's default, and the CSV reader's dedup rule
+	for _, p := range r.Paths {
+		line, ok := localFirstLine(p)
+		if !ok {
+			continue
+		}
+		seen := map[string]string{}
+		for _, name := range strings.Split(line, sep) {
+			name = strings.Trim(strings.TrimSpace(name), `"`)
+			key := name
+			if !caseSensitive {
+				key = strings.ToLower(name)
+			}
+			if first, dup := seen[key]; dup {
+				return &DuplicateHeaderError{File: p, Columns: [2]string{first, name}}
+			}
+			seen[key] = name
+		}
+	}
+	return nil
+}
+
+// DuplicateHeaderError refuses a CSV file whose header names one column
+// twice (also in another case).
+type DuplicateHeaderError struct {
+	File    string
+	Columns [2]string
+}
+
+func (e *DuplicateHeaderError) Error() string {
+	return fmt.Sprintf("file %s: its header has the column `%s` twice (also as `%s`); Spark would rename both and their values would not meet other sources' `%s`: rename one in the file, or name all columns with --schema",
+		e.File, e.Columns[0], e.Columns[1], e.Columns[0])
 }

@@ -186,6 +186,10 @@ func ExpandLocal(specs []SourceSpec, defaultFormat string) ([]SourceSpec, error)
 		}
 		if len(files) == 1 {
 			spec.Paths = files
+			if format == "" {
+				// A dataset directory says its format through its files.
+				spec.Format = directoryFormat(files[0])
+			}
 			out = append(out, spec)
 			continue
 		}
@@ -272,4 +276,27 @@ func expandLocalPath(p, format string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// directoryFormat is the one format that the data files directly inside
+// dir have (part-00000-....snappy.parquet is parquet), or "" when dir is
+// not a local directory or its files disagree.
+func directoryFormat(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	format := ""
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		f := InferFormat(name)
+		if f == "" || (format != "" && f != format) {
+			return ""
+		}
+		format = f
+	}
+	return format
 }

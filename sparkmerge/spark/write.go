@@ -52,6 +52,9 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}
+	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
+		return nil, err
+	}
 	planned, err := c.Plan(ctx, job)
 	if err != nil {
 		return nil, err
@@ -124,6 +127,38 @@ func checkTarget(t Target) error {
 	default:
 		return fmt.Errorf("target: unknown mode %q: use errorifexists, overwrite, append or ignore", t.Mode)
 	}
+	return nil
+}
+
+// TargetExistsError says that the output exists and the mode is
+// errorifexists.
+type TargetExistsError struct {
+	Target string
+}
+
+func (e *TargetExistsError) Error() string {
+	return fmt.Sprintf("output %s already exists: choose --mode overwrite, append or ignore, or another output", e.Target)
+}
+
+// checkTargetAbsent fails early, before any source is read, when the
+// target exists and the mode is errorifexists.
+func (c *Client) checkTargetAbsent(ctx context.Context, t Target) error {
+	switch strings.ToLower(t.Mode) {
+	case "", "error", "errorifexists":
+	default:
+		return nil
+	}
+	_, err := c.targetFrame(t).Schema(ctx)
+	switch errorClass(err) {
+	case "PATH_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND":
+		return nil
+	case "", "UNABLE_TO_INFER_SCHEMA":
+		if err == nil || errorClass(err) != "" {
+			return &TargetExistsError{Target: targetName(t)}
+		}
+	}
+	// Anything else (permissions, a format Spark cannot read back) is left
+	// to the write, which reports it with Spark's own error.
 	return nil
 }
 
@@ -224,6 +259,18 @@ func countsFromRows(rows connect.Rows) (map[string]int64, error) {
 // verify compares rows read with rows written: per source when the target
 // carries the provenance column (and was not appended to), else in total.
 func (c *Client) verify(ctx context.Context, job Job, p *Planned, read map[string]int64, result *Result) error {
+	// Sources without rows are absent from the counts; list them with 0.
+	for _, r := range p.Reads {
+		names := r.Sources
+		if !r.multiFile() {
+			names = []string{r.Name}
+		}
+		for _, name := range names {
+			if _, ok := read[name]; !ok {
+				read[name] = 0
+			}
+		}
+	}
 	var total int64
 	for _, src := range sortedCountKeys(read) {
 		result.RowsRead = append(result.RowsRead, SourceRows{Source: src, Rows: read[src]})
