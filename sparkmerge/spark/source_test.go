@@ -345,9 +345,9 @@ func TestExpandLocal(t *testing.T) {
 			want: []SourceSpec{{Name: "only", Paths: []string{j("one", "only.csv")}}},
 		},
 		{
-			name: "a directory of parquet files stays one source",
+			name: "a directory of parquet files stays one source, its format read from its files",
 			in:   []SourceSpec{{Paths: []string{j("parquet")}}},
-			want: []SourceSpec{{Paths: []string{j("parquet")}}},
+			want: []SourceSpec{{Paths: []string{j("parquet")}, Format: "parquet"}},
 		},
 		{
 			name: "a directory of text files expands when the source says csv",
