@@ -39,16 +39,16 @@ func ExampleNewPlan() {
 	//   ReadingId   string
 	//   TideNumber  int
 	//
-	// projections:
-	//   column      TestFile1.csv  TestFile2.csv
-	//   Date        =              =
-	//   Region      =              + null
-	//   Location    =              =
-	//   Tide        =              =
-	//   TimeUTC     =              =
-	//   Height      =              =
-	//   ReadingId   + null         =
-	//   TideNumber  + null         =
+	// projections (sources by number):
+	//   column      1       2
+	//   Date        =       =
+	//   Region      =       + null
+	//   Location    =       =
+	//   Tide        =       =
+	//   TimeUTC     =       =
+	//   Height      =       =
+	//   ReadingId   + null  =
+	//   TideNumber  + null  =
 	//
 	// sources:
 	//   1 TestFile1.csv: 6 columns; added ReadingId, TideNumber

@@ -15,7 +15,9 @@ import (
 //	~ int         cast from int to the target type
 //	* struct<..>  rebuilt field by field from that type
 //	+ null        missing in the source: typed null
-//	'a.csv'       literal (the provenance column)
+//	source name   the provenance column's value
+//
+// The matrix is left out above 12 sources; the per-source lines remain.
 //
 // The text is stable: the same plan always renders the same way.
 func (p *Plan) String() string {
@@ -33,25 +35,9 @@ func (p *Plan) String() string {
 	}
 	writeTable(&b, "  ", rows)
 
-	b.WriteString("\nprojections:\n")
-	rows = rows[:0]
-	header := []string{"column"}
-	for _, sp := range p.Sources {
-		header = append(header, sp.Name)
+	if len(p.Sources) <= maxMatrixSources {
+		p.writeMatrix(&b, rows[:0])
 	}
-	rows = append(rows, header)
-	projs := make([][]Projection, len(p.Sources))
-	for i := range p.Sources {
-		projs[i] = p.Projections(i)
-	}
-	for k, f := range p.Target.Fields {
-		row := []string{f.Name}
-		for i := range p.Sources {
-			row = append(row, cell(projs[i][k]))
-		}
-		rows = append(rows, row)
-	}
-	writeTable(&b, "  ", rows)
 
 	b.WriteString("\nsources:\n")
 	for i := range p.Sources {
@@ -81,6 +67,33 @@ func (p *Plan) String() string {
 	return b.String()
 }
 
+// maxMatrixSources is the most sources shown as matrix columns; more would
+// not fit a terminal, and the per-source lines say the same.
+const maxMatrixSources = 12
+
+// writeMatrix writes one row per target column and one column per source,
+// headed by the source's number in the list below it.
+func (p *Plan) writeMatrix(b *strings.Builder, rows [][]string) {
+	b.WriteString("\nprojections (sources by number):\n")
+	header := []string{"column"}
+	for i := range p.Sources {
+		header = append(header, strconv.Itoa(i+1))
+	}
+	rows = append(rows, header)
+	projs := make([][]Projection, len(p.Sources))
+	for i := range p.Sources {
+		projs[i] = p.Projections(i)
+	}
+	for k, f := range p.Target.Fields {
+		row := []string{f.Name}
+		for i := range p.Sources {
+			row = append(row, cell(projs[i][k]))
+		}
+		rows = append(rows, row)
+	}
+	writeTable(b, "  ", rows)
+}
+
 func cell(pr Projection) string {
 	renamed := ""
 	if pr.Source != pr.Column {
@@ -96,7 +109,7 @@ func cell(pr Projection) string {
 	case ProjectNull:
 		return "+ null"
 	case ProjectLiteral:
-		return QuoteString(pr.Value)
+		return "source name"
 	}
 	return "?"
 }
