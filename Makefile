@@ -3,7 +3,7 @@
 
 PORT ?= 15002
 
-.PHONY: test demo unit image spark-up spark-down spark-status
+.PHONY: test demo unit image spark-up spark-down spark-status clean-containers
 
 ## test: gofmt, vet, unit tests, then integration tests against Spark in a container
 test:
@@ -31,3 +31,7 @@ spark-down:
 
 spark-status:
 	scripts/spark-local.sh status --port $(PORT)
+
+## clean-containers: remove Spark containers left by a hard-killed test run
+clean-containers:
+	scripts/spark-containers.sh clean

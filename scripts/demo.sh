@@ -17,6 +17,9 @@ fi
 
 out=${SPARKMERGE_DEMO_OUT:-$SPARKMERGE_REPO/out/demo}
 mkdir -p "$(dirname "$out")"
-[ -d cmd/sparkmerge ] || die "cmd/sparkmerge is missing: the CLI is not built yet"
+inputs=(examples/tides/*.csv)
+[ -e "${inputs[0]}" ] || die "no example data in examples/tides/"
 export TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE
-step merge go run ./cmd/sparkmerge merge --local --out "$out" examples/tides/*.csv
+# --local starts Spark in a container for this run (with the input and output
+# directories mounted at the same paths) and stops it afterwards.
+step merge go run ./cmd/sparkmerge merge --local --mode overwrite --out "$out" "${inputs[@]}"
