@@ -3,6 +3,7 @@
 package localspark_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,25 @@ func TestStartServesSparkConnect(t *testing.T) {
 
 	if !strings.Contains(logs.String(), localspark.ReadyLogLine) {
 		t.Errorf("Options.Log did not receive the line %q", localspark.ReadyLogLine)
+	}
+}
+
+// TestStartMissingLocalImage checks that a missing local build fails fast
+// with the hint to build it, instead of trying a registry.
+func TestStartMissingLocalImage(t *testing.T) {
+	if os.Getenv("CI") != "true" {
+		testcontainers.SkipIfProviderIsNotHealthy(t)
+	}
+	began := time.Now()
+	_, err := localspark.Start(t.Context(), localspark.Options{Image: "sparkmerge/spark-connect:no-such-build"})
+	var nf *localspark.ImageNotFoundError
+	if !errors.As(err, &nf) {
+		t.Fatalf("Start with a missing local image: err = %v, want *ImageNotFoundError", err)
+	}
+	if nf.Image != "sparkmerge/spark-connect:no-such-build" {
+		t.Errorf("ImageNotFoundError.Image = %q", nf.Image)
+	}
+	if d := time.Since(began); d > 30*time.Second {
+		t.Errorf("Start took %s to report a missing image, want it at once", d)
 	}
 }

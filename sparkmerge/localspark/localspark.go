@@ -195,8 +195,9 @@ func portInUse(port int) bool {
 
 // Start starts a Spark Connect server container with host networking and
 // waits until it logs [ReadyLogLine]. The caller must stop it with
-// [Server.Stop]. A missing image is pulled only when it is not
-// [DefaultImage], which exists only as a local build.
+// [Server.Stop]. A missing image is pulled, except local builds
+// ([DefaultImage] and other "sparkmerge/" images), which give an
+// [*ImageNotFoundError].
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	opts, err := withDefaults(opts)
 	if err != nil {
@@ -261,8 +262,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return &Server{ctr: ctr, port: port, image: opts.Image}, nil
 }
 
-// checkImage fails with *ImageNotFoundError when DefaultImage is missing
-// (it cannot be pulled); other images are left to testcontainers to pull.
+// checkImage fails with *ImageNotFoundError when a local-only image is
+// missing; other images are left to testcontainers to pull.
 func checkImage(ctx context.Context, image string) error {
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
@@ -273,7 +274,7 @@ func checkImage(ctx context.Context, image string) error {
 		if !errdefs.IsNotFound(err) {
 			return fmt.Errorf("inspect image %q (is the docker engine up? scripts/docker-engine.sh starts one): %w", image, err)
 		}
-		if image == DefaultImage {
+		if localOnly(image) {
 			return &ImageNotFoundError{Image: image}
 		}
 	}
@@ -308,4 +309,10 @@ type writerConsumer struct{ w io.Writer }
 
 func (c writerConsumer) Accept(l testcontainers.Log) {
 	_, _ = c.w.Write(bytes.Clone(l.Content))
+}
+
+// localOnly reports whether image is a local build that no registry has:
+// DefaultImage and anything else in the "sparkmerge/" namespace.
+func localOnly(image string) bool {
+	return image == DefaultImage || strings.HasPrefix(image, "sparkmerge/")
 }

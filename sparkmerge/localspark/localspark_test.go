@@ -143,3 +143,16 @@ func TestStartRejectsBusyPort(t *testing.T) {
 		t.Errorf("Start on busy port %d: err = %v, want an 'already in use' error", port, err)
 	}
 }
+
+func TestLocalOnly(t *testing.T) {
+	for image, want := range map[string]bool{
+		DefaultImage:                   true,
+		"sparkmerge/spark-connect:dev": true,
+		"apache/spark:4.0.1":           false,
+		"docker.io/apache/spark:4.0.1": false,
+	} {
+		if got := localOnly(image); got != want {
+			t.Errorf("localOnly(%q) = %v, want %v", image, got, want)
+		}
+	}
+}
