@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +35,7 @@ func TestStartServesSparkConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs strings.Builder
+	var logs syncBuffer
 	began := time.Now()
 	srv, err := localspark.Start(t.Context(), localspark.Options{
 		Image:  os.Getenv("SPARKMERGE_SPARK_IMAGE"),
@@ -104,4 +105,22 @@ func TestStartMissingLocalImage(t *testing.T) {
 	if d := time.Since(began); d > 30*time.Second {
 		t.Errorf("Start took %s to report a missing image, want it at once", d)
 	}
+}
+
+// syncBuffer is a strings.Builder safe for the log goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

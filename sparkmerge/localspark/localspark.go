@@ -62,7 +62,8 @@ type Options struct {
 	// StartupTimeout bounds image checks, container start and readiness;
 	// zero means DefaultStartupTimeout.
 	StartupTimeout time.Duration
-	// Log, when set, receives the container's log output.
+	// Log, when set, receives the container's log output (stdout and
+	// stderr), written from another goroutine until the server stops.
 	Log io.Writer
 }
 
@@ -72,6 +73,7 @@ type ImageNotFoundError struct {
 	Image string
 }
 
+// Error says which image is missing and how to get it.
 func (e *ImageNotFoundError) Error() string {
 	return fmt.Sprintf("image %q is not in the docker engine: build it with scripts/build-image.sh "+
 		"(or set another image, e.g. apache/spark:4.0.1, and docker pull it)", e.Image)
