@@ -17,9 +17,12 @@ fi
 
 out=${SPARKMERGE_DEMO_OUT:-$SPARKMERGE_REPO/out/demo}
 mkdir -p "$(dirname "$out")"
-inputs=(examples/tides/*.csv)
-[ -e "${inputs[0]}" ] || die "no example data in examples/tides/"
 export TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE
-# --local starts Spark in a container for this run (with the input and output
-# directories mounted at the same paths) and stops it afterwards.
-step merge go run ./cmd/sparkmerge merge --local --mode overwrite --out "$out" "${inputs[@]}"
+# The tide readings of seed 002: the second file drops Region and adds
+# ReadingId and TideNumber. --local starts Spark in a container for this one
+# command, with the inputs and the output mounted at the same paths.
+go build -o "$SPARKMERGE_REPO/bin/sparkmerge" ./cmd/sparkmerge
+step merge "$SPARKMERGE_REPO/bin/sparkmerge" merge --local \
+	integration/testdata/tides \
+	--out "$out" --mode overwrite \
+	--source-column _source --verify --show 20

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"net"
 	"path/filepath"
@@ -245,6 +246,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
 		ContainerRequest: req,
 		Started:          true,
+		// testcontainers narrates every step on stderr; errors are
+		// returned instead, and the CLI prints its own progress.
+		Logger: log.New(io.Discard, "", 0),
 	})
 	if err != nil {
 		tail := logTail(ctr, 30)
