@@ -32,7 +32,7 @@ func etClient(t *testing.T) *spark.Client {
 	defer cancel()
 	c, err := spark.Connect(ctx, r, spark.ConnectOptions{UserAgent: "sparkmerge-it"})
 	if err != nil {
-		t.Fatalf("connect to %s: %v", redactRemote(r), err)
+		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/spark"
 )
 
 var (
@@ -51,7 +52,7 @@ func runTests(m *testing.M) int {
 
 	if r := os.Getenv("SPARK_REMOTE"); r != "" {
 		remote = r
-		fmt.Fprintf(os.Stderr, "integration: using SPARK_REMOTE=%s\n", redactRemote(r))
+		fmt.Fprintf(os.Stderr, "integration: using SPARK_REMOTE=%s\n", spark.RedactRemote(r))
 		return m.Run()
 	}
 
@@ -116,18 +117,4 @@ func workDir(t *testing.T) string {
 	}
 	os.Chmod(dir, 0o777)
 	return dir
-}
-
-// redactRemote hides a token in a connection string for logs.
-func redactRemote(r string) string {
-	for i := 0; i+6 <= len(r); i++ {
-		if r[i:i+6] == "token=" {
-			j := i + 6
-			for j < len(r) && r[j] != ';' {
-				j++
-			}
-			return r[:i+6] + "***" + r[j:]
-		}
-	}
-	return r
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/spark-connect-go/spark/sql"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge/spark"
 )
 
 var (
@@ -29,7 +31,7 @@ func upstreamSession(t *testing.T) sql.SparkSession {
 	r := requireSpark(t)
 	s, err := sql.NewSessionBuilder().Remote(r).Build(context.Background())
 	if err != nil {
-		t.Fatalf("connect to %s: %v", redactRemote(r), err)
+		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
 	}
 	sessions[t] = s
 	t.Cleanup(func() {
