@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""What the seed articles do with PySpark over Spark Connect.
+
+  pyspark_driver.py --remote sc://... --mode reduce|multiread --format csv|json|parquet
+                    --out DIR --files LISTFILE
+
+reduce:    one DataFrame per file, folded left-deep with
+           unionByName(allowMissingColumns=True), written as Parquet.
+multiread: one multi-path read (spark.read.json(paths),
+           spark.read.option("mergeSchema", "true").parquet(paths), or for CSV
+           spark.read.csv(paths, header=True, inferSchema=True)), written as
+           Parquet.
+--conf sets session confs, e.g. spark.sql.ansi.enabled=false, under which
+Spark's union widening makes int + string a string instead of a bigint
+cast that fails on the first non-numeric value.
+"""
+import argparse
+from functools import reduce
+
+from pyspark.sql import SparkSession
+
+
+def read_one(spark, fmt, paths):
+    if fmt == "csv":
+        return spark.read.csv(paths, header=True, inferSchema=True)
+    if fmt == "json":
+        return spark.read.json(paths)
+    return spark.read.option("mergeSchema", "true").parquet(*paths) if isinstance(paths, list) else spark.read.parquet(paths)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--remote", required=True)
+    ap.add_argument("--mode", choices=["reduce", "multiread"], required=True)
+    ap.add_argument("--format", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--files", required=True)
+    ap.add_argument("--conf", action="append", default=[], help="session conf key=value")
+    args = ap.parse_args()
+    files = [line.strip() for line in open(args.files) if line.strip()]
+    spark = SparkSession.builder.remote(args.remote).getOrCreate()
+    for kv in args.conf:
+        k, v = kv.split("=", 1)
+        spark.conf.set(k, v)  # this session only
+    if args.mode == "reduce":
+        frames = [read_one(spark, args.format, p) for p in files]
+        merged = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+    else:
+        merged = read_one(spark, args.format, files)
+    merged.write.mode("overwrite").parquet(args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Benchmark sparkmerge against PySpark (Spark Connect) and DuckDB on drifting
+# corpora, side by side, and write docs/benchmarks.md and docs/bench.png.
+#
+#   scripts/bench/run.sh [--quick] [-- extra bench.py flags]
+#
+# Needs a Spark Connect server that shares this machine's filesystem
+# (default sc://127.0.0.1:15002; set BENCH_REMOTE to change it; start one with
+# `make spark-up`). Not part of CI. Everything it generates lives under
+# .cache/bench (corpora, outputs, raw results) and .cache/bench-venv.
+#
+# Environment: BENCH_REMOTE, BENCH_NS (e.g. 10,200), BENCH_REPS,
+# BENCH_REPS_LARGE (repetitions at N >= 1000, default 1), BENCH_SCALE,
+# BENCH_TIMEOUT (seconds per run).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here="$repo/scripts/bench"
+cache="$repo/.cache"
+venv="$cache/bench-venv"
+root="$cache/bench"
+
+quick=0
+extra=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 ;;
+	--) shift; extra=("$@"); break ;;
+	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown flag $1 (use --quick, or -- FLAGS for bench.py)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+remote=${BENCH_REMOTE:-sc://127.0.0.1:15002}
+if [ "$quick" = 1 ]; then
+	mode=quick ns=${BENCH_NS:-10,200} reps=${BENCH_REPS:-1} rpc=10 analysis=200 timeout=${BENCH_TIMEOUT:-300}
+else
+	mode=full ns=${BENCH_NS:-10,200,2000} reps=${BENCH_REPS:-3} rpc=200 analysis=2000 timeout=${BENCH_TIMEOUT:-600}
+fi
+scale=${BENCH_SCALE:-1.0}
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# A venv that sees the system's packages (pyspark-client and pyarrow are often
+# there already) and adds what is missing; idempotent.
+if ! "$venv/bin/python" -c 'import duckdb, matplotlib, pyarrow, pyspark.sql.connect.session' 2>/dev/null; then
+	log "setting up $venv"
+	python3 -m venv --system-site-packages "$venv"
+	"$venv/bin/pip" install -q duckdb matplotlib pyarrow pandas 'pyspark-client==4.0.1'
+fi
+py="$venv/bin/python"
+
+hostport=${remote#sc://}
+hostport=${hostport%%/*}
+if ! (exec 3<>"/dev/tcp/${hostport%:*}/${hostport#*:}") 2>/dev/null; then
+	echo "run.sh: no Spark Connect server at $remote: start one with 'make spark-up' or set BENCH_REMOTE" >&2
+	exit 1
+fi
+
+log "building bin/sparkmerge"
+(cd "$repo" && go build -o bin/sparkmerge ./cmd/sparkmerge)
+
+log "generating corpora (N=$ns, scale $scale) under $root/corpora"
+"$py" "$here/gen.py" --root "$root/corpora" --n "$ns" --scale "$scale"
+
+results="$root/results-$mode.jsonl"
+rm -f "$results"
+log "running ($mode: N=$ns, $reps repetitions) -> $results"
+"$py" "$here/bench.py" --root "$root" --ns "$ns" --reps "$reps" --timeout "$timeout" --remote "$remote" \
+	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --reps-large "${BENCH_REPS_LARGE:-1}" "${extra[@]}"
+
+log "writing docs/benchmarks.md and docs/bench.png"
+"$py" "$here/report.py" --results "$results" --mode "$mode" --command "scripts/bench/run.sh$([ "$quick" = 1 ] && echo ' --quick')" \
+	--md "$repo/docs/benchmarks.md" --png "$repo/docs/bench.png"
