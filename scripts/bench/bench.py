@@ -14,6 +14,9 @@ repeated there. Results are appended to the JSONL file as they come.
 Extra passes (not timed with the others):
   --rpc-count N     count Spark Connect RPCs per Spark contender at that N
                     through rpcproxy.py (one run each).
+  --discovery N     schema discovery alone (sparkmerge --dry-run) at
+                    --parallelism 1, 8, 32, next to reading the same
+                    headers/footers locally.
   --analysis N      server-side analysis time of a union of N inputs:
                     left-deep unionByName chain vs balanced tree (PySpark),
                     measured as the AnalyzePlan (df.schema) round trip.
@@ -186,7 +189,7 @@ def check_output(out, expected):
         problems.append("duplicate column names")
     if wrong_values and cols_ok:
         problems.append(f"non-null counts differ in {len(wrong_values)} columns (values in the wrong columns?), e.g. {wrong_values[:3]}")
-    return {"ok": rows_ok and cols_ok and not wrong_values, "values_ok": not wrong_values, "rows": rows, "rows_ok": rows_ok, "cols_ok": cols_ok,
+    return {"ok": rows_ok and cols_ok and not wrong_values, "values_ok": not wrong_values, "out_files": len(files), "rows": rows, "rows_ok": rows_ok, "cols_ok": cols_ok,
             "types_ok": not type_diff, "type_diff": type_diff[:6], "type_diff_count": len(type_diff),
             "check": "; ".join(problems)}
 
@@ -317,6 +320,39 @@ def analysis(args, n, results):
         print(f"analysis n={n} {shape:<10} {json.dumps({k: v for k, v in rec.items() if k not in ('pass',)})[:400]}", flush=True)
 
 
+def discovery_probe(args, n, results):
+    """Schema discovery alone (--dry-run, union: one schema RPC per file) at
+    several --parallelism values, next to reading the same schemas locally."""
+    import pyarrow.parquet as pq
+
+    for corpus in corpora(args.root, [n]):
+        files = corpus["expected"]["files"]
+        t0 = time.monotonic()
+        for f in files:
+            if corpus["format"] == "parquet":
+                pq.read_schema(f)
+            else:
+                with open(f) as fh:
+                    fh.readline()
+        local = time.monotonic() - t0
+        for par in (1, 8, 32):
+            cmd = [os.path.join(REPO, "bin", "sparkmerge"), "merge", "--dry-run", "--remote", args.remote, "--strategy", "union",
+                   "--parallelism", str(par), "--out", "/nonexistent-dry-run", "-o", "json",
+                   os.path.join(corpus["dir"], "*." + corpus["ext"])]
+            load = loadavg()
+            wall, _, rc, stdout, stderr = run(cmd, args.timeout)
+            rec = {"pass": "discovery", "corpus": corpus["kind"], "n": n, "parallelism": par, "wall_s": round(wall, 3), "rc": rc,
+                   "load1": round(load[0], 2), "local_first_line_or_footer_s": round(local, 3)}
+            if rc == 0:
+                rec["discovery_s"] = json.loads(stdout)["discovery_ns"] / 1e9
+            else:
+                rec["error"] = error_summary(stderr)
+            results.write(json.dumps(rec) + "\n")
+            results.flush()
+            print(f"discovery {corpus['name']:<24} parallelism {par:>2}: {rec.get('discovery_s', rc)} s "
+                  f"(local read of the same {len(files)} headers/footers: {local:.3f} s)", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -328,6 +364,7 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated contenders")
     ap.add_argument("--rpc-count", type=int, default=0)
     ap.add_argument("--analysis", type=int, default=0)
+    ap.add_argument("--discovery", type=int, default=0, help="probe schema discovery alone at this N")
     ap.add_argument("--keep-outputs", action="store_true")
     ap.add_argument("--large", type=int, default=1000, help="N from which --reps-large applies; run after the rest")
     ap.add_argument("--reps-large", type=int, default=0, help="repetitions for N >= --large (default --reps)")
@@ -348,6 +385,8 @@ def main():
             rpc_count(args, args.rpc_count, results)
         if args.analysis:
             analysis(args, args.analysis, results)
+        if args.discovery:
+            discovery_probe(args, args.discovery, results)
         if large and args.reps > 0:
             reps = args.reps
             args.reps = args.reps_large or args.reps

@@ -34,9 +34,9 @@ done
 
 remote=${BENCH_REMOTE:-sc://127.0.0.1:15002}
 if [ "$quick" = 1 ]; then
-	mode=quick ns=${BENCH_NS:-10,200} reps=${BENCH_REPS:-1} rpc=10 analysis=200 timeout=${BENCH_TIMEOUT:-300}
+	mode=quick ns=${BENCH_NS:-10,50} reps=${BENCH_REPS:-1} rpc=10 analysis=200 discovery=50 timeout=${BENCH_TIMEOUT:-300}
 else
-	mode=full ns=${BENCH_NS:-10,200,2000} reps=${BENCH_REPS:-3} rpc=200 analysis=2000 timeout=${BENCH_TIMEOUT:-600}
+	mode=full ns=${BENCH_NS:-10,200,2000} reps=${BENCH_REPS:-3} rpc=200 analysis=2000 discovery=200 timeout=${BENCH_TIMEOUT:-600}
 fi
 scale=${BENCH_SCALE:-1.0}
 
@@ -68,7 +68,7 @@ results="$root/results-$mode.jsonl"
 rm -f "$results"
 log "running ($mode: N=$ns, $reps repetitions) -> $results"
 "$py" "$here/bench.py" --root "$root" --ns "$ns" --reps "$reps" --timeout "$timeout" --remote "$remote" \
-	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --reps-large "${BENCH_REPS_LARGE:-1}" "${extra[@]}"
+	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --discovery "$discovery" --reps-large "${BENCH_REPS_LARGE:-1}" "${extra[@]}"
 
 log "writing docs/benchmarks.md and docs/bench.png"
 "$py" "$here/report.py" --results "$results" --mode "$mode" --command "scripts/bench/run.sh$([ "$quick" = 1 ] && echo ' --quick')" \
