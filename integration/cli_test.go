@@ -34,11 +34,9 @@ var (
 func cliBinary(t *testing.T) string {
 	t.Helper()
 	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp(workRoot, "bin-")
-		if err != nil {
-			cliErr = err
-			return
-		}
+		// Lives as long as the test binary: the first test's directory
+		// is removed with the whole work root after the run.
+		dir := workDir(t)
 		cliPath = filepath.Join(dir, "sparkmerge")
 		out, err := osexec.Command("go", "build", "-o", cliPath, "../cmd/sparkmerge").CombinedOutput()
 		if err != nil {

@@ -16,27 +16,21 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 )
 
-// liveSession dials SPARK_REMOTE (default sc://127.0.0.1:15002). It skips
-// the test when SPARK_REMOTE is unset and the default server is unreachable,
-// and fails it when SPARK_REMOTE is set but unreachable.
+func TestMain(m *testing.M) { os.Exit(sparktest.Main(m)) }
+
+// liveSession dials the test run's Spark (see sparktest): SPARK_REMOTE, or
+// the project's container; without either the test skips with the reason.
 func liveSession(t *testing.T) *Session {
 	t.Helper()
-	s := os.Getenv("SPARK_REMOTE")
-	explicit := s != ""
-	if !explicit {
-		s = "sc://127.0.0.1:15002"
-	}
-	remote, err := ParseRemote(s)
+	remote, err := ParseRemote(sparktest.Remote(t))
 	if err != nil {
 		t.Fatalf("SPARK_REMOTE: %v", err)
 	}
 	sess, err := Dial(context.Background(), remote, Options{UserAgent: "sparkmerge-connect-test", Retry: RetryPolicy{MaxAttempts: 2}})
 	if err != nil {
-		if !explicit && errors.Is(err, ErrUnreachable) {
-			t.Skipf("no Spark Connect server (set SPARK_REMOTE): %v", err)
-		}
 		t.Fatalf("Dial: %v", err)
 	}
 	t.Cleanup(func() { sess.Close() })
@@ -99,7 +93,7 @@ func TestLiveSchemaExactTypes(t *testing.T) {
 func TestLiveReadFilesSelectExpr(t *testing.T) {
 	s := liveSession(t)
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := sparktest.WorkDir(t)
 	writeFile(t, filepath.Join(dir, "a.csv"), "id,name\n1,ann\n2,bob\n")
 	writeFile(t, filepath.Join(dir, "b.csv"), "id,name\n3,cy\n")
 	writeFile(t, filepath.Join(dir, "c.json"), `{"id": 4, "amount": 1.25}`+"\n"+`{"id": 5}`+"\n")
@@ -212,7 +206,7 @@ func TestLiveDuplicatesSurviveUnions(t *testing.T) {
 func TestLiveWritePartitionedParquet(t *testing.T) {
 	s := liveSession(t)
 	ctx := context.Background()
-	out := filepath.Join(t.TempDir(), "out")
+	out := filepath.Join(sparktest.WorkDir(t), "out")
 	src := s.SQL("SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'a') AS t(id, p)")
 	spec := WriteSpec{Format: "parquet", Path: out, PartitionBy: []string{"p"}, Options: map[string]string{"compression": "snappy"}}
 	if err := src.Write(ctx, spec); err != nil {
@@ -282,7 +276,7 @@ func TestLiveTablesAndDDL(t *testing.T) {
 func TestLiveErrors(t *testing.T) {
 	s := liveSession(t)
 	ctx := context.Background()
-	missing := filepath.Join(t.TempDir(), "missing.csv")
+	missing := filepath.Join(sparktest.WorkDir(t), "missing.csv")
 	_, err := s.Read(ReadSpec{Format: "csv", Paths: []string{missing}}).Schema(ctx)
 	var se *SparkError
 	if !errors.As(err, &se) {

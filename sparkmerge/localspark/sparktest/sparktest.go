@@ -1,0 +1,115 @@
+// Package sparktest gives a test binary one Spark Connect server for all its
+// tests: SPARK_REMOTE when set, else the project's image started once
+// through [localspark], else none, and then the tests skip with the reason.
+// Under CI=true a Spark that cannot start fails the run instead.
+//
+// Use it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(sparktest.Main(m, mountDirs...)) }
+//
+// and call [Remote] at the top of each test that needs Spark, and [WorkDir]
+// for directories both the test and Spark see at the same path.
+package sparktest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge/localspark"
+)
+
+var (
+	remote   string
+	noSpark  string
+	workRoot string
+)
+
+// Main finds or starts Spark, runs the tests and stops what it started.
+// mounts are host directories the container sees at the same absolute
+// paths (inputs and outputs of the tests). It returns the exit code.
+func Main(m *testing.M, mounts ...string) int {
+	var err error
+	if workRoot, err = os.MkdirTemp("", "sparktest-"); err != nil {
+		fmt.Fprintln(os.Stderr, "sparktest:", err)
+		return 1
+	}
+	defer os.RemoveAll(workRoot)
+	// Spark in a container writes as root; let it write here.
+	os.Chmod(workRoot, 0o777)
+	mounts = append(mounts, workRoot)
+
+	if r := os.Getenv("SPARK_REMOTE"); r != "" {
+		remote = r
+		return m.Run()
+	}
+	// The reaper image cannot be pulled everywhere; this process stops the
+	// container itself, also on interrupt.
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+	image := os.Getenv("SPARKMERGE_SPARK_IMAGE")
+	if image == "" {
+		image = localspark.DefaultImage
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	server, err := localspark.Start(ctx, localspark.Options{Image: image, Mounts: mounts})
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			fmt.Fprintf(os.Stderr, "sparktest: Spark could not start and CI=true, failing: %v\n", err)
+			return 1
+		}
+		noSpark = fmt.Sprintf("no Spark: SPARK_REMOTE is unset and the container did not start: %v", err)
+		fmt.Fprintln(os.Stderr, "sparktest:", noSpark)
+		return m.Run()
+	}
+	remote = server.Remote()
+	fmt.Fprintf(os.Stderr, "sparktest: Spark (%s) ready at %s in %s\n", image, remote, time.Since(start).Round(time.Millisecond))
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-signals; ok {
+			server.Stop(context.Background())
+			os.Exit(130)
+		}
+	}()
+	defer func() {
+		signal.Stop(signals)
+		close(signals)
+		if err := server.Stop(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "sparktest: stop Spark:", err)
+		}
+	}()
+	return m.Run()
+}
+
+// Remote returns the Spark Connect address, or skips the test with the
+// reason there is none.
+func Remote(t testing.TB) string {
+	t.Helper()
+	if noSpark != "" {
+		t.Skip(noSpark)
+	}
+	if remote == "" {
+		t.Fatal("sparktest.Remote called without sparktest.Main in TestMain")
+	}
+	return remote
+}
+
+// WorkDir returns a fresh directory that Spark sees at the same path.
+func WorkDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(workRoot, "t-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	return dir
+}
