@@ -232,7 +232,10 @@ def bench(args, ns, results):
     for corpus in corpora(args.root, ns):
         failed = set()
         for rep in range(args.reps):
-            for contender in contenders:
+            # Rotate the order per repetition so no contender always runs
+            # first (cold OS and server caches) or last.
+            k = rep % len(contenders)
+            for contender in contenders[k:] + contenders[:k]:
                 if contender in failed:
                     continue
                 out = os.path.join(args.root, "out", contender, corpus["name"])
@@ -306,6 +309,9 @@ def analysis(args, n, results):
     """AnalyzePlan time of a union of n Parquet inputs: left-deep vs balanced."""
     script = os.path.join(HERE, "analysis_driver.py")
     listfile = os.path.join(args.root, "corpora", f"parquet-evolve-{n}.files")
+    expected = json.load(open(os.path.join(args.root, "corpora", f"parquet-evolve-{n}.expected.json")))
+    with open(listfile, "w") as out:
+        out.write("\n".join(expected["files"]) + "\n")
     for shape in ("balanced", "left-deep"):
         cmd = [PY, script, "--remote", args.remote, "--shape", shape, "--files", listfile]
         load = loadavg()
@@ -373,7 +379,8 @@ def main():
     args.root = os.path.abspath(args.root)
     ns = [int(x) for x in args.ns.split(",") if x]
     with open(args.results, "a") as results:
-        meta = {"pass": "meta", "started": time.strftime("%Y-%m-%d %H:%M:%S"), "argv": sys.argv[1:], "load": loadavg()}
+        meta = {"pass": "meta", "started": time.strftime("%Y-%m-%d %H:%M:%S"), "argv": sys.argv[1:], "load": loadavg(),
+                "order": "rotating"}
         results.write(json.dumps(meta) + "\n")
         # The big N last, with its own repetition count, so that a slow or
         # stuck big run cannot cost the rest.

@@ -139,7 +139,49 @@ def plot(summary, png, ns):
     fig.savefig(png, dpi=110)
 
 
-def slow_spots(w, summary, analysis, disc, ns):
+WHY = {
+    "CAST_INVALID_INPUT": "ANSI union widening makes int + string a bigint, and the cast fails on the first "
+                          "non-numeric value (sparkmerge's rule makes it a string)",
+    "Max iterations": "the analyzer's fixed-point limit (spark.sql.analyzer.maxIterations = 100) on a "
+                      "left-deep chain of unionByName",
+    "COLUMN_ALREADY_EXISTS": "JSON schema inference keeps `col_x` and `COL_X` (case drift) as two fields, "
+                             "which a case-insensitive session rejects",
+    "CANNOT_MERGE_SCHEMAS": "Parquet mergeSchema cannot merge timestamp with timestamp_ntz",
+    "refusing": "sparkmerge refuses a multi-path CSV read over differing headers, by design",
+    "values in the wrong columns": "a multi-path CSV read maps every file by position under the first "
+                                   "file's header: values land in the wrong columns",
+    "columns missing": "a multi-path CSV read takes its columns from the first file's header only (and maps the other files by position)",
+    "unexpected columns": "DuckDB's read_json keeps case variants of a key as separate columns (`col_x_1`)",
+    "gRPC": "the plan is rejected at the gRPC layer",
+    "RecursionError": "the client cannot serialize a plan that deep",
+    "timeout": "did not finish within the per-run timeout",
+}
+
+
+def failure_reasons(w, runs):
+    seen = defaultdict(list)
+    for r in runs:
+        text = r.get("error") or (r.get("check") if not r.get("ok") else "") or ""
+        if r["rc"] == "timeout":
+            text = "timeout"
+        if not text:
+            continue
+        key = next((k for k in WHY if k in text), text[:80])
+        where = f"{r['corpus']} N={r['n']}"
+        if where not in seen[(r["contender"], key)]:
+            seen[(r["contender"], key)].append(where)
+    if not seen:
+        return
+    w("")
+    w("## Why contenders failed or were wrong")
+    w("")
+    for c in ORDER:
+        for (cc, key), where in seen.items():
+            if cc == c:
+                w(f"- **{c}** on {', '.join(where)}: {WHY.get(key, md_escape(key))}.")
+
+
+def slow_spots(w, summary, analysis, disc, ns, rpcs=()):
     """The slow spots in sparkmerge, with this run's numbers."""
     w("")
     w("## Slow spots in sparkmerge (measured here)")
@@ -156,6 +198,13 @@ def slow_spots(w, summary, analysis, disc, ns):
       f"and the serial-vs-parallel numbers below show the time is server work behind {n} round trips (the "
       f"report does not separate the planner's own time, which `discovery_ns` includes); the issue's goal "
       f"(client overhead under 5% at N=200) is missed on this step.")
+    pa = summary.get(("parquet-evolve", n, "sparkmerge-auto"))
+    pr = [r for r in rpcs if r["corpus"] == "parquet-evolve" and r["n"] == n and r["contender"] == "sparkmerge-auto"]
+    if pa and pr and "discovery" in pa:
+        w(f"   `auto` groups only after discovery: on parquet-evolve N={n} it sends {pa['reads']} reads, yet it "
+          f"made {pr[0]['rpcs']} RPCs (one AnalyzePlan per file, then the write and the count), and discovery is "
+          f"{pa['discovery']:.1f} s of its {pa['median']:.1f} s ({100 * pa['discovery'] / pa['median']:.0f}%); "
+          f"the job itself takes {pa['elapsed'] - pa['discovery']:.1f} s.")
     byc = defaultdict(dict)
     for r in disc:
         if r["rc"] == 0:
@@ -196,6 +245,14 @@ def slow_spots(w, summary, analysis, disc, ns):
       f"coalesce to about input bytes / 128 MiB partitions before the write would avoid it.")
     w("4. `rows_written` costs a count job over the output after the write (0.4-0.7 s measured by hand on the "
       "200-file output; Parquet counts come from footers). Small, but the write's own metrics could give it.")
+    au = [(kind, summary.get((kind, n, "sparkmerge-auto")), summary.get((kind, n, "sparkmerge-union"))) for kind in KINDS[:2]]
+    au = [(k, a, u) for k, a, u in au if a and u and a["ok"] and u["ok"]]
+    if au:
+        w("5. On wide-drift, where `auto` cannot group (every header differs), it should cost what `union` costs "
+          "plus reading header lines; measured: " + "; ".join(f"{k} auto {a['median']:.1f} s vs union {u['median']:.1f} s"
+                                                                for k, a, u in au)
+          + ". The gap is within the run-to-run spread here and, in runs with a fixed order, auto always ran "
+            "first (colder caches); nothing in auto's code path for these files should cost that much.")
 
 
 def main():
@@ -205,6 +262,7 @@ def main():
     ap.add_argument("--command", required=True)
     ap.add_argument("--md", required=True)
     ap.add_argument("--png", required=True)
+    ap.add_argument("--note", default="", help="a paragraph on how this run deviated from the command")
     args = ap.parse_args()
     root = os.path.dirname(os.path.abspath(args.results))
     runs, rpcs, analysis, metas, disc = load(args.results)
@@ -222,9 +280,18 @@ def main():
       f"{reps} interleaved repetition(s) per corpus; started {metas[0].get('started', '?') if metas else '?'}, "
       f"finished {metas[-1].get('finished', '?') if metas else '?'}). Raw results: `.cache/bench/results-{args.mode}.jsonl`.")
     w("")
+    starts = [m for m in metas if "started" in m]
+    rotating = bool(starts) and all(m.get("order") == "rotating" for m in starts)
+    if args.note:
+        w(args.note)
+        w("")
     w("Absolute times on this shared 2-core machine are noisy (other sessions run Spark tests on the same box; "
       "the 1-minute load average before each run is recorded). Read the **ratios**: within one repetition the "
-      "contenders run back to back (A B C A B C), so they see the same load.")
+      "contenders run back to back (A B C A B C), so they see the same load. "
+      + ("The order rotates per repetition (B C A in the second), so no contender always runs first."
+         if rotating else
+         "In this run the order was fixed (sparkmerge-auto always first, on colder OS and server caches), "
+         "which slightly favours the contenders after it; bench.py now rotates the order per repetition."))
     w("")
     w("## Machine")
     w("")
@@ -374,7 +441,8 @@ def main():
             cells = [f"{d[p]['discovery_s']:.2f}" if p in d and d[p]["rc"] == 0 else "-" for p in (1, 8, 32)]
             local = next(iter(d.values()))["local_first_line_or_footer_s"]
             w(f"| {kind} | {n} | " + " | ".join(cells) + f" | {local:.3f} |")
-    slow_spots(w, summary, analysis, disc, ns)
+    failure_reasons(w, runs)
+    slow_spots(w, summary, analysis, disc, ns, rpcs)
     w("")
     w("## Goals of issue 5, as measured")
     w("")
