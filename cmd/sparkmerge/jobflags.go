@@ -55,6 +55,7 @@ type targetFile struct {
 	PartitionBy []string          `yaml:"partition_by"`
 	Options     map[string]string `yaml:"options"`
 	Evolve      bool              `yaml:"evolve"`
+	Files       int               `yaml:"files"`
 }
 
 // jobFlags are the flags that describe sources and policies, shared by

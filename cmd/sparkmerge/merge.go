@@ -26,6 +26,7 @@ type mergeOptions struct {
 	verify       bool
 	dryRun       bool
 	show         int
+	files        int
 
 	args    []string
 	changed func(string) bool
@@ -63,6 +64,7 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
 	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
 	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing")
+	fs.IntVar(&opts.files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
 	return cmd
 }
 
@@ -90,6 +92,10 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 		PartitionBy: t.PartitionBy,
 		Options:     mergeMaps(t.Options, writeOptions),
 		Evolve:      opts.evolve || (!opts.changed("evolve") && t.Evolve),
+		Files:       opts.files,
+	}
+	if !opts.changed("files") && t.Files > 0 {
+		job.Target.Files = t.Files
 	}
 	if opts.changed("partition-by") {
 		job.Target.PartitionBy = opts.partitionBy

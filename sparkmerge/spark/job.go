@@ -74,6 +74,12 @@ type Target struct {
 	// Evolve adds columns missing from an existing table before appending,
 	// instead of failing with the list of them.
 	Evolve bool
+	// Files caps the number of output files (partitions written, before
+	// PartitionBy splits them): the merged rows are coalesced without a
+	// shuffle. 0 means automatic: when every input is a local file, about
+	// one file per 128 MiB of input and at least min(8, inputs); otherwise
+	// one file per input partition, as Spark writes them.
+	Files int
 }
 
 // Job is a whole merge: sources, how to unify them, how to run it and where

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -69,6 +70,9 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 		}
 	}
 	merged := c.merged(planned)
+	if files := outputFiles(job.Target.Files, planned.Reads); files > 0 {
+		merged = merged.Coalesce(files)
+	}
 
 	var before int64
 	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
@@ -374,4 +378,54 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 		out[i] = SourceSchema{Name: r.Name, Format: r.Format, Schema: r.Schema}
 	}
 	return out, nil
+}
+
+// bytesPerOutputFile is the input size per output file when sparkmerge
+// chooses the number of files.
+const bytesPerOutputFile = 128 << 20
+
+// outputFiles is how many partitions to coalesce the merge into before
+// writing, or 0 to leave Spark's partitioning alone. Without it every small
+// input file becomes a small output file and a task of its own.
+func outputFiles(requested int, reads []*Read) int {
+	if requested > 0 {
+		return requested
+	}
+	var total int64
+	inputs := 0
+	for _, r := range reads {
+		for _, p := range r.Paths {
+			size, ok := localSize(p)
+			if !ok {
+				return 0 // sizes unknown: keep Spark's partitions
+			}
+			total += size
+			inputs++
+		}
+		if r.Table != "" {
+			return 0
+		}
+	}
+	n := int((total + bytesPerOutputFile - 1) / bytesPerOutputFile)
+	n = max(n, min(8, inputs), 1)
+	if n >= inputs {
+		return 0 // no fewer files than Spark would write anyway
+	}
+	return n
+}
+
+// localSize is the size of a local file, or of the data files directly in
+// a local directory.
+func localSize(p string) (int64, bool) {
+	if !isLocalPath(p) || strings.ContainsAny(p, "*?[") {
+		return 0, false
+	}
+	info, err := os.Stat(localPath(p))
+	if err != nil {
+		return 0, false
+	}
+	if !info.IsDir() {
+		return info.Size(), true
+	}
+	return 0, false // a dataset directory: its partitioning is Spark's to keep
 }

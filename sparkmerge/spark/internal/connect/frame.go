@@ -161,6 +161,21 @@ func (f Frame) Limit(n int) Frame {
 	})
 }
 
+// Coalesce returns the frame in at most n partitions without a shuffle
+// (Repartition with shuffle=false), so that a write makes at most n files.
+func (f Frame) Coalesce(n int) Frame {
+	return f.derive("coalesce", func() protoreflect.Message {
+		if n < 1 || n > 1<<31-1 {
+			panic(buildError{fmt.Sprintf("coalesce: %d partitions out of range", n)})
+		}
+		rel, r := relation("repartition")
+		setMsg(r, "input", f.rel)
+		setInt32(r, "num_partitions", int32(n))
+		setBool(r, "shuffle", false)
+		return rel
+	})
+}
+
 // Aggregate groups by the SQL expressions groupBy (none: one global group)
 // and computes the SQL aggregate expressions aggs, e.g.
 // Aggregate([]string{"_source"}, "count(1) AS n").

@@ -125,11 +125,19 @@ func TestSelectFilterLimitAggregate(t *testing.T) {
 			aggregate_expressions { expression_string { expression: "count(1) AS n" } }
 		}`)
 
+	checkProto(t, "Relation", base.Coalesce(3).Proto(), `
+		repartition {
+			input { sql { query: "SELECT 1 AS a" } }
+			num_partitions: 3
+			shuffle: false
+		}`)
+
 	for name, bad := range map[string]Frame{
-		"select nothing": base.SelectExpr(),
-		"negative limit": base.Limit(-1),
-		"huge limit":     base.Limit(math.MaxInt32 + 1),
-		"no aggregates":  base.Aggregate(nil),
+		"zero partitions": base.Coalesce(0),
+		"select nothing":  base.SelectExpr(),
+		"negative limit":  base.Limit(-1),
+		"huge limit":      base.Limit(math.MaxInt32 + 1),
+		"no aggregates":   base.Aggregate(nil),
 	} {
 		if bad.Err() == nil {
 			t.Errorf("%s: Err() = nil, want an error", name)

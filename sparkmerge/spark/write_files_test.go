@@ -1,0 +1,37 @@
+package spark
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestOutputFiles(t *testing.T) {
+	dir := t.TempDir()
+	var small []*Read
+	for i := 0; i < 20; i++ {
+		p := filepath.Join(dir, "f"+string(rune('a'+i))+".csv")
+		if err := os.WriteFile(p, []byte("a\n1\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		small = append(small, &Read{Paths: []string{p}})
+	}
+	tests := []struct {
+		name      string
+		requested int
+		reads     []*Read
+		want      int
+	}{
+		{"20 small local files: 8 output files", 0, small, 8},
+		{"the user's number wins", 3, small, 3},
+		{"5 small files: Spark's own partitions", 0, small[:5], 0},
+		{"a remote input: sizes unknown", 0, append(small[:3:3], &Read{Paths: []string{"s3a://b/x.csv"}}), 0},
+		{"a table: sizes unknown", 0, []*Read{{Table: "db.t"}}, 0},
+		{"a dataset directory keeps its partitioning", 0, []*Read{{Paths: []string{dir}}}, 0},
+	}
+	for _, tt := range tests {
+		if got := outputFiles(tt.requested, tt.reads); got != tt.want {
+			t.Errorf("%s: outputFiles = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
