@@ -71,13 +71,20 @@ def run(cmd, timeout, env=None):
     start = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env)
     timed_out = threading.Event()
+    finished = threading.Event()
 
     def kill():
+        # SIGTERM first, so a client can cancel its work on the server
+        # (a killed Spark Connect client leaves its job running there).
         timed_out.set()
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 0)):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                return
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline and not finished.is_set():
+                time.sleep(0.2)
 
     timer = threading.Timer(timeout, kill)
     timer.start()
@@ -87,6 +94,7 @@ def run(cmd, timeout, env=None):
     t1.start()
     t2.start()
     _, status, _ = os.wait4(p.pid, 0)
+    finished.set()
     wall = time.monotonic() - start
     timer.cancel()
     t1.join()
@@ -214,9 +222,11 @@ def error_summary(err):
     return text[:600]
 
 
-def corpora(root, ns):
+def corpora(root, ns, kinds=""):
     for n in ns:
         for kind, fmt, ext in KINDS:
+            if kinds and kind not in kinds.split(","):
+                continue
             name = f"{kind}-{n}"
             exp_path = os.path.join(root, "corpora", name + ".expected.json")
             expected = json.load(open(exp_path))
@@ -229,7 +239,7 @@ def corpora(root, ns):
 
 def bench(args, ns, results):
     contenders = [c for c in CONTENDERS if not args.only or c in args.only.split(",")]
-    for corpus in corpora(args.root, ns):
+    for corpus in corpora(args.root, ns, args.corpora):
         failed = set()
         for rep in range(args.reps):
             # Rotate the order per repetition so no contender always runs
@@ -368,6 +378,7 @@ def main():
     ap.add_argument("--remote", default="sc://127.0.0.1:15002")
     ap.add_argument("--results", required=True)
     ap.add_argument("--only", default="", help="comma-separated contenders")
+    ap.add_argument("--corpora", default="", help="comma-separated corpus kinds (default: all)")
     ap.add_argument("--rpc-count", type=int, default=0)
     ap.add_argument("--analysis", type=int, default=0)
     ap.add_argument("--discovery", type=int, default=0, help="probe schema discovery alone at this N")

@@ -152,8 +152,11 @@ WHY = {
                                    "file's header: values land in the wrong columns",
     "columns missing": "a multi-path CSV read takes its columns from the first file's header only (and maps the other files by position)",
     "unexpected columns": "DuckDB's read_json keeps case variants of a key as separate columns (`col_x_1`)",
-    "gRPC": "the plan is rejected at the gRPC layer",
-    "RecursionError": "the client cannot serialize a plan that deep",
+    "StatusCode.UNKNOWN": "the server rejects the request before analysing it: gRPC UNKNOWN \"Application error "
+                          "processing RPC\"; the server log says InvalidProtocolBufferException: Protocol message had "
+                          "too many levels of nesting",
+    "RecursionError": "the PySpark client cannot even serialize a plan that deep (Python RecursionError: maximum "
+                      "recursion depth exceeded), after building 2000 lazy reads",
     "timeout": "did not finish within the per-run timeout",
 }
 
@@ -243,6 +246,14 @@ def slow_spots(w, summary, analysis, disc, ns, rpcs=()):
     w(f"3. **One output file per input file.** UNION ALL keeps every scan's partitions, so the merge writes "
       f"one small Parquet file per input ({out_note}; DuckDB writes one). Each costs a write task and a footer; a "
       f"coalesce to about input bytes / 128 MiB partitions before the write would avoid it.")
+    w("   **At N=2000 this becomes quadratic.** Read by hand from the Spark server's log during "
+      "sparkmerge-auto on wide-drift-csv N=2000 (2000 reads, every header distinct): the write stage has 2000 "
+      "tasks (one per 20-row input file); each takes 0.8-2.9 s, most of it before the task's first log line "
+      "(deserializing a task whose plan holds all 2000 union children), and each sends a 194,711-byte result "
+      "(metrics for the whole plan) back to the driver. 274 of 2000 tasks were done after 4.5 minutes, so the "
+      "job needs about half an hour on 2 cores; work per task grows with N and the number of tasks grows "
+      "with N. Fewer, larger write partitions (coalesce before the write) and fewer reads (grouping) both "
+      "cut it.")
     w("4. `rows_written` costs a count job over the output after the write (0.4-0.7 s measured by hand on the "
       "200-file output; Parquet counts come from footers). Small, but the write's own metrics could give it.")
     au = [(kind, summary.get((kind, n, "sparkmerge-auto")), summary.get((kind, n, "sparkmerge-union"))) for kind in KINDS[:2]]
@@ -371,8 +382,9 @@ def main():
                 if base and base["ok"] and s["ran"]:
                     ratio = f"{s['median'] / base['median']:.2f}"
                 verdict, note = correctness(s)
+                rss = f"{s['rss_mib']:.0f}" if s["rss_mib"] else "-"
                 rng = f"{fmt_s(s['median'])} [{fmt_s(s['min'])}-{fmt_s(s['max'])}]" if s["runs"] > 1 else fmt_s(s["median"])
-                w(f"| {c} | {rng} | {s['runs']} | {s['rss_mib']:.0f} | {ratio} | {verdict} | {md_escape(note)[:400]} |")
+                w(f"| {c} | {rng} | {s['runs']} | {rss} | {ratio} | {verdict} | {md_escape(note)[:400]} |")
     w("")
     w("## sparkmerge: schema discovery vs the job")
     w("")
@@ -423,7 +435,10 @@ def main():
             if r["rc"] == 0:
                 w(f"| {r.get('inputs', r['n'])} | {r['shape']} | {r['build_s']} | {r['analyze_s']} | {r['columns']} columns |")
             else:
-                w(f"| {r['n']} | {r['shape']} | - | - | failed after {r['wall_s']:.1f}s: {md_escape(r.get('error', ''))[:300]} |")
+                err = r.get("error", "")
+                why = next((WHY[k] for k in WHY if k in err), "")
+                w(f"| {r['n']} | {r['shape']} | - | - | failed after {r['wall_s']:.1f}s: {md_escape(err)[:200]}"
+                  f"{' (' + md_escape(why) + ')' if why else ''} |")
     if disc:
         w("")
         w("## Schema discovery alone, by --parallelism")
@@ -454,7 +469,9 @@ def main():
             py = [(c, summary[(kind, n, c)]) for c in ORDER if c.startswith("pyspark") and (kind, n, c) in summary]
             good = [(c, s) for c, s in py if s["ok"]]
             if not auto["ok"]:
-                w(f"- {kind} N={n}: sparkmerge auto did not produce a correct result.")
+                verdict, note = correctness(auto)
+                w(f"- {kind} N={n}: sparkmerge auto did not produce a correct result ({verdict}: {md_escape(note)[:120]}); "
+                  f"PySpark: {', '.join(c + ': ' + correctness(s)[0] for c, s in py)}.")
             elif not good:
                 w(f"- {kind} N={n}: auto correct in {fmt_s(auto['median'])} s; no PySpark contender produced a correct "
                   f"result ({', '.join(c + ': ' + correctness(s)[0] for c, s in py)}).")
