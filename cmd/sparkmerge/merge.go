@@ -147,13 +147,18 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 }
 
 func printResult(w io.Writer, output string, result *spark.Result) error {
+	return writeOutput(w, output, result, result.String)
+}
+
+// writeOutput writes v as indented JSON or, for text, what text returns.
+func writeOutput(w io.Writer, output string, v any, text func() string) error {
 	switch output {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(result)
+		return enc.Encode(v)
 	case "text":
-		_, err := io.WriteString(w, result.String())
+		_, err := io.WriteString(w, strings.TrimRight(text(), "\n")+"\n")
 		return err
 	}
 	return usagef("--output %q: use text or json", output)

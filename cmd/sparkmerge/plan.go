@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -77,14 +75,5 @@ func printPlanned(w io.Writer, output, emit string, planned *spark.Planned) erro
 		_, err = fmt.Fprintln(w, stmt)
 		return err
 	}
-	switch output {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(planned)
-	case "text":
-		_, err := io.WriteString(w, strings.TrimRight(planned.String(), "\n")+"\n")
-		return err
-	}
-	return usagef("--output %q: use text or json", output)
+	return writeOutput(w, output, planned, planned.String)
 }

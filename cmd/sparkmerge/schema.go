@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -51,23 +51,18 @@ func runSchema(ctx context.Context, opts *schemaOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	switch opts.global.output {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(schemas)
-	case "text":
+	return writeOutput(stdout, opts.global.output, schemas, func() string {
+		var b strings.Builder
 		for _, s := range schemas {
-			fmt.Fprintf(stdout, "%s (%s)\n", s.Name, s.Format)
+			fmt.Fprintf(&b, "%s (%s)\n", s.Name, s.Format)
 			for _, f := range s.Schema.Fields {
 				null := ""
 				if !f.Nullable {
 					null = " NOT NULL"
 				}
-				fmt.Fprintf(stdout, "  %s %s%s\n", f.Name, f.Type, null)
+				fmt.Fprintf(&b, "  %s %s%s\n", f.Name, f.Type, null)
 			}
 		}
-		return nil
-	}
-	return usagef("--output %q: use text or json", opts.global.output)
+		return b.String()
+	})
 }
