@@ -36,6 +36,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PY = sys.executable
+# run.sh builds a private binary so that another session rebuilding bin/
+# cannot change the contender in the middle of a run.
+SPARKMERGE = os.environ.get("BENCH_SPARKMERGE", os.path.join(REPO, "bin", "sparkmerge"))
 KINDS = [("wide-drift-csv", "csv", "csv"), ("wide-drift-json", "json", "json"), ("parquet-evolve", "parquet", "parquet")]
 SPARK_CONTENDERS = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce",
                     "pyspark-reduce-ansioff", "pyspark-multiread"]
@@ -51,7 +54,7 @@ def command(contender, corpus, fmt, ext, out, listfile, remote):
     if contender.startswith("sparkmerge-"):
         strategy = contender.split("-", 1)[1]
         # A glob: sparkmerge expands it into one source per file.
-        return [os.path.join(REPO, "bin", "sparkmerge"), "merge", "--remote", remote, "--strategy", strategy,
+        return [SPARKMERGE, "merge", "--remote", remote, "--strategy", strategy,
                 "--out", out, "--mode", "overwrite", "-o", "json", os.path.join(d, "*." + ext)]
     if contender == "pyspark-reduce-ansioff":
         return [PY, os.path.join(HERE, "pyspark_driver.py"), "--remote", remote, "--mode", "reduce",
@@ -352,7 +355,7 @@ def discovery_probe(args, n, results):
                     fh.readline()
         local = time.monotonic() - t0
         for par in (1, 8, 32):
-            cmd = [os.path.join(REPO, "bin", "sparkmerge"), "merge", "--dry-run", "--remote", args.remote, "--strategy", "union",
+            cmd = [SPARKMERGE, "merge", "--dry-run", "--remote", args.remote, "--strategy", "union",
                    "--parallelism", str(par), "--out", "/nonexistent-dry-run", "-o", "json",
                    os.path.join(corpus["dir"], "*." + corpus["ext"])]
             load = loadavg()
@@ -390,7 +393,9 @@ def main():
     args.root = os.path.abspath(args.root)
     ns = [int(x) for x in args.ns.split(",") if x]
     with open(args.results, "a") as results:
-        meta = {"pass": "meta", "started": time.strftime("%Y-%m-%d %H:%M:%S"), "argv": sys.argv[1:], "load": loadavg(),
+        meta = {"pass": "meta", "started": time.strftime("%Y-%m-%d %H:%M:%S"), "argv": sys.argv[1:], "load": loadavg(), "sparkmerge": SPARKMERGE,
+                "commit": subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"], capture_output=True,
+                                         text=True).stdout.strip(),
                 "order": "rotating"}
         results.write(json.dumps(meta) + "\n")
         # The big N last, with its own repetition count, so that a slow or

@@ -58,8 +58,11 @@ if ! (exec 3<>"/dev/tcp/${hostport%:*}/${hostport#*:}") 2>/dev/null; then
 	exit 1
 fi
 
-log "building bin/sparkmerge"
-(cd "$repo" && go build -o bin/sparkmerge ./cmd/sparkmerge)
+# A private binary: another session rebuilding bin/ must not swap the
+# contender in the middle of a run.
+log "building $root/bin/sparkmerge"
+(cd "$repo" && go build -o "$root/bin/sparkmerge" ./cmd/sparkmerge)
+export BENCH_SPARKMERGE="$root/bin/sparkmerge"
 
 log "generating corpora (N=$ns, scale $scale) under $root/corpora"
 "$py" "$here/gen.py" --root "$root/corpora" --n "$ns" --scale "$scale"
