@@ -52,6 +52,14 @@ func TestTypeDrift(t *testing.T) {
 		"3.n": "int->double", "3.amount": "decimal(10,2)->decimal(12,4)", "3.at": "date->timestamp",
 	}, widened)
 
+	// auto first tries one read with mergeSchema; Spark refuses int +
+	// double, so it falls back to the three files and gives the same table.
+	res, out = merge(t, c, spark.Job{Sources: sources, Strategy: spark.StrategyAuto})
+	if len(res.Reads) != 3 {
+		t.Errorf("auto over conflicting parquet files: %d reads, want 3 (the trial read refused)", len(res.Reads))
+	}
+	diff(t, "auto schema", []string{"id int", "n double", "code string", "amount decimal(12,4)", "at timestamp"}, schemaOf(t, c, out))
+
 	// Parquet's own mergeSchema refuses int + double: the multipath strategy
 	// says so with Spark's error class instead of guessing.
 	_, err := c.Merge(context.Background(), spark.Job{Sources: sources, Strategy: spark.StrategyMultipath, Target: spark.Target{Path: filepath.Join(workDir(t), "out")}})
@@ -233,4 +241,33 @@ func TestProvenanceOfMultiFileRead(t *testing.T) {
 		t.Fatalf("%d reads, want one read over both files (same header)", len(res.Reads))
 	}
 	diff(t, "rows", [][]any{row("1", "x", paths[0]), row("2", "y", paths[1])}, parquetRows(t, out, []string{"id", "v", "_source"}, "id"))
+}
+
+// auto reads Parquet files that Spark can merge in one load, and JSON
+// files with keys that differ only in case one by one (Spark's JSON
+// inference would keep both spellings as two columns).
+func TestAutoTrialReads(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	p1, p2 := filepath.Join(dir, "day1"), filepath.Join(dir, "day2")
+	exec(t,
+		"INSERT OVERWRITE DIRECTORY '"+p1+"' USING parquet SELECT 1 AS id, 'a' AS name",
+		"INSERT OVERWRITE DIRECTORY '"+p2+"' USING parquet SELECT 2 AS id, 'b' AS name, 9.5D AS score",
+	)
+	res, out := merge(t, c, spark.Job{Sources: []spark.SourceSpec{{Paths: []string{p1}, Format: "parquet"}, {Paths: []string{p2}, Format: "parquet"}}, Verify: true})
+	if len(res.Reads) != 1 {
+		t.Errorf("mergeable parquet: %d reads, want 1", len(res.Reads))
+	}
+	diff(t, "parquet rows", [][]any{row("1", "a", nil), row("2", "b", "9.5")}, parquetRows(t, out, []string{"id", "name", "score"}, "id"))
+
+	paths := writeFiles(t, dir, map[string]string{
+		"a.json": `{"Id":1,"Name":"x"}` + "\n",
+		"b.json": `{"id":2,"name":"y","extra":true}` + "\n",
+	}, "a.json", "b.json")
+	res, out = merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true})
+	if len(res.Reads) != 2 {
+		t.Errorf("JSON with case drift: %d reads, want the 2 files on their own", len(res.Reads))
+	}
+	diff(t, "json schema", []string{"Id bigint", "Name string", "extra boolean"}, schemaOf(t, c, out))
+	diff(t, "json rows", [][]any{row("1", "x", nil), row("2", "y", "true")}, parquetRows(t, out, []string{"Id", "Name", "extra"}, "Id"))
 }

@@ -2,7 +2,9 @@ package spark
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -41,21 +43,43 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	reads := make([]*Read, len(sources))
 	for i, s := range sources {
 		reads[i] = newRead(s)
+		reads[i].order = i
 	}
 
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
-		if job.Strategy == StrategyAuto && job.Policy.Types != sparkmerge.TypesStrict && job.Policy.ReferenceSource == "" {
-			// Local CSV files with the same header line are read together
-			// and their schema inferred once: Spark's CSV inference widens
-			// types across files as the planner would, and equal headers
-			// make its positional mapping exact. Strict typing needs each
-			// file's own types, so it skips this.
-			reads = groupReads(reads, csvHeaderKey)
+		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
+			reads = groupReads(reads, trialGroupKey(job.Policy))
+			for _, r := range reads {
+				if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
+					r.Options = withOption(r.Options, "mergeSchema", "true")
+				}
+			}
 		}
-		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
-			return nil, err
+		// A trial multi-path read that Spark cannot merge (Parquet int +
+		// bigint, JSON keys differing in case) falls back to its files.
+		trial := func(r *Read) bool { return r.multiFile() && r.Format != "csv" }
+		errs := c.fetchEachSchema(ctx, reads, job.Parallelism, job.Progress, trial)
+		var kept, retry []*Read
+		for i, r := range reads {
+			switch {
+			case errs[i] == nil:
+				kept = append(kept, r)
+			case trial(r) && !errors.Is(errs[i], context.Canceled):
+				kept = append(kept, r.parts()...)
+				retry = append(retry, r.parts()...)
+			default:
+				return nil, sourceError(r, errs[i])
+			}
 		}
+		if len(retry) > 0 {
+			if err := c.fetchSchemas(ctx, retry, job.Parallelism, job.Progress); err != nil {
+				return nil, err
+			}
+			// Back in input order, for first-seen column order.
+			sort.SliceStable(kept, func(i, j int) bool { return kept[i].order < kept[j].order })
+		}
+		reads = kept
 		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
 			// Sources whose discovered schemas are identical are read in
 			// one load: for those, one read over all files gives exactly
@@ -112,6 +136,37 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	planned.Plan = plan
 	planned.Discovery = time.Since(start)
 	return planned, nil
+}
+
+// trialGroupKey groups the sources that auto tries to read together before
+// fetching schemas: local CSV files with the same options and the same
+// header line (Spark's CSV inference widens types across files as the
+// planner would, and equal headers make its positional mapping exact), and
+// Parquet, ORC and JSON files with the same options (Spark merges their
+// schemas by name, or refuses, and then each file is read on its own).
+// Strict typing needs each file's own types, so it groups nothing but
+// Parquet and ORC, whose merge refuses any type difference.
+func trialGroupKey(policy sparkmerge.Options) func(*Read) string {
+	return func(r *Read) string {
+		switch r.Format {
+		case "csv":
+			if policy.Types == sparkmerge.TypesStrict {
+				return ""
+			}
+			return csvHeaderKey(r)
+		case "json":
+			if policy.Types == sparkmerge.TypesStrict || len(r.Paths) != 1 {
+				return ""
+			}
+			return groupKey(r)
+		case "parquet", "orc":
+			if len(r.Paths) != 1 {
+				return ""
+			}
+			return groupKey(r)
+		}
+		return ""
+	}
 }
 
 // csvHeaderKey groups local CSV files by options and exact header line.

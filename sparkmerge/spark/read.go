@@ -35,6 +35,19 @@ type Read struct {
 	// pinned is the schema DDL sent with the read when it runs, so that
 	// Spark does not infer the schema a second time.
 	pinned string
+	// members are the single-source reads a grouped read was made of.
+	members []*Read
+	// order is the position of the read's first source in the input.
+	order int
+}
+
+// parts are the single-source reads a read was grouped from (itself when
+// it was not grouped).
+func (r *Read) parts() []*Read {
+	if len(r.members) > 0 {
+		return r.members
+	}
+	return []*Read{r}
 }
 
 // multiFile reports whether the read covers more than one source, so that
@@ -99,11 +112,13 @@ func groupReads(reads []*Read, key func(*Read) string) []*Read {
 		if g, ok := byKey[k]; ok {
 			g.Sources = append(g.Sources, r.Sources...)
 			g.Paths = append(g.Paths, r.Paths...)
+			g.members = append(g.members, r.parts()...)
 			continue
 		}
 		g := *r
 		g.Sources = append([]string(nil), r.Sources...)
 		g.Paths = append([]string(nil), r.Paths...)
+		g.members = r.parts()
 		byKey[k] = &g
 		out = append(out, &g)
 	}
@@ -153,23 +168,36 @@ func commonDir(paths []string) string {
 // fetchSchemas asks Spark for the schema of every read, at most
 // parallelism at a time, reporting progress when there are many.
 func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) error {
+	errs := c.fetchEachSchema(ctx, reads, parallelism, progress, nil)
+	for i, err := range errs {
+		if err != nil {
+			return sourceError(reads[i], err)
+		}
+	}
+	return nil
+}
+
+// fetchEachSchema fetches every read's schema and returns one error per
+// read. A failure stops the others unless tentative says the read may fail
+// (a trial multi-path read that falls back to its files).
+func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism int, progress io.Writer, tentative func(*Read) bool) []error {
 	if parallelism <= 0 {
 		parallelism = 8
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		done     int
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
 	)
+	errs := make([]error, len(reads))
 	sem := make(chan struct{}, parallelism)
 	report := progress != nil && len(reads) >= 50
-	for _, r := range reads {
+	for i, r := range reads {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(r *Read) {
+		go func(i int, r *Read) {
 			defer func() { <-sem; wg.Done() }()
 			schema, err := c.frame(r).Schema(ctx)
 			if err == nil && len(schema.Fields) == 0 {
@@ -181,8 +209,8 @@ func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism in
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				if firstErr == nil {
-					firstErr = sourceError(r, err)
+				errs[i] = err
+				if tentative == nil || !tentative(r) {
 					cancel()
 				}
 				return
@@ -192,10 +220,10 @@ func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism in
 			if report && (done%100 == 0 || done == len(reads)) {
 				fmt.Fprintf(progress, "schemas: %d/%d\n", done, len(reads))
 			}
-		}(r)
+		}(i, r)
 	}
 	wg.Wait()
-	return firstErr
+	return errs
 }
 
 // sourceError names the source and says what to do for errors users meet.

@@ -66,7 +66,8 @@ func TestGroupReadsByGroupKey(t *testing.T) {
 		{Name: "/data/a/ (2 csv files)", Sources: []string{"/data/a/4.csv", "/data/a/6.csv"}, Format: "csv",
 			Paths: []string{"/data/a/4.csv", "/data/a/6.csv"}, Options: opts, UserSchema: "id int"},
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{})); diff != "" {
+	// members (the reads a group came from) are checked in TestGroupReadsKeepsMembers.
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{}), cmpopts.IgnoreFields(Read{}, "members")); diff != "" {
 		t.Errorf("groupReads (-want +got):\n%s", diff)
 	}
 	// The inputs are not modified.
@@ -350,5 +351,23 @@ func TestGroupReadsNamesAreUnique(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"/d/ (2 csv files)", "/d/ (2 csv files) #2"}, names); diff != "" {
 		t.Errorf("group names (-want +got):\n%s", diff)
+	}
+}
+
+func TestGroupReadsKeepsMembers(t *testing.T) {
+	a := &Read{Name: "/d/a.json", Sources: []string{"/d/a.json"}, Format: "json", Paths: []string{"/d/a.json"}, order: 0}
+	b := &Read{Name: "/d/b.csv", Sources: []string{"/d/b.csv"}, Format: "csv", Paths: []string{"/d/b.csv"}, Options: map[string]string{"x": "1"}, order: 1}
+	c := &Read{Name: "/d/c.json", Sources: []string{"/d/c.json"}, Format: "json", Paths: []string{"/d/c.json"}, order: 2}
+	got := groupReads([]*Read{a, b, c}, groupKey)
+	if len(got) != 2 || len(got[0].parts()) != 2 || got[0].parts()[0] != a || got[0].parts()[1] != c || got[0].order != 0 {
+		t.Fatalf("group of a and c: parts %v, order %d", got[0].parts(), got[0].order)
+	}
+	if parts := got[1].parts(); len(parts) != 1 || parts[0] != b {
+		t.Errorf("a read that was not grouped is its own part: %v", parts)
+	}
+	// Grouping groups again keeps the original reads.
+	again := groupReads(got, func(*Read) string { return "all" })
+	if n := len(again[0].parts()); n != 3 {
+		t.Errorf("regrouped: %d parts, want 3", n)
 	}
 }
