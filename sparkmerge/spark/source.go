@@ -87,6 +87,10 @@ func defaultReaderOptions(format string) map[string]string {
 		return map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST"}
 	case "json":
 		return map[string]string{"mode": "FAILFAST"}
+	case "parquet", "orc":
+		// A dataset directory whose files drift: without it Spark takes
+		// the schema of one file and other files' columns vanish.
+		return map[string]string{"mergeSchema": "true"}
 	}
 	return nil
 }
@@ -161,11 +165,12 @@ func localPath(p string) string {
 	return strings.TrimPrefix(p, "file:")
 }
 
-// ExpandLocal turns each local path argument that is a glob or a directory
-// of CSV files into one source per file, so that files with differing
-// headers are never read together by position. Other directories (Parquet,
-// ORC, JSON datasets, partitioned trees) and remote paths stay one source:
-// Spark reads them as a dataset. Paths are made absolute so that they mean
+// ExpandLocal turns each local path argument that is a glob or a flat
+// directory of files into one source per file, so that each file's schema
+// is known (and CSV files with differing headers are never read together by
+// position); the auto strategy reads files that merge safely together
+// again. Partitioned trees (directories with subdirectories) and remote
+// paths stay one source: Spark reads them as a dataset. Paths are made absolute so that they mean
 // the same on the Spark server when it shares the client's filesystem.
 //
 // defaultFormat is the job's format for sources that set none.
@@ -254,24 +259,29 @@ func expandLocalPath(p, format string) ([]string, error) {
 		return nil, err
 	}
 	var files []string
-	isCSV := format == "csv"
+	nested := false
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			continue
 		}
-		if format == "" && InferFormat(name) == "csv" {
-			isCSV = true
+		if e.IsDir() {
+			// key=value directories are partitions of one dataset; other
+			// subdirectories are not sources.
+			nested = nested || strings.Contains(name, "=")
+			continue
 		}
 		files = append(files, filepath.Join(abs, name))
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && !nested {
 		if len(entries) == 0 {
 			return nil, fmt.Errorf("directory %s is empty: nothing to merge; remove it from the sources, or check that the files were written", abs)
 		}
 		return []string{abs}, nil
 	}
-	if !isCSV {
+	if nested {
+		// A partitioned dataset (day=1/...): Spark reads the tree and
+		// its partition columns as one source.
 		return []string{abs}, nil
 	}
 	sort.Strings(files)

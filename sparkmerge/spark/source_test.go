@@ -114,7 +114,7 @@ func TestResolveSources(t *testing.T) {
 			want: []resolved{
 				{Name: "a.csv", Format: "csv", Options: csvDefaults},
 				{Name: "b.json.gz", Format: "json", Options: jsonDefaults},
-				{Name: "c.parquet", Format: "parquet", Options: map[string]string{}},
+				{Name: "c.parquet", Format: "parquet", Options: map[string]string{"mergeSchema": "true"}},
 				{Name: "d.txt", Format: "text", Options: map[string]string{}},
 			},
 		},
@@ -142,7 +142,7 @@ func TestResolveSources(t *testing.T) {
 			defaultFormat: "parquet",
 			want: []resolved{
 				{Name: "a.csv", Format: "json", Options: jsonDefaults},
-				{Name: "b.csv", Format: "parquet", Options: map[string]string{}},
+				{Name: "b.csv", Format: "parquet", Options: map[string]string{"mergeSchema": "true"}},
 			},
 		},
 		{
@@ -345,9 +345,9 @@ func TestExpandLocal(t *testing.T) {
 			want: []SourceSpec{{Name: "only", Paths: []string{j("one", "only.csv")}}},
 		},
 		{
-			name: "a directory of parquet files stays one source, its format read from its files",
+			name: "a flat directory of parquet files becomes one source per file",
 			in:   []SourceSpec{{Paths: []string{j("parquet")}}},
-			want: []SourceSpec{{Paths: []string{j("parquet")}, Format: "parquet"}},
+			want: []SourceSpec{{Paths: []string{j("parquet", "part-0.parquet")}}, {Paths: []string{j("parquet", "part-1.parquet")}}},
 		},
 		{
 			name: "a directory of text files expands when the source says csv",
@@ -358,9 +358,13 @@ func TestExpandLocal(t *testing.T) {
 			},
 		},
 		{
-			name: "a directory of csv files read as text stays one source",
+			name: "a directory read as text is one source per file too (auto reads equal schemas together)",
 			in:   []SourceSpec{{Paths: []string{j("csv")}, Format: "text"}},
-			want: []SourceSpec{{Paths: []string{j("csv")}, Format: "text"}},
+			want: []SourceSpec{
+				{Paths: []string{j("csv", "a.csv")}, Format: "text"},
+				{Paths: []string{j("csv", "b.csv")}, Format: "text"},
+				{Paths: []string{j("csv", "c.csv.gz")}, Format: "text"},
+			},
 		},
 		{
 			name: "a directory of only hidden files stays one source",
@@ -555,5 +559,25 @@ func TestExpandLocalJobFormatExpandsCSVDirectories(t *testing.T) {
 	}
 	if len(got) != 2 {
 		t.Errorf("--format csv over a directory of .dat files gave %d sources, want one per file (2)", len(got))
+	}
+}
+
+func TestExpandLocalPartitionedTreeStaysOneSource(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"day=1/part-0.parquet", "day=2/part-0.parquet", "_SUCCESS"} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("x"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ExpandLocal([]SourceSpec{{Paths: []string{dir}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]SourceSpec{{Paths: []string{dir}}}, got); diff != "" {
+		t.Errorf("partitioned tree (-want +got):\n%s", diff)
 	}
 }
