@@ -57,28 +57,28 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 			}
 		}
 		// A trial multi-path read that Spark cannot merge (Parquet int +
-		// bigint, JSON keys differing in case) falls back to its files.
+		// bigint, JSON keys differing in case) is split in halves and
+		// tried again, down to single files: runs of files that do merge
+		// (say, the days before a column changed type) stay one read.
 		trial := func(r *Read) bool { return r.multiFile() && r.Format != "csv" }
-		errs := c.fetchEachSchema(ctx, reads, job.Parallelism, job.Progress, trial)
-		var kept, retry []*Read
-		for i, r := range reads {
-			switch {
-			case errs[i] == nil:
-				kept = append(kept, r)
-			case trial(r) && !errors.Is(errs[i], context.Canceled):
-				kept = append(kept, r.parts()...)
-				retry = append(retry, r.parts()...)
-			default:
-				return nil, sourceError(r, errs[i])
+		var kept []*Read
+		for pending := reads; len(pending) > 0; {
+			errs := c.fetchEachSchema(ctx, pending, job.Parallelism, job.Progress, trial)
+			var next []*Read
+			for i, r := range pending {
+				switch {
+				case errs[i] == nil:
+					kept = append(kept, r)
+				case trial(r) && !errors.Is(errs[i], context.Canceled):
+					next = append(next, halves(r)...)
+				default:
+					return nil, sourceError(r, errs[i])
+				}
 			}
+			pending = next
 		}
-		if len(retry) > 0 {
-			if err := c.fetchSchemas(ctx, retry, job.Parallelism, job.Progress); err != nil {
-				return nil, err
-			}
-			// Back in input order, for first-seen column order.
-			sort.SliceStable(kept, func(i, j int) bool { return kept[i].order < kept[j].order })
-		}
+		// Back in input order, for first-seen column order.
+		sort.SliceStable(kept, func(i, j int) bool { return kept[i].order < kept[j].order })
 		reads = kept
 		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
 			// Sources whose discovered schemas are identical are read in
@@ -167,6 +167,26 @@ func trialGroupKey(policy sparkmerge.Options) func(*Read) string {
 		}
 		return ""
 	}
+}
+
+// halves splits a trial read that Spark refused to merge: into two trial
+// reads, or into its single files when it has fewer than four.
+func halves(r *Read) []*Read {
+	parts := r.parts()
+	if len(parts) < 4 {
+		return parts
+	}
+	mid := len(parts) / 2
+	var out []*Read
+	for _, half := range [][]*Read{parts[:mid], parts[mid:]} {
+		g := groupReads(half, func(*Read) string { return "half" })[0]
+		g.Options = r.Options // keeps mergeSchema
+		// Both halves may share a directory: name them by their files.
+		first, last := g.Paths[0], g.Paths[len(g.Paths)-1]
+		g.Name += fmt.Sprintf(" %s ... %s", first[strings.LastIndex(first, "/")+1:], last[strings.LastIndex(last, "/")+1:])
+		out = append(out, g)
+	}
+	return out
 }
 
 // csvHeaderKey groups local CSV files by options and exact header line.

@@ -371,3 +371,30 @@ func TestGroupReadsKeepsMembers(t *testing.T) {
 		t.Errorf("regrouped: %d parts, want 3", n)
 	}
 }
+
+func TestHalves(t *testing.T) {
+	var parts []*Read
+	for i := 0; i < 5; i++ {
+		p := fmt.Sprintf("/d/day-%d.parquet", i)
+		parts = append(parts, &Read{Name: p, Sources: []string{p}, Format: "parquet", Paths: []string{p}, order: i})
+	}
+	group := groupReads(parts, func(*Read) string { return "g" })[0]
+	group.Options = map[string]string{"mergeSchema": "true"}
+	got := halves(group)
+	if len(got) != 2 {
+		t.Fatalf("halves of 5: %d reads, want 2", len(got))
+	}
+	diff := cmp.Diff([][]string{
+		{"/d/day-0.parquet", "/d/day-1.parquet"},
+		{"/d/day-2.parquet", "/d/day-3.parquet", "/d/day-4.parquet"},
+	}, [][]string{got[0].Paths, got[1].Paths})
+	if diff != "" {
+		t.Errorf("halves (-want +got):\n%s", diff)
+	}
+	if got[0].Name == got[1].Name || got[1].order != 2 || got[1].Options["mergeSchema"] != "true" {
+		t.Errorf("halves: names %q and %q must differ, order %d want 2, options %v", got[0].Name, got[1].Name, got[1].order, got[1].Options)
+	}
+	if singles := halves(got[0]); len(singles) != 2 || singles[0] != parts[0] || singles[1] != parts[1] {
+		t.Errorf("a group of 2 splits into its files, got %v", singles)
+	}
+}
