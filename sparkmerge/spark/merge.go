@@ -72,7 +72,10 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 				case trial(r) && !errors.Is(errs[i], context.Canceled):
 					next = append(next, halves(r)...)
 				default:
-					return nil, sourceError(r, errs[i])
+					// Report the read that failed, not one cancelled
+					// because of it.
+					j := firstFailure(errs)
+					return nil, sourceError(pending[j], errs[j])
 				}
 			}
 			pending = next

@@ -169,12 +169,28 @@ func commonDir(paths []string) string {
 // parallelism at a time, reporting progress when there are many.
 func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) error {
 	errs := c.fetchEachSchema(ctx, reads, parallelism, progress, nil)
-	for i, err := range errs {
-		if err != nil {
-			return sourceError(reads[i], err)
-		}
+	if i := firstFailure(errs); i >= 0 {
+		return sourceError(reads[i], errs[i])
 	}
 	return nil
+}
+
+// firstFailure is the index of the first error that is not a cancellation
+// caused by another read's failure (else of the first error), or -1.
+func firstFailure(errs []error) int {
+	first := -1
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, context.Canceled) {
+			return i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	return first
 }
 
 // fetchEachSchema fetches every read's schema and returns one error per

@@ -1,6 +1,7 @@
 package spark
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -396,5 +397,24 @@ func TestHalves(t *testing.T) {
 	}
 	if singles := halves(got[0]); len(singles) != 2 || singles[0] != parts[0] || singles[1] != parts[1] {
 		t.Errorf("a group of 2 splits into its files, got %v", singles)
+	}
+}
+
+func TestFirstFailurePrefersTheCause(t *testing.T) {
+	cause := errors.New("PATH_NOT_FOUND")
+	canceled := fmt.Errorf("schema: %w", context.Canceled)
+	tests := []struct {
+		errs []error
+		want int
+	}{
+		{[]error{nil, nil}, -1},
+		{[]error{canceled, nil, cause}, 2},
+		{[]error{nil, canceled, canceled}, 1},
+		{[]error{cause, canceled}, 0},
+	}
+	for _, tt := range tests {
+		if got := firstFailure(tt.errs); got != tt.want {
+			t.Errorf("firstFailure(%v) = %d, want %d", tt.errs, got, tt.want)
+		}
 	}
 }
