@@ -203,9 +203,10 @@ func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		done int
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		done    int
+		stopped bool // a read failed and the others were cancelled
 	)
 	errs := make([]error, len(reads))
 	sem := make(chan struct{}, parallelism)
@@ -225,8 +226,15 @@ func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
+				if stopped {
+					// Most likely cancelled because another read failed;
+					// the server's status does not always say so.
+					errs[i] = fmt.Errorf("stopped after another source failed: %w", context.Canceled)
+					return
+				}
 				errs[i] = err
 				if tentative == nil || !tentative(r) {
+					stopped = true
 					cancel()
 				}
 				return

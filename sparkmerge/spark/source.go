@@ -198,10 +198,24 @@ func ExpandLocal(specs []SourceSpec, defaultFormat string) ([]SourceSpec, error)
 			out = append(out, spec)
 			continue
 		}
+		dir := localPath(spec.Paths[0])
+		if format == "" {
+			format = directoryFormat(dir)
+		}
+		if spec.Name != "" && format != "csv" && !strings.ContainsAny(dir, "*?[") {
+			// The user named the directory: it is one source, a dataset
+			// Spark reads with its format's merging (mergeSchema for
+			// Parquet and ORC, inference for JSON). CSV files are never
+			// read together by position, so they still split below.
+			spec.Paths = []string{dir}
+			spec.Format = format
+			out = append(out, spec)
+			continue
+		}
 		for _, f := range files {
 			one := spec
 			one.Paths = []string{f}
-			one.Name = ""
+			one.Name = "" // each file is named by its path
 			out = append(out, one)
 		}
 	}

@@ -581,3 +581,19 @@ func TestExpandLocalPartitionedTreeStaysOneSource(t *testing.T) {
 		t.Errorf("partitioned tree (-want +got):\n%s", diff)
 	}
 }
+
+func TestExpandLocalNamedDatasetDirectoryStaysOneSource(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"part-0.parquet", "part-1.parquet"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ExpandLocal([]SourceSpec{{Name: "new", Paths: []string{dir}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]SourceSpec{{Name: "new", Paths: []string{dir}, Format: "parquet"}}, got); diff != "" {
+		t.Errorf("a named parquet directory (-want +got):\n%s", diff)
+	}
+}
