@@ -302,9 +302,10 @@ func expandLocalPath(p, format string) ([]string, error) {
 	return files, nil
 }
 
-// directoryFormat is the one format that the data files directly inside
-// dir have (part-00000-....snappy.parquet is parquet), or "" when dir is
-// not a local directory or its files disagree.
+// directoryFormat is the one format that the data files inside dir have
+// (part-00000-....snappy.parquet is parquet; for a partitioned tree, those
+// of its first key=value directory), or "" when dir is not a local
+// directory or its files disagree.
 func directoryFormat(dir string) string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -313,6 +314,13 @@ func directoryFormat(dir string) string {
 	format := ""
 	for _, e := range entries {
 		name := e.Name()
+		if e.IsDir() && strings.Contains(name, "=") && format == "" {
+			// A partitioned tree: its data files are below.
+			if f := directoryFormat(filepath.Join(dir, name)); f != "" {
+				format = f
+			}
+			continue
+		}
 		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			continue
 		}

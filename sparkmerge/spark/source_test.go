@@ -577,7 +577,7 @@ func TestExpandLocalPartitionedTreeStaysOneSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]SourceSpec{{Paths: []string{dir}}}, got); diff != "" {
+	if diff := cmp.Diff([]SourceSpec{{Paths: []string{dir}, Format: "parquet"}}, got); diff != "" {
 		t.Errorf("partitioned tree (-want +got):\n%s", diff)
 	}
 }
