@@ -379,3 +379,36 @@ verify: true
 		t.Errorf("exit code %d, want 1 with a --mode hint; stderr:\n%s", code, stderr)
 	}
 }
+
+// TestCLILocal runs the README's main command as a user with Docker would:
+// --local starts the project's Spark container for the one command (inputs
+// and output mounted at the same paths) and stops it afterwards.
+func TestCLILocal(t *testing.T) {
+	requireSpark(t) // the image is the one the suite's Spark runs
+	if testing.Short() {
+		t.Skip("starts a second Spark container")
+	}
+	bin := cliBinary(t)
+	out := filepath.Join(workDir(t), "demo")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, bin, "merge", "--local", filepath.Join(testdataRoot, "tides"),
+		"--out", out, "--source-column", "_source", "--verify", "--show", "20")
+	cmd.Env = append(os.Environ(), "SPARK_REMOTE=", "TESTCONTAINERS_RYUK_DISABLED=true")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if os.Getenv("CI") != "true" && strings.Contains(stderr.String(), "docker") {
+			t.Skipf("--local needs Docker: %v\n%s", err, stderr.String())
+		}
+		t.Fatalf("sparkmerge merge --local: %v\nstderr:\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"wrote 12 rows", "verified: rows written = rows read", "45m3", "(12 rows)"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout does not say %q:\n%s", want, stdout.String())
+		}
+	}
+	if parts, _ := filepath.Glob(filepath.Join(out, "part-*.parquet")); len(parts) == 0 {
+		t.Errorf("no parquet files in %s", out)
+	}
+}
