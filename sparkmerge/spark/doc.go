@@ -1,0 +1,50 @@
+// Package spark runs merges on a real Apache Spark over Spark Connect: it
+// reads every source's exact schema, asks the planner
+// ([github.com/sparkmerge/sparkmerge]) for the unified schema and each
+// source's projection, and sends Spark one plan that projects every source
+// and combines all rows with UNION ALL, then writes them.
+//
+// It is the only package, with its internal client extension, that talks
+// to Spark; the planner decides, this package translates.
+//
+// # Use
+//
+//	c, err := spark.Connect(ctx, "sc://localhost:15002", spark.ConnectOptions{})
+//	...
+//	res, err := c.Merge(ctx, spark.Job{
+//		Sources: []spark.SourceSpec{{Paths: []string{"/landing/tides"}}},
+//		Target:  spark.Target{Path: "/lake/tides", Mode: "overwrite"},
+//		Verify:  true,
+//	})
+//
+// [Client.Plan] does everything but read rows and write; [Client.Schemas]
+// returns each source's schema.
+//
+// # Sources
+//
+// A [SourceSpec] is paths (files, directories, globs, on the cluster's
+// filesystem) or a table. A flat local directory or a quoted glob becomes
+// one source per file ([ExpandLocal]), so that each file's schema counts and
+// CSV files with different headers are never read by position; a
+// partitioned tree (key=value directories) stays one dataset. Formats come
+// from file extensions unless set. CSV is read with a header, inferred
+// types and FAILFAST (a malformed row fails the merge instead of becoming
+// nulls); JSON with FAILFAST; Parquet and ORC with mergeSchema.
+//
+// # Strategies
+//
+// [StrategyUnion] reads each source on its own. [StrategyMultipath] reads
+// each format group in one load and refuses CSV files whose headers differ
+// ([HeaderDriftError]). [StrategyAuto] tries one read per group that Spark
+// can merge safely (CSV files with one header line, Parquet/ORC with
+// mergeSchema, JSON), splits a group Spark refuses in halves down to single
+// files, then reads sources with identical schemas together. Unions are
+// balanced trees, so thousands of inputs stay within Spark Connect's plan
+// nesting limit, and always UNION ALL: duplicate rows are kept.
+//
+// # Errors
+//
+// Spark's own errors come back as [*SparkError] with their error class and
+// SQL state; errors.Is(err, [ErrUnreachable]) tells that the server could
+// not be reached. Errors name the source or target and say what to do.
+package spark
