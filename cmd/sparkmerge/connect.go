@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sparkmerge/sparkmerge/localspark"
 	"github.com/sparkmerge/sparkmerge/spark"
@@ -59,7 +60,18 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 		}
 		return nil, nil, err
 	}
-	return client, func() { client.Close(); stopServer() }, nil
+	return client, func() {
+		if ctx.Err() != nil {
+			// Interrupted: the Spark job we started would run on.
+			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			if err := client.Interrupt(ictx); err != nil {
+				fmt.Fprintf(stderr, "sparkmerge: stop the Spark job: %v\n", err)
+			}
+			cancel()
+		}
+		client.Close()
+		stopServer()
+	}, nil
 }
 
 // startLocal runs the project's Spark Connect image for this command, with

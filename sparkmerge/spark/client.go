@@ -81,3 +81,8 @@ func errorClass(err error) string {
 func (c *Client) QuerySchema(ctx context.Context, query string) (sparkmerge.Schema, error) {
 	return c.sess.SQL(query).Schema(ctx)
 }
+
+// Interrupt stops every Spark operation this client started that is still
+// running on the server; call it when the caller gives up (Ctrl-C), since
+// a cancelled context stops only the client.
+func (c *Client) Interrupt(ctx context.Context) error { return c.sess.InterruptAll(ctx) }

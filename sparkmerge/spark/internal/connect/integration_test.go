@@ -311,3 +311,32 @@ func TestLiveConcurrentSchemas(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// InterruptAll stops a running Spark job of the session: the query fails
+// at once instead of running to its end.
+func TestLiveInterruptAll(t *testing.T) {
+	sess := liveSession(t)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		// Minutes of work on two cores.
+		_, err := sess.SQL("SELECT sum(id % 7) FROM range(0, 100000000000, 1, 4)").Collect(context.Background())
+		done <- err
+	}()
+	time.Sleep(3 * time.Second) // let the job start
+	if err := sess.InterruptAll(context.Background()); err != nil {
+		t.Fatalf("InterruptAll: %v", err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the interrupted query succeeded")
+		}
+		if msg := strings.ToLower(err.Error()); !strings.Contains(msg, "cancel") && !strings.Contains(msg, "interrupt") {
+			t.Fatalf("the query failed, but not by the interrupt: %v", err)
+		}
+		t.Logf("interrupted after %s: %.150v", time.Since(start).Round(time.Millisecond), err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the query still runs 60 s after InterruptAll")
+	}
+}

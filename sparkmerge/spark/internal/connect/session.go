@@ -306,3 +306,21 @@ func (s *Session) executeCommand(ctx context.Context, plan proto.Message) (err e
 	}()
 	return s.convertError(err)
 }
+
+// InterruptAll asks the server to stop every running operation of this
+// session (the Interrupt RPC with INTERRUPT_TYPE_ALL). Cancelling a call's
+// context only stops the client: the Spark job it started runs on.
+func (s *Session) InterruptAll(ctx context.Context) (err error) {
+	defer guard("interrupt", &err)
+	req := newMsg("InterruptRequest")
+	setString(req, "session_id", s.sessionID)
+	setString(mut(req, "user_context"), "user_id", s.remote.UserID)
+	setString(req, "client_type", "sparkmerge")
+	setEnum(req, "interrupt_type", "INTERRUPT_TYPE_ALL")
+	resp := newMsg("InterruptResponse")
+	ctx = metadata.NewOutgoingContext(ctx, metadata.New(s.remote.Headers))
+	if err := s.conn.Invoke(ctx, "/spark.connect.SparkConnectService/Interrupt", req.Interface(), resp.Interface()); err != nil {
+		return fmt.Errorf("interrupt: %w", s.convertError(err))
+	}
+	return nil
+}
