@@ -147,18 +147,19 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 // planner would, and equal headers make its positional mapping exact), and
 // Parquet, ORC and JSON files with the same options (Spark merges their
 // schemas by name, or refuses, and then each file is read on its own).
-// Strict typing needs each file's own types, so it groups nothing but
-// Parquet and ORC, whose merge refuses any type difference.
+// Spark's CSV and JSON inference widen types like the default policy, not
+// like strict or string typing, which need each file's own types: then
+// only Parquet and ORC are grouped, whose merge refuses any type difference.
 func trialGroupKey(policy sparkmerge.Options) func(*Read) string {
 	return func(r *Read) string {
 		switch r.Format {
 		case "csv":
-			if policy.Types == sparkmerge.TypesStrict {
+			if policy.Types != sparkmerge.TypesWiden {
 				return ""
 			}
 			return csvHeaderKey(r)
 		case "json":
-			if policy.Types == sparkmerge.TypesStrict || len(r.Paths) != 1 {
+			if policy.Types != sparkmerge.TypesWiden || len(r.Paths) != 1 {
 				return ""
 			}
 			return groupKey(r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -415,6 +416,36 @@ func TestFirstFailurePrefersTheCause(t *testing.T) {
 	for _, tt := range tests {
 		if got := firstFailure(tt.errs); got != tt.want {
 			t.Errorf("firstFailure(%v) = %d, want %d", tt.errs, got, tt.want)
+		}
+	}
+}
+
+func TestTrialGroupKeyByPolicy(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(csvPath, []byte("id,v\n1,2\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	reads := map[string]*Read{
+		"csv":     {Format: "csv", Paths: []string{csvPath}, Options: map[string]string{"header": "true"}},
+		"json":    {Format: "json", Paths: []string{"/d/a.json"}},
+		"parquet": {Format: "parquet", Paths: []string{"/d/a.parquet"}},
+		"text":    {Format: "text", Paths: []string{"/d/a.txt"}},
+	}
+	tests := []struct {
+		types sparkmerge.TypePolicy
+		want  map[string]bool // format -> tried in a group
+	}{
+		{sparkmerge.TypesWiden, map[string]bool{"csv": true, "json": true, "parquet": true}},
+		{sparkmerge.TypesStrict, map[string]bool{"parquet": true}},
+		{sparkmerge.TypesString, map[string]bool{"parquet": true}},
+	}
+	for _, tt := range tests {
+		key := trialGroupKey(sparkmerge.Options{Types: tt.types})
+		for format, r := range reads {
+			if got := key(r) != ""; got != tt.want[format] {
+				t.Errorf("types %s, %s: grouped = %v, want %v", tt.types, format, got, tt.want[format])
+			}
 		}
 	}
 }
