@@ -18,33 +18,10 @@ suite=bookworm
 packages=(openjdk-17-jre-headless procps bash)
 label=io.sparkmerge.inputs
 
-# The entrypoint. Without arguments (or with only options such as
-# "--conf k=v") it runs the Spark Connect server in the foreground with the
-# project's settings; with a command (e.g. the full spark-submit line that the
-# Go harness passes so that apache/spark works the same) it execs that command.
-read -r -d '' entrypoint <<'SH' || true
-#!/bin/bash
-set -euo pipefail
-if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
-	exec "$@"
-fi
-export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
-exec /opt/spark/bin/spark-submit \
-	--class org.apache.spark.sql.connect.service.SparkConnectServer \
-	--master "${SPARK_MASTER:-local[2]}" \
-	--driver-memory "${SPARK_DRIVER_MEMORY:-1g}" \
-	--conf spark.connect.grpc.binding.address=127.0.0.1 \
-	--conf "spark.connect.grpc.binding.port=${SPARK_CONNECT_PORT:-15002}" \
-	--conf spark.ui.enabled=false \
-	--conf spark.sql.shuffle.partitions=4 \
-	--conf spark.log.structuredLogging.enabled=false \
-	--conf spark.driver.host=127.0.0.1 \
-	--conf spark.driver.bindAddress=127.0.0.1 \
-	"$@" \
-	spark-internal
-SH
+# The entrypoint, shared with scripts/spark-local.sh: the server's settings.
+entrypoint_script="$SPARKMERGE_REPO/scripts/start-connect.sh"
 
-self_hash=$(cat "${BASH_SOURCE[0]}" | sha256sum | cut -c1-16)
+self_hash=$(cat "${BASH_SOURCE[0]}" "$entrypoint_script" | sha256sum | cut -c1-16)
 base_hash=$(printf '%s\n' "$suite" "${packages[@]}" "$(dpkg --print-architecture 2>/dev/null || uname -m)" | sha256sum | cut -c1-16)
 inputs_hash=$(printf '%s\n' "$self_hash" "$base_hash" "$PYSPARK_SHA256" | sha256sum | cut -c1-16)
 base_tar="$work/base-$base_hash.tar"
@@ -160,7 +137,7 @@ build_image_tar() {
 	as_root cp -a "$spark_home/bin" "$spark_home/sbin" "$spark_home/jars" "$spark_home/licenses" "$rootfs/opt/spark/"
 	as_root chmod +x "$rootfs"/opt/spark/bin/* "$rootfs"/opt/spark/sbin/*
 	as_root chown -R 0:0 "$rootfs/opt/spark"
-	printf '%s\n' "$entrypoint" | as_root tee "$rootfs/opt/sparkmerge/start-connect.sh" >/dev/null
+	as_root cp "$entrypoint_script" "$rootfs/opt/sparkmerge/start-connect.sh"
 	as_root chmod 755 "$rootfs/opt/sparkmerge/start-connect.sh"
 	java_home=$(cd "$rootfs/usr/lib/jvm" && ls -d java-17-openjdk-* | head -n1)
 	[ -n "$java_home" ] || die "no java-17 in the base rootfs: delete $base_tar and rerun"

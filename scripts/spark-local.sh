@@ -71,18 +71,9 @@ start() {
 	mkdir -p "$state"
 	: >"$logfile"
 	log "starting Spark Connect $SPARK_VERSION on 127.0.0.1:$port (log: $logfile)"
-	SPARK_LOCAL_IP=127.0.0.1 setsid "$spark_home/bin/spark-submit" \
-		--class "$SPARK_CONNECT_CLASS" \
-		--master "${SPARK_MASTER:-local[2]}" \
-		--driver-memory "${SPARK_DRIVER_MEMORY:-1g}" \
-		--conf spark.connect.grpc.binding.address=127.0.0.1 \
-		--conf "spark.connect.grpc.binding.port=$port" \
-		--conf spark.ui.enabled=false \
-		--conf spark.sql.shuffle.partitions=4 \
-		--conf spark.log.structuredLogging.enabled=false \
-		--conf spark.driver.host=127.0.0.1 \
-		--conf spark.driver.bindAddress=127.0.0.1 \
-		spark-internal >>"$logfile" 2>&1 </dev/null &
+	# The same server as the image runs: one definition of its settings.
+	SPARK_HOME="$spark_home" SPARK_CONNECT_PORT="$port" setsid "$SPARKMERGE_REPO/scripts/start-connect.sh" \
+		>>"$logfile" 2>&1 </dev/null &
 	echo $! >"$pidfile"
 	local began=$SECONDS
 	alive_or_ready() {
