@@ -77,6 +77,7 @@ type jobFlags struct {
 	reference     string
 	dropExtra     bool
 	parallelism   int
+	sparkInfer    bool
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -95,6 +96,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.reference, "reference", "", "reference schema for --missing reference / --order reference: a source name (source:NAME), a table (table:NAME) or DDL")
 	fs.BoolVar(&f.dropExtra, "drop-extra", false, "with a reference schema: drop columns it lacks instead of failing")
 	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent schema requests to Spark")
+	fs.BoolVar(&f.sparkInfer, "spark-inference", false, "ask Spark for every CSV file's schema (default: small local CSV files of numbers, booleans and text are inferred on the client, as Spark would)")
 }
 
 // parseKeyValues reads repeated key=value flags.
@@ -209,6 +211,7 @@ func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job
 	}
 	job.ReaderOptions = mergeMaps(jf.Options, flagOptions)
 	job.Parallelism = f.parallelism
+	job.SparkInference = f.sparkInfer
 
 	p := &job.Policy
 	if p.Types, err = sparkmerge.ParseTypePolicy(pick("types", f.types, jf.Policy.Types)); err != nil {

@@ -106,6 +106,11 @@ type Job struct {
 	Verify bool
 	// Parallelism bounds concurrent schema requests (default 8).
 	Parallelism int
+	// SparkInference asks Spark for every CSV file's schema. By default
+	// the schemas of small local CSV files that need no more than Spark's
+	// number, boolean and text inference are inferred on the client, the
+	// same way, without a Spark job per file.
+	SparkInference bool
 	// Progress, when set, receives progress lines for long schema discovery.
 	Progress io.Writer
 }

@@ -48,6 +48,10 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
+		var kept []*Read
+		if !job.SparkInference {
+			kept, reads = inferLocally(reads)
+		}
 		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
 			reads = groupReads(reads, trialGroupKey(job.Policy))
 			for _, r := range reads {
@@ -61,7 +65,6 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		// tried again, down to single files: runs of files that do merge
 		// (say, the days before a column changed type) stay one read.
 		trial := func(r *Read) bool { return r.multiFile() && r.Format != "csv" }
-		var kept []*Read
 		for pending := reads; len(pending) > 0; {
 			errs := c.fetchEachSchema(ctx, pending, job.Parallelism, job.Progress, trial)
 			var next []*Read
@@ -204,6 +207,29 @@ func csvHeaderKey(r *Read) string {
 		return ""
 	}
 	return k + "\x00header:" + header
+}
+
+// inferLocally infers the schemas of the CSV reads it can on the client
+// (see localCSVSchema) and returns them apart from the reads whose schema
+// Spark must give. The local ones carry enforceSchema=false: Spark then
+// checks every file's header against the inferred names.
+func inferLocally(reads []*Read) (local, remote []*Read) {
+	for _, r := range reads {
+		if r.Format != "csv" || r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
+			remote = append(remote, r)
+			continue
+		}
+		schema, _, ok := localCSVSchema(r.Paths[0], r.Options)
+		if !ok {
+			remote = append(remote, r)
+			continue
+		}
+		r.Schema = schema
+		r.InferredLocally = true
+		r.Options = withOption(r.Options, "enforceSchema", "false")
+		local = append(local, r)
+	}
+	return local, remote
 }
 
 func planSources(reads []*Read) []sparkmerge.Source {

@@ -31,6 +31,9 @@ type Read struct {
 	UserSchema string `json:"user_schema,omitempty"`
 	// Schema is the schema Spark reports for the read.
 	Schema sparkmerge.Schema `json:"schema"`
+	// InferredLocally is true when the client inferred Schema from the
+	// local file, as Spark would, instead of asking Spark.
+	InferredLocally bool `json:"inferred_locally,omitempty"`
 
 	// pinned is the schema DDL sent with the read when it runs, so that
 	// Spark does not infer the schema a second time.
