@@ -1,0 +1,113 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// csvInferenceCases are CSV files whose schema the client infers itself
+// (local: true) or leaves to Spark. Each is planned twice, once asking
+// Spark for every schema; the schemas must be the same.
+var csvInferenceCases = []struct {
+	name, content string
+	local         bool
+}{
+	{"ints.csv", "a,b\n1,-2\n+3,007\n-0,0\n", true},
+	{"int-bounds.csv", "a,b,c,d\n2147483647,-2147483648,2147483648,-2147483649\n", true},
+	{"bigint-bounds.csv", "a,b,c\n9223372036854775807,-9223372036854775808,9223372036854775808\n", true},
+	{"wide-integers.csv", "a,b,c\n" + strings.Repeat("9", 38) + "," + strings.Repeat("9", 39) + ",-00000000000000000009223372036854775809\n", true},
+	{"decimal-then-int.csv", "a,b,c\n99999999999999999999,5000000000,5\n5,9223372036854775808,9223372036854775808\n", true},
+	{"fractions.csv", "a,b,c\n1.5,2,9223372036854775808\n-0.25,3.0,1.5\n", true},
+	{"booleans.csv", "a,b,c,d\ntrue,FALSE,true,1\nTrue,false,1,true\n", true},
+	{"text.csv", "city,n,t\nTokyo,1,x1\nabc,2,1\n", true},
+	{"nulls.csv", "a,b,c\n,1,\n,,\n", true},
+	{"header-only.csv", "a,b\n", true},
+	{"repeated-header.csv", "a,b\n1,2\na,b\n3,4\n", true},
+	{"crlf.csv", "a,b\r\n\r\n1,x\r\n\n2,y", true},
+	{"mixed-case.csv", "Id,NAME\n1,x\n", true},
+	{"tabs.tsv", "a\tb\n1\tx,y\n", true},
+	// Left to Spark: the plan must still be the same.
+	{"quoted.csv", "a,b\n\"x,y\",1\n", false},
+	{"dates.csv", "a,b\n2024-01-31,2024-01-31 10:00:00\n", false},
+	{"exponent.csv", "a,b\n1e5,1.\n", false},
+	{"special-doubles.csv", "a,b\nNaN,Infinity\n", false},
+	{"padded.csv", "a,b\n 12,x \n", false},
+	{"time-of-day.csv", "a\nT10:00\n", false},
+}
+
+// TestLocalCSVInferenceMatchesSpark plans the same CSV files with local
+// inference and with Spark's, on the real server, and compares every
+// read's schema: the client must infer exactly what Spark infers, and must
+// infer locally the files it claims to handle.
+func TestLocalCSVInferenceMatchesSpark(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	files := map[string]string{}
+	var names []string
+	for _, tc := range csvInferenceCases {
+		files[tc.name] = tc.content
+		names = append(names, tc.name)
+	}
+	paths := writeFiles(t, dir, files, names...)
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion}
+	local, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatalf("plan with local inference: %v", err)
+	}
+	job.SparkInference = true
+	remote, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatalf("plan with Spark's inference: %v", err)
+	}
+	if len(local.Reads) != len(paths) || len(remote.Reads) != len(paths) {
+		t.Fatalf("reads: %d local, %d remote, want %d each", len(local.Reads), len(remote.Reads), len(paths))
+	}
+	for i, tc := range csvInferenceCases {
+		l, r := local.Reads[i], remote.Reads[i]
+		if filepath.Base(l.Paths[0]) != tc.name || filepath.Base(r.Paths[0]) != tc.name {
+			t.Fatalf("read %d is %s / %s, want %s", i, l.Paths[0], r.Paths[0], tc.name)
+		}
+		if l.InferredLocally != tc.local {
+			t.Errorf("%s: inferred locally = %v, want %v", tc.name, l.InferredLocally, tc.local)
+		}
+		if r.InferredLocally {
+			t.Errorf("%s: inferred locally under SparkInference", tc.name)
+		}
+		if !l.Schema.Equal(r.Schema) {
+			t.Errorf("%s: client infers %s, Spark %s", tc.name, l.Schema, r.Schema)
+		}
+	}
+}
+
+// TestLocallyInferredCSVMerges merges locally inferred files end to end:
+// the read carries enforceSchema=false and the values arrive typed.
+func TestLocallyInferredCSVMerges(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	paths := writeFiles(t, dir, map[string]string{
+		"a.csv": "id,amount,ok\n1,2.5,true\n2,,false\n",
+		"b.csv": "ok,id,note\nTRUE,9223372036854775807,x\n",
+	}, "a.csv", "b.csv")
+	res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Target: spark.Target{Path: filepath.Join(dir, "out")}})
+	for _, r := range res.Reads {
+		if !r.InferredLocally {
+			t.Errorf("%s: not inferred locally", r.Name)
+		}
+	}
+	if got, want := res.Plan.Target.String(), "id bigint, amount double, ok boolean, note string"; got != want {
+		t.Errorf("target = %s, want %s", got, want)
+	}
+	got := parquetRows(t, out, []string{"id", "amount", "ok", "note"}, "id")
+	want := [][]any{
+		row("1", "2.5", "true", nil),
+		row("2", nil, "false", nil),
+		row("9223372036854775807", nil, "true", "x"),
+	}
+	diff(t, "rows", want, got)
+}
