@@ -16,6 +16,10 @@ func TestOutputFiles(t *testing.T) {
 		}
 		small = append(small, &Read{Paths: []string{p}})
 	}
+	var many []*Read
+	for i := 0; i < 400; i++ {
+		many = append(many, small[i%len(small)])
+	}
 	tests := []struct {
 		name      string
 		requested int
@@ -24,6 +28,7 @@ func TestOutputFiles(t *testing.T) {
 	}{
 		{"20 small local files: 8 output files", 0, small, 8},
 		{"the user's number wins", 3, small, 3},
+		{"400 reads: at most 32 per task", 0, many, 13},
 		{"5 small files: Spark's own partitions", 0, small[:5], 0},
 		{"a remote input: sizes unknown", 0, append(small[:3:3], &Read{Paths: []string{"s3a://b/x.csv"}}), 0},
 		{"a table: sizes unknown", 0, []*Read{{Table: "db.t"}}, 0},
