@@ -53,7 +53,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 			kept, reads = inferLocally(reads)
 		}
 		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
-			reads = groupReads(reads, trialGroupKey(job.Policy))
+			reads = groupReads(reads, trialGroupKey(job.Policy, jsonCaseGroups(reads)))
 			for _, r := range reads {
 				if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
 					r.Options = withOption(r.Options, "mergeSchema", "true")
@@ -153,7 +153,10 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 // Spark's CSV and JSON inference widen types like the default policy, not
 // like strict or string typing, which need each file's own types: then
 // only Parquet and ORC are grouped, whose merge refuses any type difference.
-func trialGroupKey(policy sparkmerge.Options) func(*Read) string {
+//
+// jsonLabels (see jsonCaseGroups) narrows the JSON groups to files that
+// spell their shared keys alike.
+func trialGroupKey(policy sparkmerge.Options, jsonLabels map[*Read]string) func(*Read) string {
 	return func(r *Read) string {
 		switch r.Format {
 		case "csv":
@@ -164,6 +167,12 @@ func trialGroupKey(policy sparkmerge.Options) func(*Read) string {
 		case "json":
 			if policy.Types != sparkmerge.TypesWiden || len(r.Paths) != 1 {
 				return ""
+			}
+			if label, inspected := jsonLabels[r]; inspected {
+				if label == "" {
+					return ""
+				}
+				return groupKey(r) + label
 			}
 			return groupKey(r)
 		case "parquet", "orc":

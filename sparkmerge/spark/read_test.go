@@ -441,7 +441,7 @@ func TestTrialGroupKeyByPolicy(t *testing.T) {
 		{sparkmerge.TypesString, map[string]bool{"parquet": true}},
 	}
 	for _, tt := range tests {
-		key := trialGroupKey(sparkmerge.Options{Types: tt.types})
+		key := trialGroupKey(sparkmerge.Options{Types: tt.types}, nil)
 		for format, r := range reads {
 			if got := key(r) != ""; got != tt.want[format] {
 				t.Errorf("types %s, %s: grouped = %v, want %v", tt.types, format, got, tt.want[format])
