@@ -270,4 +270,16 @@ func TestAutoTrialReads(t *testing.T) {
 	}
 	diff(t, "json schema", []string{"Id bigint", "Name string", "extra boolean"}, schemaOf(t, c, out))
 	diff(t, "json rows", [][]any{row("1", "x", nil), row("2", "y", "true")}, parquetRows(t, out, []string{"Id", "Name", "extra"}, "Id"))
+
+	// Files that spell their shared keys alike are read together, the
+	// others alone: c agrees with b, not with a.
+	more := writeFiles(t, dir, map[string]string{"c.json": `{"id":3,"score":1.5}` + "\n"}, "c.json")
+	res, out = merge(t, c, spark.Job{Sources: pathSources(append(paths, more...)...), Verify: true})
+	var sizes []int
+	for _, r := range res.Reads {
+		sizes = append(sizes, len(r.Sources))
+	}
+	diff(t, "JSON reads (files per read)", []int{1, 2}, sizes)
+	diff(t, "json rows", [][]any{row("1", "x", nil, nil), row("2", "y", "true", nil), row("3", nil, nil, "1.5")},
+		parquetRows(t, out, []string{"Id", "Name", "extra", "score"}, "Id"))
 }
