@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
 )
 
 // Spark refuses a multi-path JSON read whose files spell one key in two
@@ -27,7 +29,7 @@ const maxCompatGroups = 16
 // other and is read alone. Reads it could not inspect are not in the map.
 // Keys are folded whatever sparkmerge's matching: the conflict is Spark's
 // (spark.sql.caseSensitive is false by default).
-func jsonCaseGroups(reads []*Read) map[*Read]string {
+func jsonCaseGroups(reads []*Read, keysOf func(*Read) (map[string]string, bool)) map[*Read]string {
 	type group struct {
 		spelling map[string]string // folded key -> spelling
 		members  []*Read
@@ -38,7 +40,7 @@ func jsonCaseGroups(reads []*Read) map[*Read]string {
 		if r.Format != "json" || len(r.Paths) != 1 {
 			continue
 		}
-		keys, ok := localJSONKeys(r.Paths[0])
+		keys, ok := keysOf(r)
 		if !ok {
 			continue
 		}
@@ -81,6 +83,21 @@ func agrees(spelling, keys map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// fileJSONKeys are the top-level keys of a read's single local file.
+func fileJSONKeys(r *Read) (map[string]string, bool) { return localJSONKeys(r.Paths[0]) }
+
+// inferredJSONKeys are the top-level keys of a locally inferred read.
+func inferredJSONKeys(r *Read) (map[string]string, bool) {
+	if !r.InferredLocally || r.raw.Kind != sparkmerge.KindStruct {
+		return nil, false
+	}
+	keys := make(map[string]string, len(r.raw.Fields))
+	for _, f := range r.raw.Fields {
+		keys[strings.ToLower(f.Name)] = f.Name
+	}
+	return keys, true
 }
 
 // localJSONKeys reads the top-level keys of the objects in a small local

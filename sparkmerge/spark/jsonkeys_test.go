@@ -78,7 +78,7 @@ func TestJSONCaseGroupsKeepConflictsApart(t *testing.T) {
 	remote := &Read{Name: "s3a://b/x.json", Sources: []string{"s3a://b/x.json"}, Format: "json", Paths: []string{"s3a://b/x.json"}}
 	reads = append(reads, remote)
 
-	labels := jsonCaseGroups(reads)
+	labels := jsonCaseGroups(reads, fileJSONKeys)
 	if _, inspected := labels[remote]; inspected {
 		t.Error("the remote file was inspected")
 	}

@@ -49,11 +49,15 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
 		var kept []*Read
+		grouping := job.Strategy == StrategyAuto && job.Policy.ReferenceSource == ""
 		if !job.SparkInference {
 			kept, reads = inferLocally(reads)
+			if grouping && job.Policy.Types == sparkmerge.TypesWiden {
+				kept = groupLocalJSON(kept)
+			}
 		}
-		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
-			reads = groupReads(reads, trialGroupKey(job.Policy, jsonCaseGroups(reads)))
+		if grouping {
+			reads = groupReads(reads, trialGroupKey(job.Policy, jsonCaseGroups(reads, fileJSONKeys)))
 			for _, r := range reads {
 				if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
 					r.Options = withOption(r.Options, "mergeSchema", "true")
@@ -218,27 +222,62 @@ func csvHeaderKey(r *Read) string {
 	return k + "\x00header:" + header
 }
 
-// inferLocally infers the schemas of the CSV reads it can on the client
-// (see localCSVSchema) and returns them apart from the reads whose schema
-// Spark must give. The local ones carry enforceSchema=false: Spark then
-// checks every file's header against the inferred names.
+// inferLocally infers the schemas of the CSV and JSON reads it can on the
+// client (see localCSVSchema and localJSONSchema) and returns them apart
+// from the reads whose schema Spark must give. Local CSV reads carry
+// enforceSchema=false: Spark then checks every file's header against the
+// inferred names.
 func inferLocally(reads []*Read) (local, remote []*Read) {
 	for _, r := range reads {
-		if r.Format != "csv" || r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
+		if r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
 			remote = append(remote, r)
 			continue
 		}
-		schema, _, ok := localCSVSchema(r.Paths[0], r.Options)
+		ok := false
+		switch r.Format {
+		case "csv":
+			if r.Schema, _, ok = localCSVSchema(r.Paths[0], r.Options); ok {
+				r.Options = withOption(r.Options, "enforceSchema", "false")
+			}
+		case "json":
+			if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
+				r.Schema, ok = jsonSchemaOf(r.raw)
+			}
+		}
 		if !ok {
+			r.Schema, r.raw = sparkmerge.Schema{}, sparkmerge.DataType{}
 			remote = append(remote, r)
 			continue
 		}
-		r.Schema = schema
 		r.InferredLocally = true
-		r.Options = withOption(r.Options, "enforceSchema", "false")
 		local = append(local, r)
 	}
 	return local, remote
+}
+
+// groupLocalJSON reads locally inferred JSON files that spell their shared
+// keys alike in one load, with the schema Spark's inference would give the
+// files together: their records' types merged, then made canonical.
+func groupLocalJSON(reads []*Read) []*Read {
+	labels := jsonCaseGroups(reads, inferredJSONKeys)
+	grouped := groupReads(reads, func(r *Read) string {
+		if label := labels[r]; label != "" {
+			return groupKey(r) + label
+		}
+		return ""
+	})
+	for _, g := range grouped {
+		if !g.multiFile() {
+			continue
+		}
+		raw := g.members[0].raw
+		for _, m := range g.members[1:] {
+			raw = jsonCompatible(raw, m.raw)
+		}
+		g.raw = raw
+		g.Schema, _ = jsonSchemaOf(raw)
+	}
+	return grouped
 }
 
 func planSources(reads []*Read) []sparkmerge.Source {

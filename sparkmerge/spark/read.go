@@ -35,6 +35,9 @@ type Read struct {
 	// local file, as Spark would, instead of asking Spark.
 	InferredLocally bool `json:"inferred_locally,omitempty"`
 
+	// raw is a locally inferred JSON read's type before Spark's final
+	// canonicalisation, which merging with other files must precede.
+	raw sparkmerge.DataType
 	// pinned is the schema DDL sent with the read when it runs, so that
 	// Spark does not infer the schema a second time.
 	pinned string

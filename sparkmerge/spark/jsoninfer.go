@@ -1,0 +1,287 @@
+package spark
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// Like CSV (see csvinfer.go), the schema of a small local JSON-lines file
+// is inferred on the client exactly as Spark's JsonInferSchema does with
+// the default options: integers are bigint (decimal(p,0) past bigint,
+// double past 38 digits), other numbers double, empty strings count as
+// null, objects are structs with fields sorted by name, arrays take the
+// merged type of their elements, a type conflict gives string, and after
+// merging every record, null becomes string and empty structs vanish.
+// Files Spark would parse differently (a record over several lines,
+// NaN, single quotes, duplicate or non-ASCII keys, other options) are left
+// to Spark.
+
+// jsonRawSchema is the merged, not yet canonical, type of a JSON file's
+// records: a struct whose fields may still be void (null so far).
+type jsonRawSchema = sparkmerge.DataType
+
+// localJSONSchema infers the raw schema of the local JSON-lines file at
+// path. ok is false, with the reason, when Spark must infer it.
+func localJSONSchema(path string, options map[string]string) (raw jsonRawSchema, why string, ok bool) {
+	for k := range options {
+		if !strings.EqualFold(k, "mode") {
+			return raw, "reader option " + k, false
+		}
+	}
+	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || !strings.HasSuffix(strings.ToLower(path), ".json") && !strings.HasSuffix(strings.ToLower(path), ".jsonl") {
+		return raw, "not a plain local .json/.jsonl file", false
+	}
+	p := localPath(path)
+	info, err := os.Stat(p)
+	if err != nil || !info.Mode().IsRegular() {
+		return raw, "not a regular local file", false
+	}
+	if info.Size() > maxLocalInferBytes {
+		return raw, "too large", false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return raw, err.Error(), false
+	}
+	return inferJSONLines(data)
+}
+
+// inferJSONLines is localJSONSchema on a file's bytes.
+func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
+	raw := sparkmerge.StructOf()
+	if !utf8.Valid(data) {
+		return raw, "not UTF-8", false
+	}
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		return raw, "starts with a byte order mark", false
+	}
+	records := 0
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if bytes.IndexByte(line, '\r') >= 0 {
+			return raw, "has a carriage return that does not end a line", false
+		}
+		if len(bytes.Trim(line, " \t")) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		t, err := inferJSONValue(dec)
+		if err != nil {
+			return raw, "a record: " + err.Error(), false
+		}
+		if t.Kind != sparkmerge.KindStruct {
+			return raw, "a record that is not an object", false
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return raw, "a line holds more than one record", false
+		}
+		raw = jsonCompatible(raw, t)
+		records++
+	}
+	if records == 0 {
+		return raw, "no records", false
+	}
+	return raw, "", true
+}
+
+var errJSONUnsupported = errors.New("a value Spark may read differently")
+
+// inferJSONValue is JsonInferSchema.inferField on the next value of dec.
+func inferJSONValue(dec *json.Decoder) (sparkmerge.DataType, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return sparkmerge.DataType{}, err
+	}
+	switch v := tok.(type) {
+	case nil:
+		return sparkmerge.Simple(sparkmerge.KindNull), nil
+	case bool:
+		return sparkmerge.Simple(sparkmerge.KindBoolean), nil
+	case string:
+		if v == "" {
+			// Spark takes empty strings for nulls while inferring.
+			return sparkmerge.Simple(sparkmerge.KindNull), nil
+		}
+		return sparkmerge.Simple(sparkmerge.KindString), nil
+	case json.Number:
+		return jsonNumberType(string(v)), nil
+	case json.Delim:
+		switch v {
+		case '{':
+			var fields []sparkmerge.Field
+			seen := map[string]bool{}
+			for dec.More() {
+				tok, err := dec.Token()
+				if err != nil {
+					return sparkmerge.DataType{}, err
+				}
+				name := tok.(string)
+				// Spark keeps both of two equal keys (and fails later),
+				// drops empty names, and sorts in UTF-16 order.
+				if name == "" || !isASCII(name) || seen[strings.ToLower(name)] {
+					return sparkmerge.DataType{}, errJSONUnsupported
+				}
+				seen[strings.ToLower(name)] = true
+				t, err := inferJSONValue(dec)
+				if err != nil {
+					return sparkmerge.DataType{}, err
+				}
+				fields = append(fields, sparkmerge.NewField(name, t))
+			}
+			if _, err := dec.Token(); err != nil {
+				return sparkmerge.DataType{}, err
+			}
+			sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
+			return sparkmerge.StructOf(fields...), nil
+		case '[':
+			elem := sparkmerge.Simple(sparkmerge.KindNull)
+			for dec.More() {
+				t, err := inferJSONValue(dec)
+				if err != nil {
+					return sparkmerge.DataType{}, err
+				}
+				elem = jsonCompatible(elem, t)
+			}
+			if _, err := dec.Token(); err != nil {
+				return sparkmerge.DataType{}, err
+			}
+			return sparkmerge.ArrayOf(elem, true), nil
+		}
+	}
+	return sparkmerge.DataType{}, errJSONUnsupported
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonNumberType: Jackson reports integers as INT or LONG when they fit a
+// long (bigint), else BIG_INTEGER (decimal(precision,0) up to 38 digits,
+// then double); numbers with a fraction or exponent are DOUBLE.
+func jsonNumberType(n string) sparkmerge.DataType {
+	if strings.ContainsAny(n, ".eE") {
+		return sparkmerge.Simple(sparkmerge.KindDouble)
+	}
+	if fitsInt([]byte(n), 64) {
+		return sparkmerge.Simple(sparkmerge.KindLong)
+	}
+	if p := significantDigits([]byte(n)); p <= sparkmerge.MaxDecimalPrecision {
+		return sparkmerge.NewDecimal(p, 0)
+	}
+	return sparkmerge.Simple(sparkmerge.KindDouble)
+}
+
+// jsonCompatible is JsonInferSchema.compatibleType (with string as the
+// fallback) on the types JSON inference produces: void, boolean, bigint,
+// decimal(p,0), double, string, structs with sorted fields and arrays.
+func jsonCompatible(a, b sparkmerge.DataType) sparkmerge.DataType {
+	switch {
+	case a.Equal(b):
+		return a
+	case a.Kind == sparkmerge.KindNull:
+		return b
+	case b.Kind == sparkmerge.KindNull:
+		return a
+	}
+	str := sparkmerge.Simple(sparkmerge.KindString)
+	switch {
+	case a.Kind == sparkmerge.KindLong && b.Kind == sparkmerge.KindDouble, a.Kind == sparkmerge.KindDouble && b.Kind == sparkmerge.KindLong:
+		return sparkmerge.Simple(sparkmerge.KindDouble)
+	case a.Kind == sparkmerge.KindDouble && b.Kind == sparkmerge.KindDecimal, a.Kind == sparkmerge.KindDecimal && b.Kind == sparkmerge.KindDouble:
+		return sparkmerge.Simple(sparkmerge.KindDouble)
+	case a.Kind == sparkmerge.KindLong && b.Kind == sparkmerge.KindDecimal:
+		return jsonCompatible(sparkmerge.NewDecimal(20, 0), b)
+	case a.Kind == sparkmerge.KindDecimal && b.Kind == sparkmerge.KindLong:
+		return jsonCompatible(a, sparkmerge.NewDecimal(20, 0))
+	case a.Kind == sparkmerge.KindDecimal && b.Kind == sparkmerge.KindDecimal:
+		// Scale 0 on both sides: the range is the larger precision.
+		return sparkmerge.NewDecimal(max(a.Precision, b.Precision), 0)
+	case a.Kind == sparkmerge.KindStruct && b.Kind == sparkmerge.KindStruct:
+		return mergeSortedStructs(a, b)
+	case a.Kind == sparkmerge.KindArray && b.Kind == sparkmerge.KindArray:
+		return sparkmerge.ArrayOf(jsonCompatible(*a.Elem, *b.Elem), true)
+	}
+	return str
+}
+
+// mergeSortedStructs merges two structs whose fields are sorted by name,
+// as Spark does: one field per name, in name order.
+func mergeSortedStructs(a, b sparkmerge.DataType) sparkmerge.DataType {
+	var out []sparkmerge.Field
+	i, j := 0, 0
+	for i < len(a.Fields) && j < len(b.Fields) {
+		fa, fb := a.Fields[i], b.Fields[j]
+		switch {
+		case fa.Name == fb.Name:
+			out = append(out, sparkmerge.NewField(fa.Name, jsonCompatible(fa.Type, fb.Type)))
+			i++
+			j++
+		case fa.Name < fb.Name:
+			out = append(out, fa)
+			i++
+		default:
+			out = append(out, fb)
+			j++
+		}
+	}
+	out = append(out, a.Fields[i:]...)
+	out = append(out, b.Fields[j:]...)
+	return sparkmerge.StructOf(out...)
+}
+
+// jsonCanonical is JsonInferSchema.canonicalizeType: void becomes string,
+// structs without fields vanish (and arrays of them). ok is false for a
+// type that vanishes.
+func jsonCanonical(t sparkmerge.DataType) (sparkmerge.DataType, bool) {
+	switch t.Kind {
+	case sparkmerge.KindNull:
+		return sparkmerge.Simple(sparkmerge.KindString), true
+	case sparkmerge.KindArray:
+		elem, ok := jsonCanonical(*t.Elem)
+		if !ok {
+			return t, false
+		}
+		return sparkmerge.ArrayOf(elem, t.ContainsNull), true
+	case sparkmerge.KindStruct:
+		var fields []sparkmerge.Field
+		for _, f := range t.Fields {
+			if ft, ok := jsonCanonical(f.Type); ok {
+				fields = append(fields, sparkmerge.NewField(f.Name, ft))
+			}
+		}
+		if len(fields) == 0 {
+			return t, false
+		}
+		return sparkmerge.StructOf(fields...), true
+	}
+	return t, true
+}
+
+// jsonSchemaOf is the read schema of a raw inferred struct.
+func jsonSchemaOf(raw jsonRawSchema) (sparkmerge.Schema, bool) {
+	t, ok := jsonCanonical(raw)
+	if !ok {
+		return sparkmerge.Schema{}, false
+	}
+	return sparkmerge.NewSchema(t.Fields...), true
+}

@@ -1,0 +1,79 @@
+package spark
+
+import (
+	"strings"
+	"testing"
+)
+
+// The expected schemas follow Spark 4.0's JsonInferSchema; the integration
+// test TestLocalJSONInferenceMatchesSpark checks the same on a real server.
+func TestInferJSONLines(t *testing.T) {
+	tests := []struct{ name, json, want string }{
+		{"scalars sorted by name", `{"b":1,"a":"x","c":true,"d":1.5}`, "a string, b bigint, c boolean, d double"},
+		{"integer widths", `{"a":9223372036854775807,"b":9223372036854775808,"c":` + strings.Repeat("9", 39) + `}`, "a bigint, b decimal(19,0), c double"},
+		{"exponent is double", `{"a":1e3}`, "a double"},
+		{"bigint then double", "{\"a\":1}\n{\"a\":2.5}", "a double"},
+		{"bigint then decimal", "{\"a\":1}\n{\"a\":99999999999999999999}", "a decimal(20,0)"},
+		{"number then string", "{\"a\":1}\n{\"a\":\"x\"}", "a string"},
+		{"boolean then number", "{\"a\":true}\n{\"a\":1}", "a string"},
+		{"null and empty string are void", "{\"a\":null,\"b\":\"\",\"c\":\"\"}\n{\"c\":3}", "a string, b string, c bigint"},
+		{"nested struct merge", "{\"s\":{\"y\":1}}\n{\"s\":{\"x\":\"q\",\"y\":2.0}}", "s struct<x:string,y:double>"},
+		{"arrays", `{"a":[1,2.5],"b":[],"c":[{"k":1},{"j":true}]}`, "a array<double>, b array<string>, c array<struct<j:boolean,k:bigint>>"},
+		{"empty struct vanishes", `{"a":{},"b":1,"c":[{}]}`, "b bigint"},
+		{"struct then scalar", "{\"a\":{\"x\":1}}\n{\"a\":1}", "a string"},
+		{"blank lines and crlf", "{\"a\":1}\r\n\r\n  \n{\"b\":2}", "a bigint, b bigint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, why, ok := inferJSONLines([]byte(tt.json))
+			if !ok {
+				t.Fatalf("not inferred locally: %s", why)
+			}
+			schema, ok := jsonSchemaOf(raw)
+			if !ok {
+				t.Fatal("no columns")
+			}
+			if got := schema.String(); got != tt.want {
+				t.Errorf("schema = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInferJSONLinesLeavesToSpark(t *testing.T) {
+	tests := []struct{ name, json string }{
+		{"record over two lines", "{\"a\":\n1}"},
+		{"NaN", `{"a":NaN}`},
+		{"single quotes", `{'a':1}`},
+		{"leading zero", `{"a":01}`},
+		{"duplicate key", `{"a":1,"A":2}`},
+		{"empty key", `{"":1}`},
+		{"non-ASCII key", `{"é":1}`},
+		{"array record", `[{"a":1}]`},
+		{"two records on a line", `{"a":1} {"a":2}`},
+		{"scalar record", `1`},
+		{"not utf-8", "{\"a\":\"\xff\"}"},
+		{"no records", "\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if raw, _, ok := inferJSONLines([]byte(tt.json)); ok {
+				t.Errorf("inferred locally as %s; want it left to Spark", raw)
+			}
+		})
+	}
+}
+
+// Merging before canonicalising matters: a column null in one file and a
+// number in another is a number, not a string.
+func TestJSONGroupMergesRawTypes(t *testing.T) {
+	a, _, okA := inferJSONLines([]byte(`{"id":1,"v":null}`))
+	b, _, okB := inferJSONLines([]byte(`{"id":2,"v":2.5,"w":[]}`))
+	if !okA || !okB {
+		t.Fatal("not inferred")
+	}
+	schema, _ := jsonSchemaOf(jsonCompatible(a, b))
+	if got, want := schema.String(), "id bigint, v double, w array<string>"; got != want {
+		t.Errorf("merged = %s, want %s", got, want)
+	}
+}
