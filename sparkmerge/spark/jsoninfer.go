@@ -2,9 +2,7 @@ package spark
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -63,6 +61,10 @@ func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 	if bytes.HasPrefix(data, []byte("\ufeff")) {
 		return raw, "starts with a byte order mark", false
 	}
+	// The records' fields merge by name, whatever their order: one map for
+	// the file instead of a sorted struct per record.
+	columns := map[string]sparkmerge.DataType{}
+	seen := map[string]bool{}
 	records := 0
 	for len(data) > 0 {
 		var line []byte
@@ -78,92 +80,280 @@ func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 		if len(bytes.Trim(line, " \t")) == 0 {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.UseNumber()
-		t, err := inferJSONValue(dec)
-		if err != nil {
-			return raw, "a record: " + err.Error(), false
-		}
-		if t.Kind != sparkmerge.KindStruct {
+		sc := jsonScanner{data: line}
+		sc.skipSpace()
+		if sc.peek() != '{' {
 			return raw, "a record that is not an object", false
 		}
-		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err := sc.record(columns, seen); err != nil {
+			return raw, "a record: " + err.Error(), false
+		}
+		if sc.skipSpace(); sc.pos != len(sc.data) {
 			return raw, "a line holds more than one record", false
 		}
-		raw = jsonCompatible(raw, t)
 		records++
 	}
 	if records == 0 {
 		return raw, "no records", false
 	}
-	return raw, "", true
+	fields := make([]sparkmerge.Field, 0, len(columns))
+	clear(seen)
+	for name, t := range columns {
+		if seen[strings.ToLower(name)] {
+			return raw, "spells a key two ways", false // Spark fails on it
+		}
+		seen[strings.ToLower(name)] = true
+		fields = append(fields, sparkmerge.NewField(name, t))
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
+	return sparkmerge.StructOf(fields...), "", true
 }
 
 var errJSONUnsupported = errors.New("a value Spark may read differently")
 
-// inferJSONValue is JsonInferSchema.inferField on the next value of dec.
-func inferJSONValue(dec *json.Decoder) (sparkmerge.DataType, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return sparkmerge.DataType{}, err
+// jsonScanner walks one JSON record by the strict grammar of RFC 8259,
+// which Spark's Jackson parser (with Spark's options) reads the same way;
+// anything looser (NaN, single quotes, leading zeros, comments) is an
+// error here, and Spark infers that file. It computes types, not values.
+type jsonScanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *jsonScanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
 	}
-	switch v := tok.(type) {
-	case nil:
-		return sparkmerge.Simple(sparkmerge.KindNull), nil
-	case bool:
-		return sparkmerge.Simple(sparkmerge.KindBoolean), nil
-	case string:
-		if v == "" {
+}
+
+func (s *jsonScanner) peek() byte {
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+func (s *jsonScanner) literal(word string) bool {
+	if !bytes.HasPrefix(s.data[s.pos:], []byte(word)) {
+		return false
+	}
+	s.pos += len(word)
+	return true
+}
+
+// value is JsonInferSchema.inferField on the value at the scanner.
+func (s *jsonScanner) value() (sparkmerge.DataType, error) {
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object()
+	case c == '[':
+		return s.array()
+	case c == '"':
+		empty, _, err := s.str(false)
+		if err != nil {
+			return sparkmerge.DataType{}, err
+		}
+		if empty {
 			// Spark takes empty strings for nulls while inferring.
 			return sparkmerge.Simple(sparkmerge.KindNull), nil
 		}
 		return sparkmerge.Simple(sparkmerge.KindString), nil
-	case json.Number:
-		return jsonNumberType(string(v)), nil
-	case json.Delim:
-		switch v {
-		case '{':
-			var fields []sparkmerge.Field
-			seen := map[string]bool{}
-			for dec.More() {
-				tok, err := dec.Token()
-				if err != nil {
-					return sparkmerge.DataType{}, err
-				}
-				name := tok.(string)
-				// Spark keeps both of two equal keys (and fails later),
-				// drops empty names, and sorts in UTF-16 order.
-				if name == "" || !isASCII(name) || seen[strings.ToLower(name)] {
-					return sparkmerge.DataType{}, errJSONUnsupported
-				}
-				seen[strings.ToLower(name)] = true
-				t, err := inferJSONValue(dec)
-				if err != nil {
-					return sparkmerge.DataType{}, err
-				}
-				fields = append(fields, sparkmerge.NewField(name, t))
-			}
-			if _, err := dec.Token(); err != nil {
-				return sparkmerge.DataType{}, err
-			}
-			sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
-			return sparkmerge.StructOf(fields...), nil
-		case '[':
-			elem := sparkmerge.Simple(sparkmerge.KindNull)
-			for dec.More() {
-				t, err := inferJSONValue(dec)
-				if err != nil {
-					return sparkmerge.DataType{}, err
-				}
-				elem = jsonCompatible(elem, t)
-			}
-			if _, err := dec.Token(); err != nil {
-				return sparkmerge.DataType{}, err
-			}
-			return sparkmerge.ArrayOf(elem, true), nil
-		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case s.literal("true"), s.literal("false"):
+		return sparkmerge.Simple(sparkmerge.KindBoolean), nil
+	case s.literal("null"):
+		return sparkmerge.Simple(sparkmerge.KindNull), nil
 	}
 	return sparkmerge.DataType{}, errJSONUnsupported
+}
+
+// record scans a top-level object and merges its fields' types into
+// columns; seen is scratch space for its keys.
+func (s *jsonScanner) record(columns map[string]sparkmerge.DataType, seen map[string]bool) error {
+	clear(seen)
+	return s.members(seen, func(name string, t sparkmerge.DataType) {
+		if prev, ok := columns[name]; ok {
+			t = jsonCompatible(prev, t)
+		}
+		columns[name] = t
+	})
+}
+
+func (s *jsonScanner) object() (sparkmerge.DataType, error) {
+	var fields []sparkmerge.Field
+	err := s.members(map[string]bool{}, func(name string, t sparkmerge.DataType) {
+		fields = append(fields, sparkmerge.NewField(name, t))
+	})
+	if err != nil {
+		return sparkmerge.DataType{}, err
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
+	return sparkmerge.StructOf(fields...), nil
+}
+
+// members scans an object's members and passes each name and value type
+// to add.
+func (s *jsonScanner) members(seen map[string]bool, add func(string, sparkmerge.DataType)) error {
+	s.pos++ // {
+	s.skipSpace()
+	if s.peek() == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		s.skipSpace()
+		if s.peek() != '"' {
+			return errJSONUnsupported
+		}
+		_, name, err := s.str(true)
+		if err != nil {
+			return err
+		}
+		// Spark keeps both of two equal keys (and fails later), drops
+		// empty names, and sorts in UTF-16 order.
+		folded := strings.ToLower(name)
+		if name == "" || !isASCII(name) || seen[folded] {
+			return errJSONUnsupported
+		}
+		seen[folded] = true
+		s.skipSpace()
+		if s.peek() != ':' {
+			return errJSONUnsupported
+		}
+		s.pos++
+		s.skipSpace()
+		t, err := s.value()
+		if err != nil {
+			return err
+		}
+		add(name, t)
+		s.skipSpace()
+		switch s.peek() {
+		case ',':
+			s.pos++
+			continue
+		case '}':
+			s.pos++
+			return nil
+		}
+		return errJSONUnsupported
+	}
+}
+
+func (s *jsonScanner) array() (sparkmerge.DataType, error) {
+	s.pos++ // [
+	elem := sparkmerge.Simple(sparkmerge.KindNull)
+	s.skipSpace()
+	if s.peek() == ']' {
+		s.pos++
+		return sparkmerge.ArrayOf(elem, true), nil
+	}
+	for {
+		s.skipSpace()
+		t, err := s.value()
+		if err != nil {
+			return sparkmerge.DataType{}, err
+		}
+		elem = jsonCompatible(elem, t)
+		s.skipSpace()
+		switch s.peek() {
+		case ',':
+			s.pos++
+			continue
+		case ']':
+			s.pos++
+			return sparkmerge.ArrayOf(elem, true), nil
+		}
+		return sparkmerge.DataType{}, errJSONUnsupported
+	}
+}
+
+// str scans a string. It returns whether it is empty and, for keys, its
+// text; keys with escapes are left to Spark.
+func (s *jsonScanner) str(key bool) (empty bool, text string, err error) {
+	s.pos++ // opening quote
+	start := s.pos
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			text = string(s.data[start:s.pos])
+			s.pos++
+			return len(text) == 0, text, nil
+		case c < 0x20:
+			return false, "", errJSONUnsupported
+		case c == '\\':
+			if key {
+				return false, "", errJSONUnsupported
+			}
+			s.pos++
+			switch s.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.pos++
+			case 'u':
+				if s.pos+5 > len(s.data) {
+					return false, "", errJSONUnsupported
+				}
+				for _, h := range s.data[s.pos+1 : s.pos+5] {
+					if !strings.ContainsRune("0123456789abcdefABCDEF", rune(h)) {
+						return false, "", errJSONUnsupported
+					}
+				}
+				s.pos += 5
+			default:
+				return false, "", errJSONUnsupported
+			}
+		default:
+			s.pos++
+		}
+	}
+	return false, "", errJSONUnsupported
+}
+
+// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and types it.
+func (s *jsonScanner) number() (sparkmerge.DataType, error) {
+	start := s.pos
+	if s.peek() == '-' {
+		s.pos++
+	}
+	switch d := leadingDigits(s.data[s.pos:]); {
+	case d == 0, d > 1 && s.data[s.pos] == '0':
+		return sparkmerge.DataType{}, errJSONUnsupported
+	default:
+		s.pos += d
+	}
+	fraction := false
+	if s.peek() == '.' {
+		s.pos++
+		d := leadingDigits(s.data[s.pos:])
+		if d == 0 {
+			return sparkmerge.DataType{}, errJSONUnsupported
+		}
+		s.pos += d
+		fraction = true
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.pos++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.pos++
+		}
+		d := leadingDigits(s.data[s.pos:])
+		if d == 0 {
+			return sparkmerge.DataType{}, errJSONUnsupported
+		}
+		s.pos += d
+		fraction = true
+	}
+	if fraction {
+		return sparkmerge.Simple(sparkmerge.KindDouble), nil
+	}
+	return jsonNumberType(string(s.data[start:s.pos])), nil
 }
 
 func isASCII(s string) bool {

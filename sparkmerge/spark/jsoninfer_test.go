@@ -47,6 +47,7 @@ func TestInferJSONLinesLeavesToSpark(t *testing.T) {
 		{"single quotes", `{'a':1}`},
 		{"leading zero", `{"a":01}`},
 		{"duplicate key", `{"a":1,"A":2}`},
+		{"key spelled two ways", "{\"a\":1}\n{\"A\":2}"},
 		{"empty key", `{"":1}`},
 		{"non-ASCII key", `{"é":1}`},
 		{"array record", `[{"a":1}]`},

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -228,31 +230,55 @@ func csvHeaderKey(r *Read) string {
 // enforceSchema=false: Spark then checks every file's header against the
 // inferred names.
 func inferLocally(reads []*Read) (local, remote []*Read) {
-	for _, r := range reads {
-		if r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
-			remote = append(remote, r)
-			continue
-		}
-		ok := false
-		switch r.Format {
-		case "csv":
-			if r.Schema, _, ok = localCSVSchema(r.Paths[0], r.Options); ok {
-				r.Options = withOption(r.Options, "enforceSchema", "false")
+	inferred := make([]bool, len(reads))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				inferred[i] = inferLocal(reads[i])
 			}
-		case "json":
-			if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
-				r.Schema, ok = jsonSchemaOf(r.raw)
-			}
-		}
-		if !ok {
-			r.Schema, r.raw = sparkmerge.Schema{}, sparkmerge.DataType{}
+		}()
+	}
+	for i := range reads {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, r := range reads {
+		if inferred[i] {
+			local = append(local, r)
+		} else {
 			remote = append(remote, r)
-			continue
 		}
-		r.InferredLocally = true
-		local = append(local, r)
 	}
 	return local, remote
+}
+
+// inferLocal infers r's schema on the client if it can.
+func inferLocal(r *Read) bool {
+	if r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
+		return false
+	}
+	ok := false
+	switch r.Format {
+	case "csv":
+		if r.Schema, _, ok = localCSVSchema(r.Paths[0], r.Options); ok {
+			r.Options = withOption(r.Options, "enforceSchema", "false")
+		}
+	case "json":
+		if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
+			r.Schema, ok = jsonSchemaOf(r.raw)
+		}
+	}
+	if !ok {
+		r.Schema, r.raw = sparkmerge.Schema{}, sparkmerge.DataType{}
+		return false
+	}
+	r.InferredLocally = true
+	return true
 }
 
 // groupLocalJSON reads locally inferred JSON files that spell their shared
