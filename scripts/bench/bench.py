@@ -273,6 +273,7 @@ def bench(args, ns, results):
                             rec["discovery_s"] = res.get("discovery_ns", 0) / 1e9
                             rec["elapsed_s"] = res.get("elapsed_ns", 0) / 1e9
                             rec["reads"] = len(res.get("reads") or [])
+                            rec["reads_local"] = sum(1 for r in res.get("reads") or [] if r.get("inferred_locally"))
                             rec["rows_written"] = res.get("rows_written")
                         except ValueError:
                             pass
@@ -340,8 +341,11 @@ def analysis(args, n, results):
 
 
 def discovery_probe(args, n, results):
-    """Schema discovery alone (--dry-run, union: one schema RPC per file) at
-    several --parallelism values, next to reading the same schemas locally."""
+    """Schema discovery alone (--dry-run, union: one read per file): with
+    sparkmerge's default (small local CSV/JSON files inferred on the client)
+    and with --spark-inference (one schema RPC per file) at several
+    --parallelism values, next to Python reading the same header lines or
+    Parquet footers."""
     import pyarrow.parquet as pq
 
     for corpus in corpora(args.root, [n]):
@@ -354,22 +358,28 @@ def discovery_probe(args, n, results):
                 with open(f) as fh:
                     fh.readline()
         local = time.monotonic() - t0
-        for par in (1, 8, 32):
+        for par, spark_inference in ((8, False), (1, True), (8, True), (32, True)):
             cmd = [SPARKMERGE, "merge", "--dry-run", "--remote", args.remote, "--strategy", "union",
                    "--parallelism", str(par), "--out", "/nonexistent-dry-run", "-o", "json",
                    os.path.join(corpus["dir"], "*." + corpus["ext"])]
+            if spark_inference:
+                cmd.insert(2, "--spark-inference")
             load = loadavg()
             wall, _, rc, stdout, stderr = run(cmd, args.timeout)
-            rec = {"pass": "discovery", "corpus": corpus["kind"], "n": n, "parallelism": par, "wall_s": round(wall, 3), "rc": rc,
+            rec = {"pass": "discovery", "corpus": corpus["kind"], "n": n, "parallelism": par,
+                   "spark_inference": spark_inference, "wall_s": round(wall, 3), "rc": rc,
                    "load1": round(load[0], 2), "local_first_line_or_footer_s": round(local, 3)}
             if rc == 0:
-                rec["discovery_s"] = json.loads(stdout)["discovery_ns"] / 1e9
+                res = json.loads(stdout)
+                rec["discovery_s"] = res["discovery_ns"] / 1e9
+                rec["reads_local"] = sum(1 for r in res.get("reads") or [] if r.get("inferred_locally"))
             else:
                 rec["error"] = error_summary(stderr)
             results.write(json.dumps(rec) + "\n")
             results.flush()
-            print(f"discovery {corpus['name']:<24} parallelism {par:>2}: {rec.get('discovery_s', rc)} s "
-                  f"(local read of the same {len(files)} headers/footers: {local:.3f} s)", flush=True)
+            print(f"discovery {corpus['name']:<24} parallelism {par:>2} spark-inference {spark_inference}: "
+                  f"{rec.get('discovery_s', rc)} s (local read of the same {len(files)} headers/footers: {local:.3f} s)",
+                  flush=True)
 
 
 def main():

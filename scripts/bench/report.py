@@ -79,6 +79,7 @@ def summarize(runs):
             s["discovery"] = statistics.median([r["discovery_s"] for r in good])
             s["elapsed"] = statistics.median([r["elapsed_s"] for r in good])
             s["reads"] = good[0].get("reads")
+            s["reads_local"] = good[0].get("reads_local")  # absent in runs before it was recorded
         out[key] = s
     return out
 
@@ -185,85 +186,49 @@ def failure_reasons(w, runs):
 
 
 def slow_spots(w, summary, analysis, disc, ns, rpcs=()):
-    """The slow spots in sparkmerge, with this run's numbers."""
+    """Where sparkmerge's time goes, with this run's numbers."""
     w("")
-    w("## Slow spots in sparkmerge (measured here)")
+    w("## Where sparkmerge's time goes (measured here)")
     w("")
     n = 200 if 200 in ns else max(ns)
     parts = []
     for kind in KINDS:
         s = summary.get((kind, n, "sparkmerge-auto"))
         if s and "discovery" in s:
-            parts.append(f"{kind}: {s['discovery']:.1f} s of {s['median']:.1f} s ({100 * s['discovery'] / s['median']:.0f}%, {s['reads']} reads)")
-    w(f"1. **Schema discovery is one AnalyzePlan RPC per read, and each costs the server a relation resolution "
-      f"(file listing and footer read; for CSV and JSON a full inference pass over the file).** At N={n}, auto's "
-      f"discovery: {'; '.join(parts)}. The Go client itself stays small (peak RSS 25-50 MiB) "
-      f"and the serial-vs-parallel numbers below show the time is server work behind {n} round trips (the "
-      f"report does not separate the planner's own time, which `discovery_ns` includes); the issue's goal "
-      f"(client overhead under 5% at N=200) is missed on this step.")
-    pa = summary.get(("parquet-evolve", n, "sparkmerge-auto"))
-    pr = [r for r in rpcs if r["corpus"] == "parquet-evolve" and r["n"] == n and r["contender"] == "sparkmerge-auto"]
-    if pa and pr and "discovery" in pa:
-        w(f"   `auto` groups only after discovery: on parquet-evolve N={n} it sends {pa['reads']} reads, yet it "
-          f"made {pr[0]['rpcs']} RPCs (one AnalyzePlan per file, then the write and the count), and discovery is "
-          f"{pa['discovery']:.1f} s of its {pa['median']:.1f} s ({100 * pa['discovery'] / pa['median']:.0f}%); "
-          f"the job itself takes {pa['elapsed'] - pa['discovery']:.1f} s.")
-    byc = defaultdict(dict)
-    for r in disc:
-        if r["rc"] == 0:
-            byc[(r["corpus"], r["n"])][r["parallelism"]] = r
-    if byc:
-        cells = []
-        for (kind, dn), d in byc.items():
-            if 1 in d and 8 in d and 32 in d:
-                cells.append(f"{kind} N={dn}: {d[1]['discovery_s']:.1f} s serial, {d[8]['discovery_s']:.1f} s at "
-                             f"--parallelism 8 (the default), {d[32]['discovery_s']:.1f} s at 32; reading the same "
-                             f"headers/footers locally: {d[1]['local_first_line_or_footer_s']:.2f} s")
-        w("   Alone (--dry-run): " + "; ".join(cells) + ". More parallelism stops helping beyond about 8, "
-          "consistent with a local[2] server resolving about two relations at a time. For local Parquet files the client could read the "
-          "footers itself (they are on its disk, like the CSV header lines `auto` already reads) and skip the RPCs; "
-          "for CSV the per-file inference pass is the price of Spark-compatible types unless a user schema is given.")
+            local = "not recorded" if s.get("reads_local") is None else s["reads_local"]
+            parts.append(f"{kind}: {s['discovery']:.2f} s of {s['median']:.1f} s "
+                         f"({100 * s['discovery'] / s['median']:.0f}%; {s['reads']} reads, "
+                         f"inferred on the client: {local})")
+    if parts:
+        w(f"1. **Schema discovery** (every schema plus planning, `discovery_ns`) of auto at N={n}: "
+          f"{'; '.join(parts)}. CSV and JSON files are small and local here, so the client infers them "
+          "itself; Parquet schemas come from Spark (auto reads the files as `mergeSchema` groups and splits a "
+          "group Spark refuses in halves). Reading Parquet footers on the client would remove the rest.")
     a = summary.get(("parquet-evolve", n, "sparkmerge-auto"))
     u = summary.get(("parquet-evolve", n, "sparkmerge-union"))
     bal = [r for r in analysis if r.get("shape") == "balanced" and r["rc"] == 0]
     if a and u and "discovery" in a and "discovery" in u:
-        line = (f"2. **The write job's cost grows with the number of reads, not with bytes.** parquet-evolve N={n}: auto sends "
-                f"{a['reads']} reads (files with identical schemas grouped) and its job (elapsed - discovery) takes "
+        line = (f"2. **The write job costs per read, not per byte.** parquet-evolve N={n}: auto sends "
+                f"{a['reads']} reads and its job (elapsed - discovery) takes "
                 f"{a['elapsed'] - a['discovery']:.1f} s; union sends {u['reads']} reads of the same bytes and takes "
                 f"{u['elapsed'] - u['discovery']:.1f} s.")
         if bal:
-            line += " Resolving a balanced union of parquet reads costs the server " + ", ".join(
+            line += " Resolving a balanced union of Parquet reads whose schemas Spark must infer costs the server " + ", ".join(
                 f"{r['analyze_s']:.1f} s at {r.get('inputs', r['n'])} inputs" for r in bal) + " (AnalyzePlan alone)."
-        line += (" On wide-drift every file has its own header (random column subsets in random order), so auto "
-                 "cannot group anything and equals union plus reading header lines. Grouping files whose schemas "
-                 "differ only in ways the reader itself resolves (Parquet files that only add columns, read with "
-                 "the pinned merged schema) would cut the reads; that needs checking against Spark's Parquet "
-                 "schema-evolution rules first.")
+        line += (" On wide-drift every file has its own header (a random column subset in random order) and, in "
+                 "JSON, its own spelling of some keys, so almost every file stays its own read; at N=2000 the "
+                 "server's per-scan work (planning each scan, generating code for each projection, opening each "
+                 "file in the write tasks) dominates: see the N=2000 tables.")
         w(line)
-    files = [(kind, s["first"].get("out_files")) for kind in KINDS
-             for s in [summary.get((kind, n, "sparkmerge-union"))] if s and s["first"].get("out_files")]
-    out_note = ", ".join(f"{k}: {f} files" for k, f in files) if files else f"{n} files at N={n} (counted by hand)"
-    w(f"3. **One output file per input file.** UNION ALL keeps every scan's partitions, so the merge writes "
-      f"one small Parquet file per input ({out_note}; DuckDB writes one). Each costs a write task and a footer; a "
-      f"coalesce to about input bytes / 128 MiB partitions before the write would avoid it.")
-    w("   **At N=2000 this becomes quadratic.** Read by hand from the Spark server's log during "
-      "sparkmerge-auto on wide-drift-csv N=2000 (2000 reads, every header distinct): the write stage has 2000 "
-      "tasks (one per 20-row input file); each takes 0.8-2.9 s, most of it before the task's first log line "
-      "(deserializing a task whose plan holds all 2000 union children), and each sends a 194,711-byte result "
-      "(metrics for the whole plan) back to the driver. 274 of 2000 tasks were done after 4.5 minutes, so the "
-      "job needs about half an hour on 2 cores; work per task grows with N and the number of tasks grows "
-      "with N. Fewer, larger write partitions (coalesce before the write) and fewer reads (grouping) both "
-      "cut it.")
-    w("4. `rows_written` costs a count job over the output after the write (0.4-0.7 s measured by hand on the "
-      "200-file output; Parquet counts come from footers). Small, but the write's own metrics could give it.")
-    au = [(kind, summary.get((kind, n, "sparkmerge-auto")), summary.get((kind, n, "sparkmerge-union"))) for kind in KINDS[:2]]
-    au = [(k, a, u) for k, a, u in au if a and u and a["ok"] and u["ok"]]
-    if au:
-        w("5. On wide-drift, where `auto` cannot group (every header differs), it should cost what `union` costs "
-          "plus reading header lines; measured: " + "; ".join(f"{k} auto {a['median']:.1f} s vs union {u['median']:.1f} s"
-                                                                for k, a, u in au)
-          + ". The gap is within the run-to-run spread here and, in runs with a fixed order, auto always ran "
-            "first (colder caches); nothing in auto's code path for these files should cost that much.")
+    big = [(kind, summary.get((kind, nn, "sparkmerge-auto"))) for kind in KINDS for nn in ns if nn >= 1000]
+    big = [(k, s) for k, s in big if s and s.get("ok") and "discovery" in s]
+    if big:
+        w("3. **At N=2000**: " + "; ".join(
+            f"{k}: {s['median']:.0f} s, of which discovery {s['discovery']:.1f} s, {s['reads']} reads"
+            for k, s in big) + ". The merge coalesces its output to at most 32 reads per write task (8 tasks "
+          "for 2,000 CSV reads ran the server out of a 2 GiB heap) and about one file per 128 MiB of input.")
+    w("4. `rows_written` costs a count job over the output after the write (Parquet counts come from "
+      "footers); `--verify` would add one more pass over the inputs.")
 
 
 def main():
@@ -391,14 +356,15 @@ def main():
     w("From `-o json`: `discovery_ns` (fetching every read's schema + planning) and `elapsed_ns` (whole merge: "
       "discovery, the write job, counting the written rows). Client overhead = discovery / end-to-end wall.")
     w("")
-    w("| corpus | N | strategy | reads sent | discovery s | merge elapsed s | end-to-end wall s | discovery share |")
-    w("|---|---:|---|---:|---:|---:|---:|---:|")
+    w("| corpus | N | strategy | reads sent | inferred on the client | discovery s | merge elapsed s | end-to-end wall s | discovery share |")
+    w("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for kind in KINDS:
         for n in ns:
             for c in ("sparkmerge-auto", "sparkmerge-union"):
                 s = summary.get((kind, n, c))
                 if s and "discovery" in s:
-                    w(f"| {kind} | {n} | {c.split('-')[1]} | {s['reads']} | {s['discovery']:.2f} | {s['elapsed']:.2f} | "
+                    local = "-" if s.get("reads_local") is None else s["reads_local"]
+                    w(f"| {kind} | {n} | {c.split('-')[1]} | {s['reads']} | {local} | {s['discovery']:.2f} | {s['elapsed']:.2f} | "
                       f"{s['median']:.2f} | {100 * s['discovery'] / s['median']:.0f}% |")
     if rpcs:
         w("")
@@ -441,21 +407,29 @@ def main():
                   f"{' (' + md_escape(why) + ')' if why else ''} |")
     if disc:
         w("")
-        w("## Schema discovery alone, by --parallelism")
+        w("## Schema discovery alone")
         w("")
-        w("`sparkmerge merge --dry-run --strategy union --parallelism P` (one AnalyzePlan per file, P at a time), "
-          "next to reading the same CSV header lines / Parquet footers locally in Python (first line of each file; "
-          "`pyarrow.parquet.read_schema`). JSON has no header: its local column is the first line only, not a schema.")
+        w("`sparkmerge merge --dry-run --strategy union` (one read per file): by default small local CSV and "
+          "JSON files are inferred on the client, as Spark would; with `--spark-inference` every file's schema "
+          "is one AnalyzePlan, P at a time (`--parallelism P`). Parquet schemas always come from Spark. The last "
+          "column is Python reading the same CSV header lines / JSON first lines / Parquet footers "
+          "(`pyarrow.parquet.read_schema`), a floor for any client-side approach (for CSV and JSON it reads one "
+          "line, not the whole file).")
         w("")
-        w("| corpus | N | P=1 s | P=8 s | P=32 s | local read of headers/footers s |")
-        w("|---|---:|---:|---:|---:|---:|")
+        w("| corpus | N | default s (files inferred locally) | Spark P=1 s | Spark P=8 s | Spark P=32 s | Python header/footer read s |")
+        w("|---|---:|---:|---:|---:|---:|---:|")
         byc = defaultdict(dict)
         for r in disc:
-            byc[(r["corpus"], r["n"])][r["parallelism"]] = r
+            key = "local" if not r.get("spark_inference", True) else r["parallelism"]
+            byc[(r["corpus"], r["n"])][key] = r
         for (kind, n), d in byc.items():
-            cells = [f"{d[p]['discovery_s']:.2f}" if p in d and d[p]["rc"] == 0 else "-" for p in (1, 8, 32)]
+            def cell(k):
+                return f"{d[k]['discovery_s']:.2f}" if k in d and d[k]["rc"] == 0 else "-"
+            default = cell("local")
+            if "local" in d and d["local"]["rc"] == 0:
+                default += f" ({d['local'].get('reads_local', 0)})"
             local = next(iter(d.values()))["local_first_line_or_footer_s"]
-            w(f"| {kind} | {n} | " + " | ".join(cells) + f" | {local:.3f} |")
+            w(f"| {kind} | {n} | {default} | " + " | ".join(cell(p) for p in (1, 8, 32)) + f" | {local:.3f} |")
     failure_reasons(w, runs)
     slow_spots(w, summary, analysis, disc, ns, rpcs)
     w("")

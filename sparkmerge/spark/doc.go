@@ -31,14 +31,23 @@
 // types and FAILFAST (a malformed row fails the merge instead of becoming
 // nulls); JSON with FAILFAST; Parquet and ORC with mergeSchema.
 //
+// # Schemas
+//
+// Every read's schema comes from Spark, except for small local CSV and
+// JSON-lines files whose values Spark's inference rules type without
+// ambiguity: the client infers those itself, with the same rules
+// (csvinfer.go, jsoninfer.go), instead of a Spark job per file.
+// [Read.InferredLocally] says which; [Job.SparkInference] turns it off.
+//
 // # Strategies
 //
 // [StrategyUnion] reads each source on its own. [StrategyMultipath] reads
 // each format group in one load and refuses CSV files whose headers differ
 // ([HeaderDriftError]). [StrategyAuto] tries one read per group that Spark
 // can merge safely (CSV files with one header line, Parquet/ORC with
-// mergeSchema, JSON), splits a group Spark refuses in halves down to single
-// files, then reads sources with identical schemas together. Unions are
+// mergeSchema, JSON files that spell shared keys alike), splits a group
+// Spark refuses in halves down to single files, then reads sources with
+// identical schemas together. Unions are
 // balanced trees, so thousands of inputs stay within Spark Connect's plan
 // nesting limit, and always UNION ALL: duplicate rows are kept.
 //
