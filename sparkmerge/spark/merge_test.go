@@ -144,6 +144,16 @@ func TestPlannedString(t *testing.T) {
 	if line, _, _ := strings.Cut(one.String(), "\n"); line != "strategy union: 1 source in 1 read (schemas fetched in 0s)" {
 		t.Errorf("String() first line = %q", line)
 	}
+	local := *p.Reads[0]
+	local.InferredLocally = true
+	one.Reads = []*Read{&local}
+	if line, _, _ := strings.Cut(one.String(), "\n"); line != "strategy union: 1 source in 1 read (schemas inferred on the client in 0s)" {
+		t.Errorf("String() first line = %q", line)
+	}
+	mixed := &Planned{Strategy: StrategyAuto, Reads: append([]*Read{&local}, p.Reads[1:]...), Plan: p.Plan}
+	if line, _, _ := strings.Cut(mixed.String(), "\n"); line != "strategy auto: 4 sources in 3 reads (1 of 3 schemas inferred on the client, the rest fetched in 0s)" {
+		t.Errorf("String() first line = %q", line)
+	}
 }
 
 func TestResultString(t *testing.T) {

@@ -18,9 +18,22 @@ func (p *Planned) String() string {
 	for _, r := range p.Reads {
 		sources += len(r.Sources)
 	}
-	fmt.Fprintf(&b, "strategy %s: %d %s in %d %s (schemas fetched in %s)\n", p.Strategy,
+	local := 0
+	for _, r := range p.Reads {
+		if r.InferredLocally {
+			local++
+		}
+	}
+	how := "schemas fetched"
+	switch {
+	case local == len(p.Reads) && local > 0:
+		how = "schemas inferred on the client"
+	case local > 0:
+		how = fmt.Sprintf("%d of %d schemas inferred on the client, the rest fetched", local, len(p.Reads))
+	}
+	fmt.Fprintf(&b, "strategy %s: %d %s in %d %s (%s in %s)\n", p.Strategy,
 		sources, plural(sources, "source", "sources"), len(p.Reads), plural(len(p.Reads), "read", "reads"),
-		p.Discovery.Round(time.Millisecond))
+		how, p.Discovery.Round(time.Millisecond))
 	for _, r := range p.Reads {
 		if r.multiFile() {
 			fmt.Fprintf(&b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
