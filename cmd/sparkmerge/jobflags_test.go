@@ -171,6 +171,7 @@ func TestBuildJobFlagsOverrideFile(t *testing.T) {
 		"--drop-extra=false",
 		"--schema", "x int",
 		"--parallelism", "3",
+		"--spark-inference",
 		"/data/extra.csv", "table:db.more",
 	)
 	job, _, err := f.buildJob(args, changed)
@@ -182,6 +183,7 @@ func TestBuildJobFlagsOverrideFile(t *testing.T) {
 	want.Format = "json"
 	want.ReaderOptions = map[string]string{"sep": "|", "header": "true", "encoding": "latin1"}
 	want.Parallelism = 3
+	want.SparkInference = true
 	// Positional sources follow the file's; --schema fills in only path
 	// sources without a schema of their own.
 	want.Sources = append(want.Sources,
