@@ -63,8 +63,12 @@ func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 	}
 	// The records' fields merge by name, whatever their order: one map for
 	// the file instead of a sorted struct per record.
-	columns := map[string]sparkmerge.DataType{}
-	seen := map[string]bool{}
+	var (
+		sc      jsonScanner
+		columns []sparkmerge.DataType // by key id; Kind 0 (void) until seen
+		seenKey []bool                // by key id: in some record
+		stamp   []int                 // by folded key id: the record that last had it
+	)
 	records := 0
 	for len(data) > 0 {
 		var line []byte
@@ -80,12 +84,12 @@ func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 		if len(bytes.Trim(line, " \t")) == 0 {
 			continue
 		}
-		sc := jsonScanner{data: line}
+		sc.data, sc.pos = line, 0
 		sc.skipSpace()
 		if sc.peek() != '{' {
 			return raw, "a record that is not an object", false
 		}
-		if err := sc.record(columns, seen); err != nil {
+		if err := sc.record(&columns, &seenKey, &stamp, records+1); err != nil {
 			return raw, "a record: " + err.Error(), false
 		}
 		if sc.skipSpace(); sc.pos != len(sc.data) {
@@ -96,14 +100,18 @@ func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 	if records == 0 {
 		return raw, "no records", false
 	}
-	fields := make([]sparkmerge.Field, 0, len(columns))
-	clear(seen)
-	for name, t := range columns {
-		if seen[strings.ToLower(name)] {
+	fields := make([]sparkmerge.Field, 0, len(sc.names))
+	spelled := map[int]bool{}
+	for _, k := range sc.names {
+		if k.id >= len(columns) || !seenKey[k.id] {
+			continue // a key of nested objects only
+		}
+		t := &columns[k.id]
+		if spelled[k.foldedID] {
 			return raw, "spells a key two ways", false // Spark fails on it
 		}
-		seen[strings.ToLower(name)] = true
-		fields = append(fields, sparkmerge.NewField(name, t))
+		spelled[k.foldedID] = true
+		fields = append(fields, sparkmerge.NewField(k.name, *t))
 	}
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
 	return sparkmerge.StructOf(fields...), "", true
@@ -118,6 +126,35 @@ var errJSONUnsupported = errors.New("a value Spark may read differently")
 type jsonScanner struct {
 	data []byte
 	pos  int
+	// names interns keys: records of one file repeat the same few.
+	names  map[string]jsonKey
+	folded map[string]int
+}
+
+type jsonKey struct {
+	name, folded string
+	ok           bool // non-empty ASCII, which Spark sorts as Go does
+	id, foldedID int  // dense numbers of name and folded name in this file
+}
+
+// key is the interned key for the bytes of a name.
+func (s *jsonScanner) key(b []byte) jsonKey {
+	if k, ok := s.names[string(b)]; ok {
+		return k
+	}
+	name := string(b)
+	k := jsonKey{name: name, folded: strings.ToLower(name), ok: name != "" && isASCII(name), id: len(s.names)}
+	if s.names == nil {
+		s.names, s.folded = map[string]jsonKey{}, map[string]int{}
+	}
+	if id, ok := s.folded[k.folded]; ok {
+		k.foldedID = id
+	} else {
+		k.foldedID = len(s.folded)
+		s.folded[k.folded] = k.foldedID
+	}
+	s.names[name] = k
+	return k
 }
 
 func (s *jsonScanner) skipSpace() {
@@ -154,11 +191,11 @@ func (s *jsonScanner) value() (sparkmerge.DataType, error) {
 	case c == '[':
 		return s.array()
 	case c == '"':
-		empty, _, err := s.str(false)
+		start, end, err := s.str(false)
 		if err != nil {
 			return sparkmerge.DataType{}, err
 		}
-		if empty {
+		if start == end {
 			// Spark takes empty strings for nulls while inferring.
 			return sparkmerge.Simple(sparkmerge.KindNull), nil
 		}
@@ -173,22 +210,42 @@ func (s *jsonScanner) value() (sparkmerge.DataType, error) {
 	return sparkmerge.DataType{}, errJSONUnsupported
 }
 
-// record scans a top-level object and merges its fields' types into
-// columns; seen is scratch space for its keys.
-func (s *jsonScanner) record(columns map[string]sparkmerge.DataType, seen map[string]bool) error {
-	clear(seen)
-	return s.members(seen, func(name string, t sparkmerge.DataType) {
-		if prev, ok := columns[name]; ok {
-			t = jsonCompatible(prev, t)
+// record scans a top-level object, the n-th record, and merges its
+// fields' types into columns (by key id); stamp (by folded key id) finds a
+// key repeated in the record.
+func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey *[]bool, stamp *[]int, n int) error {
+	return s.members(func(k jsonKey) bool {
+		for len(*stamp) <= k.foldedID {
+			*stamp = append(*stamp, 0)
 		}
-		columns[name] = t
+		if (*stamp)[k.foldedID] == n {
+			return false
+		}
+		(*stamp)[k.foldedID] = n
+		return true
+	}, func(k jsonKey, t sparkmerge.DataType) {
+		for len(*columns) <= k.id {
+			*columns = append(*columns, sparkmerge.DataType{})
+			*seenKey = append(*seenKey, false)
+		}
+		if (*seenKey)[k.id] {
+			t = jsonCompatible((*columns)[k.id], t)
+		}
+		(*columns)[k.id], (*seenKey)[k.id] = t, true
 	})
 }
 
 func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 	var fields []sparkmerge.Field
-	err := s.members(map[string]bool{}, func(name string, t sparkmerge.DataType) {
-		fields = append(fields, sparkmerge.NewField(name, t))
+	seen := map[int]bool{}
+	err := s.members(func(k jsonKey) bool {
+		if seen[k.foldedID] {
+			return false
+		}
+		seen[k.foldedID] = true
+		return true
+	}, func(k jsonKey, t sparkmerge.DataType) {
+		fields = append(fields, sparkmerge.NewField(k.name, t))
 	})
 	if err != nil {
 		return sparkmerge.DataType{}, err
@@ -197,9 +254,9 @@ func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 	return sparkmerge.StructOf(fields...), nil
 }
 
-// members scans an object's members and passes each name and value type
-// to add.
-func (s *jsonScanner) members(seen map[string]bool, add func(string, sparkmerge.DataType)) error {
+// members scans an object's members and passes each key and value type
+// to add. first says whether a key's folded spelling is new in the object.
+func (s *jsonScanner) members(first func(jsonKey) bool, add func(jsonKey, sparkmerge.DataType)) error {
 	s.pos++ // {
 	s.skipSpace()
 	if s.peek() == '}' {
@@ -211,17 +268,16 @@ func (s *jsonScanner) members(seen map[string]bool, add func(string, sparkmerge.
 		if s.peek() != '"' {
 			return errJSONUnsupported
 		}
-		_, name, err := s.str(true)
+		start, end, err := s.str(true)
 		if err != nil {
 			return err
 		}
 		// Spark keeps both of two equal keys (and fails later), drops
 		// empty names, and sorts in UTF-16 order.
-		folded := strings.ToLower(name)
-		if name == "" || !isASCII(name) || seen[folded] {
+		k := s.key(s.data[start:end])
+		if !k.ok || !first(k) {
 			return errJSONUnsupported
 		}
-		seen[folded] = true
 		s.skipSpace()
 		if s.peek() != ':' {
 			return errJSONUnsupported
@@ -232,7 +288,7 @@ func (s *jsonScanner) members(seen map[string]bool, add func(string, sparkmerge.
 		if err != nil {
 			return err
 		}
-		add(name, t)
+		add(k, t)
 		s.skipSpace()
 		switch s.peek() {
 		case ',':
@@ -274,23 +330,23 @@ func (s *jsonScanner) array() (sparkmerge.DataType, error) {
 	}
 }
 
-// str scans a string. It returns whether it is empty and, for keys, its
-// text; keys with escapes are left to Spark.
-func (s *jsonScanner) str(key bool) (empty bool, text string, err error) {
+// str scans a string and returns where its text starts and ends; keys
+// with escapes are left to Spark.
+func (s *jsonScanner) str(key bool) (start, end int, err error) {
 	s.pos++ // opening quote
-	start := s.pos
+	start = s.pos
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
 		switch {
 		case c == '"':
-			text = string(s.data[start:s.pos])
+			end = s.pos
 			s.pos++
-			return len(text) == 0, text, nil
+			return start, end, nil
 		case c < 0x20:
-			return false, "", errJSONUnsupported
+			return 0, 0, errJSONUnsupported
 		case c == '\\':
 			if key {
-				return false, "", errJSONUnsupported
+				return 0, 0, errJSONUnsupported
 			}
 			s.pos++
 			switch s.peek() {
@@ -298,22 +354,22 @@ func (s *jsonScanner) str(key bool) (empty bool, text string, err error) {
 				s.pos++
 			case 'u':
 				if s.pos+5 > len(s.data) {
-					return false, "", errJSONUnsupported
+					return 0, 0, errJSONUnsupported
 				}
 				for _, h := range s.data[s.pos+1 : s.pos+5] {
 					if !strings.ContainsRune("0123456789abcdefABCDEF", rune(h)) {
-						return false, "", errJSONUnsupported
+						return 0, 0, errJSONUnsupported
 					}
 				}
 				s.pos += 5
 			default:
-				return false, "", errJSONUnsupported
+				return 0, 0, errJSONUnsupported
 			}
 		default:
 			s.pos++
 		}
 	}
-	return false, "", errJSONUnsupported
+	return 0, 0, errJSONUnsupported
 }
 
 // number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and types it.
