@@ -141,6 +141,8 @@ def plot(summary, png, ns):
 
 
 WHY = {
+    "OutOfMemoryError": "the Spark server ran out of its 2 GiB heap in a write task (a merge of 2,000 reads, on a "
+                        "server that had already run a dozen such jobs; it passed on a fresh server)",
     "CAST_INVALID_INPUT": "ANSI union widening makes int + string a bigint, and the cast fails on the first "
                           "non-numeric value (sparkmerge's rule makes it a string)",
     "Max iterations": "the analyzer's fixed-point limit (spark.sql.analyzer.maxIterations = 100) on a "
@@ -226,7 +228,11 @@ def slow_spots(w, summary, analysis, disc, ns, rpcs=()):
         w("3. **At N=2000**: " + "; ".join(
             f"{k}: {s['median']:.0f} s, of which discovery {s['discovery']:.1f} s, {s['reads']} reads"
             for k, s in big) + ". The merge coalesces its output to at most 32 reads per write task (8 tasks "
-          "for 2,000 CSV reads ran the server out of a 2 GiB heap) and about one file per 128 MiB of input.")
+          "for 2,000 CSV reads ran the server out of a 2 GiB heap; so did 32 per task once, on a server that had "
+          "already run a dozen 2,000-read jobs) and about one file per 128 MiB of input. The next step is fewer "
+          "reads: one positional read per group of CSV files of equal width, each file's columns picked by "
+          "position and cast as its own inferred types say (the client has already seen every value), and for "
+          "JSON one read with every key spelling as its own column, merged by coalesce.")
     w("4. `rows_written` costs a count job over the output after the write (Parquet counts come from "
       "footers); `--verify` would add one more pass over the inputs.")
 
