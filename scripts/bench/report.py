@@ -467,7 +467,7 @@ def main():
             w(f"- Client overhead (schema discovery + planning) of auto at N=200, {kind}: {s['discovery']:.2f} s of "
               f"{s['median']:.2f} s = {share:.0f}% (goal < 5%: {'met' if share < 5 else 'NOT met'}).")
     w("")
-    w("![time vs N](bench.png)")
+    w(f"![time vs N]({os.path.basename(args.png)})")
     w("")
     with open(args.md, "w") as out:
         out.write("\n".join(L))

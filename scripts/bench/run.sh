@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark sparkmerge against PySpark (Spark Connect) and DuckDB on drifting
-# corpora, side by side, and write docs/benchmarks.md and docs/bench.png.
+# corpora, side by side, and write docs/benchmarks.md and docs/bench.png
+# (--quick: docs/benchmarks-quick.md and docs/bench-quick.png).
 #
 #   scripts/bench/run.sh [--quick] [-- extra bench.py flags]
 #
@@ -73,6 +74,7 @@ log "running ($mode: N=$ns, $reps repetitions) -> $results"
 "$py" "$here/bench.py" --root "$root" --ns "$ns" --reps "$reps" --timeout "$timeout" --remote "$remote" \
 	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --discovery "$discovery" --reps-large "${BENCH_REPS_LARGE:-1}" "${extra[@]}"
 
-log "writing docs/benchmarks.md and docs/bench.png"
+suffix=$([ "$quick" = 1 ] && echo -quick || true)
+log "writing docs/benchmarks$suffix.md and docs/bench$suffix.png"
 "$py" "$here/report.py" --results "$results" --mode "$mode" --command "scripts/bench/run.sh$([ "$quick" = 1 ] && echo ' --quick')" \
-	--md "$repo/docs/benchmarks.md" --png "$repo/docs/bench.png"
+	--md "$repo/docs/benchmarks$suffix.md" --png "$repo/docs/bench$suffix.png"
