@@ -179,3 +179,24 @@ func TestInferLocallySplitsReads(t *testing.T) {
 		t.Errorf("remote read changed: %+v", remote[0])
 	}
 }
+
+// The client reads at most a budget of bytes; later files go to Spark.
+func TestInferLocallyBudget(t *testing.T) {
+	dir := t.TempDir()
+	var reads []*Read
+	for _, name := range []string{"a.csv", "b.csv", "c.csv"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("id\n1\n"), 0o644); err != nil { // 5 bytes
+			t.Fatal(err)
+		}
+		sources, err := resolveSources([]SourceSpec{{Paths: []string{p}}}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads = append(reads, newRead(sources[0]))
+	}
+	local, remote := inferLocallyWithin(reads, 12)
+	if len(local) != 2 || len(remote) != 1 || filepath.Base(remote[0].Paths[0]) != "c.csv" {
+		t.Fatalf("local %d, remote %d (%v): want a.csv and b.csv local within 12 bytes, c.csv to Spark", len(local), len(remote), remote)
+	}
+}

@@ -230,6 +230,15 @@ func csvHeaderKey(r *Read) string {
 // enforceSchema=false: Spark then checks every file's header against the
 // inferred names.
 func inferLocally(reads []*Read) (local, remote []*Read) {
+	return inferLocallyWithin(reads, maxLocalInferTotal)
+}
+
+// maxLocalInferTotal bounds the bytes the client reads to infer schemas:
+// past a few hundred MB (about 5 s here), a cluster's parallel inference
+// beats one client. Files past the budget, in input order, go to Spark.
+const maxLocalInferTotal = 256 << 20
+
+func inferLocallyWithin(reads []*Read, budget int64) (local, remote []*Read) {
 	inferred := make([]bool, len(reads))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -242,8 +251,16 @@ func inferLocally(reads []*Read) (local, remote []*Read) {
 			}
 		}()
 	}
-	for i := range reads {
-		next <- i
+	var claimed int64
+	for i, r := range reads {
+		if len(r.Paths) == 1 && (r.Format == "csv" || r.Format == "json") {
+			size, ok := localSize(r.Paths[0])
+			if !ok || claimed+size > budget {
+				continue
+			}
+			claimed += size
+			next <- i
+		}
 	}
 	close(next)
 	wg.Wait()
