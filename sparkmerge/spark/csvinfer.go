@@ -43,19 +43,52 @@ func localCSVSchema(path string, options map[string]string) (schema sparkmerge.S
 	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || InferFormat(path) != "csv" || !strings.HasSuffix(strings.ToLower(path), "sv") {
 		return schema, "not a plain local .csv/.tsv file", false
 	}
+	data, why, ok := readSmallLocal(path)
+	if !ok {
+		return schema, why, false
+	}
+	return inferCSV(data, sep)
+}
+
+// readSmallLocal reads a local text file for client-side inference: a
+// regular file of at most maxLocalInferBytes, valid UTF-8 without a byte
+// order mark (Spark's readers keep the mark in the first value).
+func readSmallLocal(path string) (data []byte, why string, ok bool) {
 	p := localPath(path)
 	info, err := os.Stat(p)
 	if err != nil || !info.Mode().IsRegular() {
-		return schema, "not a regular local file", false
+		return nil, "not a regular local file", false
 	}
 	if info.Size() > maxLocalInferBytes {
-		return schema, fmt.Sprintf("larger than %d bytes", maxLocalInferBytes), false
+		return nil, fmt.Sprintf("larger than %d bytes", maxLocalInferBytes), false
 	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return schema, err.Error(), false
+	if data, err = os.ReadFile(p); err != nil {
+		return nil, err.Error(), false
 	}
-	return inferCSV(data, sep)
+	return checkText(data)
+}
+
+func checkText(data []byte) ([]byte, string, bool) {
+	switch {
+	case !utf8.Valid(data):
+		return nil, "not UTF-8", false
+	case bytes.HasPrefix(data, []byte("\ufeff")):
+		return nil, "starts with a byte order mark", false
+	}
+	return data, "", true
+}
+
+// nextLine cuts the first line off data as Hadoop's line reader does for
+// Spark (\n or \r\n); ok is false for a lone \r, which it would also take
+// for a line end and this does not follow.
+func nextLine(data []byte) (line, rest []byte, ok bool) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		line, rest = data[:i], data[i+1:]
+	} else {
+		line = data
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, rest, bytes.IndexByte(line, '\r') < 0
 }
 
 // localInferSep is the separator when the reader options are ones whose
@@ -90,12 +123,10 @@ func localInferSep(options map[string]string) (byte, string, bool) {
 // inferCSV is localCSVSchema on a file's bytes.
 func inferCSV(data []byte, sep byte) (sparkmerge.Schema, string, bool) {
 	var schema sparkmerge.Schema
-	switch {
-	case !utf8.Valid(data):
-		return schema, "not UTF-8", false
-	case bytes.HasPrefix(data, []byte("\ufeff")):
-		return schema, "starts with a byte order mark", false
-	case bytes.ContainsAny(data, "\"\\\x00"):
+	if _, why, ok := checkText(data); !ok {
+		return schema, why, false
+	}
+	if bytes.ContainsAny(data, "\"\\\x00") {
 		return schema, "has quotes, backslashes or NUL bytes", false
 	}
 	var (
@@ -106,13 +137,8 @@ func inferCSV(data []byte, sep byte) (sparkmerge.Schema, string, bool) {
 	)
 	for len(data) > 0 {
 		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if bytes.IndexByte(line, '\r') >= 0 {
+		var ok bool
+		if line, data, ok = nextLine(data); !ok {
 			return schema, "has a carriage return that does not end a line", false
 		}
 		if len(line) == 0 {

@@ -3,7 +3,6 @@ package spark
 import (
 	"bytes"
 	"errors"
-	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -37,17 +36,9 @@ func localJSONSchema(path string, options map[string]string) (raw jsonRawSchema,
 	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || !strings.HasSuffix(strings.ToLower(path), ".json") && !strings.HasSuffix(strings.ToLower(path), ".jsonl") {
 		return raw, "not a plain local .json/.jsonl file", false
 	}
-	p := localPath(path)
-	info, err := os.Stat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return raw, "not a regular local file", false
-	}
-	if info.Size() > maxLocalInferBytes {
-		return raw, "too large", false
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return raw, err.Error(), false
+	data, why, ok := readSmallLocal(path)
+	if !ok {
+		return raw, why, false
 	}
 	return inferJSONLines(data)
 }
@@ -55,11 +46,8 @@ func localJSONSchema(path string, options map[string]string) (raw jsonRawSchema,
 // inferJSONLines is localJSONSchema on a file's bytes.
 func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 	raw := sparkmerge.StructOf()
-	if !utf8.Valid(data) {
-		return raw, "not UTF-8", false
-	}
-	if bytes.HasPrefix(data, []byte("\ufeff")) {
-		return raw, "starts with a byte order mark", false
+	if _, why, ok := checkText(data); !ok {
+		return raw, why, false
 	}
 	// The records' fields merge by name, whatever their order: one map for
 	// the file instead of a sorted struct per record.
@@ -72,13 +60,8 @@ func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 	records := 0
 	for len(data) > 0 {
 		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if bytes.IndexByte(line, '\r') >= 0 {
+		var ok bool
+		if line, data, ok = nextLine(data); !ok {
 			return raw, "has a carriage return that does not end a line", false
 		}
 		if len(bytes.Trim(line, " \t")) == 0 {
@@ -372,26 +355,31 @@ func (s *jsonScanner) str(key bool) (start, end int, err error) {
 	return 0, 0, errJSONUnsupported
 }
 
+// digits consumes one or more digits; false when there are none.
+func (s *jsonScanner) digits() bool {
+	d := leadingDigits(s.data[s.pos:])
+	s.pos += d
+	return d > 0
+}
+
 // number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and types it.
 func (s *jsonScanner) number() (sparkmerge.DataType, error) {
 	start := s.pos
 	if s.peek() == '-' {
 		s.pos++
 	}
-	switch d := leadingDigits(s.data[s.pos:]); {
-	case d == 0, d > 1 && s.data[s.pos] == '0':
+	if s.peek() == '0' && leadingDigits(s.data[s.pos:]) > 1 {
+		return sparkmerge.DataType{}, errJSONUnsupported // a leading zero
+	}
+	if !s.digits() {
 		return sparkmerge.DataType{}, errJSONUnsupported
-	default:
-		s.pos += d
 	}
 	fraction := false
 	if s.peek() == '.' {
 		s.pos++
-		d := leadingDigits(s.data[s.pos:])
-		if d == 0 {
+		if !s.digits() {
 			return sparkmerge.DataType{}, errJSONUnsupported
 		}
-		s.pos += d
 		fraction = true
 	}
 	if c := s.peek(); c == 'e' || c == 'E' {
@@ -399,11 +387,9 @@ func (s *jsonScanner) number() (sparkmerge.DataType, error) {
 		if c := s.peek(); c == '+' || c == '-' {
 			s.pos++
 		}
-		d := leadingDigits(s.data[s.pos:])
-		if d == 0 {
+		if !s.digits() {
 			return sparkmerge.DataType{}, errJSONUnsupported
 		}
-		s.pos += d
 		fraction = true
 	}
 	if fraction {
@@ -421,13 +407,11 @@ func isASCII(s string) bool {
 	return true
 }
 
-// jsonNumberType: Jackson reports integers as INT or LONG when they fit a
-// long (bigint), else BIG_INTEGER (decimal(precision,0) up to 38 digits,
-// then double); numbers with a fraction or exponent are DOUBLE.
+// jsonNumberType types an integer literal: Jackson reports INT or LONG
+// when it fits a long (bigint), else BIG_INTEGER (decimal(precision,0) up
+// to 38 digits, then double). Numbers with a fraction or exponent are
+// DOUBLE (see number).
 func jsonNumberType(n string) sparkmerge.DataType {
-	if strings.ContainsAny(n, ".eE") {
-		return sparkmerge.Simple(sparkmerge.KindDouble)
-	}
 	if fitsInt([]byte(n), 64) {
 		return sparkmerge.Simple(sparkmerge.KindLong)
 	}

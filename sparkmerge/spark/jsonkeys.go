@@ -1,10 +1,6 @@
 package spark
 
 import (
-	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -85,66 +81,40 @@ func agrees(spelling, keys map[string]string) bool {
 	return true
 }
 
-// fileJSONKeys are the top-level keys of a read's single local file.
-func fileJSONKeys(r *Read) (map[string]string, bool) { return localJSONKeys(r.Paths[0]) }
+// fileJSONKeys are the top-level keys of a read's single local JSON-lines
+// file, read with the same scanner as local inference (whatever the reader
+// options, which do not change the keys). ok is false when the file is not
+// local, too big, not records Spark's default reader takes line by line, or
+// spells one key two ways itself (Spark reports that on its own).
+func fileJSONKeys(r *Read) (map[string]string, bool) {
+	path := r.Paths[0]
+	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") {
+		return nil, false
+	}
+	data, _, ok := readSmallLocal(path)
+	if !ok {
+		return nil, false
+	}
+	raw, _, ok := inferJSONLines(data)
+	if !ok {
+		return nil, false
+	}
+	return topLevelKeys(raw), true
+}
 
 // inferredJSONKeys are the top-level keys of a locally inferred read.
 func inferredJSONKeys(r *Read) (map[string]string, bool) {
 	if !r.InferredLocally || r.raw.Kind != sparkmerge.KindStruct {
 		return nil, false
 	}
-	keys := make(map[string]string, len(r.raw.Fields))
-	for _, f := range r.raw.Fields {
-		keys[strings.ToLower(f.Name)] = f.Name
-	}
-	return keys, true
+	return topLevelKeys(r.raw), true
 }
 
-// localJSONKeys reads the top-level keys of the objects in a small local
-// JSON file (JSON lines, or one document), folded to lower case, with their
-// spelling. ok is false when the file is not local, too big, not objects,
-// or spells one key two ways itself (Spark reports that on its own).
-func localJSONKeys(path string) (map[string]string, bool) {
-	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") {
-		return nil, false
+// topLevelKeys maps each field's folded name to its spelling.
+func topLevelKeys(raw sparkmerge.DataType) map[string]string {
+	keys := make(map[string]string, len(raw.Fields))
+	for _, f := range raw.Fields {
+		keys[strings.ToLower(f.Name)] = f.Name
 	}
-	f, err := os.Open(localPath(path))
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > maxLocalInferBytes {
-		return nil, false
-	}
-	keys := map[string]string{}
-	dec := json.NewDecoder(f)
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil || tok != json.Delim('{') {
-			return nil, false
-		}
-		for dec.More() {
-			tok, err := dec.Token()
-			key, isKey := tok.(string)
-			if err != nil || !isKey {
-				return nil, false
-			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, false
-			}
-			folded := strings.ToLower(key)
-			if s, ok := keys[folded]; ok && s != key {
-				return nil, false
-			}
-			keys[folded] = key
-		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-			return nil, false
-		}
-	}
-	return keys, len(keys) > 0
+	return keys
 }
