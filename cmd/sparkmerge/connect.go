@@ -36,6 +36,10 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 	if remote == "" {
 		remote = defaultRemote
 	}
+	conf, err := parseConf(g.conf) // before starting a container
+	if err != nil {
+		return nil, nil, err
+	}
 	stopServer := func() {}
 	if g.local {
 		if g.remote != "" {
@@ -52,7 +56,7 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 			}
 		}
 	}
-	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version})
+	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version, Conf: conf})
 	if err != nil {
 		stopServer()
 		if errors.Is(err, spark.ErrInvalidRemote) {
@@ -72,6 +76,22 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 		client.Close()
 		stopServer()
 	}, nil
+}
+
+// parseConf reads --conf key=value settings.
+func parseConf(settings []string) (map[string]string, error) {
+	if len(settings) == 0 {
+		return nil, nil
+	}
+	conf := make(map[string]string, len(settings))
+	for _, kv := range settings {
+		k, v, ok := strings.Cut(kv, "=")
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			return nil, usagef("--conf %q: want key=value, e.g. --conf spark.sql.caseSensitive=true", kv)
+		}
+		conf[k] = v
+	}
+	return conf, nil
 }
 
 // startLocal runs the project's Spark Connect image for this command, with

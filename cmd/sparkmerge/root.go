@@ -11,6 +11,7 @@ type globalOptions struct {
 	remote string
 	local  bool
 	output string
+	conf   []string
 	getenv func(string) string
 }
 
@@ -55,6 +56,7 @@ widen, and conflicts are errors that name the source and column.`,
 	pf.StringVar(&g.remote, "remote", "", "Spark Connect server, e.g. sc://host:15002/;token=...;use_ssl=true (default $SPARK_REMOTE, else sc://localhost:15002)")
 	pf.BoolVar(&g.local, "local", false, "start the project's Spark container for this run and stop it after (needs Docker)")
 	pf.StringVarP(&g.output, "output", "o", "text", "result format: text or json")
+	pf.StringArrayVar(&g.conf, "conf", nil, "Spark session setting `key=value` for this run, as with spark-submit (repeatable)")
 
 	root.AddCommand(
 		newPlanCmd(g),

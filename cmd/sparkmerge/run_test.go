@@ -68,6 +68,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"bad --emit", []string{"plan", "--emit", "xyz", "a.csv"}, []string{"--emit", `"xyz"`, "plan or sql"}},
 		{"bad --output", []string{"merge", "a.csv", "--out", "/tmp/o", "-o", "yaml"}, []string{"--output", `"yaml"`, "text or json"}},
 		{"bad --mode", []string{"merge", "a.csv", "--out", "/tmp/o", "--mode", "replace"}, []string{"--mode", `"replace"`, "overwrite", "append"}},
+		{"conf without =", []string{"plan", "a.csv", "--conf", "spark.sql.caseSensitive"}, []string{"--conf", `"spark.sql.caseSensitive"`, "key=value"}},
 		{"local with remote", []string{"plan", "a.csv", "--local", "--remote", "sc://h:1"}, []string{"--local", "--remote"}},
 		{"bad remote", []string{"plan", "a.csv", "--remote", "http://127.0.0.1:15002"}, []string{"--remote", "sc://"}},
 		{"missing job file", []string{"plan", "-f", "/nonexistent/job.yaml"}, []string{"job file", "/nonexistent/job.yaml"}},

@@ -25,6 +25,10 @@ type SparkError = connect.SparkError
 type ConnectOptions struct {
 	// UserAgent names the client to the server. Default "sparkmerge".
 	UserAgent string
+	// Conf are session settings set right after connecting, as
+	// spark-submit's --conf sets them (e.g. spark.sql.caseSensitive=true).
+	// A setting the server refuses (a static one) fails Connect.
+	Conf map[string]string
 }
 
 // Client runs merges on one Spark Connect session. It is safe for
@@ -44,6 +48,10 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 	sess, err := connect.Dial(ctx, r, connect.Options{UserAgent: opts.UserAgent})
 	if err != nil {
 		return nil, err
+	}
+	if err := sess.SetConf(ctx, opts.Conf); err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("set session settings: %w", err)
 	}
 	return &Client{sess: sess}, nil
 }

@@ -163,7 +163,7 @@ func TestInferLocallySplitsReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	reads := []*Read{newRead(sources[0]), newRead(sources[1])}
-	local, remote := inferLocally(reads)
+	local, remote := inferLocally(reads, nil)
 	if len(local) != 1 || local[0].Paths[0] != plain || len(remote) != 1 || remote[0].Paths[0] != quoted {
 		t.Fatalf("local %v, remote %v: want plain.csv local and quoted.csv remote", local, remote)
 	}
@@ -195,7 +195,7 @@ func TestInferLocallyBudget(t *testing.T) {
 		}
 		reads = append(reads, newRead(sources[0]))
 	}
-	local, remote := inferLocallyWithin(reads, 12)
+	local, remote := inferLocallyWithin(reads, nil, 12)
 	if len(local) != 2 || len(remote) != 1 || filepath.Base(remote[0].Paths[0]) != "c.csv" {
 		t.Fatalf("local %d, remote %d (%v): want a.csv and b.csv local within 12 bytes, c.csv to Spark", len(local), len(remote), remote)
 	}

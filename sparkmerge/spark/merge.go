@@ -53,9 +53,12 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		var kept []*Read
 		grouping := job.Strategy == StrategyAuto && job.Policy.ReferenceSource == ""
 		if !job.SparkInference {
-			kept, reads = inferLocally(reads)
-			if grouping && job.Policy.Types == sparkmerge.TypesWiden {
-				kept = groupLocalJSON(kept)
+			kept, reads = inferLocally(reads, c.parquetConfFor(ctx, reads))
+			if grouping {
+				kept = groupLocalParquet(kept)
+				if job.Policy.Types == sparkmerge.TypesWiden {
+					kept = groupLocalJSON(kept)
+				}
 			}
 		}
 		if grouping {
@@ -224,13 +227,14 @@ func csvHeaderKey(r *Read) string {
 	return k + "\x00header:" + header
 }
 
-// inferLocally infers the schemas of the CSV and JSON reads it can on the
-// client (see localCSVSchema and localJSONSchema) and returns them apart
-// from the reads whose schema Spark must give. Local CSV reads carry
-// enforceSchema=false: Spark then checks every file's header against the
-// inferred names.
-func inferLocally(reads []*Read) (local, remote []*Read) {
-	return inferLocallyWithin(reads, maxLocalInferTotal)
+// inferLocally infers the schemas of the CSV, JSON and Parquet reads it can
+// on the client (see localCSVSchema, localJSONSchema and
+// localParquetSchema; Parquet only with the server's settings in pq) and
+// returns them apart from the reads whose schema Spark must give. Local
+// CSV reads carry enforceSchema=false: Spark then checks every file's
+// header against the inferred names.
+func inferLocally(reads []*Read, pq *parquetConf) (local, remote []*Read) {
+	return inferLocallyWithin(reads, pq, maxLocalInferTotal)
 }
 
 // maxLocalInferTotal bounds the bytes the client reads to infer schemas:
@@ -238,7 +242,9 @@ func inferLocally(reads []*Read) (local, remote []*Read) {
 // beats one client. Files past the budget, in input order, go to Spark.
 const maxLocalInferTotal = 256 << 20
 
-func inferLocallyWithin(reads []*Read, budget int64) (local, remote []*Read) {
+// inferLocallyWithin is inferLocally with a budget for the bytes of CSV and
+// JSON files read (a Parquet file costs only its footer).
+func inferLocallyWithin(reads []*Read, pq *parquetConf, budget int64) (local, remote []*Read) {
 	inferred := make([]bool, len(reads))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -247,12 +253,16 @@ func inferLocallyWithin(reads []*Read, budget int64) (local, remote []*Read) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				inferred[i] = inferLocal(reads[i])
+				inferred[i] = inferLocal(reads[i], pq)
 			}
 		}()
 	}
 	var claimed int64
 	for i, r := range reads {
+		if len(r.Paths) == 1 && r.Format == "parquet" && pq != nil {
+			next <- i
+			continue
+		}
 		if len(r.Paths) == 1 && (r.Format == "csv" || r.Format == "json") {
 			size, ok := localSize(r.Paths[0])
 			if !ok || claimed+size > budget {
@@ -275,7 +285,7 @@ func inferLocallyWithin(reads []*Read, budget int64) (local, remote []*Read) {
 }
 
 // inferLocal infers r's schema on the client if it can.
-func inferLocal(r *Read) bool {
+func inferLocal(r *Read, pq *parquetConf) bool {
 	if r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
 		return false
 	}
@@ -288,6 +298,10 @@ func inferLocal(r *Read) bool {
 	case "json":
 		if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
 			r.Schema, ok = jsonSchemaOf(r.raw)
+		}
+	case "parquet":
+		if pq != nil {
+			r.Schema, _, ok = localParquetSchema(r.Paths[0], r.Options, *pq)
 		}
 	}
 	if !ok {
@@ -310,8 +324,8 @@ func groupLocalJSON(reads []*Read) []*Read {
 		return ""
 	})
 	for _, g := range grouped {
-		if !g.multiFile() {
-			continue
+		if !g.multiFile() || labels[g.members[0]] == "" {
+			continue // not a group formed here
 		}
 		raw := g.members[0].raw
 		for _, m := range g.members[1:] {
@@ -319,6 +333,76 @@ func groupLocalJSON(reads []*Read) []*Read {
 		}
 		g.raw = raw
 		g.Schema, _ = jsonSchemaOf(raw)
+	}
+	return grouped
+}
+
+// groupLocalParquet reads locally inferred Parquet files in one load when
+// Spark's schema merge would leave every file's columns as they are: the
+// columns they share have the same name, spelled alike, and the same type.
+// (Spark would also merge decimals of one scale and names that differ in
+// case; the planner's casts cover those, in separate reads.) The group's
+// schema is its files' columns in first-seen order, as Spark's merge gives
+// them. A file joins the first group it fits, among the last
+// maxCompatGroups groups of its options.
+func groupLocalParquet(reads []*Read) []*Read {
+	type group struct {
+		key    string
+		label  string
+		byName map[string]sparkmerge.Field // by lower-cased name
+		fields []sparkmerge.Field
+	}
+	var groups []*group
+	labels := map[*Read]string{}
+	fits := func(g *group, r *Read) bool {
+		for _, f := range r.Schema.Fields {
+			if h, seen := g.byName[strings.ToLower(f.Name)]; seen && (h.Name != f.Name || !h.Type.Equal(f.Type)) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, r := range reads {
+		key := groupKey(r)
+		if r.Format != "parquet" || !r.InferredLocally || r.multiFile() || key == "" {
+			continue
+		}
+		var into *group
+		tried := 0
+		for i := len(groups) - 1; i >= 0 && tried < maxCompatGroups; i-- {
+			if g := groups[i]; g.key == key {
+				tried++
+				if fits(g, r) {
+					into = g
+				}
+			}
+		}
+		if into == nil {
+			into = &group{key: key, label: fmt.Sprintf("\x00parquet group %d", len(groups)), byName: map[string]sparkmerge.Field{}}
+			groups = append(groups, into)
+		}
+		labels[r] = into.label
+		for _, f := range r.Schema.Fields {
+			if _, seen := into.byName[strings.ToLower(f.Name)]; !seen {
+				into.byName[strings.ToLower(f.Name)] = f
+				into.fields = append(into.fields, f)
+			}
+		}
+	}
+	schemas := map[string][]sparkmerge.Field{}
+	for _, g := range groups {
+		schemas[g.key+g.label] = g.fields
+	}
+	grouped := groupReads(reads, func(r *Read) string {
+		if label := labels[r]; label != "" {
+			return groupKey(r) + label
+		}
+		return ""
+	})
+	for _, g := range grouped {
+		if g.multiFile() && labels[g.members[0]] != "" {
+			g.Schema = sparkmerge.Schema{Fields: schemas[groupKey(g.members[0])+labels[g.members[0]]]}
+		}
 	}
 	return grouped
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"sort"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -323,4 +324,64 @@ func (s *Session) InterruptAll(ctx context.Context) (err error) {
 		return fmt.Errorf("interrupt: %w", s.convertError(err))
 	}
 	return nil
+}
+
+// Conf returns the values of the given session settings (the Config RPC's
+// get: a setting the session has not set comes back with its default, and
+// an unknown one is an error). It is one call, retried like an analysis.
+func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]string, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("get config", &err)
+		req := newMsg("ConfigRequest")
+		setString(req, "session_id", s.sessionID)
+		setString(mut(req, "user_context"), "user_id", s.remote.UserID)
+		setString(req, "client_type", "sparkmerge")
+		appendStrings(mut(mut(req, "operation"), "get"), "keys", keys...)
+		resp := newMsg("ConfigResponse")
+		callCtx := metadata.NewOutgoingContext(ctx, metadata.New(s.remote.Headers))
+		if err := s.conn.Invoke(callCtx, "/spark.connect.SparkConnectService/Config", req.Interface(), resp.Interface()); err != nil {
+			return err
+		}
+		values = make(map[string]string, len(keys))
+		pairs := resp.Get(fd(resp, "pairs")).List()
+		for i := range pairs.Len() {
+			kv := pairs.Get(i).Message()
+			if v := fd(kv, "value"); kv.Has(v) {
+				values[kv.Get(fd(kv, "key")).String()] = kv.Get(v).String()
+			}
+		}
+		return nil
+	})
+	return values, s.convertError(err)
+}
+
+// SetConf sets session settings (the Config RPC's set), in one call. The
+// server refuses static settings and unknown spark.sql.* ones.
+func (s *Session) SetConf(ctx context.Context, values map[string]string) (err error) {
+	if len(values) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("set config", &err)
+		req := newMsg("ConfigRequest")
+		setString(req, "session_id", s.sessionID)
+		setString(mut(req, "user_context"), "user_id", s.remote.UserID)
+		setString(req, "client_type", "sparkmerge")
+		set := mut(mut(req, "operation"), "set")
+		for _, k := range keys {
+			kv := newMsg("KeyValue")
+			setString(kv, "key", k)
+			setString(kv, "value", values[k])
+			appendMsg(set, "pairs", kv)
+		}
+		resp := newMsg("ConfigResponse")
+		callCtx := metadata.NewOutgoingContext(ctx, metadata.New(s.remote.Headers))
+		return s.conn.Invoke(callCtx, "/spark.connect.SparkConnectService/Config", req.Interface(), resp.Interface())
+	})
+	return s.convertError(err)
 }

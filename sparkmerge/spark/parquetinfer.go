@@ -1,0 +1,352 @@
+package spark
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/parquetfooter"
+)
+
+// Asking Spark for the schema of a group of Parquet files with
+// mergeSchema=true runs a Spark job that opens every footer; a group it
+// cannot merge is split and asked again. At 200 files that was about 3 s,
+// half of a whole merge. A Parquet schema is all in the file's footer, so
+// for local files the client reads the footers itself and converts them as
+// Spark 4.0's ParquetFileFormat.readSchemaFromFooter does: the Spark schema
+// a Spark writer stored in the key-value metadata if there is one, else
+// ParquetToSparkSchemaConverter's rules for each column. Anything outside
+// the rules reproduced here (nested columns from other writers, types Spark
+// rejects, names equal but for case) is left to Spark, which then gives
+// its own schema or error.
+
+// sparkRowMetadataKey is where Spark's Parquet writer stores the schema
+// (ParquetReadSupport.SPARK_METADATA_KEY).
+const sparkRowMetadataKey = "org.apache.spark.sql.parquet.row.metadata"
+
+// parquetConf holds the session settings that Spark's Parquet schema
+// conversion reads; Plan fetches them from the server.
+type parquetConf struct {
+	binaryAsString   bool // spark.sql.parquet.binaryAsString
+	int96AsTimestamp bool // spark.sql.parquet.int96AsTimestamp
+	inferNTZ         bool // spark.sql.parquet.inferTimestampNTZ.enabled
+	nanosAsLong      bool // spark.sql.legacy.parquet.nanosAsLong
+}
+
+// parquetConfKeys are the settings parquetConf holds, in field order.
+var parquetConfKeys = []string{
+	"spark.sql.parquet.binaryAsString",
+	"spark.sql.parquet.int96AsTimestamp",
+	"spark.sql.parquet.inferTimestampNTZ.enabled",
+	"spark.sql.legacy.parquet.nanosAsLong",
+}
+
+// defaultParquetConf is Spark 4.0's defaults.
+var defaultParquetConf = parquetConf{int96AsTimestamp: true, inferNTZ: true}
+
+func parquetConfFrom(values map[string]string) (parquetConf, error) {
+	var c parquetConf
+	for i, dst := range []*bool{&c.binaryAsString, &c.int96AsTimestamp, &c.inferNTZ, &c.nanosAsLong} {
+		switch v := strings.ToLower(strings.TrimSpace(values[parquetConfKeys[i]])); v {
+		case "true":
+			*dst = true
+		case "false":
+		default:
+			return c, fmt.Errorf("setting %s is %q, not true or false", parquetConfKeys[i], v)
+		}
+	}
+	return c, nil
+}
+
+// parquetSchemaOptions are the reader options that leave a Parquet file's
+// schema as its footer says; with any other option Spark infers it.
+var parquetSchemaOptions = map[string]bool{
+	"mergeschema":        true,
+	"datetimerebasemode": true,
+	"int96rebasemode":    true,
+}
+
+// localParquetSchema returns the schema Spark would give the local Parquet
+// file at path, from its footer. ok is false, with the reason, when the
+// file or options are outside what the client reproduces.
+func localParquetSchema(path string, options map[string]string, conf parquetConf) (schema sparkmerge.Schema, why string, ok bool) {
+	for k := range options {
+		if !parquetSchemaOptions[strings.ToLower(k)] {
+			return schema, fmt.Sprintf("reader option %q", k), false
+		}
+	}
+	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || InferFormat(path) != "parquet" {
+		return schema, "not a plain local .parquet file", false
+	}
+	meta, err := parquetfooter.ReadFile(localPath(path))
+	if err != nil {
+		return schema, err.Error(), false
+	}
+	return parquetSchemaOf(meta, conf)
+}
+
+// parquetSchemaOf converts a footer as readSchemaFromFooter does, then
+// makes every field nullable, as Spark does for any file source.
+func parquetSchemaOf(meta *parquetfooter.Meta, conf parquetConf) (schema sparkmerge.Schema, why string, ok bool) {
+	if stored, present := meta.KeyValue[sparkRowMetadataKey]; present {
+		t, err := sparkmerge.ParseTypeJSON([]byte(stored))
+		if err != nil || t.Kind != sparkmerge.KindStruct {
+			// Spark would try its legacy schema string parser, then
+			// the converter.
+			return schema, "the footer's Spark schema is not in JSON form", false
+		}
+		schema.Fields = t.Fields
+	} else {
+		root := meta.Schema[0]
+		if root.NumChildren != len(meta.Schema)-1 {
+			return schema, "nested columns", false
+		}
+		for _, e := range meta.Schema[1:] {
+			if e.NumChildren >= 0 {
+				return schema, fmt.Sprintf("nested column %q", e.Name), false
+			}
+			if e.Repetition == parquetfooter.Repeated {
+				return schema, fmt.Sprintf("repeated column %q", e.Name), false
+			}
+			t, why, ok := parquetColumnType(e, conf)
+			if !ok {
+				return schema, fmt.Sprintf("column %q: %s", e.Name, why), false
+			}
+			schema.Fields = append(schema.Fields, sparkmerge.Field{Name: e.Name, Type: t})
+		}
+	}
+	seen := make(map[string]bool, len(schema.Fields))
+	for i, f := range schema.Fields {
+		// Spark refuses names equal but for case (in a case-insensitive
+		// session): leave the error to it.
+		folded := strings.ToLower(f.Name)
+		if f.Name == "" || seen[folded] {
+			return sparkmerge.Schema{}, fmt.Sprintf("column name %q twice, or empty", f.Name), false
+		}
+		seen[folded] = true
+		schema.Fields[i].Nullable = true
+		schema.Fields[i].Type = asNullable(f.Type)
+	}
+	return schema, "", true
+}
+
+// parquetColumnType is ParquetToSparkSchemaConverter.convertPrimitiveField
+// (Spark 4.0.1) for a column without a Spark read type.
+func parquetColumnType(e parquetfooter.Element, conf parquetConf) (t sparkmerge.DataType, why string, ok bool) {
+	l := logicalOf(e)
+	simple := func(k sparkmerge.Kind) (sparkmerge.DataType, string, bool) { return sparkmerge.Simple(k), "", true }
+	unsupported := func() (sparkmerge.DataType, string, bool) {
+		return t, fmt.Sprintf("Spark does not read physical type %d with annotation %+v", e.Type, l), false
+	}
+	decimal := func(maxPrecision int) (sparkmerge.DataType, string, bool) {
+		p, s := l.Precision, l.Scale
+		if maxPrecision >= 0 && (p < 1 || p > maxPrecision) || p < 1 || p > 38 || s < 0 || s > p {
+			return unsupported()
+		}
+		return sparkmerge.NewDecimal(p, s), "", true
+	}
+	kind := 0
+	if l != nil {
+		kind = l.Kind
+	}
+	switch e.Type {
+	case parquetfooter.Boolean:
+		if kind == 0 {
+			return simple(sparkmerge.KindBoolean)
+		}
+	case parquetfooter.Float:
+		if kind == 0 {
+			return simple(sparkmerge.KindFloat)
+		}
+	case parquetfooter.Double:
+		if kind == 0 {
+			return simple(sparkmerge.KindDouble)
+		}
+	case parquetfooter.Int32:
+		switch kind {
+		case 0:
+			return simple(sparkmerge.KindInt)
+		case parquetfooter.LogicalInteger:
+			switch {
+			case l.Signed && l.BitWidth == 8:
+				return simple(sparkmerge.KindByte)
+			case l.Signed && l.BitWidth == 16:
+				return simple(sparkmerge.KindShort)
+			case l.Signed && l.BitWidth == 32:
+				return simple(sparkmerge.KindInt)
+			case !l.Signed && l.BitWidth == 8:
+				return simple(sparkmerge.KindShort)
+			case !l.Signed && l.BitWidth == 16:
+				return simple(sparkmerge.KindInt)
+			case !l.Signed && l.BitWidth == 32:
+				return simple(sparkmerge.KindLong)
+			}
+		case parquetfooter.LogicalDate:
+			return simple(sparkmerge.KindDate)
+		case parquetfooter.LogicalDecimal:
+			return decimal(9) // Decimal.MAX_INT_DIGITS
+		}
+	case parquetfooter.Int64:
+		switch kind {
+		case 0:
+			return simple(sparkmerge.KindLong)
+		case parquetfooter.LogicalInteger:
+			switch {
+			case l.Signed && l.BitWidth == 64:
+				return simple(sparkmerge.KindLong)
+			case !l.Signed && l.BitWidth == 64:
+				return sparkmerge.NewDecimal(20, 0), "", true
+			}
+		case parquetfooter.LogicalDecimal:
+			return decimal(18) // Decimal.MAX_LONG_DIGITS
+		case parquetfooter.LogicalTimestamp:
+			switch {
+			case l.Unit == parquetfooter.Millis || l.Unit == parquetfooter.Micros:
+				if l.AdjustedToUTC || !conf.inferNTZ {
+					return simple(sparkmerge.KindTimestamp)
+				}
+				return simple(sparkmerge.KindTimestampNTZ)
+			case l.Unit == parquetfooter.Nanos && conf.nanosAsLong:
+				return simple(sparkmerge.KindLong)
+			}
+		}
+	case parquetfooter.Int96:
+		if conf.int96AsTimestamp {
+			return simple(sparkmerge.KindTimestamp)
+		}
+	case parquetfooter.ByteArray:
+		switch kind {
+		case parquetfooter.LogicalString, parquetfooter.LogicalEnum, parquetfooter.LogicalJSON:
+			return simple(sparkmerge.KindString)
+		case 0:
+			if conf.binaryAsString {
+				return simple(sparkmerge.KindString)
+			}
+			return simple(sparkmerge.KindBinary)
+		case parquetfooter.LogicalBSON:
+			return simple(sparkmerge.KindBinary)
+		case parquetfooter.LogicalDecimal:
+			return decimal(-1)
+		}
+	case parquetfooter.FixedLenByteArray:
+		switch kind {
+		case 0:
+			return simple(sparkmerge.KindBinary)
+		case parquetfooter.LogicalDecimal:
+			return decimal(maxPrecisionForBytes(e.TypeLength))
+		}
+	}
+	return unsupported()
+}
+
+// logicalOf returns e's annotation as parquet-mr reads it: the LogicalType
+// when the file has one, else the one its ConvertedType stands for
+// (ParquetMetadataConverter.getLogicalTypeAnnotation). An annotation with
+// no Spark meaning here comes back with Kind -1.
+func logicalOf(e parquetfooter.Element) *parquetfooter.Logical {
+	if e.Logical != nil {
+		return e.Logical
+	}
+	c := func(kind int) *parquetfooter.Logical { return &parquetfooter.Logical{Kind: kind} }
+	ints := func(bits int, signed bool) *parquetfooter.Logical {
+		return &parquetfooter.Logical{Kind: parquetfooter.LogicalInteger, BitWidth: bits, Signed: signed}
+	}
+	ts := func(unit int) *parquetfooter.Logical {
+		return &parquetfooter.Logical{Kind: parquetfooter.LogicalTimestamp, AdjustedToUTC: true, Unit: unit}
+	}
+	switch e.Converted {
+	case -1:
+		return nil
+	case parquetfooter.ConvertedUTF8:
+		return c(parquetfooter.LogicalString)
+	case parquetfooter.ConvertedEnum:
+		return c(parquetfooter.LogicalEnum)
+	case parquetfooter.ConvertedJSON:
+		return c(parquetfooter.LogicalJSON)
+	case parquetfooter.ConvertedBSON:
+		return c(parquetfooter.LogicalBSON)
+	case parquetfooter.ConvertedDate:
+		return c(parquetfooter.LogicalDate)
+	case parquetfooter.ConvertedDecimal:
+		return &parquetfooter.Logical{Kind: parquetfooter.LogicalDecimal, Scale: e.Scale, Precision: e.Precision}
+	case parquetfooter.ConvertedTimestampMillis:
+		return ts(parquetfooter.Millis)
+	case parquetfooter.ConvertedTimestampMicros:
+		return ts(parquetfooter.Micros)
+	case parquetfooter.ConvertedInt8:
+		return ints(8, true)
+	case parquetfooter.ConvertedInt16:
+		return ints(16, true)
+	case parquetfooter.ConvertedInt32:
+		return ints(32, true)
+	case parquetfooter.ConvertedInt64:
+		return ints(64, true)
+	case parquetfooter.ConvertedUint8:
+		return ints(8, false)
+	case parquetfooter.ConvertedUint16:
+		return ints(16, false)
+	case parquetfooter.ConvertedUint32:
+		return ints(32, false)
+	case parquetfooter.ConvertedUint64:
+		return ints(64, false)
+	}
+	return c(-1)
+}
+
+// maxPrecisionForBytes is Decimal.maxPrecisionForBytes: the most decimal
+// digits a signed n-byte integer holds.
+func maxPrecisionForBytes(n int) int {
+	switch {
+	case n < 1:
+		return 0
+	case n > 64:
+		return math.MaxInt32
+	}
+	return int(math.Floor(math.Log10(math.Pow(2, float64(8*n-1)) - 1)))
+}
+
+// asNullable is Spark's DataType.asNullable: every field, array element
+// and map value nullable.
+func asNullable(t sparkmerge.DataType) sparkmerge.DataType {
+	switch t.Kind {
+	case sparkmerge.KindStruct:
+		fields := make([]sparkmerge.Field, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = sparkmerge.Field{Name: f.Name, Type: asNullable(f.Type), Nullable: true}
+		}
+		return sparkmerge.StructOf(fields...)
+	case sparkmerge.KindArray:
+		return sparkmerge.ArrayOf(asNullable(*t.Elem), true)
+	case sparkmerge.KindMap:
+		return sparkmerge.MapOf(asNullable(*t.Key), asNullable(*t.Value), true)
+	}
+	return t
+}
+
+// parquetConfFor fetches the settings Spark's Parquet schema conversion
+// reads, in one call, when some read is a single local Parquet file. It
+// returns nil when none is, or when the server does not say (then Spark
+// infers those schemas as before).
+func (c *Client) parquetConfFor(ctx context.Context, reads []*Read) *parquetConf {
+	needed := false
+	for _, r := range reads {
+		if r.Format == "parquet" && len(r.Paths) == 1 && r.Table == "" && r.UserSchema == "" && isLocalPath(r.Paths[0]) {
+			needed = true
+			break
+		}
+	}
+	if !needed {
+		return nil
+	}
+	values, err := c.sess.Conf(ctx, parquetConfKeys...)
+	if err != nil {
+		return nil
+	}
+	conf, err := parquetConfFrom(values)
+	if err != nil {
+		return nil
+	}
+	return &conf
+}
