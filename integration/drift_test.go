@@ -163,10 +163,14 @@ func TestSixHundredSources(t *testing.T) {
 	}
 	_, rows := query(t, "SELECT count(DISTINCT id), min(id), max(id), count(v), count(w) FROM parquet.`"+out+"`")
 	diff(t, "aggregates", [][]any{row(int64(2*n), int32(0), int32(2*n-1), int64(800), int64(800))}, rows)
-	// 600 tiny inputs are coalesced into a few files, not 600: at most 32
-	// reads per write task, so 19.
-	if parts, _ := filepath.Glob(filepath.Join(out, "part-*")); len(parts) != 19 {
-		t.Errorf("%d output files, want 19 (600 small inputs coalesced, 32 per task)", len(parts))
+	// The 600 reads run as 6 positional CSV scans: 400 files of width 2
+	// and 200 of width 3, at most 128 files per scan.
+	if res.Scans != 6 {
+		t.Errorf("%d scans, want 6", res.Scans)
+	}
+	// 600 tiny inputs are coalesced into a few files, not 600: 8.
+	if parts, _ := filepath.Glob(filepath.Join(out, "part-*")); len(parts) != 8 {
+		t.Errorf("%d output files, want 8 (600 small inputs coalesced)", len(parts))
 	}
 	t.Logf("600 sources: schemas in %s, whole merge in %s", res.Discovery, res.Elapsed)
 

@@ -292,8 +292,12 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	ok := false
 	switch r.Format {
 	case "csv":
+		before, stamped := stampOf(r.Paths[0])
 		if r.Schema, _, ok = localCSVSchema(r.Paths[0], r.Options); ok {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
+			if after, _ := stampOf(r.Paths[0]); stamped && after == before {
+				r.stamp = before
+			}
 		}
 	case "json":
 		if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
@@ -487,13 +491,18 @@ const filePathExpr = "url_decode(replace(regexp_replace(_metadata.file_path, '^f
 // the _metadata column does not resolve but input_file_name() does.
 const viewFilePathExpr = "url_decode(replace(regexp_replace(input_file_name(), '^file:(//)?', ''), '+', '%2B'))"
 
-// merged builds the frame of all rows projected onto the target.
-func (c *Client) merged(p *Planned) connect.Frame {
-	frames := make([]connect.Frame, len(p.Reads))
-	for i, r := range p.Reads {
-		frames[i] = c.frame(r).SelectExpr(p.selectExprs(i, filePathExpr)...)
+// merged builds the frame of all rows projected onto the target, and says
+// how many scans it reads (CSV reads in positional batches share one).
+func (c *Client) merged(p *Planned) (connect.Frame, int) {
+	batches, rest := p.csvBatches()
+	var frames []connect.Frame
+	for _, b := range batches {
+		frames = append(frames, b.project(p, c.batchScan(p, b)))
 	}
-	return connect.UnionAll(frames)
+	for _, i := range rest {
+		frames = append(frames, c.frame(p.Reads[i]).SelectExpr(p.selectExprs(i, filePathExpr)...))
+	}
+	return connect.UnionAll(frames), len(frames)
 }
 
 // SQL renders the merge as Spark SQL to paste into a notebook: one

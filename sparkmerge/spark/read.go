@@ -41,6 +41,9 @@ type Read struct {
 	// pinned is the schema DDL sent with the read when it runs, so that
 	// Spark does not infer the schema a second time.
 	pinned string
+	// stamp is a locally inferred file's size and modification time when
+	// the client read it.
+	stamp fileStamp
 	// members are the single-source reads a grouped read was made of.
 	members []*Read
 	// order is the position of the read's first source in the input.

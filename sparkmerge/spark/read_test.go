@@ -33,7 +33,7 @@ func TestNewRead(t *testing.T) {
 		{Name: "ev", Sources: []string{"ev"}, Format: "json", Paths: []string{"a.json", "b.json"}, Options: jsonDefaults, UserSchema: "id bigint"},
 		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t", Options: map[string]string{}},
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{}, fileStamp{})); diff != "" {
 		t.Errorf("newRead (-want +got):\n%s", diff)
 	}
 	if got[0].multiFile() {
@@ -69,11 +69,11 @@ func TestGroupReadsByGroupKey(t *testing.T) {
 			Paths: []string{"/data/a/4.csv", "/data/a/6.csv"}, Options: opts, UserSchema: "id int"},
 	}
 	// members (the reads a group came from) are checked in TestGroupReadsKeepsMembers.
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{}), cmpopts.IgnoreFields(Read{}, "members")); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{}, fileStamp{}), cmpopts.IgnoreFields(Read{}, "members")); diff != "" {
 		t.Errorf("groupReads (-want +got):\n%s", diff)
 	}
 	// The inputs are not modified.
-	if diff := cmp.Diff(csvRead("/data/a/1.csv", opts), reads[0], cmp.AllowUnexported(Read{})); diff != "" {
+	if diff := cmp.Diff(csvRead("/data/a/1.csv", opts), reads[0], cmp.AllowUnexported(Read{}, fileStamp{})); diff != "" {
 		t.Errorf("groupReads modified its input (-want +got):\n%s", diff)
 	}
 }

@@ -39,6 +39,14 @@ func (p *Planned) String() string {
 			fmt.Fprintf(&b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
 		}
 	}
+	if batches, _ := p.csvBatches(); len(batches) > 0 {
+		batched := 0
+		for _, bt := range batches {
+			batched += len(bt.reads)
+		}
+		fmt.Fprintf(&b, "  %d CSV reads run as %d positional %s (files of equal width read together)\n",
+			batched, len(batches), plural(len(batches), "scan", "scans"))
+	}
 	if len(p.AddColumns) > 0 {
 		names := make([]string, len(p.AddColumns))
 		for i, f := range p.AddColumns {

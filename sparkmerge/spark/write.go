@@ -19,6 +19,9 @@ type Result struct {
 	Target Target `json:"target"`
 	// RowsWritten is the number of rows the merge added to the target.
 	RowsWritten int64 `json:"rows_written"`
+	// Scans is the number of relations Spark read: one per read, except
+	// that CSV reads of files of equal width share one (see batch.go).
+	Scans int `json:"scans,omitempty"`
 	// RowsRead are the rows read per source (file, or table), counted when
 	// verifying.
 	RowsRead []SourceRows `json:"rows_read,omitempty"`
@@ -60,17 +63,39 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.mergePlanned(ctx, job, planned, start)
+}
+
+// MergePlanned runs a merge that [Client.Plan] planned for the same job,
+// for callers that inspect the plan first. Local files the client read to
+// plan must not change in between: a CSV batch (see batch.go) fails on a
+// file whose size or modification time changed, and Spark fails on a
+// header that no longer matches.
+func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
+	start := time.Now()
+	if err := checkTarget(job.Target); err != nil {
+		return nil, err
+	}
+	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
+		return nil, err
+	}
+	return c.mergePlanned(ctx, job, planned, start)
+}
+
+func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, start time.Time) (*Result, error) {
 	result := &Result{Planned: planned, Target: job.Target, RowsWritten: -1}
 	if job.DryRun {
 		return result, nil
 	}
+	var err error
 	if len(planned.AddColumns) > 0 {
 		if err := c.addColumns(ctx, job.Target.Table, planned.AddColumns); err != nil {
 			return nil, err
 		}
 	}
-	merged := c.merged(planned)
-	if files := outputFiles(job.Target.Files, planned.Reads); files > 0 {
+	merged, scans := c.merged(planned)
+	result.Scans = scans
+	if files := outputFiles(job.Target.Files, planned.Reads, scans); files > 0 {
 		merged = merged.Coalesce(files)
 	}
 
@@ -236,9 +261,17 @@ func (p *Planned) sourceKeyExpr(i int) string {
 
 // countPerSource counts rows per source in one pass over every input.
 func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
-	frames := make([]connect.Frame, len(p.Reads))
-	for i, r := range p.Reads {
-		frames[i] = c.frame(r).SelectExpr(p.sourceKeyExpr(i) + " AS src")
+	batches, rest := p.csvBatches()
+	var frames []connect.Frame
+	for _, b := range batches {
+		keys := make([]string, len(b.reads))
+		for m, i := range b.reads {
+			keys[m] = p.sourceKeyExpr(i)
+		}
+		frames = append(frames, c.batchScan(p, b).SelectExpr(b.keyOf(keys)+" AS src"))
+	}
+	for _, i := range rest {
+		frames = append(frames, c.frame(p.Reads[i]).SelectExpr(p.sourceKeyExpr(i)+" AS src"))
 	}
 	rows, err := connect.UnionAll(frames).Aggregate([]string{"src"}, "count(1) AS n").Collect(ctx)
 	if err != nil {
@@ -384,8 +417,9 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 // chooses the number of files.
 const bytesPerOutputFile = 128 << 20
 
-// maxReadsPerTask bounds how many reads one write task goes through. A
-// task holds on to each read's reader until it ends: at 2,000 single-file
+// maxReadsPerTask bounds how many scans (reads, or positional CSV batches)
+// one write task goes through. A task holds on to each scan's reader until
+// it ends: at 2,000 single-file
 // CSV reads coalesced into 8 tasks (250 reads each) Spark 4.0 ran out of a
 // 2 GiB heap, at 64 tasks (about 31 each) it did not. More tasks cost
 // time, though: 500 tasks took 8 min against 2.5 min for 64.
@@ -394,7 +428,7 @@ const maxReadsPerTask = 32
 // outputFiles is how many partitions to coalesce the merge into before
 // writing, or 0 to leave Spark's partitioning alone. Without it every small
 // input file becomes a small output file and a task of its own.
-func outputFiles(requested int, reads []*Read) int {
+func outputFiles(requested int, reads []*Read, scans int) int {
 	if requested > 0 {
 		return requested
 	}
@@ -414,7 +448,7 @@ func outputFiles(requested int, reads []*Read) int {
 		}
 	}
 	n := int((total + bytesPerOutputFile - 1) / bytesPerOutputFile)
-	n = max(n, min(8, inputs), (len(reads)+maxReadsPerTask-1)/maxReadsPerTask, 1)
+	n = max(n, min(8, inputs), (scans+maxReadsPerTask-1)/maxReadsPerTask, 1)
 	if n >= inputs {
 		return 0 // no fewer files than Spark would write anyway
 	}

@@ -34,8 +34,13 @@ func TestOutputFiles(t *testing.T) {
 		{"a table: sizes unknown", 0, []*Read{{Table: "db.t"}}, 0},
 		{"a dataset directory keeps its partitioning", 0, []*Read{{Paths: []string{dir}}}, 0},
 	}
+	// 400 reads that run as 4 scans (positional CSV batches): the size
+	// rule alone.
+	if got := outputFiles(0, many, 4); got != 8 {
+		t.Errorf("400 reads in 4 scans: outputFiles = %d, want 8", got)
+	}
 	for _, tt := range tests {
-		if got := outputFiles(tt.requested, tt.reads); got != tt.want {
+		if got := outputFiles(tt.requested, tt.reads, len(tt.reads)); got != tt.want {
 			t.Errorf("%s: outputFiles = %d, want %d", tt.name, got, tt.want)
 		}
 	}

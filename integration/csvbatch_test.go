@@ -1,0 +1,123 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// csvBatchFiles drift in every way a positional batch must undo: the same
+// columns in other orders and types, padded and signed integers, decimals
+// that print differently once parsed, booleans in capitals, nulls, and a
+// column that is an int in one file and text in another (so its target is
+// a string, and the ints must print as Spark prints the parsed ints).
+var csvBatchFiles = map[string]string{
+	"w3-a.csv": "id,qty,price\n1,007,1.50\n2,+3,2\n3,,0.1000\n",
+	"w3-b.csv": "price,id,qty\n9.75,4,x\n,5,y\n1e5,6,z\n", // 1e5: left to Spark, read alone
+	"w3-c.csv": "qty,price,id\n12,3.0,7\n-0,4,8\n",
+	"w3-d.csv": "id,flag,qty\n9,TRUE,5\n10,false,\n",
+	"w2-a.csv": "id,big\n11,99999999999999999999\n12,5\n",
+	"w2-b.csv": "big,id\n-1,13\n,14\n",
+	"w4-a.csv": "id,qty,price,Note\n15,6,0.5,hello\n16,7,,\n",
+	"w4-b.csv": "Note,price,qty,id\nbye,1.25,8,17\n,2,9,18\n",
+}
+
+func csvBatchPaths(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	for name := range csvBatchFiles {
+		names = append(names, name)
+	}
+	// Input order decides the target's column order: keep it fixed.
+	sort.Strings(names)
+	return writeFiles(t, workDir(t), csvBatchFiles, names...)
+}
+
+// TestCSVBatchesMatchReadsOneByOne merges the same drifting CSV files with
+// positional batches (the default) and with one read per file (Spark's
+// inference, which never batches): the outputs must be the same, row for
+// row and value for value.
+func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
+	c := newClient(t)
+	paths := csvBatchPaths(t)
+	// Verify counts the rows of every file through the batches too.
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, Verify: true}
+	job.Policy.SourceColumn = "_source"
+	batched, batchedOut := merge(t, c, job)
+	if !batched.Verified || len(batched.RowsRead) != len(paths) {
+		t.Errorf("verified %v, rows read per source %v", batched.Verified, batched.RowsRead)
+	}
+	job.SparkInference = true
+	single, singleOut := merge(t, c, job)
+
+	if single.Scans != len(paths) {
+		t.Errorf("one read per file: %d scans, want %d", single.Scans, len(paths))
+	}
+	// w3-a, w3-c, w3-d share one scan (w3-b is left to Spark), w2-a and
+	// w2-b one, w4-a and w4-b one: 3 scans and w3-b alone.
+	if batched.Scans != 4 {
+		t.Errorf("batched: %d scans, want 4:\n%s", batched.Scans, batched.Planned)
+	}
+	if !strings.Contains(batched.Planned.String(), "7 CSV reads run as 3 positional scans") {
+		t.Errorf("plan text does not say how reads were batched:\n%s", batched.Planned)
+	}
+	cols := schemaOf(t, c, batchedOut)
+	diff(t, "schema", schemaOf(t, c, singleOut), cols)
+	var names []string
+	for _, col := range cols {
+		names = append(names, strings.Fields(col)[0])
+	}
+	want := parquetRows(t, singleOut, names, "id")
+	got := parquetRows(t, batchedOut, names, "id")
+	diff(t, "rows", want, got)
+	if len(got) != 18 {
+		t.Errorf("%d rows, want 18", len(got))
+	}
+	// The int column that became text prints as Spark prints the ints.
+	qty := -1
+	for i, n := range names {
+		if n == "qty" {
+			qty = i
+		}
+	}
+	if qty < 0 || got[0][qty] != "7" || got[1][qty] != "3" {
+		t.Errorf("qty of ids 1 and 2: %v, %v; want 7 and 3 (parsed, then printed)", got[0], got[1])
+	}
+}
+
+// A file that changed between planning and the write fails the merge,
+// naming the file, instead of being read by stale positions.
+func TestCSVBatchRefusesChangedFile(t *testing.T) {
+	c := newClient(t)
+	paths := csvBatchPaths(t)
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion}
+	job.Target.Path = filepath.Join(workDir(t), "out")
+	planned, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := paths[len(paths)-1] // w4-b.csv, batched with w4-a.csv
+	if filepath.Base(changed) != "w4-b.csv" {
+		t.Fatalf("last path %s", changed)
+	}
+	// Same size, columns swapped: only the modification time tells.
+	if err := os.WriteFile(changed, []byte("Note,price,id,qty\nbye,1.25,8,17\n,2,9,18\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(changed, later, later); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.MergePlanned(context.Background(), job, planned)
+	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
+		t.Fatalf("merge after the file changed: %v, want an error naming %s", err, changed)
+	}
+}
