@@ -66,7 +66,7 @@ func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
 	if batched.Scans != 4 {
 		t.Errorf("batched: %d scans, want 4:\n%s", batched.Scans, batched.Planned)
 	}
-	if !strings.Contains(batched.Planned.String(), "7 CSV reads run as 3 positional scans") {
+	if !strings.Contains(batched.Planned.String(), "7 reads run as 3 positional scans") {
 		t.Errorf("plan text does not say how reads were batched:\n%s", batched.Planned)
 	}
 	cols := schemaOf(t, c, batchedOut)
@@ -120,4 +120,48 @@ func TestCSVBatchRefusesChangedFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
 		t.Fatalf("merge after the file changed: %v, want an error naming %s", err, changed)
 	}
+}
+
+// jsonBatchFiles drift like csvBatchFiles, and spell keys in other cases
+// (each file alike within itself, as client inference requires).
+var jsonBatchFiles = map[string]string{
+	"a.json": "{\"id\":1,\"qty\":7,\"price\":1.50,\"ok\":true}\n\n{\"id\":2,\"qty\":-0,\"price\":2,\"ok\":null}\n",
+	"b.json": "{\"ID\":3,\"Qty\":\"x\",\"price\":1e3}\r\n{\"ID\":4,\"Qty\":null,\"price\":0.1000}\r\n",
+	"c.json": "{\"id\":5,\"note\":\"é \\\"q\\\" \\u00e9\",\"big\":99999999999999999999}\n   \n{\"id\":6,\"big\":5,\"qty\":12}\n",
+	"d.json": "{\"id\":7,\"price\":\"cheap\",\"OK\":false}\n",
+	"e.json": "{\"id\":8,\"nested\":{\"x\":1}}\n", // nested: read alone
+}
+
+// TestJSONBatchesMatchReadsOneByOne is TestCSVBatchesMatchReadsOneByOne for
+// JSON lines.
+func TestJSONBatchesMatchReadsOneByOne(t *testing.T) {
+	c := newClient(t)
+	names := []string{"a.json", "b.json", "c.json", "d.json", "e.json"}
+	paths := writeFiles(t, workDir(t), jsonBatchFiles, names...)
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, Verify: true}
+	job.Policy.SourceColumn = "_source"
+	batched, batchedOut := merge(t, c, job)
+	job.SparkInference = true
+	single, singleOut := merge(t, c, job)
+	if single.Scans != len(paths) || batched.Scans != 2 {
+		t.Errorf("scans: %d one by one (want %d), %d batched (want 2)\n%s", single.Scans, len(paths), batched.Scans, batched.Planned)
+	}
+	if !batched.Verified {
+		t.Error("not verified")
+	}
+	cols := schemaOf(t, c, batchedOut)
+	diff(t, "schema", schemaOf(t, c, singleOut), cols)
+	var colNames []string
+	for _, col := range cols {
+		if !strings.HasPrefix(col, "nested ") {
+			colNames = append(colNames, strings.Fields(col)[0])
+		}
+	}
+	want := parquetRows(t, singleOut, colNames, "id")
+	got := parquetRows(t, batchedOut, colNames, "id")
+	diff(t, "rows", want, got)
+	if len(got) != 8 {
+		t.Errorf("%d rows, want 8", len(got))
+	}
+	t.Logf("columns %v\nrows %v", colNames, got)
 }

@@ -1,6 +1,7 @@
 package spark
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,29 +51,31 @@ func stampOf(path string) (fileStamp, bool) {
 // its file up among the batch's, one string comparison per file.
 const maxBatchFiles = 128
 
-// csvBatch is a set of single-file CSV reads that run as one scan.
+// csvBatch is a set of single-file reads that run as one positional scan:
+// CSV files of one width, or JSON-lines files (whose keys, in all the
+// spellings the files use, are the positions).
 type csvBatch struct {
-	reads []int // indices into Planned.Reads, in input order
-	width int
+	reads  []int // indices into Planned.Reads, in input order
+	format string
+	width  int      // CSV: the files' number of columns
+	keys   []string // JSON: the files' keys, exactly as spelled, first seen first
 }
 
-// csvBatches partitions the plan's reads into positional CSV batches and
-// the reads that run on their own (rest), both in read order.
+// csvBatches partitions the plan's reads into positional batches and the
+// reads that run on their own (rest), both in read order.
 func (p *Planned) csvBatches() (batches []csvBatch, rest []int) {
 	byKey := map[string]int{} // key -> index in batches of the open batch
-	var order []int           // batch index per position, -1 for a lone read
 	for i, r := range p.Reads {
 		key, ok := p.batchKey(i)
 		if !ok {
 			rest = append(rest, i)
-			order = append(order, -1)
 			continue
 		}
 		b, open := byKey[key]
 		if !open || len(batches[b].reads) == maxBatchFiles {
 			b = len(batches)
 			byKey[key] = b
-			batches = append(batches, csvBatch{width: len(r.Schema.Fields)})
+			batches = append(batches, csvBatch{format: r.Format, width: len(r.Schema.Fields)})
 		}
 		batches[b].reads = append(batches[b].reads, i)
 	}
@@ -83,6 +86,17 @@ func (p *Planned) csvBatches() (batches []csvBatch, rest []int) {
 			rest = append(rest, b.reads[0])
 			continue
 		}
+		if b.format == "json" {
+			seen := map[string]bool{}
+			for _, i := range b.reads {
+				for _, f := range p.Reads[i].Schema.Fields {
+					if !seen[f.Name] {
+						seen[f.Name] = true
+						b.keys = append(b.keys, f.Name)
+					}
+				}
+			}
+		}
 		kept = append(kept, b)
 	}
 	sort.Ints(rest)
@@ -90,11 +104,11 @@ func (p *Planned) csvBatches() (batches []csvBatch, rest []int) {
 }
 
 // batchKey says whether read i can join a positional batch, and which:
-// reads with the same key (format options and width) share one scan.
+// reads with the same key (format, options and, for CSV, width) share one
+// scan.
 func (p *Planned) batchKey(i int) (string, bool) {
 	r := p.Reads[i]
-	if r.Format != "csv" || !r.InferredLocally || r.multiFile() || len(r.Paths) != 1 ||
-		r.Table != "" || r.UserSchema != "" || r.Options["header"] != "true" || r.stamp == (fileStamp{}) {
+	if !r.InferredLocally || r.multiFile() || len(r.Paths) != 1 || r.Table != "" || r.UserSchema != "" || r.stamp == (fileStamp{}) {
 		return "", false
 	}
 	path := r.Paths[0]
@@ -102,11 +116,46 @@ func (p *Planned) batchKey(i int) (string, bool) {
 		return "", false // the row's file must compare equal to the path as written
 	}
 	for _, pr := range p.Plan.Projections(i) {
-		if _, _, ok := positionalValue(pr, r.Schema); !ok {
+		if _, _, ok := positionalValue(pr, fieldIndex(r.Schema)); !ok {
 			return "", false
 		}
 	}
-	return groupKey(r) + "\x00width:" + strconv.Itoa(len(r.Schema.Fields)), true
+	switch r.Format {
+	case "csv":
+		if r.Options["header"] != "true" {
+			return "", false
+		}
+		return groupKey(r) + "\x00width:" + strconv.Itoa(len(r.Schema.Fields)), true
+	case "json":
+		for k := range r.Options {
+			if !strings.EqualFold(k, "mode") {
+				return "", false // client inference admits no other option
+			}
+		}
+		return groupKey(r), true
+	}
+	return "", false
+}
+
+// fieldIndex finds a column of schema by exact name; -1 if absent.
+func fieldIndex(schema sparkmerge.Schema) func(string) int {
+	return func(name string) int {
+		for j, f := range schema.Fields {
+			if f.Name == name {
+				return j
+			}
+		}
+		return -1
+	}
+}
+
+// positionOf finds a column of the batch's m-th file among the positions
+// of the batch's scan.
+func (b csvBatch) positionOf(p *Planned, m int) func(string) int {
+	if b.format == "json" {
+		return func(name string) int { return slices.Index(b.keys, name) }
+	}
+	return fieldIndex(p.Reads[b.reads[m]].Schema)
 }
 
 // positionalValue is how one target column is made from a file's
@@ -114,20 +163,14 @@ func (p *Planned) batchKey(i int) (string, bool) {
 // is null for the file) and a template over the raw string ("\x00" marks
 // it), or the literal value of a provenance column. ok is false for
 // projections a positional read cannot express (nested types).
-func positionalValue(pr sparkmerge.Projection, schema sparkmerge.Schema) (pos int, template string, ok bool) {
+func positionalValue(pr sparkmerge.Projection, positionOf func(string) int) (pos int, template string, ok bool) {
 	switch pr.Kind {
 	case sparkmerge.ProjectNull:
 		return -1, "", true
 	case sparkmerge.ProjectLiteral:
 		return -1, sparkmerge.QuoteString(pr.Value), true
 	case sparkmerge.ProjectTake, sparkmerge.ProjectCast:
-		pos = -1
-		for j, f := range schema.Fields {
-			if f.Name == pr.Source {
-				pos = j
-				break
-			}
-		}
+		pos = positionOf(pr.Source)
 		if pos < 0 || pr.From.Kind.IsComplex() || pr.To.Kind.IsComplex() {
 			return -1, "", false
 		}
@@ -163,20 +206,22 @@ const (
 	fileIndexColumn = "__sparkmerge_file" // int: the row's file, 1-based in the batch
 	positionsColumn = "__sparkmerge_pos"  // array<int>: per target column, the 1-based position in the file
 	templatesColumn = "__sparkmerge_tmpl" // array<int>: per target column, the template (0: null)
+	jsonColumn      = "__sparkmerge_json" // struct: a JSON record's keys as strings, by position
 )
 
 // batchScan reads the batch's files positionally, as strings, and gives
 // each row its values as an array (rawColumn) and its file's position in
 // the batch (fileIndexColumn). A row from a file whose path, size or
 // modification time is not what the client saw fails the query.
+//
+// CSV files are read with a schema of string columns c0, c1, ... in the
+// files' order. JSON lines are read as text and parsed with from_json
+// under a schema of every key spelling as a string: Spark's JSON parser
+// gives a number or boolean in a string column as its text (the number as
+// parsed, then printed), which the templates parse back to the file's
+// type. Blank lines are no records, as for the JSON reader.
 func (c *Client) batchScan(p *Planned, b csvBatch) connect.Frame {
 	first := p.Reads[b.reads[0]]
-	cols := make([]string, b.width)
-	refs := make([]string, b.width)
-	for j := range cols {
-		refs[j] = positionalColumn(j)
-		cols[j] = refs[j] + " STRING"
-	}
 	paths := make([]string, len(b.reads))
 	keys := make([]string, len(b.reads))
 	for m, i := range b.reads {
@@ -184,12 +229,44 @@ func (c *Client) batchScan(p *Planned, b csvBatch) connect.Frame {
 		paths[m] = r.Paths[0]
 		keys[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", r.Paths[0], r.stamp.size, r.stamp.mtimeMillis))
 	}
-	options := withOption(first.Options, "enforceSchema", "true")
-	scan := c.sess.Read(connect.ReadSpec{Format: "csv", Paths: paths, Schema: strings.Join(cols, ", "), Options: options})
 	rowKey := "concat_ws('|', " + filePathExpr + ", CAST(_metadata.file_size AS STRING), CAST(unix_millis(_metadata.file_modification_time) AS STRING))"
 	changed := "raise_error(concat('sparkmerge: ', " + filePathExpr + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
-	index := "CAST(coalesce(nullif(array_position(array(" + strings.Join(keys, ", ") + "), " + rowKey + "), 0), " + changed + ") AS INT)"
-	return scan.SelectExpr("array("+strings.Join(refs, ", ")+") AS "+rawColumn, index+" AS "+fileIndexColumn)
+	index := "CAST(coalesce(nullif(array_position(array(" + strings.Join(keys, ", ") + "), " + rowKey + "), 0), " + changed + ") AS INT) AS " + fileIndexColumn
+
+	if b.format == "json" {
+		parsed := make([]string, len(b.keys))
+		renamed := make([]string, len(b.keys))
+		refs := make([]string, len(b.keys))
+		for j, k := range b.keys {
+			parsed[j] = ident(k) + " STRING"
+			renamed[j] = fmt.Sprintf("f%d: STRING", j)
+			refs[j] = fmt.Sprintf("%s.f%d", jsonColumn, j)
+		}
+		mode := "FAILFAST"
+		for k, v := range first.Options {
+			if strings.EqualFold(k, "mode") {
+				mode = v
+			}
+		}
+		// The struct cast renames the fields by position: keys spelled
+		// alike but for case would be ambiguous by name.
+		record := fmt.Sprintf("CAST(from_json(value, %s, map('mode', %s)) AS STRUCT<%s>) AS %s",
+			sparkmerge.QuoteString(strings.Join(parsed, ", ")), sparkmerge.QuoteString(mode), strings.Join(renamed, ", "), jsonColumn)
+		lines := c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
+			Filter("length(translate(value, ' \\t', '')) > 0")
+		return lines.SelectExpr(record, index).
+			SelectExpr("array("+strings.Join(refs, ", ")+") AS "+rawColumn, fileIndexColumn)
+	}
+
+	cols := make([]string, b.width)
+	refs := make([]string, b.width)
+	for j := range cols {
+		refs[j] = positionalColumn(j)
+		cols[j] = refs[j] + " STRING"
+	}
+	options := withOption(first.Options, "enforceSchema", "true")
+	scan := c.sess.Read(connect.ReadSpec{Format: "csv", Paths: paths, Schema: strings.Join(cols, ", "), Options: options})
+	return scan.SelectExpr("array("+strings.Join(refs, ", ")+") AS "+rawColumn, index)
 }
 
 // batchLayout is how a batch's files feed the target: per file and target
@@ -214,7 +291,7 @@ func (b csvBatch) layout(p *Planned) batchLayout {
 		l.positions[m] = make([]string, n)
 		l.codes[m] = make([]string, n)
 		for k, pr := range p.Plan.Projections(i) {
-			pos, tmpl, _ := positionalValue(pr, p.Reads[i].Schema)
+			pos, tmpl, _ := positionalValue(pr, b.positionOf(p, m))
 			l.positions[m][k], l.codes[m][k] = "1", "0"
 			switch {
 			case pr.Kind == sparkmerge.ProjectLiteral:
@@ -288,6 +365,44 @@ func (b csvBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 // file; exprs must be literals.
 func (b csvBatch) keyOf(exprs []string) string {
 	return "element_at(array(" + strings.Join(exprs, ", ") + "), " + fileIndexColumn + ")"
+}
+
+// parallelListingKey is the number of paths from which Spark lists a
+// read's files with a Spark job instead of on the driver.
+const parallelListingKey = "spark.sql.sources.parallelPartitionDiscovery.threshold"
+
+// listSerially raises parallelListingKey for the session while a merge
+// with positional batches runs, and returns what restores it. A batch
+// names up to maxBatchFiles local files; Spark listed each batch's files
+// with a Spark job of about 0.7 s (15 s of a 38 s merge of 2,000 files),
+// where listing them on the driver takes milliseconds. It is left alone
+// when some other read names many paths, which may be remote.
+func (c *Client) listSerially(ctx context.Context, p *Planned) (restore func(), err error) {
+	batches, rest := p.csvBatches()
+	if len(batches) == 0 {
+		return func() {}, nil
+	}
+	for _, i := range rest {
+		if len(p.Reads[i].Paths) > 32 {
+			return func() {}, nil
+		}
+	}
+	values, err := c.sess.Conf(ctx, parallelListingKey)
+	if err != nil {
+		return nil, fmt.Errorf("read setting %s: %w", parallelListingKey, err)
+	}
+	old, set := values[parallelListingKey]
+	if n, err := strconv.Atoi(old); set && err == nil && n >= maxBatchFiles {
+		return func() {}, nil
+	}
+	if err := c.sess.SetConf(ctx, map[string]string{parallelListingKey: strconv.Itoa(maxBatchFiles)}); err != nil {
+		return nil, fmt.Errorf("set %s: %w", parallelListingKey, err)
+	}
+	return func() {
+		if set {
+			_ = c.sess.SetConf(context.WithoutCancel(ctx), map[string]string{parallelListingKey: old})
+		}
+	}, nil
 }
 
 // ident backquotes a column name (checked when the plan was made).

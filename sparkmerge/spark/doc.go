@@ -48,8 +48,9 @@
 // can merge safely (CSV files with one header line, Parquet/ORC with
 // mergeSchema, JSON files that spell shared keys alike), splits a group
 // Spark refuses in halves down to single files, then reads sources with
-// identical schemas together. Locally typed CSV files of equal width run
-// as one positional scan (batch.go), whichever strategy planned them. Unions are
+// identical schemas together. Locally typed CSV files of equal width, and
+// locally typed JSON-lines files, run as positional scans (batch.go),
+// whichever strategy planned them. Unions are
 // balanced trees, so thousands of inputs stay within Spark Connect's plan
 // nesting limit, and always UNION ALL: duplicate rows are kept.
 //

@@ -300,8 +300,12 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 			}
 		}
 	case "json":
+		before, stamped := stampOf(r.Paths[0])
 		if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
 			r.Schema, ok = jsonSchemaOf(r.raw)
+			if after, _ := stampOf(r.Paths[0]); ok && stamped && after == before {
+				r.stamp = before
+			}
 		}
 	case "parquet":
 		if pq != nil {

@@ -44,7 +44,7 @@ func (p *Planned) String() string {
 		for _, bt := range batches {
 			batched += len(bt.reads)
 		}
-		fmt.Fprintf(&b, "  %d CSV reads run as %d positional %s (files of equal width read together)\n",
+		fmt.Fprintf(&b, "  %d reads run as %d positional %s (files typed on the client read together)\n",
 			batched, len(batches), plural(len(batches), "scan", "scans"))
 	}
 	if len(p.AddColumns) > 0 {

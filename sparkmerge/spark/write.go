@@ -93,6 +93,11 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			return nil, err
 		}
 	}
+	restore, err := c.listSerially(ctx, planned)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	merged, scans := c.merged(planned)
 	result.Scans = scans
 	if files := outputFiles(job.Target.Files, planned.Reads, scans); files > 0 {
