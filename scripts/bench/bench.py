@@ -292,6 +292,7 @@ def bench(args, ns, results):
                             rec["elapsed_s"] = res.get("elapsed_ns", 0) / 1e9
                             rec["reads"] = len(res.get("reads") or [])
                             rec["reads_local"] = sum(1 for r in res.get("reads") or [] if r.get("inferred_locally"))
+                            rec["scans"] = res.get("scans")
                             rec["rows_written"] = res.get("rows_written")
                         except ValueError:
                             pass

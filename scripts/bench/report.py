@@ -80,6 +80,7 @@ def summarize(runs):
             s["elapsed"] = statistics.median([r["elapsed_s"] for r in good])
             s["reads"] = good[0].get("reads")
             s["reads_local"] = good[0].get("reads_local")  # absent in runs before it was recorded
+            s["scans"] = good[0].get("scans")
         out[key] = s
     return out
 
@@ -362,15 +363,16 @@ def main():
     w("From `-o json`: `discovery_ns` (fetching every read's schema + planning) and `elapsed_ns` (whole merge: "
       "discovery, the write job, counting the written rows). Client overhead = discovery / end-to-end wall.")
     w("")
-    w("| corpus | N | strategy | reads sent | inferred on the client | discovery s | merge elapsed s | end-to-end wall s | discovery share |")
-    w("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    w("| corpus | N | strategy | reads | inferred on the client | scans | discovery s | merge elapsed s | end-to-end wall s | discovery share |")
+    w("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for kind in KINDS:
         for n in ns:
             for c in ("sparkmerge-auto", "sparkmerge-union"):
                 s = summary.get((kind, n, c))
                 if s and "discovery" in s:
                     local = "-" if s.get("reads_local") is None else s["reads_local"]
-                    w(f"| {kind} | {n} | {c.split('-')[1]} | {s['reads']} | {local} | {s['discovery']:.2f} | {s['elapsed']:.2f} | "
+                    scans = "-" if s.get("scans") is None else s["scans"]
+                    w(f"| {kind} | {n} | {c.split('-')[1]} | {s['reads']} | {local} | {scans} | {s['discovery']:.2f} | {s['elapsed']:.2f} | "
                       f"{s['median']:.2f} | {100 * s['discovery'] / s['median']:.0f}% |")
     if rpcs:
         w("")

@@ -11,7 +11,7 @@
 # .cache/bench (corpora, outputs, raw results) and .cache/bench-venv.
 #
 # Environment: BENCH_REMOTE, BENCH_NS (e.g. 10,200), BENCH_REPS,
-# BENCH_REPS_LARGE (repetitions at N >= 1000, default 1), BENCH_SCALE,
+# BENCH_REPS_LARGE (repetitions at N >= 1000, default BENCH_REPS), BENCH_SCALE,
 # BENCH_TIMEOUT (seconds per run).
 set -euo pipefail
 
@@ -72,7 +72,7 @@ results="$root/results-$mode.jsonl"
 rm -f "$results"
 log "running ($mode: N=$ns, $reps repetitions) -> $results"
 "$py" "$here/bench.py" --root "$root" --ns "$ns" --reps "$reps" --timeout "$timeout" --remote "$remote" \
-	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --discovery "$discovery" --reps-large "${BENCH_REPS_LARGE:-1}" "${extra[@]}"
+	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --discovery "$discovery" --reps-large "${BENCH_REPS_LARGE:-$reps}" "${extra[@]}"
 
 suffix=$([ "$quick" = 1 ] && echo -quick || true)
 log "writing docs/benchmarks$suffix.md and docs/bench$suffix.png"
