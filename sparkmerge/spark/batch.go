@@ -18,14 +18,15 @@ import (
 // reads, and Spark's cost per read dominates it: the driver plans each scan
 // and compiles code for each read's projection, about 0.1 s each (a 250 s
 // merge of 42,000 rows, measured). Files whose schemas the client inferred
-// (so it has seen every value) and that have the same number of columns are
-// therefore read in one positional scan instead, every column a string, and
-// each row's file says which of its columns feeds which target column
-// through which casts: CAST(CAST(raw AS <file's type>) AS <target type>).
-// For the values client inference admits (plain integers and decimals,
-// true/false, text; see csvinfer.go) a string cast to the file's type is
-// exactly what Spark's CSV parser makes of it, so the rows are those of the
-// reads one by one.
+// (so it has seen every value) are therefore read in positional scans
+// instead, every value a string: CSV files of one width with a schema of
+// string columns, JSON lines as text parsed with from_json under a schema
+// of every key spelling as a string. Each row's file says which position
+// feeds which target column through which casts:
+// CAST(CAST(raw AS <file's type>) AS <target type>). For the values client
+// inference admits (see csvinfer.go and jsoninfer.go) a string cast to the
+// file's type is exactly what Spark's parser makes of it, so the rows are
+// those of the reads one by one.
 //
 // Positional reading skips the header check of enforceSchema=false.
 // Instead each row's file is matched on path, size and modification time as
@@ -51,19 +52,19 @@ func stampOf(path string) (fileStamp, bool) {
 // its file up among the batch's, one string comparison per file.
 const maxBatchFiles = 128
 
-// csvBatch is a set of single-file reads that run as one positional scan:
+// scanBatch is a set of single-file reads that run as one positional scan:
 // CSV files of one width, or JSON-lines files (whose keys, in all the
 // spellings the files use, are the positions).
-type csvBatch struct {
+type scanBatch struct {
 	reads  []int // indices into Planned.Reads, in input order
 	format string
 	width  int      // CSV: the files' number of columns
 	keys   []string // JSON: the files' keys, exactly as spelled, first seen first
 }
 
-// csvBatches partitions the plan's reads into positional batches and the
+// scanBatches partitions the plan's reads into positional batches and the
 // reads that run on their own (rest), both in read order.
-func (p *Planned) csvBatches() (batches []csvBatch, rest []int) {
+func (p *Planned) scanBatches() (batches []scanBatch, rest []int) {
 	byKey := map[string]int{} // key -> index in batches of the open batch
 	for i, r := range p.Reads {
 		key, ok := p.batchKey(i)
@@ -75,7 +76,7 @@ func (p *Planned) csvBatches() (batches []csvBatch, rest []int) {
 		if !open || len(batches[b].reads) == maxBatchFiles {
 			b = len(batches)
 			byKey[key] = b
-			batches = append(batches, csvBatch{format: r.Format, width: len(r.Schema.Fields)})
+			batches = append(batches, scanBatch{format: r.Format, width: len(r.Schema.Fields)})
 		}
 		batches[b].reads = append(batches[b].reads, i)
 	}
@@ -103,38 +104,59 @@ func (p *Planned) csvBatches() (batches []csvBatch, rest []int) {
 	return kept, rest
 }
 
+// maxJSONBatchFileBytes bounds the JSON files read in positional scans.
+// Parsing every value as a string costs more than parsing it as its type
+// (Spark prints each number back to text): about 0.1 s per MB here, about
+// what a read of its own costs. Ten files of 2.2 MB took 4.8 s in one
+// positional scan against 2.2 s read one by one.
+const maxJSONBatchFileBytes = 1 << 20
+
+// batchable says whether a read may run in a positional scan, as far as
+// the read itself tells (batchKey also checks the plan's projections).
+func batchable(r *Read) bool {
+	if !r.InferredLocally || r.multiFile() || len(r.Paths) != 1 || r.Table != "" || r.UserSchema != "" || r.stamp == (fileStamp{}) {
+		return false
+	}
+	path := r.Paths[0]
+	if !isLocalPath(path) || strings.HasPrefix(path, "file:") || !filepath.IsAbs(path) || filepath.Clean(path) != path {
+		return false // the row's file must compare equal to the path as written
+	}
+	switch r.Format {
+	case "csv":
+		return r.Options["header"] == "true"
+	case "json":
+		for k := range r.Options {
+			if !strings.EqualFold(k, "mode") {
+				return false // client inference admits no other option
+			}
+		}
+		for _, f := range r.Schema.Fields {
+			if f.Type.Kind.IsComplex() {
+				return false
+			}
+		}
+		return r.stamp.size <= maxJSONBatchFileBytes
+	}
+	return false
+}
+
 // batchKey says whether read i can join a positional batch, and which:
 // reads with the same key (format, options and, for CSV, width) share one
 // scan.
 func (p *Planned) batchKey(i int) (string, bool) {
 	r := p.Reads[i]
-	if !r.InferredLocally || r.multiFile() || len(r.Paths) != 1 || r.Table != "" || r.UserSchema != "" || r.stamp == (fileStamp{}) {
+	if !batchable(r) {
 		return "", false
-	}
-	path := r.Paths[0]
-	if !isLocalPath(path) || strings.HasPrefix(path, "file:") || !filepath.IsAbs(path) || filepath.Clean(path) != path {
-		return "", false // the row's file must compare equal to the path as written
 	}
 	for _, pr := range p.Plan.Projections(i) {
 		if _, _, ok := positionalValue(pr, fieldIndex(r.Schema)); !ok {
 			return "", false
 		}
 	}
-	switch r.Format {
-	case "csv":
-		if r.Options["header"] != "true" {
-			return "", false
-		}
+	if r.Format == "csv" {
 		return groupKey(r) + "\x00width:" + strconv.Itoa(len(r.Schema.Fields)), true
-	case "json":
-		for k := range r.Options {
-			if !strings.EqualFold(k, "mode") {
-				return "", false // client inference admits no other option
-			}
-		}
-		return groupKey(r), true
 	}
-	return "", false
+	return groupKey(r), true
 }
 
 // fieldIndex finds a column of schema by exact name; -1 if absent.
@@ -151,7 +173,7 @@ func fieldIndex(schema sparkmerge.Schema) func(string) int {
 
 // positionOf finds a column of the batch's m-th file among the positions
 // of the batch's scan.
-func (b csvBatch) positionOf(p *Planned, m int) func(string) int {
+func (b scanBatch) positionOf(p *Planned, m int) func(string) int {
 	if b.format == "json" {
 		return func(name string) int { return slices.Index(b.keys, name) }
 	}
@@ -220,7 +242,7 @@ const (
 // gives a number or boolean in a string column as its text (the number as
 // parsed, then printed), which the templates parse back to the file's
 // type. Blank lines are no records, as for the JSON reader.
-func (c *Client) batchScan(p *Planned, b csvBatch) connect.Frame {
+func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
 	first := p.Reads[b.reads[0]]
 	paths := make([]string, len(b.reads))
 	keys := make([]string, len(b.reads))
@@ -279,7 +301,7 @@ type batchLayout struct {
 	literals         [][]string // [target column][file]
 }
 
-func (b csvBatch) layout(p *Planned) batchLayout {
+func (b scanBatch) layout(p *Planned) batchLayout {
 	n := len(p.Plan.Target.Fields)
 	l := batchLayout{
 		positions: make([][]string, len(b.reads)),
@@ -314,7 +336,7 @@ func (b csvBatch) layout(p *Planned) batchLayout {
 // templates are rows of two literal tables, looked up by the row's file,
 // so that the expressions (and the code Spark generates for them) do not
 // grow with the number of files.
-func (b csvBatch) project(p *Planned, scan connect.Frame) connect.Frame {
+func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 	l := b.layout(p)
 	positions, codes, templates, literals := l.positions, l.codes, l.templates, l.literals
 	n := len(p.Plan.Target.Fields)
@@ -363,7 +385,7 @@ func (b csvBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 
 // keyOf is one expression that is exprs[m] for rows of the batch's m-th
 // file; exprs must be literals.
-func (b csvBatch) keyOf(exprs []string) string {
+func (b scanBatch) keyOf(exprs []string) string {
 	return "element_at(array(" + strings.Join(exprs, ", ") + "), " + fileIndexColumn + ")"
 }
 
@@ -378,7 +400,7 @@ const parallelListingKey = "spark.sql.sources.parallelPartitionDiscovery.thresho
 // where listing them on the driver takes milliseconds. It is left alone
 // when some other read names many paths, which may be remote.
 func (c *Client) listSerially(ctx context.Context, p *Planned) (restore func(), err error) {
-	batches, rest := p.csvBatches()
+	batches, rest := p.scanBatches()
 	if len(batches) == 0 {
 		return func() {}, nil
 	}

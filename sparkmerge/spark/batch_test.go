@@ -36,7 +36,7 @@ func batchPlan(t *testing.T, files map[string]string, names ...string) *Planned 
 	return &Planned{Reads: reads, Plan: plan}
 }
 
-func TestCSVBatches(t *testing.T) {
+func TestScanBatches(t *testing.T) {
 	files := map[string]string{
 		"a.csv":      "x,y\n1,2\n",
 		"b.csv":      "y,x\n3,4\n",
@@ -47,7 +47,7 @@ func TestCSVBatches(t *testing.T) {
 		"g.semi.csv": "x;y\n1;2\n",
 	}
 	p := batchPlan(t, files, "a.csv", "b.csv", "c.csv", "d.csv", "e.csv", "f.csv")
-	batches, rest := p.csvBatches()
+	batches, rest := p.scanBatches()
 	var got []string
 	for _, b := range batches {
 		var names []string
@@ -84,7 +84,7 @@ func TestCSVBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if batches, _ := (&Planned{Reads: local, Plan: plan}).csvBatches(); len(local) != 2 || len(batches) != 0 {
+	if batches, _ := (&Planned{Reads: local, Plan: plan}).scanBatches(); len(local) != 2 || len(batches) != 0 {
 		t.Errorf("%d local reads, batches %v: want two reads, no batch", len(local), batches)
 	}
 }
@@ -93,16 +93,16 @@ func TestCSVBatches(t *testing.T) {
 // file with no stamp cannot be checked: both read alone.
 func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	p := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	if batches, _ := p.csvBatches(); len(batches) != 1 {
+	if batches, _ := p.scanBatches(); len(batches) != 1 {
 		t.Fatalf("batches %v, want one", batches)
 	}
 	p.Reads[0].stamp = fileStamp{}
-	if batches, _ := p.csvBatches(); len(batches) != 0 {
+	if batches, _ := p.scanBatches(); len(batches) != 0 {
 		t.Errorf("a read without stamp batched: %v", batches)
 	}
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[1].Paths = []string{"rel/b.csv"}
-	if batches, _ := p.csvBatches(); len(batches) != 0 {
+	if batches, _ := p.scanBatches(); len(batches) != 0 {
 		t.Errorf("a relative path batched: %v", batches)
 	}
 }
@@ -151,7 +151,7 @@ func TestCSVBatchLayout(t *testing.T) {
 		}
 	}
 	p := batchPlan(t, files, names...)
-	batches, rest := p.csvBatches()
+	batches, rest := p.scanBatches()
 	if len(batches) != 1 || len(rest) != 0 || len(batches[0].reads) != 100 {
 		t.Fatalf("batches %v, rest %v", batches, rest)
 	}

@@ -498,7 +498,7 @@ const viewFilePathExpr = "url_decode(replace(regexp_replace(input_file_name(), '
 // merged builds the frame of all rows projected onto the target, and says
 // how many scans it reads (CSV reads in positional batches share one).
 func (c *Client) merged(p *Planned) (connect.Frame, int) {
-	batches, rest := p.csvBatches()
+	batches, rest := p.scanBatches()
 	var frames []connect.Frame
 	for _, b := range batches {
 		frames = append(frames, b.project(p, c.batchScan(p, b)))

@@ -39,7 +39,7 @@ func (p *Planned) String() string {
 			fmt.Fprintf(&b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
 		}
 	}
-	if batches, _ := p.csvBatches(); len(batches) > 0 {
+	if batches, _ := p.scanBatches(); len(batches) > 0 {
 		batched := 0
 		for _, bt := range batches {
 			batched += len(bt.reads)

@@ -266,7 +266,7 @@ func (p *Planned) sourceKeyExpr(i int) string {
 
 // countPerSource counts rows per source in one pass over every input.
 func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
-	batches, rest := p.csvBatches()
+	batches, rest := p.scanBatches()
 	var frames []connect.Frame
 	for _, b := range batches {
 		keys := make([]string, len(b.reads))
