@@ -89,8 +89,8 @@ func TestScanBatches(t *testing.T) {
 	}
 }
 
-// A relative path cannot be matched against the server's file name, and a
-// file with no stamp cannot be checked: both read alone.
+// A relative path cannot be matched against the server's file name, a file
+// with no stamp cannot be checked, and a big file is faster alone.
 func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	p := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	if batches, _ := p.scanBatches(); len(batches) != 1 {
@@ -99,6 +99,12 @@ func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	p.Reads[0].stamp = fileStamp{}
 	if batches, _ := p.scanBatches(); len(batches) != 0 {
 		t.Errorf("a read without stamp batched: %v", batches)
+	}
+	// A big file reads faster on its own (see maxBatchFileBytes).
+	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
+	p.Reads[0].stamp.size = maxBatchFileBytes + 1
+	if batches, _ := p.scanBatches(); len(batches) != 0 {
+		t.Errorf("a file over %d bytes batched: %v", maxBatchFileBytes, batches)
 	}
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[1].Paths = []string{"rel/b.csv"}
