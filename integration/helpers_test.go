@@ -146,3 +146,35 @@ func diff(t *testing.T, what string, want, got any) {
 
 // row builds an expected row of strings; nil stays nil (a SQL NULL).
 func row(values ...any) []any { return values }
+
+// describeReads is each read of a plan as "file+file: schema".
+func describeReads(p *spark.Planned) []string {
+	var out []string
+	for _, r := range p.Reads {
+		var base []string
+		for _, path := range r.Paths {
+			base = append(base, filepath.Base(path))
+		}
+		out = append(out, strings.Join(base, "+")+": "+r.Schema.String())
+	}
+	return out
+}
+
+// sameOutput checks that two Parquet outputs have the same schema and the
+// same rows, value for value (as strings, ordered by orderBy), and returns
+// the column names and rows of got. Columns for which skip is true are
+// left out of the rows.
+func sameOutput(t *testing.T, c *spark.Client, want, got, orderBy string, skip func(col string) bool) ([]string, [][]any) {
+	t.Helper()
+	cols := schemaOf(t, c, got)
+	diff(t, "schema", schemaOf(t, c, want), cols)
+	var names []string
+	for _, col := range cols {
+		if skip == nil || !skip(col) {
+			names = append(names, strings.Fields(col)[0])
+		}
+	}
+	rows := parquetRows(t, got, names, orderBy)
+	diff(t, "rows", parquetRows(t, want, names, orderBy), rows)
+	return names, rows
+}

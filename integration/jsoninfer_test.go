@@ -69,17 +69,6 @@ func TestLocalJSONInferenceMatchesSpark(t *testing.T) {
 	// form groups; a group's schema is what Spark infers for the files
 	// together.
 	local, remote = plan(spark.StrategyAuto, false), plan(spark.StrategyAuto, true)
-	describe := func(p *spark.Planned) []string {
-		var out []string
-		for _, r := range p.Reads {
-			var base []string
-			for _, path := range r.Paths {
-				base = append(base, filepath.Base(path))
-			}
-			out = append(out, strings.Join(base, "+")+": "+r.Schema.String())
-		}
-		return out
-	}
 	grouped := 0
 	for _, r := range local.Reads {
 		if len(r.Paths) > 1 && r.InferredLocally {
@@ -87,7 +76,7 @@ func TestLocalJSONInferenceMatchesSpark(t *testing.T) {
 		}
 	}
 	if grouped == 0 {
-		t.Errorf("auto grouped no locally inferred files: %v", describe(local))
+		t.Errorf("auto grouped no locally inferred files: %v", describeReads(local))
 	}
 	// Spark's multi-path inference on the same groups gives the same schemas.
 	for _, r := range local.Reads {
@@ -102,6 +91,6 @@ func TestLocalJSONInferenceMatchesSpark(t *testing.T) {
 			t.Errorf("group %v: client infers %s, Spark %s", r.Paths, r.Schema, theirs[0].Schema)
 		}
 	}
-	t.Logf("auto reads, local: %v", describe(local))
-	t.Logf("auto reads, Spark: %v", describe(remote))
+	t.Logf("auto reads, local: %v", describeReads(local))
+	t.Logf("auto reads, Spark: %v", describeReads(remote))
 }

@@ -289,23 +289,18 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	if r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
 		return false
 	}
+	// The file as the client read it: a positional scan (batch.go) checks
+	// that the server reads the same.
+	before, stamped := stampOf(r.Paths[0])
 	ok := false
 	switch r.Format {
 	case "csv":
-		before, stamped := stampOf(r.Paths[0])
 		if r.Schema, _, ok = localCSVSchema(r.Paths[0], r.Options); ok {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
-			if after, _ := stampOf(r.Paths[0]); stamped && after == before {
-				r.stamp = before
-			}
 		}
 	case "json":
-		before, stamped := stampOf(r.Paths[0])
 		if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
 			r.Schema, ok = jsonSchemaOf(r.raw)
-			if after, _ := stampOf(r.Paths[0]); ok && stamped && after == before {
-				r.stamp = before
-			}
 		}
 	case "parquet":
 		if pq != nil {
@@ -315,6 +310,9 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	if !ok {
 		r.Schema, r.raw = sparkmerge.Schema{}, sparkmerge.DataType{}
 		return false
+	}
+	if after, _ := stampOf(r.Paths[0]); stamped && after == before {
+		r.stamp = before
 	}
 	r.InferredLocally = true
 	return true
@@ -496,17 +494,28 @@ const filePathExpr = "url_decode(replace(regexp_replace(_metadata.file_path, '^f
 const viewFilePathExpr = "url_decode(replace(regexp_replace(input_file_name(), '^file:(//)?', ''), '+', '%2B'))"
 
 // merged builds the frame of all rows projected onto the target, and says
-// how many scans it reads (CSV reads in positional batches share one).
+// how many scans it reads (reads in positional batches share one).
 func (c *Client) merged(p *Planned) (connect.Frame, int) {
+	frames := c.scans(p,
+		func(b scanBatch, scan connect.Frame) connect.Frame { return b.project(p, scan) },
+		func(i int, read connect.Frame) connect.Frame {
+			return read.SelectExpr(p.selectExprs(i, filePathExpr)...)
+		})
+	return connect.UnionAll(frames), len(frames)
+}
+
+// scans is one frame per scan of the plan's reads: each positional batch
+// (see batch.go) through batch, each other read through read.
+func (c *Client) scans(p *Planned, batch func(scanBatch, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
 	batches, rest := p.scanBatches()
 	var frames []connect.Frame
 	for _, b := range batches {
-		frames = append(frames, b.project(p, c.batchScan(p, b)))
+		frames = append(frames, batch(b, c.batchScan(p, b)))
 	}
 	for _, i := range rest {
-		frames = append(frames, c.frame(p.Reads[i]).SelectExpr(p.selectExprs(i, filePathExpr)...))
+		frames = append(frames, read(i, c.frame(p.Reads[i])))
 	}
-	return connect.UnionAll(frames), len(frames)
+	return frames
 }
 
 // SQL renders the merge as Spark SQL to paste into a notebook: one

@@ -43,9 +43,6 @@ var parquetConfKeys = []string{
 	"spark.sql.legacy.parquet.nanosAsLong",
 }
 
-// defaultParquetConf is Spark 4.0's defaults.
-var defaultParquetConf = parquetConf{int96AsTimestamp: true, inferNTZ: true}
-
 func parquetConfFrom(values map[string]string) (parquetConf, error) {
 	var c parquetConf
 	for i, dst := range []*bool{&c.binaryAsString, &c.int96AsTimestamp, &c.inferNTZ, &c.nanosAsLong} {

@@ -8,6 +8,9 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark/internal/parquetfooter"
 )
 
+// defaultParquetConf is Spark 4.0's defaults.
+var defaultParquetConf = parquetConf{int96AsTimestamp: true, inferNTZ: true}
+
 func fixture(name string) string { return filepath.Join("testdata", "parquet", name) }
 
 // The schemas Spark 4.0.1 infers for the fixtures (the integration test

@@ -266,18 +266,15 @@ func (p *Planned) sourceKeyExpr(i int) string {
 
 // countPerSource counts rows per source in one pass over every input.
 func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
-	batches, rest := p.scanBatches()
-	var frames []connect.Frame
-	for _, b := range batches {
-		keys := make([]string, len(b.reads))
-		for m, i := range b.reads {
-			keys[m] = p.sourceKeyExpr(i)
-		}
-		frames = append(frames, c.batchScan(p, b).SelectExpr(b.keyOf(keys)+" AS src"))
-	}
-	for _, i := range rest {
-		frames = append(frames, c.frame(p.Reads[i]).SelectExpr(p.sourceKeyExpr(i)+" AS src"))
-	}
+	frames := c.scans(p,
+		func(b scanBatch, scan connect.Frame) connect.Frame {
+			keys := make([]string, len(b.reads))
+			for m, i := range b.reads {
+				keys[m] = p.sourceKeyExpr(i)
+			}
+			return scan.SelectExpr(b.keyOf(keys) + " AS src")
+		},
+		func(i int, read connect.Frame) connect.Frame { return read.SelectExpr(p.sourceKeyExpr(i) + " AS src") })
 	rows, err := connect.UnionAll(frames).Aggregate([]string{"src"}, "count(1) AS n").Collect(ctx)
 	if err != nil {
 		return nil, err
