@@ -4,8 +4,10 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -66,7 +68,7 @@ func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
 	if batched.Scans != 4 {
 		t.Errorf("batched: %d scans, want 4:\n%s", batched.Scans, batched.Planned)
 	}
-	if !strings.Contains(batched.Planned.String(), "7 reads run as 3 positional scans") {
+	if !strings.Contains(batched.Planned.String(), "7 files read in 3 positional scans") {
 		t.Errorf("plan text does not say how reads were batched:\n%s", batched.Planned)
 	}
 	names, got := sameOutput(t, c, singleOut, batchedOut, "id", nil)
@@ -122,29 +124,109 @@ var jsonBatchFiles = map[string]string{
 	"c.json": "{\"id\":5,\"note\":\"é \\\"q\\\" \\u00e9\",\"big\":99999999999999999999}\n   \n{\"id\":6,\"big\":5,\"qty\":12}\n",
 	"d.json": "{\"id\":7,\"price\":\"cheap\",\"OK\":false}\n",
 	"e.json": "{\"id\":8,\"nested\":{\"x\":1}}\n", // nested: read alone
+	// mix is a string column in each file: -12 prints as written (f joins
+	// the scan), 1.50 does not (g reads alone: Spark keeps "1.50").
+	"f.json": "{\"id\":9,\"mix\":-12}\n{\"id\":10,\"mix\":\"u\"}\n",
+	"g.json": "{\"id\":11,\"mix\":1.50}\n{\"id\":12,\"mix\":\"t\"}\n",
 }
 
 // TestJSONBatchesMatchReadsOneByOne is TestCSVBatchesMatchReadsOneByOne for
 // JSON lines.
 func TestJSONBatchesMatchReadsOneByOne(t *testing.T) {
 	c := newClient(t)
-	names := []string{"a.json", "b.json", "c.json", "d.json", "e.json"}
+	names := []string{"a.json", "b.json", "c.json", "d.json", "e.json", "f.json", "g.json"}
 	paths := writeFiles(t, workDir(t), jsonBatchFiles, names...)
 	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, Verify: true}
 	job.Policy.SourceColumn = "_source"
 	batched, batchedOut := merge(t, c, job)
 	job.SparkInference = true
 	single, singleOut := merge(t, c, job)
-	if single.Scans != len(paths) || batched.Scans != 2 {
-		t.Errorf("scans: %d one by one (want %d), %d batched (want 2)\n%s", single.Scans, len(paths), batched.Scans, batched.Planned)
+	if single.Scans != len(paths) || batched.Scans != 3 {
+		t.Errorf("scans: %d one by one (want %d), %d batched (want 3)\n%s", single.Scans, len(paths), batched.Scans, batched.Planned)
 	}
 	if !batched.Verified {
 		t.Error("not verified")
 	}
 	// A struct does not cast to string for the row comparison.
 	colNames, got := sameOutput(t, c, singleOut, batchedOut, "id", func(col string) bool { return strings.HasPrefix(col, "nested ") })
-	if len(got) != 8 {
-		t.Errorf("%d rows, want 8", len(got))
+	if len(got) != 12 {
+		t.Fatalf("%d rows, want 12", len(got))
+	}
+	if mix := slices.Index(colNames, "mix"); mix < 0 || got[8][mix] != "-12" || got[10][mix] != "1.50" {
+		t.Errorf("mix of ids 9 and 11: %v, %v; want -12 and 1.50 (columns %v)", got[8], got[10], colNames)
 	}
 	t.Logf("columns %v\nrows %v", colNames, got)
+}
+
+// TestJSONGroupBatchesMatchGroupReads merges JSON files that auto groups
+// (keys spelled alike) with the groups' files in positional scans (the
+// default) and with each group read by Spark's multi-path JSON reader
+// (Spark's inference, same groups and schemas): the outputs must be the
+// same, value for value. In a group a file's values are parsed as the
+// group's types (a bigint file's numbers into a double or string column),
+// provenance is each row's file, and a group larger than a scan spans two.
+func TestJSONGroupBatchesMatchGroupReads(t *testing.T) {
+	c := newClient(t)
+	files := map[string]string{}
+	var names []string
+	add := func(name, content string) {
+		files[name] = content
+		names = append(names, name)
+	}
+	// Group g: 129 files. u is a bigint and, in some files, a double
+	// (1.50): a double column. v is a bigint and, in one file, text: a
+	// string column (the integers print as written). w is a boolean and,
+	// in one file, a number: a string column too.
+	for i := range 129 {
+		var b strings.Builder
+		switch {
+		case i == 77:
+			fmt.Fprintf(&b, "{\"id\":%d,\"v\":\"text\",\"w\":5,\"u\":-0}\n", i*10)
+		case i%10 == 3:
+			fmt.Fprintf(&b, "{\"id\":%d,\"u\":%d.50,\"w\":true,\"note\":\"n\\u00e9\"}\n", i*10, i)
+		default:
+			fmt.Fprintf(&b, "{\"id\":%d,\"v\":%d,\"u\":%d}\n\n{\"id\":%d,\"w\":false,\"v\":null}\n", i*10, i*1000000007, i-64, i*10+1)
+		}
+		add(fmt.Sprintf("g%03d.json", i), b.String())
+	}
+	// Group o spells its keys in capitals: V is a bigint, a double and a
+	// 20-digit integer, a double column.
+	add("o1.json", "{\"ID\":100001,\"V\":5}\n")
+	add("o2.json", "{\"ID\":100002,\"V\":2.25}\n")
+	add("o3.json", "{\"ID\":100003,\"V\":99999999999999999999}\n")
+	// Group h holds 1.50 and text in one column: Spark's reader keeps the
+	// number's text, from_json would print 1.5, so the group is read by
+	// Spark, not positionally.
+	add("h1.json", "{\"Id\":200001,\"H\":1.50}\n")
+	add("h2.json", "{\"Id\":200002,\"H\":\"x\"}\n")
+	paths := writeFiles(t, workDir(t), files, names...)
+
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyAuto, Verify: true}
+	job.Policy.SourceColumn = "_source"
+	batched, batchedOut := merge(t, c, job)
+	job.SparkInference = true
+	grouped, groupedOut := merge(t, c, job)
+
+	diff(t, "reads", describeReads(grouped.Planned), describeReads(batched.Planned))
+	if len(batched.Planned.Reads) != 3 {
+		t.Fatalf("%d reads, want the three groups:\n%s", len(batched.Planned.Reads), batched.Planned)
+	}
+	if !strings.Contains(batched.Planned.String(), "132 files read in 2 positional scans") {
+		t.Errorf("plan text does not say how files were batched:\n%s", batched.Planned)
+	}
+	if batched.Scans != 3 || grouped.Scans != 3 {
+		t.Errorf("scans: %d batched, %d grouped; want 3 and 3", batched.Scans, grouped.Scans)
+	}
+	if !batched.Verified || len(batched.RowsRead) != len(paths) {
+		t.Errorf("verified %v, rows read for %d sources, want %d", batched.Verified, len(batched.RowsRead), len(paths))
+	}
+	colNames, got := sameOutput(t, c, groupedOut, batchedOut, "id", nil)
+	if want := 129 + 129 - 1 - 13 + 3 + 2; len(got) != want {
+		t.Fatalf("%d rows, want %d", len(got), want)
+	}
+	// The number's text, as Spark's reader gives it.
+	if h := slices.Index(colNames, "H"); h < 0 || got[len(got)-2][h] != "1.50" {
+		t.Errorf("H of id 200001: %v, want 1.50 (columns %v)", got[len(got)-2], colNames)
+	}
+	t.Logf("columns %v\nfirst rows %v", colNames, got[:4])
 }

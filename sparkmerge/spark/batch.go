@@ -52,18 +52,22 @@ func stampOf(path string) (fileStamp, bool) {
 // its file up among the batch's, one string comparison per file.
 const maxBatchFiles = 128
 
-// scanBatch is a set of single-file reads that run as one positional scan:
-// CSV files of one width, or JSON-lines files (whose keys, in all the
-// spellings the files use, are the positions).
+// scanBatch is a set of files read in one positional scan: CSV files of
+// one width, or JSON-lines files (whose keys, in all the spellings the
+// files use, are the positions). A file is a single-file read, or a member
+// of a multi-file JSON read (files that spell their keys alike, grouped by
+// groupLocalJSON), which then reads under the group's schema.
 type scanBatch struct {
-	reads  []int // indices into Planned.Reads, in input order
+	reads  []int   // per file: its read, an index into Planned.Reads
+	files  []*Read // per file: its single-file read (the read, or a member of it)
 	format string
 	width  int      // CSV: the files' number of columns
-	keys   []string // JSON: the files' keys, exactly as spelled, first seen first
+	keys   []string // JSON: the reads' keys, exactly as spelled, first seen first
 }
 
 // scanBatches partitions the plan's reads into positional batches and the
-// reads that run on their own (rest), both in read order.
+// reads that run on their own (rest), both in read order. The files of one
+// multi-file read may span batches.
 func (p *Planned) scanBatches() (batches []scanBatch, rest []int) {
 	byKey := map[string]int{} // key -> index in batches of the open batch
 	for i, r := range p.Reads {
@@ -72,18 +76,21 @@ func (p *Planned) scanBatches() (batches []scanBatch, rest []int) {
 			rest = append(rest, i)
 			continue
 		}
-		b, open := byKey[key]
-		if !open || len(batches[b].reads) == maxBatchFiles {
-			b = len(batches)
-			byKey[key] = b
-			batches = append(batches, scanBatch{format: r.Format, width: len(r.Schema.Fields)})
+		for _, f := range r.parts() {
+			b, open := byKey[key]
+			if !open || len(batches[b].files) == maxBatchFiles {
+				b = len(batches)
+				byKey[key] = b
+				batches = append(batches, scanBatch{format: r.Format, width: len(r.Schema.Fields)})
+			}
+			batches[b].reads = append(batches[b].reads, i)
+			batches[b].files = append(batches[b].files, f)
 		}
-		batches[b].reads = append(batches[b].reads, i)
 	}
-	// A batch of one is a plain read.
+	// A batch of one single-file read is a plain read.
 	kept := batches[:0]
 	for _, b := range batches {
-		if len(b.reads) == 1 {
+		if len(b.files) == 1 && !p.Reads[b.reads[0]].multiFile() {
 			rest = append(rest, b.reads[0])
 			continue
 		}
@@ -114,17 +121,20 @@ func (p *Planned) scanBatches() (batches []scanBatch, rest []int) {
 const maxBatchFileBytes = 256 << 10
 
 // batchable says whether a read may run in a positional scan, as far as
-// the read itself tells (batchKey also checks the plan's projections).
+// the read itself tells (batchKey also checks the plan's projections): a
+// locally inferred single-file read, or a multi-file JSON read of such
+// files.
 func batchable(r *Read) bool {
-	if !r.InferredLocally || r.multiFile() || len(r.Paths) != 1 || r.Table != "" || r.UserSchema != "" || r.stamp == (fileStamp{}) {
+	if !r.InferredLocally || r.Table != "" || r.UserSchema != "" {
 		return false
 	}
-	path := r.Paths[0]
-	if !isLocalPath(path) || strings.HasPrefix(path, "file:") || !filepath.IsAbs(path) || filepath.Clean(path) != path {
-		return false // the row's file must compare equal to the path as written
+	if r.multiFile() && r.Format != "json" {
+		return false // CSV files batch by their own width and header
 	}
-	if r.stamp.size > maxBatchFileBytes {
-		return false
+	for _, f := range r.parts() {
+		if !batchableFile(f) {
+			return false
+		}
 	}
 	switch r.Format {
 	case "csv":
@@ -139,10 +149,28 @@ func batchable(r *Read) bool {
 			if f.Type.Kind.IsComplex() {
 				return false
 			}
+			if f.Type.Kind == sparkmerge.KindString {
+				for _, part := range r.parts() {
+					if part.reprinted[f.Name] {
+						return false // from_json would print 1.50 as 1.5
+					}
+				}
+			}
 		}
 		return true
 	}
 	return false
+}
+
+// batchableFile says whether a single-file read's file can be told apart
+// in a positional scan: a clean absolute local path (the row's file must
+// compare equal to the path as written), stamped, and small.
+func batchableFile(f *Read) bool {
+	if !f.InferredLocally || len(f.Paths) != 1 || f.stamp == (fileStamp{}) || f.stamp.size > maxBatchFileBytes {
+		return false
+	}
+	path := f.Paths[0]
+	return isLocalPath(path) && !strings.HasPrefix(path, "file:") && filepath.IsAbs(path) && filepath.Clean(path) == path
 }
 
 // batchKey says whether read i can join a positional batch, and which:
@@ -178,11 +206,23 @@ func fieldIndex(schema sparkmerge.Schema) func(string) int {
 
 // positionOf finds a column of the batch's m-th file among the positions
 // of the batch's scan.
-func (b scanBatch) positionOf(p *Planned, m int) func(string) int {
+func (b scanBatch) positionOf(m int) func(string) int {
 	if b.format == "json" {
 		return func(name string) int { return slices.Index(b.keys, name) }
 	}
-	return fieldIndex(p.Reads[b.reads[m]].Schema)
+	return fieldIndex(b.files[m].Schema)
+}
+
+// sourceKey is the provenance of the rows of the batch's m-th file, a
+// literal: the source's name, or for a file of a multi-file read its path,
+// as selectExprs and sourceKeyExpr give it from the row's file
+// (batchableFile admits only paths that filePathExpr gives back as
+// written).
+func (b scanBatch) sourceKey(p *Planned, m int) string {
+	if p.Reads[b.reads[m]].multiFile() {
+		return sparkmerge.QuoteString(b.files[m].Paths[0])
+	}
+	return sparkmerge.QuoteString(p.Reads[b.reads[m]].Name)
 }
 
 // positionalValue is how one target column is made from a file's
@@ -249,12 +289,11 @@ const (
 // type. Blank lines are no records, as for the JSON reader.
 func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
 	first := p.Reads[b.reads[0]]
-	paths := make([]string, len(b.reads))
-	keys := make([]string, len(b.reads))
-	for m, i := range b.reads {
-		r := p.Reads[i]
-		paths[m] = r.Paths[0]
-		keys[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", r.Paths[0], r.stamp.size, r.stamp.mtimeMillis))
+	paths := make([]string, len(b.files))
+	keys := make([]string, len(b.files))
+	for m, f := range b.files {
+		paths[m] = f.Paths[0]
+		keys[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", f.Paths[0], f.stamp.size, f.stamp.mtimeMillis))
 	}
 	rowKey := "concat_ws('|', " + filePathExpr + ", CAST(_metadata.file_size AS STRING), CAST(unix_millis(_metadata.file_modification_time) AS STRING))"
 	changed := "raise_error(concat('sparkmerge: ', " + filePathExpr + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
@@ -309,8 +348,8 @@ type batchLayout struct {
 func (b scanBatch) layout(p *Planned) batchLayout {
 	n := len(p.Plan.Target.Fields)
 	l := batchLayout{
-		positions: make([][]string, len(b.reads)),
-		codes:     make([][]string, len(b.reads)),
+		positions: make([][]string, len(b.files)),
+		codes:     make([][]string, len(b.files)),
 		templates: make([][]string, n),
 		literals:  make([][]string, n),
 	}
@@ -318,11 +357,11 @@ func (b scanBatch) layout(p *Planned) batchLayout {
 		l.positions[m] = make([]string, n)
 		l.codes[m] = make([]string, n)
 		for k, pr := range p.Plan.Projections(i) {
-			pos, tmpl, _ := positionalValue(pr, b.positionOf(p, m))
+			pos, tmpl, _ := positionalValue(pr, b.positionOf(m))
 			l.positions[m][k], l.codes[m][k] = "1", "0"
 			switch {
 			case pr.Kind == sparkmerge.ProjectLiteral:
-				l.literals[k] = append(l.literals[k], tmpl)
+				l.literals[k] = append(l.literals[k], b.sourceKey(p, m))
 			case pos >= 0:
 				l.positions[m][k] = strconv.Itoa(pos + 1)
 				code := slices.Index(l.templates[k], tmpl)
@@ -361,7 +400,7 @@ func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 		to := tf.Type.String()
 		var e string
 		switch {
-		case len(literals[k]) == len(b.reads):
+		case len(literals[k]) == len(b.files):
 			e = "element_at(array(" + strings.Join(literals[k], ", ") + "), " + fileIndexColumn + ")"
 		case len(templates[k]) == 0:
 			e = "NULL"

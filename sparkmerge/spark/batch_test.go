@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,8 +52,8 @@ func TestScanBatches(t *testing.T) {
 	var got []string
 	for _, b := range batches {
 		var names []string
-		for _, i := range b.reads {
-			names = append(names, filepath.Base(p.Reads[i].Paths[0]))
+		for _, f := range b.files {
+			names = append(names, filepath.Base(f.Paths[0]))
 		}
 		got = append(got, strings.Join(names, "+"))
 	}
@@ -178,4 +179,149 @@ func TestCSVBatchLayout(t *testing.T) {
 	if l.positions[0][1] != "2" || l.codes[0][1] != "1" || l.positions[1][1] != "3" || l.codes[1][1] != "2" {
 		t.Errorf("qty: file 0 at %s/%s, file 1 at %s/%s", l.positions[0][1], l.codes[0][1], l.positions[1][1], l.codes[1][1])
 	}
+}
+
+// jsonGroupPlan writes JSON-lines files, infers them locally, groups them
+// as auto does and plans them with a provenance column.
+func jsonGroupPlan(t *testing.T, files map[string]string, names ...string) *Planned {
+	t.Helper()
+	dir := t.TempDir()
+	var reads []*Read
+	for i, name := range names {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sources, err := resolveSources([]SourceSpec{{Paths: []string{p}}}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads = append(reads, newRead(sources[0]))
+		reads[i].order = i
+	}
+	local, remote := inferLocally(reads, nil)
+	if len(remote) != 0 {
+		t.Fatalf("%d files not inferred locally", len(remote))
+	}
+	reads = groupLocalJSON(local)
+	plan, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{SourceColumn: "_source"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Planned{Reads: reads, Plan: plan}
+}
+
+// The files of a multi-file JSON read join positional scans one by one,
+// under the group's schema, with their own paths as provenance (what the
+// group's read gives each row from its file).
+func TestJSONGroupMembersBatch(t *testing.T) {
+	files := map[string]string{
+		"a.json": `{"id":1,"v":7}` + "\n",
+		"b.json": `{"id":2,"v":2.5,"w":"x"}` + "\n",
+		"c.json": `{"ID":3,"v":1}` + "\n", // another spelling: its own read
+	}
+	p := jsonGroupPlan(t, files, "a.json", "b.json", "c.json")
+	if len(p.Reads) != 2 || !p.Reads[0].multiFile() {
+		t.Fatalf("reads %v: want a+b grouped, c alone", p.Reads)
+	}
+	batches, rest := p.scanBatches()
+	if len(batches) != 1 || len(rest) != 0 {
+		t.Fatalf("batches %v, rest %v: want one batch of everything", batches, rest)
+	}
+	b := batches[0]
+	if fmt.Sprint(b.reads) != "[0 0 1]" || len(b.files) != 3 || b.files[1] != p.Reads[0].members[1] {
+		t.Fatalf("batch reads %v, files %v", b.reads, b.files)
+	}
+	// Both spellings of id are positions; the group's keys come first.
+	if got := strings.Join(b.keys, ","); got != "id,v,w,ID" {
+		t.Errorf("keys %s, want id,v,w,ID", got)
+	}
+	l := b.layout(p)
+	target := p.Plan.Target.Names()
+	col := func(name string) int { return slices.Index(target, name) }
+	// v is a double in the group: a's 7 is parsed as the group's type.
+	v := col("v")
+	if v < 0 || l.positions[0][v] != "2" || strings.ReplaceAll(l.templates[v][0], "\x00", "x") != "CAST(x AS double)" {
+		t.Errorf("v: position %s, templates %q", l.positions[0][v], l.templates[v])
+	}
+	// a lacks w: position 3 holds null for its rows, as in the group's read.
+	if w := col("w"); l.positions[0][w] != "3" || l.codes[0][w] == "0" {
+		t.Errorf("w of a: position %s, code %s; want the key's position", l.positions[0][w], l.codes[0][w])
+	}
+	src := l.literals[col("_source")]
+	want := []string{
+		sparkmerge.QuoteString(p.Reads[0].Paths[0]),
+		sparkmerge.QuoteString(p.Reads[0].Paths[1]),
+		sparkmerge.QuoteString(p.Reads[1].Name),
+	}
+	if fmt.Sprint(src) != fmt.Sprint(want) {
+		t.Errorf("provenance %v, want %v", src, want)
+	}
+}
+
+// A group larger than a scan spans scans; its last file alone still reads
+// positionally (its read is the group, which must not be read again).
+func TestJSONGroupSpansBatches(t *testing.T) {
+	files := map[string]string{}
+	var names []string
+	for i := range maxBatchFiles + 1 {
+		name := fmt.Sprintf("f%03d.json", i)
+		names = append(names, name)
+		files[name] = fmt.Sprintf(`{"id":%d}`+"\n", i)
+	}
+	p := jsonGroupPlan(t, files, names...)
+	if len(p.Reads) != 1 {
+		t.Fatalf("%d reads, want one group", len(p.Reads))
+	}
+	batches, rest := p.scanBatches()
+	if len(batches) != 2 || len(rest) != 0 || len(batches[0].files) != maxBatchFiles || len(batches[1].files) != 1 {
+		t.Fatalf("%d batches, rest %v", len(batches), rest)
+	}
+	if got := batches[1].files[0].Paths[0]; filepath.Base(got) != names[maxBatchFiles] {
+		t.Errorf("second batch reads %s", got)
+	}
+}
+
+// Spark's JSON reader gives a number in a string column as its text
+// (1.50), from_json as the number printed (1.5): a file with such numbers
+// in a column its read types as string stays out of positional scans.
+// Integers print as written, but for -0.
+func TestJSONReprintedNumbersInStringColumns(t *testing.T) {
+	files := map[string]string{
+		"int.json":      `{"id":1,"v":7,"w":-0}` + "\n",
+		"frac.json":     `{"id":2,"v":1.50,"w":1}` + "\n",
+		"text.json":     `{"id":3,"v":"x","w":"y"}` + "\n",
+		"own.json":      "{\"V\":2.5}\n{\"V\":\"z\"}\n", // a string column in the file itself
+		"exp.json":      `{"V":1e3}` + "\n",
+		"ints-own.json": "{\"k\":5}\n{\"k\":\"q\"}\n",
+	}
+	p := jsonGroupPlan(t, files, "int.json", "frac.json", "text.json", "own.json", "exp.json", "ints-own.json")
+	// int, frac, text and ints-own spell keys alike (v, w and k strings
+	// in the group), own and exp too (V a string).
+	if len(p.Reads) != 2 || len(p.Reads[0].Paths) != 4 || len(p.Reads[1].Paths) != 2 {
+		t.Fatalf("%d reads: %v", len(p.Reads), describe(p))
+	}
+	if batches, rest := p.scanBatches(); len(batches) != 0 || len(rest) != 2 {
+		t.Errorf("batches %v, rest %v: both groups hold reprinted numbers in string columns", batches, rest)
+	}
+	// Without the fraction and -0, the first group batches.
+	files["frac.json"] = `{"id":2,"v":150,"w":1}` + "\n"
+	files["int.json"] = `{"id":1,"v":7,"w":0}` + "\n"
+	p = jsonGroupPlan(t, files, "int.json", "frac.json", "text.json", "own.json", "exp.json", "ints-own.json")
+	if !batchable(p.Reads[0]) || batchable(p.Reads[1]) {
+		t.Errorf("batchable: %v %v, want true false (integers in a string column print as written)", batchable(p.Reads[0]), batchable(p.Reads[1]))
+	}
+	// A double column takes fractions: from_json's 1.5 parses as 1.50 does.
+	p = jsonGroupPlan(t, map[string]string{"a.json": `{"v":1.50}` + "\n", "b.json": `{"v":2}` + "\n"}, "a.json", "b.json")
+	if !batchable(p.Reads[0]) {
+		t.Errorf("%v: a double column, not batchable", p.Reads[0].Paths)
+	}
+}
+
+func describe(p *Planned) []string {
+	var out []string
+	for _, r := range p.Reads {
+		out = append(out, fmt.Sprint(r.Paths, " ", r.Schema))
+	}
+	return out
 }

@@ -25,44 +25,64 @@ import (
 // records: a struct whose fields may still be void (null so far).
 type jsonRawSchema = sparkmerge.DataType
 
+// jsonFile is what the client learns from a JSON-lines file.
+type jsonFile struct {
+	raw jsonRawSchema
+	// reprinted are the top-level keys (as spelled) with a number whose
+	// text Spark's JSON reader keeps in a string column while from_json
+	// prints the parsed number (1.50 is "1.50" to the reader, "1.5" to
+	// from_json, as Spark 4's exact string parsing needs the raw bytes):
+	// a fraction, an exponent, or -0. Positional scans (batch.go) parse
+	// with from_json, so such a file cannot join one where that key is a
+	// string.
+	reprinted map[string]bool
+}
+
 // localJSONSchema infers the raw schema of the local JSON-lines file at
 // path. ok is false, with the reason, when Spark must infer it.
-func localJSONSchema(path string, options map[string]string) (raw jsonRawSchema, why string, ok bool) {
+func localJSONSchema(path string, options map[string]string) (f jsonFile, why string, ok bool) {
 	for k := range options {
 		if !strings.EqualFold(k, "mode") {
-			return raw, "reader option " + k, false
+			return f, "reader option " + k, false
 		}
 	}
 	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || !strings.HasSuffix(strings.ToLower(path), ".json") && !strings.HasSuffix(strings.ToLower(path), ".jsonl") {
-		return raw, "not a plain local .json/.jsonl file", false
+		return f, "not a plain local .json/.jsonl file", false
 	}
 	data, why, ok := readSmallLocal(path)
 	if !ok {
-		return raw, why, false
+		return f, why, false
 	}
-	return inferJSONLines(data)
+	return scanJSONLines(data)
 }
 
-// inferJSONLines is localJSONSchema on a file's bytes.
+// inferJSONLines is localJSONSchema's schema of a file's bytes.
 func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
+	f, why, ok := scanJSONLines(data)
+	return f.raw, why, ok
+}
+
+// scanJSONLines is localJSONSchema on a file's bytes.
+func scanJSONLines(data []byte) (jsonFile, string, bool) {
 	raw := sparkmerge.StructOf()
 	if _, why, ok := checkText(data); !ok {
-		return raw, why, false
+		return jsonFile{raw: raw}, why, false
 	}
 	// The records' fields merge by name, whatever their order: one map for
 	// the file instead of a sorted struct per record.
 	var (
-		sc      jsonScanner
-		columns []sparkmerge.DataType // by key id; Kind 0 (void) until seen
-		seenKey []bool                // by key id: in some record
-		stamp   []int                 // by folded key id: the record that last had it
+		sc        jsonScanner
+		columns   []sparkmerge.DataType // by key id; Kind 0 (void) until seen
+		seenKey   []bool                // by key id: in some record
+		reprinted []bool                // by key id: see jsonFile.reprinted
+		stamp     []int                 // by folded key id: the record that last had it
 	)
 	records := 0
 	for len(data) > 0 {
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
-			return raw, "has a carriage return that does not end a line", false
+			return jsonFile{raw: raw}, "has a carriage return that does not end a line", false
 		}
 		if len(bytes.Trim(line, " \t")) == 0 {
 			continue
@@ -70,34 +90,41 @@ func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
 		sc.data, sc.pos = line, 0
 		sc.skipSpace()
 		if sc.peek() != '{' {
-			return raw, "a record that is not an object", false
+			return jsonFile{raw: raw}, "a record that is not an object", false
 		}
-		if err := sc.record(&columns, &seenKey, &stamp, records+1); err != nil {
-			return raw, "a record: " + err.Error(), false
+		if err := sc.record(&columns, &seenKey, &reprinted, &stamp, records+1); err != nil {
+			return jsonFile{raw: raw}, "a record: " + err.Error(), false
 		}
 		if sc.skipSpace(); sc.pos != len(sc.data) {
-			return raw, "a line holds more than one record", false
+			return jsonFile{raw: raw}, "a line holds more than one record", false
 		}
 		records++
 	}
 	if records == 0 {
-		return raw, "no records", false
+		return jsonFile{raw: raw}, "no records", false
 	}
 	fields := make([]sparkmerge.Field, 0, len(sc.names))
 	spelled := map[int]bool{}
+	var again map[string]bool
 	for _, k := range sc.names {
 		if k.id >= len(columns) || !seenKey[k.id] {
 			continue // a key of nested objects only
 		}
 		t := &columns[k.id]
 		if spelled[k.foldedID] {
-			return raw, "spells a key two ways", false // Spark fails on it
+			return jsonFile{raw: raw}, "spells a key two ways", false // Spark fails on it
 		}
 		spelled[k.foldedID] = true
 		fields = append(fields, sparkmerge.NewField(k.name, *t))
+		if reprinted[k.id] {
+			if again == nil {
+				again = map[string]bool{}
+			}
+			again[k.name] = true
+		}
 	}
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
-	return sparkmerge.StructOf(fields...), "", true
+	return jsonFile{raw: sparkmerge.StructOf(fields...), reprinted: again}, "", true
 }
 
 var errJSONUnsupported = errors.New("a value Spark may read differently")
@@ -194,9 +221,10 @@ func (s *jsonScanner) value() (sparkmerge.DataType, error) {
 }
 
 // record scans a top-level object, the n-th record, and merges its
-// fields' types into columns (by key id); stamp (by folded key id) finds a
-// key repeated in the record.
-func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey *[]bool, stamp *[]int, n int) error {
+// fields' types into columns (by key id), marking in reprinted the keys
+// of numbers from_json prints otherwise (see jsonFile); stamp (by folded
+// key id) finds a key repeated in the record.
+func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted *[]bool, stamp *[]int, n int) error {
 	return s.members(func(k jsonKey) bool {
 		for len(*stamp) <= k.foldedID {
 			*stamp = append(*stamp, 0)
@@ -206,10 +234,14 @@ func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey *[]bool, st
 		}
 		(*stamp)[k.foldedID] = n
 		return true
-	}, func(k jsonKey, t sparkmerge.DataType) {
+	}, func(k jsonKey, t sparkmerge.DataType, text []byte) {
 		for len(*columns) <= k.id {
 			*columns = append(*columns, sparkmerge.DataType{})
 			*seenKey = append(*seenKey, false)
+			*reprinted = append(*reprinted, false)
+		}
+		if t.Kind == sparkmerge.KindDouble || string(text) == "-0" {
+			(*reprinted)[k.id] = true
 		}
 		if (*seenKey)[k.id] {
 			t = jsonCompatible((*columns)[k.id], t)
@@ -227,7 +259,7 @@ func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 		}
 		seen[k.foldedID] = true
 		return true
-	}, func(k jsonKey, t sparkmerge.DataType) {
+	}, func(k jsonKey, t sparkmerge.DataType, _ []byte) {
 		fields = append(fields, sparkmerge.NewField(k.name, t))
 	})
 	if err != nil {
@@ -237,9 +269,10 @@ func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 	return sparkmerge.StructOf(fields...), nil
 }
 
-// members scans an object's members and passes each key and value type
-// to add. first says whether a key's folded spelling is new in the object.
-func (s *jsonScanner) members(first func(jsonKey) bool, add func(jsonKey, sparkmerge.DataType)) error {
+// members scans an object's members and passes each key, value type and
+// value text to add. first says whether a key's folded spelling is new in
+// the object.
+func (s *jsonScanner) members(first func(jsonKey) bool, add func(jsonKey, sparkmerge.DataType, []byte)) error {
 	s.pos++ // {
 	s.skipSpace()
 	if s.peek() == '}' {
@@ -267,11 +300,12 @@ func (s *jsonScanner) members(first func(jsonKey) bool, add func(jsonKey, sparkm
 		}
 		s.pos++
 		s.skipSpace()
+		at := s.pos
 		t, err := s.value()
 		if err != nil {
 			return err
 		}
-		add(k, t)
+		add(k, t, s.data[at:s.pos])
 		s.skipSpace()
 		switch s.peek() {
 		case ',':

@@ -299,7 +299,9 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
 	case "json":
-		if r.raw, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
+		var f jsonFile
+		if f, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
+			r.raw, r.reprinted = f.raw, f.reprinted
 			r.Schema, ok = jsonSchemaOf(r.raw)
 		}
 	case "parquet":

@@ -38,6 +38,9 @@ type Read struct {
 	// raw is a locally inferred JSON read's type before Spark's final
 	// canonicalisation, which merging with other files must precede.
 	raw sparkmerge.DataType
+	// reprinted are a locally inferred JSON file's keys whose numbers
+	// from_json prints otherwise than Spark's reader (see jsonFile).
+	reprinted map[string]bool
 	// pinned is the schema DDL sent with the read when it runs, so that
 	// Spark does not infer the schema a second time.
 	pinned string

@@ -42,9 +42,9 @@ func (p *Planned) String() string {
 	if batches, _ := p.scanBatches(); len(batches) > 0 {
 		batched := 0
 		for _, bt := range batches {
-			batched += len(bt.reads)
+			batched += len(bt.files)
 		}
-		fmt.Fprintf(&b, "  %d reads run as %d positional %s (files typed on the client read together)\n",
+		fmt.Fprintf(&b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
 			batched, len(batches), plural(len(batches), "scan", "scans"))
 	}
 	if len(p.AddColumns) > 0 {
