@@ -31,10 +31,13 @@ import random
 import shutil
 
 POOL = 50
-# Rows per file for each N: the box has 2 cores; total sizes stay in the tens
-# of MB (documented in docs/benchmarks.md). --scale multiplies these.
-ROWS_PER_FILE = {10: 2000, 200: 200, 2000: 20}
-PARQUET_ROWS_PER_FILE = {10: 10000, 200: 1000, 2000: 100}
+# Rows per file for each N. At --scale 1 (the default) the N=200 corpora are
+# the "about 200 MB" (CSV 197 MB, Parquet 201 MB; the JSON lines hold
+# the same rows as the CSV files, 2.5x the bytes). N=10 holds half the rows
+# of N=200 (ten CSV files of about 10 MB), N=2000 the same rows as N=200 in
+# 2,000 small files. --scale multiplies these (run.sh --quick uses 0.08).
+ROWS_PER_FILE = {10: 24000, 200: 2400, 2000: 240}
+PARQUET_ROWS_PER_FILE = {10: 120000, 200: 12000, 2000: 1200}
 
 
 def rows_for(table, n, scale):
@@ -218,7 +221,7 @@ def main():
     os.makedirs(args.root, exist_ok=True)
     for n in [int(x) for x in args.n.split(",")]:
         stamp = os.path.join(args.root, f".stamp-{n}")
-        want = json.dumps({"scale": args.scale, "seed": args.seed, "v": 4})
+        want = json.dumps({"scale": args.scale, "seed": args.seed, "v": 5})
         if os.path.exists(stamp) and open(stamp).read() == want:
             continue
         gen_wide_drift(args.root, n, args.scale, args.seed)

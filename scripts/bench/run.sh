@@ -8,7 +8,9 @@
 # Needs a Spark Connect server that shares this machine's filesystem
 # (default sc://127.0.0.1:15002; set BENCH_REMOTE to change it; start one with
 # `make spark-up`). Not part of CI. Everything it generates lives under
-# .cache/bench (corpora, outputs, raw results) and .cache/bench-venv.
+# .cache/bench (--quick: .cache/bench-quick; corpora, outputs, raw results)
+# and .cache/bench-venv. The full run's corpora are the size (about
+# 200 MB at N=200); --quick's are 0.08 of that.
 #
 # Environment: BENCH_REMOTE, BENCH_NS (e.g. 10,200), BENCH_REPS,
 # BENCH_REPS_LARGE (repetitions at N >= 1000, default BENCH_REPS), BENCH_SCALE,
@@ -36,10 +38,11 @@ done
 remote=${BENCH_REMOTE:-sc://127.0.0.1:15002}
 if [ "$quick" = 1 ]; then
 	mode=quick ns=${BENCH_NS:-10,50} reps=${BENCH_REPS:-1} rpc=10 analysis=200 discovery=50 timeout=${BENCH_TIMEOUT:-300}
+	scale=${BENCH_SCALE:-0.08} root="$cache/bench-quick"
 else
 	mode=full ns=${BENCH_NS:-10,200,2000} reps=${BENCH_REPS:-3} rpc=200 analysis=2000 discovery=200 timeout=${BENCH_TIMEOUT:-600}
+	scale=${BENCH_SCALE:-1.0}
 fi
-scale=${BENCH_SCALE:-1.0}
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
