@@ -4,6 +4,8 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,4 +112,54 @@ func TestLocallyInferredCSVMerges(t *testing.T) {
 		row("9223372036854775807", nil, "true", "x"),
 	}
 	diff(t, "rows", want, got)
+}
+
+// TestLocalInferenceOfSplitFilesMatchesSpark infers files big enough that
+// Spark splits each into partitions, infers them apart and merges the
+// types (on local[2] a read of S bytes splits every (S + 4 MiB open
+// cost) / 2 bytes: a file over 4 MiB is two partitions). The client folds every record in order; the types drift
+// between the halves so that both orders of each merge are exercised.
+func TestLocalInferenceOfSplitFilesMatchesSpark(t *testing.T) {
+	c := newClient(t)
+	const rows = 200_000
+	var csv, json strings.Builder
+	csv.WriteString("a,b,c,d,e\n")
+	for i := range rows {
+		if i < rows/2 {
+			fmt.Fprintf(&csv, "%d,true,%d,%d,\n", i, uint64(i)+10_000_000_000_000_000_000, i)
+			fmt.Fprintf(&json, "{\"a\":%d,\"b\":%d.5,\"c\":%d,\"d\":null,\"e\":\"x\"}\n", i, i, i)
+		} else {
+			fmt.Fprintf(&csv, "true,%d,%d.5,%d,2.5\n", i, i, int64(i)+3_000_000_000)
+			fmt.Fprintf(&json, "{\"a\":\"s%d\",\"b\":%d,\"c\":99999999999999999999,\"d\":true,\"e\":%d}\n", i, i, i)
+		}
+	}
+	paths := writeFiles(t, workDir(t), map[string]string{"big.csv": csv.String(), "big.json": json.String()}, "big.csv", "big.json")
+	for _, p := range paths {
+		if info, err := os.Stat(p); err != nil || info.Size() < 5<<20 {
+			t.Fatalf("%s: %v, want over 5 MiB so that Spark splits it", p, err)
+		}
+	}
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion}
+	local, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatalf("plan with local inference: %v", err)
+	}
+	job.SparkInference = true
+	remote, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatalf("plan with Spark's inference: %v", err)
+	}
+	want := []string{
+		"a string, b string, c double, d bigint, e double",
+		"a string, b double, c decimal(20,0), d boolean, e string",
+	}
+	for i, p := range paths {
+		l, r := local.Reads[i], remote.Reads[i]
+		if !l.InferredLocally {
+			t.Errorf("%s: not inferred on the client", p)
+		}
+		if !l.Schema.Equal(r.Schema) || r.Schema.String() != want[i] {
+			t.Errorf("%s: client infers %s, Spark %s; want %s", filepath.Base(p), l.Schema, r.Schema, want[i])
+		}
+	}
 }

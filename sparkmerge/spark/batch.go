@@ -67,11 +67,21 @@ type scanBatch struct {
 
 // scanBatches partitions the plan's reads into positional batches and the
 // reads that run on their own (rest), both in read order. The files of one
-// multi-file read may span batches.
+// multi-file read may span batches. Files up to maxBatchFileBytes join
+// batches; when more than manyReads reads would still run on their own,
+// files up to maxManyBatchFileBytes do.
 func (p *Planned) scanBatches() (batches []scanBatch, rest []int) {
+	if batches, rest = p.scanBatchesUpTo(maxBatchFileBytes); len(rest) > manyReads {
+		return p.scanBatchesUpTo(maxManyBatchFileBytes)
+	}
+	return batches, rest
+}
+
+// scanBatchesUpTo is scanBatches with files up to limit bytes.
+func (p *Planned) scanBatchesUpTo(limit int64) (batches []scanBatch, rest []int) {
 	byKey := map[string]int{} // key -> index in batches of the open batch
 	for i, r := range p.Reads {
-		key, ok := p.batchKey(i)
+		key, ok := p.batchKey(i, limit)
 		if !ok {
 			rest = append(rest, i)
 			continue
@@ -112,19 +122,34 @@ func (p *Planned) scanBatches() (batches []scanBatch, rest []int) {
 }
 
 // maxBatchFileBytes bounds the files read in positional scans. A
-// positional scan saves Spark's cost per read (about 0.1 s at 2,000 reads,
-// less at 200) but costs more per byte: every value goes through a string,
-// an array and a cast, and a JSON number is printed back to text first.
-// Measured: 200 CSV files of 1 MB took 50 s in positional scans against
-// 32 s read one by one; ten JSON files of 2.2 MB 4.8 s against 2.2 s; 200
-// CSV files of 86 KB 16 s against 22 s.
+// positional scan saves Spark's cost per read but costs more per byte:
+// every value goes through a string, an array and a cast, and a JSON
+// number is printed back to text first. Measured: 200 CSV files of 1 MB
+// took 50 s in positional scans against 32 s read one by one; ten JSON
+// files of 2.2 MB 4.8 s against 2.2 s; 200 CSV files of 86 KB 16 s
+// against 22 s.
 const maxBatchFileBytes = 256 << 10
+
+// manyReads is the number of reads past which Spark's cost per read
+// outweighs the per-byte cost of any file in a positional scan: it grows
+// with the reads of one merge (the driver plans a union of all of them, and
+// compiles code per read's projection once its code cache of 100 classes
+// is full). Measured: 2,000 JSON files of 250 KB took 186 s with the 883
+// files over 256 KiB read one by one, against 82 s all in positional
+// scans. The bound lies between that and the 200 files of 1 MB above.
+const manyReads = 500
+
+// maxManyBatchFileBytes bounds the files of positional scans past
+// manyReads: at 2,000 reads Spark's cost per read (about 0.12 s, from the
+// measurement above) and a positional scan's extra cost for a 1 MB file
+// (0.09-0.12 s, from the two measurements of maxBatchFileBytes) meet.
+const maxManyBatchFileBytes = 1 << 20
 
 // batchable says whether a read may run in a positional scan, as far as
 // the read itself tells (batchKey also checks the plan's projections): a
 // locally inferred single-file read, or a multi-file JSON read of such
-// files.
-func batchable(r *Read) bool {
+// files, up to limit bytes each.
+func batchable(r *Read, limit int64) bool {
 	if !r.InferredLocally || r.Table != "" || r.UserSchema != "" {
 		return false
 	}
@@ -132,7 +157,7 @@ func batchable(r *Read) bool {
 		return false // CSV files batch by their own width and header
 	}
 	for _, f := range r.parts() {
-		if !batchableFile(f) {
+		if !batchableFile(f, limit) {
 			return false
 		}
 	}
@@ -164,9 +189,9 @@ func batchable(r *Read) bool {
 
 // batchableFile says whether a single-file read's file can be told apart
 // in a positional scan: a clean absolute local path (the row's file must
-// compare equal to the path as written), stamped, and small.
-func batchableFile(f *Read) bool {
-	if !f.InferredLocally || len(f.Paths) != 1 || f.stamp == (fileStamp{}) || f.stamp.size > maxBatchFileBytes {
+// compare equal to the path as written), stamped, and up to limit bytes.
+func batchableFile(f *Read, limit int64) bool {
+	if !f.InferredLocally || len(f.Paths) != 1 || f.stamp == (fileStamp{}) || f.stamp.size > limit {
 		return false
 	}
 	path := f.Paths[0]
@@ -176,9 +201,9 @@ func batchableFile(f *Read) bool {
 // batchKey says whether read i can join a positional batch, and which:
 // reads with the same key (format, options and, for CSV, width) share one
 // scan.
-func (p *Planned) batchKey(i int) (string, bool) {
+func (p *Planned) batchKey(i int, limit int64) (string, bool) {
 	r := p.Reads[i]
-	if !batchable(r) {
+	if !batchable(r, limit) {
 		return "", false
 	}
 	for _, pr := range p.Plan.Projections(i) {

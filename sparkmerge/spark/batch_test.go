@@ -308,12 +308,12 @@ func TestJSONReprintedNumbersInStringColumns(t *testing.T) {
 	files["frac.json"] = `{"id":2,"v":150,"w":1}` + "\n"
 	files["int.json"] = `{"id":1,"v":7,"w":0}` + "\n"
 	p = jsonGroupPlan(t, files, "int.json", "frac.json", "text.json", "own.json", "exp.json", "ints-own.json")
-	if !batchable(p.Reads[0]) || batchable(p.Reads[1]) {
-		t.Errorf("batchable: %v %v, want true false (integers in a string column print as written)", batchable(p.Reads[0]), batchable(p.Reads[1]))
+	if !batchable(p.Reads[0], maxBatchFileBytes) || batchable(p.Reads[1], maxBatchFileBytes) {
+		t.Errorf("batchable: %v %v, want true false (integers in a string column print as written)", batchable(p.Reads[0], maxBatchFileBytes), batchable(p.Reads[1], maxBatchFileBytes))
 	}
 	// A double column takes fractions: from_json's 1.5 parses as 1.50 does.
 	p = jsonGroupPlan(t, map[string]string{"a.json": `{"v":1.50}` + "\n", "b.json": `{"v":2}` + "\n"}, "a.json", "b.json")
-	if !batchable(p.Reads[0]) {
+	if !batchable(p.Reads[0], maxBatchFileBytes) {
 		t.Errorf("%v: a double column, not batchable", p.Reads[0].Paths)
 	}
 }
@@ -324,4 +324,34 @@ func describe(p *Planned) []string {
 		out = append(out, fmt.Sprint(r.Paths, " ", r.Schema))
 	}
 	return out
+}
+
+// Past manyReads reads on their own, files over maxBatchFileBytes join
+// positional scans too.
+func TestManyReadsBatchBigFiles(t *testing.T) {
+	for _, n := range []int{manyReads, manyReads + 1} {
+		files := map[string]string{}
+		var names []string
+		for i := range n {
+			name := fmt.Sprintf("f%04d.csv", i)
+			names = append(names, name)
+			files[name] = "x\n1\n"
+		}
+		p := batchPlan(t, files, names...)
+		for _, r := range p.Reads {
+			r.stamp.size = maxBatchFileBytes + 1 // as if bigger than it is
+		}
+		batches, rest := p.scanBatches()
+		batched := 0
+		for _, b := range batches {
+			batched += len(b.files)
+		}
+		want := 0
+		if n > manyReads {
+			want = n
+		}
+		if batched != want || batched+len(rest) != n {
+			t.Errorf("%d reads of big files: %d batched, %d alone; want %d batched", n, batched, len(rest), want)
+		}
+	}
 }
