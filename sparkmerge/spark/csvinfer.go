@@ -147,7 +147,7 @@ func inferCSV(data []byte, sep byte) (sparkmerge.Schema, string, bool) {
 		if len(line) == 0 {
 			continue // skipped by Spark's reader and its inference
 		}
-		if len(bytes.TrimLeft(line, javaWhitespace)) == 0 {
+		if line[0] <= ' ' && len(bytes.TrimLeft(line, javaWhitespace)) == 0 {
 			return schema, "has a line of only blanks", false
 		}
 		if !haveFirst {
@@ -173,11 +173,17 @@ func inferCSV(data []byte, sep byte) (sparkmerge.Schema, string, bool) {
 		if string(line) == header {
 			continue
 		}
-		values := bytes.Split(line, []byte{sep})
-		if len(values) != len(names) {
-			return schema, "has a row whose width differs from the header", false
-		}
-		for i, v := range values {
+		// The line's values one by one, without splitting it.
+		rest := line
+		for i := range types {
+			v := rest
+			j := bytes.IndexByte(rest, sep)
+			switch {
+			case j >= 0 && i < len(types)-1:
+				v, rest = rest[:j], rest[j+1:]
+			case j >= 0 || i < len(types)-1:
+				return schema, "has a row whose width differs from the header", false
+			}
 			t, ok := inferCSVField(types[i], v)
 			if !ok {
 				return schema, fmt.Sprintf("column %s has a value whose type only Spark can tell", quoteName(names[i])), false
@@ -263,10 +269,10 @@ func classify(v []byte) valueClass {
 	if !isASCIILetter(v[0]) {
 		return classUnknown
 	}
-	switch s := string(v); {
-	case strings.EqualFold(s, "true"), strings.EqualFold(s, "false"):
+	switch {
+	case bytes.EqualFold(v, []byte("true")), bytes.EqualFold(v, []byte("false")):
 		return classBoolean
-	case strings.HasPrefix(s, "NaN"), strings.HasPrefix(s, "Inf"):
+	case bytes.HasPrefix(v, []byte("NaN")), bytes.HasPrefix(v, []byte("Inf")):
 		// Java's Double parser takes "NaN" and "Infinity" with trailing
 		// blanks; Spark's nanValue and positiveInf are "NaN" and "Inf".
 		return classUnknown
@@ -290,6 +296,9 @@ func isASCIILetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && 
 // inferCSVField is CSVInferSchema.inferField: the type of a column so far
 // after one more value. ok is false for a value of classUnknown.
 func inferCSVField(soFar csvType, v []byte) (csvType, bool) {
+	if soFar.kind == sparkmerge.KindString {
+		return soFar, true // Spark parses nothing once a column is a string
+	}
 	class := classify(v)
 	switch class {
 	case classEmpty:
