@@ -139,6 +139,12 @@ type jsonScanner struct {
 	// names interns keys: records of one file repeat the same few.
 	names  map[string]jsonKey
 	folded map[string]int
+	// order is the keys of the last top-level record by position, the
+	// likely keys of the next (a file's records mostly share one shape):
+	// comparing bytes is cheaper than hashing them. top marks the next
+	// members call as a top-level record's.
+	order []jsonKey
+	top   bool
 }
 
 type jsonKey struct {
@@ -225,6 +231,7 @@ func (s *jsonScanner) value() (sparkmerge.DataType, error) {
 // of numbers from_json prints otherwise (see jsonFile); stamp (by folded
 // key id) finds a key repeated in the record.
 func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted *[]bool, stamp *[]int, n int) error {
+	s.top = true
 	return s.members(func(k jsonKey) bool {
 		for len(*stamp) <= k.foldedID {
 			*stamp = append(*stamp, 0)
@@ -243,10 +250,11 @@ func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted 
 		if t.Kind == sparkmerge.KindDouble || string(text) == "-0" {
 			(*reprinted)[k.id] = true
 		}
-		if (*seenKey)[k.id] {
-			t = jsonCompatible((*columns)[k.id], t)
+		if !(*seenKey)[k.id] {
+			(*columns)[k.id], (*seenKey)[k.id] = t, true
+		} else if c := &(*columns)[k.id]; c.Kind != t.Kind || !isScalarJSONType(t.Kind) {
+			*c = jsonCompatible(*c, t)
 		}
-		(*columns)[k.id], (*seenKey)[k.id] = t, true
 	})
 }
 
@@ -273,13 +281,15 @@ func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 // value text to add. first says whether a key's folded spelling is new in
 // the object.
 func (s *jsonScanner) members(first func(jsonKey) bool, add func(jsonKey, sparkmerge.DataType, []byte)) error {
+	top := s.top
+	s.top = false
 	s.pos++ // {
 	s.skipSpace()
 	if s.peek() == '}' {
 		s.pos++
 		return nil
 	}
-	for {
+	for i := 0; ; i++ {
 		s.skipSpace()
 		if s.peek() != '"' {
 			return errJSONUnsupported
@@ -290,7 +300,20 @@ func (s *jsonScanner) members(first func(jsonKey) bool, add func(jsonKey, sparkm
 		}
 		// Spark keeps both of two equal keys (and fails later), drops
 		// empty names, and sorts in UTF-16 order.
-		k := s.key(s.data[start:end])
+		var k jsonKey
+		switch name := s.data[start:end]; {
+		case !top:
+			k = s.key(name)
+		case i < len(s.order) && string(name) == s.order[i].name:
+			k = s.order[i]
+		default:
+			k = s.key(name)
+			if i < len(s.order) {
+				s.order[i] = k
+			} else {
+				s.order = append(s.order, k)
+			}
+		}
 		if !k.ok || !first(k) {
 			return errJSONUnsupported
 		}
@@ -352,6 +375,20 @@ func (s *jsonScanner) array() (sparkmerge.DataType, error) {
 func (s *jsonScanner) str(key bool) (start, end int, err error) {
 	s.pos++ // opening quote
 	start = s.pos
+	// Most strings hold no escape: find the closing quote at once.
+	if j := bytes.IndexByte(s.data[s.pos:], '"'); j >= 0 {
+		plain := true
+		for _, c := range s.data[s.pos : s.pos+j] {
+			if c < 0x20 || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			s.pos += j + 1
+			return start, s.pos - 1, nil
+		}
+	}
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
 		switch {
@@ -429,7 +466,7 @@ func (s *jsonScanner) number() (sparkmerge.DataType, error) {
 	if fraction {
 		return sparkmerge.Simple(sparkmerge.KindDouble), nil
 	}
-	return jsonNumberType(string(s.data[start:s.pos])), nil
+	return jsonNumberType(s.data[start:s.pos]), nil
 }
 
 func isASCII(s string) bool {
@@ -445,14 +482,21 @@ func isASCII(s string) bool {
 // when it fits a long (bigint), else BIG_INTEGER (decimal(precision,0) up
 // to 38 digits, then double). Numbers with a fraction or exponent are
 // DOUBLE (see number).
-func jsonNumberType(n string) sparkmerge.DataType {
-	if fitsInt([]byte(n), 64) {
+func jsonNumberType(n []byte) sparkmerge.DataType {
+	if fitsInt(n, 64) {
 		return sparkmerge.Simple(sparkmerge.KindLong)
 	}
-	if p := significantDigits([]byte(n)); p <= sparkmerge.MaxDecimalPrecision {
+	if p := significantDigits(n); p <= sparkmerge.MaxDecimalPrecision {
 		return sparkmerge.NewDecimal(p, 0)
 	}
 	return sparkmerge.Simple(sparkmerge.KindDouble)
+}
+
+// isScalarJSONType says whether two types of kind k are always equal (and
+// so compatible as they are).
+func isScalarJSONType(k sparkmerge.Kind) bool {
+	return k == sparkmerge.KindLong || k == sparkmerge.KindDouble || k == sparkmerge.KindString ||
+		k == sparkmerge.KindBoolean || k == sparkmerge.KindNull
 }
 
 // jsonCompatible is JsonInferSchema.compatibleType (with string as the
