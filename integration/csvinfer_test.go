@@ -149,6 +149,10 @@ func TestLocalInferenceOfSplitFilesMatchesSpark(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan with Spark's inference: %v", err)
 	}
+	// Inference is the part of discovery spent reading the files.
+	if local.Inference <= 0 || local.Inference > local.Discovery || remote.Inference != 0 {
+		t.Errorf("inference %v of discovery %v (client), %v (Spark's)", local.Inference, local.Discovery, remote.Inference)
+	}
 	want := []string{
 		"a string, b string, c double, d bigint, e double",
 		"a string, b double, c decimal(20,0), d boolean, e string",

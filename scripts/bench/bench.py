@@ -289,6 +289,7 @@ def bench(args, ns, results):
                         try:
                             res = json.loads(stdout)
                             rec["discovery_s"] = res.get("discovery_ns", 0) / 1e9
+                            rec["inference_s"] = res.get("inference_ns", 0) / 1e9
                             rec["elapsed_s"] = res.get("elapsed_ns", 0) / 1e9
                             rec["reads"] = len(res.get("reads") or [])
                             rec["reads_local"] = sum(1 for r in res.get("reads") or [] if r.get("inferred_locally"))

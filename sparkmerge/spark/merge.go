@@ -27,6 +27,10 @@ type Planned struct {
 	AddColumns []sparkmerge.Field `json:"add_columns,omitempty"`
 	// Discovery is how long fetching schemas took.
 	Discovery time.Duration `json:"discovery_ns"`
+	// Inference is the part of Discovery the client spent typing local
+	// files from their contents: work Spark does on the server otherwise
+	// (see inferLocally). The rest is planning and requests to Spark.
+	Inference time.Duration `json:"inference_ns"`
 }
 
 // Plan reads every source's schema (no rows, except what schema inference
@@ -42,6 +46,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		return nil, err
 	}
 	start := time.Now()
+	var inference time.Duration
 	reads := make([]*Read, len(sources))
 	for i, s := range sources {
 		reads[i] = newRead(s)
@@ -53,7 +58,10 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		var kept []*Read
 		grouping := job.Strategy == StrategyAuto && job.Policy.ReferenceSource == ""
 		if !job.SparkInference {
-			kept, reads = inferLocally(reads, c.parquetConfFor(ctx, reads))
+			pq := c.parquetConfFor(ctx, reads)
+			began := time.Now()
+			kept, reads = inferLocally(reads, pq)
+			inference = time.Since(began)
 			if grouping {
 				kept = groupLocalParquet(kept)
 				if job.Policy.Types == sparkmerge.TypesWiden {
@@ -149,7 +157,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		return nil, err
 	}
 	planned.Plan = plan
-	planned.Discovery = time.Since(start)
+	planned.Discovery, planned.Inference = time.Since(start), inference
 	return planned, nil
 }
 
