@@ -37,7 +37,7 @@ done
 
 remote=${BENCH_REMOTE:-sc://127.0.0.1:15002}
 if [ "$quick" = 1 ]; then
-	mode=quick ns=${BENCH_NS:-10,50} reps=${BENCH_REPS:-1} rpc=10 analysis=200 discovery=50 timeout=${BENCH_TIMEOUT:-300}
+	mode=quick ns=${BENCH_NS:-10,50} reps=${BENCH_REPS:-1} rpc=10 analysis=50 discovery=50 timeout=${BENCH_TIMEOUT:-300}
 	scale=${BENCH_SCALE:-0.08} root="$cache/bench-quick"
 else
 	mode=full ns=${BENCH_NS:-10,200,2000} reps=${BENCH_REPS:-3} rpc=200 analysis=2000 discovery=200 timeout=${BENCH_TIMEOUT:-600}
