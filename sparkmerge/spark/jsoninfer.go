@@ -105,7 +105,7 @@ func scanJSONLines(data []byte) (jsonFile, string, bool) {
 	}
 	fields := make([]sparkmerge.Field, 0, len(sc.names))
 	spelled := map[int]bool{}
-	var again map[string]bool
+	var reprintedKeys map[string]bool
 	for _, k := range sc.names {
 		if k.id >= len(columns) || !seenKey[k.id] {
 			continue // a key of nested objects only
@@ -117,14 +117,14 @@ func scanJSONLines(data []byte) (jsonFile, string, bool) {
 		spelled[k.foldedID] = true
 		fields = append(fields, sparkmerge.NewField(k.name, *t))
 		if reprinted[k.id] {
-			if again == nil {
-				again = map[string]bool{}
+			if reprintedKeys == nil {
+				reprintedKeys = map[string]bool{}
 			}
-			again[k.name] = true
+			reprintedKeys[k.name] = true
 		}
 	}
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
-	return jsonFile{raw: sparkmerge.StructOf(fields...), reprinted: again}, "", true
+	return jsonFile{raw: sparkmerge.StructOf(fields...), reprinted: reprintedKeys}, "", true
 }
 
 var errJSONUnsupported = errors.New("a value Spark may read differently")
