@@ -53,12 +53,10 @@ func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
 	// Verify counts the rows of every file through the batches too.
 	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, Verify: true}
 	job.Policy.SourceColumn = "_source"
-	batched, batchedOut := merge(t, c, job)
+	batched, single := mergeBothWays(t, c, job)
 	if !batched.Verified || len(batched.RowsRead) != len(paths) {
 		t.Errorf("verified %v, rows read per source %v", batched.Verified, batched.RowsRead)
 	}
-	job.SparkInference = true
-	single, singleOut := merge(t, c, job)
 
 	if single.Scans != len(paths) {
 		t.Errorf("one read per file: %d scans, want %d", single.Scans, len(paths))
@@ -71,7 +69,7 @@ func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
 	if !strings.Contains(batched.Planned.String(), "7 files read in 3 positional scans") {
 		t.Errorf("plan text does not say how reads were batched:\n%s", batched.Planned)
 	}
-	names, got := sameOutput(t, c, singleOut, batchedOut, "id", nil)
+	names, got := sameOutput(t, c, single.out, batched.out, "id", nil)
 	if len(got) != 18 {
 		t.Errorf("%d rows, want 18", len(got))
 	}
@@ -138,9 +136,7 @@ func TestJSONBatchesMatchReadsOneByOne(t *testing.T) {
 	paths := writeFiles(t, workDir(t), jsonBatchFiles, names...)
 	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, Verify: true}
 	job.Policy.SourceColumn = "_source"
-	batched, batchedOut := merge(t, c, job)
-	job.SparkInference = true
-	single, singleOut := merge(t, c, job)
+	batched, single := mergeBothWays(t, c, job)
 	if single.Scans != len(paths) || batched.Scans != 3 {
 		t.Errorf("scans: %d one by one (want %d), %d batched (want 3)\n%s", single.Scans, len(paths), batched.Scans, batched.Planned)
 	}
@@ -148,7 +144,7 @@ func TestJSONBatchesMatchReadsOneByOne(t *testing.T) {
 		t.Error("not verified")
 	}
 	// A struct does not cast to string for the row comparison.
-	colNames, got := sameOutput(t, c, singleOut, batchedOut, "id", func(col string) bool { return strings.HasPrefix(col, "nested ") })
+	colNames, got := sameOutput(t, c, single.out, batched.out, "id", func(col string) bool { return strings.HasPrefix(col, "nested ") })
 	if len(got) != 12 {
 		t.Fatalf("%d rows, want 12", len(got))
 	}
@@ -203,9 +199,7 @@ func TestJSONGroupBatchesMatchGroupReads(t *testing.T) {
 
 	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyAuto, Verify: true}
 	job.Policy.SourceColumn = "_source"
-	batched, batchedOut := merge(t, c, job)
-	job.SparkInference = true
-	grouped, groupedOut := merge(t, c, job)
+	batched, grouped := mergeBothWays(t, c, job)
 
 	diff(t, "reads", describeReads(grouped.Planned), describeReads(batched.Planned))
 	if len(batched.Planned.Reads) != 3 {
@@ -220,7 +214,7 @@ func TestJSONGroupBatchesMatchGroupReads(t *testing.T) {
 	if !batched.Verified || len(batched.RowsRead) != len(paths) {
 		t.Errorf("verified %v, rows read for %d sources, want %d", batched.Verified, len(batched.RowsRead), len(paths))
 	}
-	colNames, got := sameOutput(t, c, groupedOut, batchedOut, "id", nil)
+	colNames, got := sameOutput(t, c, grouped.out, batched.out, "id", nil)
 	if want := 129 + 129 - 1 - 13 + 3 + 2; len(got) != want {
 		t.Fatalf("%d rows, want %d", len(got), want)
 	}

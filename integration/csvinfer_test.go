@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,16 +56,7 @@ func TestLocalCSVInferenceMatchesSpark(t *testing.T) {
 		names = append(names, tc.name)
 	}
 	paths := writeFiles(t, dir, files, names...)
-	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion}
-	local, err := c.Plan(context.Background(), job)
-	if err != nil {
-		t.Fatalf("plan with local inference: %v", err)
-	}
-	job.SparkInference = true
-	remote, err := c.Plan(context.Background(), job)
-	if err != nil {
-		t.Fatalf("plan with Spark's inference: %v", err)
-	}
+	local, remote := planBothWays(t, c, spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion})
 	if len(local.Reads) != len(paths) || len(remote.Reads) != len(paths) {
 		t.Fatalf("reads: %d local, %d remote, want %d each", len(local.Reads), len(remote.Reads), len(paths))
 	}
@@ -139,16 +129,7 @@ func TestLocalInferenceOfSplitFilesMatchesSpark(t *testing.T) {
 			t.Fatalf("%s: %v, want over 5 MiB so that Spark splits it", p, err)
 		}
 	}
-	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion}
-	local, err := c.Plan(context.Background(), job)
-	if err != nil {
-		t.Fatalf("plan with local inference: %v", err)
-	}
-	job.SparkInference = true
-	remote, err := c.Plan(context.Background(), job)
-	if err != nil {
-		t.Fatalf("plan with Spark's inference: %v", err)
-	}
+	local, remote := planBothWays(t, c, spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion})
 	// Inference is the part of discovery spent reading the files.
 	if local.Inference <= 0 || local.Inference > local.Discovery || remote.Inference != 0 {
 		t.Errorf("inference %v of discovery %v (client), %v (Spark's)", local.Inference, local.Discovery, remote.Inference)

@@ -54,6 +54,40 @@ func pathSources(paths ...string) []spark.SourceSpec {
 	return out
 }
 
+// planBothWays plans job with the client's schema inference and with
+// Spark's (Job.SparkInference).
+func planBothWays(t *testing.T, c *spark.Client, job spark.Job) (local, remote *spark.Planned) {
+	t.Helper()
+	job.SparkInference = false
+	local, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatalf("plan with local inference: %v", err)
+	}
+	job.SparkInference = true
+	if remote, err = c.Plan(context.Background(), job); err != nil {
+		t.Fatalf("plan with Spark's inference: %v", err)
+	}
+	return local, remote
+}
+
+// merged is a merge's result and its output directory.
+type merged struct {
+	*spark.Result
+	out string
+}
+
+// mergeBothWays merges job with the client's schema inference (so with
+// positional scans where they apply) and with Spark's, which never makes
+// them, each into a fresh output.
+func mergeBothWays(t *testing.T, c *spark.Client, job spark.Job) (local, remote merged) {
+	t.Helper()
+	job.SparkInference = false
+	local.Result, local.out = merge(t, c, job)
+	job.SparkInference = true
+	remote.Result, remote.out = merge(t, c, job)
+	return local, remote
+}
+
 // merge runs a job that writes parquet into a fresh directory and returns
 // the result and the output path.
 func merge(t *testing.T, c *spark.Client, job spark.Job) (*spark.Result, string) {

@@ -239,15 +239,15 @@ func (b scanBatch) positionOf(m int) func(string) int {
 }
 
 // sourceKey is the provenance of the rows of the batch's m-th file, a
-// literal: the source's name, or for a file of a multi-file read its path,
-// as selectExprs and sourceKeyExpr give it from the row's file
+// literal: the source's name (sourceKeyExpr), or for a file of a
+// multi-file read its path, which sourceKeyExpr reads from each row's file
 // (batchableFile admits only paths that filePathExpr gives back as
 // written).
 func (b scanBatch) sourceKey(p *Planned, m int) string {
 	if p.Reads[b.reads[m]].multiFile() {
 		return sparkmerge.QuoteString(b.files[m].Paths[0])
 	}
-	return sparkmerge.QuoteString(p.Reads[b.reads[m]].Name)
+	return p.sourceKeyExpr(b.reads[m])
 }
 
 // positionalValue is how one target column is made from a file's

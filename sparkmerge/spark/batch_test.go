@@ -11,13 +11,13 @@ import (
 	"github.com/sparkmerge/sparkmerge"
 )
 
-// batchPlan infers the given CSV files locally, one read each, and plans
-// them.
-func batchPlan(t *testing.T, files map[string]string, names ...string) *Planned {
+// fileReads writes files into a temporary directory and makes one read
+// per file, in the order of names.
+func fileReads(t *testing.T, files map[string]string, names ...string) []*Read {
 	t.Helper()
 	dir := t.TempDir()
 	var reads []*Read
-	for _, name := range names {
+	for i, name := range names {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
 			t.Fatal(err)
@@ -27,9 +27,17 @@ func batchPlan(t *testing.T, files map[string]string, names ...string) *Planned 
 			t.Fatal(err)
 		}
 		reads = append(reads, newRead(sources[0]))
+		reads[i].order = i
 	}
-	local, remote := inferLocally(reads, nil)
-	reads = append(local, remote...)
+	return reads
+}
+
+// batchPlan infers the given CSV files locally, one read each, and plans
+// them.
+func batchPlan(t *testing.T, files map[string]string, names ...string) *Planned {
+	t.Helper()
+	local, remote := inferLocally(fileReads(t, files, names...), nil)
+	reads := append(local, remote...)
 	plan, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -185,20 +193,7 @@ func TestCSVBatchLayout(t *testing.T) {
 // as auto does and plans them with a provenance column.
 func jsonGroupPlan(t *testing.T, files map[string]string, names ...string) *Planned {
 	t.Helper()
-	dir := t.TempDir()
-	var reads []*Read
-	for i, name := range names {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		sources, err := resolveSources([]SourceSpec{{Paths: []string{p}}}, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reads = append(reads, newRead(sources[0]))
-		reads[i].order = i
-	}
+	reads := fileReads(t, files, names...)
 	local, remote := inferLocally(reads, nil)
 	if len(remote) != 0 {
 		t.Fatalf("%d files not inferred locally", len(remote))

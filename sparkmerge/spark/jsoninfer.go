@@ -141,10 +141,8 @@ type jsonScanner struct {
 	folded map[string]int
 	// order is the keys of the last top-level record by position, the
 	// likely keys of the next (a file's records mostly share one shape):
-	// comparing bytes is cheaper than hashing them. top marks the next
-	// members call as a top-level record's.
+	// comparing bytes is cheaper than hashing them.
 	order []jsonKey
-	top   bool
 }
 
 type jsonKey struct {
@@ -231,8 +229,7 @@ func (s *jsonScanner) value() (sparkmerge.DataType, error) {
 // of numbers from_json prints otherwise (see jsonFile); stamp (by folded
 // key id) finds a key repeated in the record.
 func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted *[]bool, stamp *[]int, n int) error {
-	s.top = true
-	return s.members(func(k jsonKey) bool {
+	return s.members(true, func(k jsonKey) bool {
 		for len(*stamp) <= k.foldedID {
 			*stamp = append(*stamp, 0)
 		}
@@ -261,7 +258,7 @@ func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted 
 func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 	var fields []sparkmerge.Field
 	seen := map[int]bool{}
-	err := s.members(func(k jsonKey) bool {
+	err := s.members(false, func(k jsonKey) bool {
 		if seen[k.foldedID] {
 			return false
 		}
@@ -279,10 +276,8 @@ func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 
 // members scans an object's members and passes each key, value type and
 // value text to add. first says whether a key's folded spelling is new in
-// the object.
-func (s *jsonScanner) members(first func(jsonKey) bool, add func(jsonKey, sparkmerge.DataType, []byte)) error {
-	top := s.top
-	s.top = false
+// the object; top, whether the object is a record (see order).
+func (s *jsonScanner) members(top bool, first func(jsonKey) bool, add func(jsonKey, sparkmerge.DataType, []byte)) error {
 	s.pos++ // {
 	s.skipSpace()
 	if s.peek() == '}' {
