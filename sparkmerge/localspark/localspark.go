@@ -55,6 +55,10 @@ type Options struct {
 	// Mounts are absolute host directories bind-mounted read-write at the
 	// same path inside the container.
 	Mounts []string
+	// Volumes are host directories bind-mounted read-write at another
+	// path inside the container (host path -> container path): files that
+	// only Spark sees, as on cluster storage.
+	Volumes map[string]string
 	// DriverMemory is the driver heap (spark-submit --driver-memory); empty
 	// means DefaultDriverMemory.
 	DriverMemory string
@@ -139,6 +143,14 @@ func withDefaults(opts Options) (Options, error) {
 		mounts = append(mounts, filepath.Clean(m))
 	}
 	opts.Mounts = mounts
+	for host, inside := range opts.Volumes {
+		if !filepath.IsAbs(host) || !filepath.IsAbs(inside) {
+			return opts, fmt.Errorf("volume %q -> %q: both paths must be absolute", host, inside)
+		}
+		if strings.Contains(host, ":") || strings.Contains(inside, ":") {
+			return opts, fmt.Errorf("volume %q -> %q: paths with ':' cannot be bind-mounted", host, inside)
+		}
+	}
 	return opts, nil
 }
 
@@ -233,6 +245,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		HostConfigModifier: func(hc *container.HostConfig) {
 			hc.NetworkMode = "host"
 			hc.Binds = append(hc.Binds, binds(opts.Mounts)...)
+			for _, host := range slices.Sorted(maps.Keys(opts.Volumes)) {
+				hc.Binds = append(hc.Binds, host+":"+opts.Volumes[host])
+			}
 		},
 		WaitingFor: wait.ForLog(ReadyLogLine).
 			WithStartupTimeout(opts.StartupTimeout).

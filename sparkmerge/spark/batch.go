@@ -317,7 +317,7 @@ func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
 	paths := make([]string, len(b.files))
 	keys := make([]string, len(b.files))
 	for m, f := range b.files {
-		paths[m] = f.Paths[0]
+		paths[m] = literalPath(f.Paths[0])
 		keys[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", f.Paths[0], f.stamp.size, f.stamp.mtimeMillis))
 	}
 	rowKey := "concat_ws('|', " + filePathExpr + ", CAST(_metadata.file_size AS STRING), CAST(unix_millis(_metadata.file_modification_time) AS STRING))"

@@ -198,7 +198,7 @@ func jsonGroupPlan(t *testing.T, files map[string]string, names ...string) *Plan
 	if len(remote) != 0 {
 		t.Fatalf("%d files not inferred locally", len(remote))
 	}
-	reads = groupLocalJSON(local)
+	reads = groupExact(local, sparkmerge.Options{SourceColumn: "_source"})
 	plan, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{SourceColumn: "_source"})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func jsonGroupPlan(t *testing.T, files map[string]string, names ...string) *Plan
 func TestJSONGroupMembersBatch(t *testing.T) {
 	files := map[string]string{
 		"a.json": `{"id":1,"v":7}` + "\n",
-		"b.json": `{"id":2,"v":2.5,"w":"x"}` + "\n",
+		"b.json": `{"id":2,"v":25,"w":"x"}` + "\n",
 		"c.json": `{"ID":3,"v":1}` + "\n", // another spelling: its own read
 	}
 	p := jsonGroupPlan(t, files, "a.json", "b.json", "c.json")
@@ -234,9 +234,9 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	l := b.layout(p)
 	target := p.Plan.Target.Names()
 	col := func(name string) int { return slices.Index(target, name) }
-	// v is a double in the group: a's 7 is parsed as the group's type.
+	// v is a bigint in every file of the group.
 	v := col("v")
-	if v < 0 || l.positions[0][v] != "2" || strings.ReplaceAll(l.templates[v][0], "\x00", "x") != "CAST(x AS double)" {
+	if v < 0 || l.positions[0][v] != "2" || strings.ReplaceAll(l.templates[v][0], "\x00", "x") != "CAST(x AS bigint)" {
 		t.Errorf("v: position %s, templates %q", l.positions[0][v], l.templates[v])
 	}
 	// a lacks w: position 3 holds null for its rows, as in the group's read.
@@ -282,34 +282,21 @@ func TestJSONGroupSpansBatches(t *testing.T) {
 // in a column its read types as string stays out of positional scans.
 // Integers print as written, but for -0.
 func TestJSONReprintedNumbersInStringColumns(t *testing.T) {
-	files := map[string]string{
-		"int.json":      `{"id":1,"v":7,"w":-0}` + "\n",
-		"frac.json":     `{"id":2,"v":1.50,"w":1}` + "\n",
-		"text.json":     `{"id":3,"v":"x","w":"y"}` + "\n",
-		"own.json":      "{\"V\":2.5}\n{\"V\":\"z\"}\n", // a string column in the file itself
-		"exp.json":      `{"V":1e3}` + "\n",
-		"ints-own.json": "{\"k\":5}\n{\"k\":\"q\"}\n",
+	tests := []struct {
+		name, content string
+		batchable     bool
+	}{
+		{"fraction-in-string.json", "{\"V\":2.50}\n{\"V\":\"z\"}\n", false},
+		{"exponent-in-string.json", "{\"V\":1e3}\n{\"V\":\"z\"}\n", false},
+		{"negative-zero-in-string.json", "{\"w\":-0}\n{\"w\":\"y\"}\n", false},
+		{"integer-in-string.json", "{\"k\":5}\n{\"k\":\"q\"}\n", true},
+		{"fraction-in-double.json", "{\"v\":1.50}\n{\"v\":2}\n", true},
 	}
-	p := jsonGroupPlan(t, files, "int.json", "frac.json", "text.json", "own.json", "exp.json", "ints-own.json")
-	// int, frac, text and ints-own spell keys alike (v, w and k strings
-	// in the group), own and exp too (V a string).
-	if len(p.Reads) != 2 || len(p.Reads[0].Paths) != 4 || len(p.Reads[1].Paths) != 2 {
-		t.Fatalf("%d reads: %v", len(p.Reads), describe(p))
-	}
-	if batches, rest := p.scanBatches(); len(batches) != 0 || len(rest) != 2 {
-		t.Errorf("batches %v, rest %v: both groups hold reprinted numbers in string columns", batches, rest)
-	}
-	// Without the fraction and -0, the first group batches.
-	files["frac.json"] = `{"id":2,"v":150,"w":1}` + "\n"
-	files["int.json"] = `{"id":1,"v":7,"w":0}` + "\n"
-	p = jsonGroupPlan(t, files, "int.json", "frac.json", "text.json", "own.json", "exp.json", "ints-own.json")
-	if !batchable(p.Reads[0], maxBatchFileBytes) || batchable(p.Reads[1], maxBatchFileBytes) {
-		t.Errorf("batchable: %v %v, want true false (integers in a string column print as written)", batchable(p.Reads[0], maxBatchFileBytes), batchable(p.Reads[1], maxBatchFileBytes))
-	}
-	// A double column takes fractions: from_json's 1.5 parses as 1.50 does.
-	p = jsonGroupPlan(t, map[string]string{"a.json": `{"v":1.50}` + "\n", "b.json": `{"v":2}` + "\n"}, "a.json", "b.json")
-	if !batchable(p.Reads[0], maxBatchFileBytes) {
-		t.Errorf("%v: a double column, not batchable", p.Reads[0].Paths)
+	for _, tt := range tests {
+		p := jsonGroupPlan(t, map[string]string{tt.name: tt.content}, tt.name)
+		if got := batchable(p.Reads[0], maxBatchFileBytes); got != tt.batchable {
+			t.Errorf("%s: batchable = %v, want %v", tt.name, got, tt.batchable)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package spark
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -37,7 +36,8 @@ type Planned struct {
 // needs), groups sources per the job's strategy and computes the merge plan.
 // It writes nothing.
 func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
-	specs, err := ExpandLocal(job.Sources, job.Format)
+	start := time.Now()
+	specs, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,6 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
 	var inference time.Duration
 	reads := make([]*Read, len(sources))
 	for i, s := range sources {
@@ -56,63 +55,21 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
 		var kept []*Read
-		grouping := job.Strategy == StrategyAuto && job.Policy.ReferenceSource == ""
 		if !job.SparkInference {
 			pq := c.parquetConfFor(ctx, reads)
 			began := time.Now()
 			kept, reads = inferLocally(reads, pq)
 			inference = time.Since(began)
-			if grouping {
-				kept = groupLocalParquet(kept)
-				if job.Policy.Types == sparkmerge.TypesWiden {
-					kept = groupLocalJSON(kept)
-				}
-			}
 		}
-		if grouping {
-			reads = groupReads(reads, trialGroupKey(job.Policy, jsonCaseGroups(reads, fileJSONKeys)))
-			for _, r := range reads {
-				if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
-					r.Options = withOption(r.Options, "mergeSchema", "true")
-				}
-			}
+		// Every other file's own schema, as Spark reads the file alone.
+		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
+			return nil, err
 		}
-		// A trial multi-path read that Spark cannot merge (Parquet int +
-		// bigint, JSON keys differing in case) is split in halves and
-		// tried again, down to single files: runs of files that do merge
-		// (say, the days before a column changed type) stay one read.
-		trial := func(r *Read) bool { return r.multiFile() && r.Format != "csv" }
-		for pending := reads; len(pending) > 0; {
-			errs := c.fetchEachSchema(ctx, pending, job.Parallelism, job.Progress, trial)
-			var next []*Read
-			for i, r := range pending {
-				switch {
-				case errs[i] == nil:
-					kept = append(kept, r)
-				case trial(r) && !errors.Is(errs[i], context.Canceled):
-					next = append(next, halves(r)...)
-				default:
-					// Report the read that failed, not one cancelled
-					// because of it.
-					j := firstFailure(errs)
-					return nil, sourceError(pending[j], errs[j])
-				}
-			}
-			pending = next
-		}
+		reads = append(kept, reads...)
 		// Back in input order, for first-seen column order.
-		sort.SliceStable(kept, func(i, j int) bool { return kept[i].order < kept[j].order })
-		reads = kept
+		sort.SliceStable(reads, func(i, j int) bool { return reads[i].order < reads[j].order })
 		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
-			// Sources whose discovered schemas are identical are read in
-			// one load: for those, one read over all files gives exactly
-			// the rows of the reads one by one.
-			reads = groupReads(reads, func(r *Read) string {
-				if k := groupKey(r); k != "" {
-					return k + "\x00" + r.Schema.String()
-				}
-				return ""
-			})
+			reads = groupExact(reads, job.Policy)
 		}
 	case StrategyMultipath:
 		reads = groupReads(reads, groupKey)
@@ -135,6 +92,14 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	for _, r := range reads {
 		if r.Table == "" && r.UserSchema == "" {
 			r.pinned = r.Schema.String()
+			if r.Format == "csv" && r.Options["header"] == "true" {
+				if _, set := r.Options["enforceSchema"]; !set {
+					// Spark checks every file's header against the
+					// discovered names instead of mapping by position: a
+					// file rewritten since discovery fails, never shifts.
+					r.Options = withOption(r.Options, "enforceSchema", "false")
+				}
+			}
 		}
 	}
 
@@ -159,80 +124,6 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	planned.Plan = plan
 	planned.Discovery, planned.Inference = time.Since(start), inference
 	return planned, nil
-}
-
-// trialGroupKey groups the sources that auto tries to read together before
-// fetching schemas: local CSV files with the same options and the same
-// header line (Spark's CSV inference widens types across files as the
-// planner would, and equal headers make its positional mapping exact), and
-// Parquet, ORC and JSON files with the same options (Spark merges their
-// schemas by name, or refuses, and then each file is read on its own).
-// Spark's CSV and JSON inference widen types like the default policy, not
-// like strict or string typing, which need each file's own types: then
-// only Parquet and ORC are grouped, whose merge refuses any type difference.
-//
-// jsonLabels (see jsonCaseGroups) narrows the JSON groups to files that
-// spell their shared keys alike.
-func trialGroupKey(policy sparkmerge.Options, jsonLabels map[*Read]string) func(*Read) string {
-	return func(r *Read) string {
-		switch r.Format {
-		case "csv":
-			if policy.Types != sparkmerge.TypesWiden {
-				return ""
-			}
-			return csvHeaderKey(r)
-		case "json":
-			if policy.Types != sparkmerge.TypesWiden || len(r.Paths) != 1 {
-				return ""
-			}
-			if label, inspected := jsonLabels[r]; inspected {
-				if label == "" {
-					return ""
-				}
-				return groupKey(r) + label
-			}
-			return groupKey(r)
-		case "parquet", "orc":
-			if len(r.Paths) != 1 {
-				return ""
-			}
-			return groupKey(r)
-		}
-		return ""
-	}
-}
-
-// halves splits a trial read that Spark refused to merge: into two trial
-// reads, or into its single files when it has fewer than four.
-func halves(r *Read) []*Read {
-	parts := r.parts()
-	if len(parts) < 4 {
-		return parts
-	}
-	mid := len(parts) / 2
-	var out []*Read
-	for _, half := range [][]*Read{parts[:mid], parts[mid:]} {
-		g := groupReads(half, func(*Read) string { return "half" })[0]
-		g.Options = r.Options // keeps mergeSchema
-		// Both halves may share a directory: name them by their files.
-		first, last := g.Paths[0], g.Paths[len(g.Paths)-1]
-		g.Name += fmt.Sprintf(" %s ... %s", first[strings.LastIndex(first, "/")+1:], last[strings.LastIndex(last, "/")+1:])
-		out = append(out, g)
-	}
-	return out
-}
-
-// csvHeaderKey groups local CSV files by options and exact header line.
-func csvHeaderKey(r *Read) string {
-	k := groupKey(r)
-	if k == "" || r.Format != "csv" || r.Options["header"] != "true" || len(r.Paths) != 1 {
-		return ""
-	}
-	header, ok := localFirstLine(r.Paths[0])
-	if !ok {
-		return ""
-	}
-	return k + "\x00header:" + header
 }
 
 // inferLocally infers the schemas of the CSV, JSON and Parquet reads it can
@@ -329,101 +220,6 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	}
 	r.InferredLocally = true
 	return true
-}
-
-// groupLocalJSON reads locally inferred JSON files that spell their shared
-// keys alike in one load, with the schema Spark's inference would give the
-// files together: their records' types merged, then made canonical.
-func groupLocalJSON(reads []*Read) []*Read {
-	labels := jsonCaseGroups(reads, inferredJSONKeys)
-	grouped := groupReads(reads, func(r *Read) string {
-		if label := labels[r]; label != "" {
-			return groupKey(r) + label
-		}
-		return ""
-	})
-	for _, g := range grouped {
-		if !g.multiFile() || labels[g.members[0]] == "" {
-			continue // not a group formed here
-		}
-		raw := g.members[0].raw
-		for _, m := range g.members[1:] {
-			raw = jsonCompatible(raw, m.raw)
-		}
-		g.raw = raw
-		g.Schema, _ = jsonSchemaOf(raw)
-	}
-	return grouped
-}
-
-// groupLocalParquet reads locally inferred Parquet files in one load when
-// Spark's schema merge would leave every file's columns as they are: the
-// columns they share have the same name, spelled alike, and the same type.
-// (Spark would also merge decimals of one scale and names that differ in
-// case; the planner's casts cover those, in separate reads.) The group's
-// schema is its files' columns in first-seen order, as Spark's merge gives
-// them. A file joins the first group it fits, among the last
-// maxCompatGroups groups of its options.
-func groupLocalParquet(reads []*Read) []*Read {
-	type group struct {
-		key    string
-		label  string
-		byName map[string]sparkmerge.Field // by lower-cased name
-		fields []sparkmerge.Field
-	}
-	var groups []*group
-	labels := map[*Read]string{}
-	fits := func(g *group, r *Read) bool {
-		for _, f := range r.Schema.Fields {
-			if h, seen := g.byName[strings.ToLower(f.Name)]; seen && (h.Name != f.Name || !h.Type.Equal(f.Type)) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, r := range reads {
-		key := groupKey(r)
-		if r.Format != "parquet" || !r.InferredLocally || r.multiFile() || key == "" {
-			continue
-		}
-		var into *group
-		tried := 0
-		for i := len(groups) - 1; i >= 0 && tried < maxCompatGroups; i-- {
-			if g := groups[i]; g.key == key {
-				tried++
-				if fits(g, r) {
-					into = g
-				}
-			}
-		}
-		if into == nil {
-			into = &group{key: key, label: fmt.Sprintf("\x00parquet group %d", len(groups)), byName: map[string]sparkmerge.Field{}}
-			groups = append(groups, into)
-		}
-		labels[r] = into.label
-		for _, f := range r.Schema.Fields {
-			if _, seen := into.byName[strings.ToLower(f.Name)]; !seen {
-				into.byName[strings.ToLower(f.Name)] = f
-				into.fields = append(into.fields, f)
-			}
-		}
-	}
-	schemas := map[string][]sparkmerge.Field{}
-	for _, g := range groups {
-		schemas[g.key+g.label] = g.fields
-	}
-	grouped := groupReads(reads, func(r *Read) string {
-		if label := labels[r]; label != "" {
-			return groupKey(r) + label
-		}
-		return ""
-	})
-	for _, g := range grouped {
-		if g.multiFile() && labels[g.members[0]] != "" {
-			g.Schema = sparkmerge.Schema{Fields: schemas[groupKey(g.members[0])+labels[g.members[0]]]}
-		}
-	}
-	return grouped
 }
 
 func planSources(reads []*Read) []sparkmerge.Source {
@@ -571,7 +367,7 @@ func (p *Planned) SQL() (string, error) {
 // or their common directory followed by a {a,b} alternation of the rest.
 func globOf(paths []string) string {
 	if len(paths) == 1 {
-		return paths[0]
+		return literalPath(paths[0])
 	}
 	dir := commonDir(paths)
 	escaped := make([]string, len(paths))

@@ -90,7 +90,7 @@ func TestPlannedSQLUserSchemaAndQuoting(t *testing.T) {
 	}
 	want := "CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_1 (id bigint, v string)\n" +
 		"USING csv\n" +
-		`OPTIONS (path '/d/it\'s\\.csv', 'nullValue' '\\N', 'sep' ';');` + "\n" +
+		`OPTIONS (path '/d/it\'s\\\\.csv', 'nullValue' '\\N', 'sep' ';');` + "\n" +
 		"\n" +
 		"SELECT `id`, `v`, 'it\\'s.csv' AS `src`\n" +
 		"FROM sparkmerge_input_1;"

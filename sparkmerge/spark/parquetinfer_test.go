@@ -1,6 +1,7 @@
 package spark
 
 import (
+	"github.com/sparkmerge/sparkmerge"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,7 +189,7 @@ func TestGroupLocalParquet(t *testing.T) {
 		t.Fatalf("local %d, remote %v", len(local), remote)
 	}
 	var got []string
-	for _, g := range groupLocalParquet(local) {
+	for _, g := range groupExact(local, sparkmerge.Options{}) {
 		var base []string
 		for _, p := range g.Paths {
 			base = append(base, filepath.Base(p))

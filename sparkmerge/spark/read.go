@@ -51,6 +51,10 @@ type Read struct {
 	members []*Read
 	// order is the position of the read's first source in the input.
 	order int
+	// patterns is true when Paths are the user's own list of paths, read
+	// as Spark reads patterns; otherwise each path is one file or dataset
+	// directory and is read literally (see literalPath).
+	patterns bool
 }
 
 // parts are the single-source reads a read was grouped from (itself when
@@ -75,7 +79,21 @@ func (c *Client) frame(r *Read) connect.Frame {
 	if schema == "" {
 		schema = r.pinned
 	}
-	return c.sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.Paths, Schema: schema, Options: r.Options})
+	return c.sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: r.Options})
+}
+
+// readPaths are the paths sent to Spark: the user's patterns as given, and
+// files and directories that expansion found escaped, so that a file named
+// "x[12].csv" is that file and not a pattern matching x1.csv.
+func (r *Read) readPaths() []string {
+	if r.patterns {
+		return r.Paths
+	}
+	out := make([]string, len(r.Paths))
+	for i, p := range r.Paths {
+		out[i] = literalPath(p)
+	}
+	return out
 }
 
 // newRead is the read of one source on its own.
@@ -88,14 +106,15 @@ func newRead(s resolvedSource) *Read {
 		Table:      s.spec.Table,
 		Options:    s.options,
 		UserSchema: s.spec.Schema,
+		patterns:   len(s.spec.Paths) > 1,
 	}
 }
 
 // groupKey identifies sources that may share one multi-path load: same
 // format, reader options and user schema.
 func groupKey(r *Read) string {
-	if r.Table != "" {
-		return "" // tables are never grouped
+	if r.Table != "" || r.patterns {
+		return "" // tables and the user's own path lists are never grouped
 	}
 	var b strings.Builder
 	b.WriteString(r.Format)
@@ -180,7 +199,7 @@ func commonDir(paths []string) string {
 // fetchSchemas asks Spark for the schema of every read, at most
 // parallelism at a time, reporting progress when there are many.
 func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) error {
-	errs := c.fetchEachSchema(ctx, reads, parallelism, progress, nil)
+	errs := c.fetchEachSchema(ctx, reads, parallelism, progress)
 	if i := firstFailure(errs); i >= 0 {
 		return sourceError(reads[i], errs[i])
 	}
@@ -206,9 +225,8 @@ func firstFailure(errs []error) int {
 }
 
 // fetchEachSchema fetches every read's schema and returns one error per
-// read. A failure stops the others unless tentative says the read may fail
-// (a trial multi-path read that falls back to its files).
-func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism int, progress io.Writer, tentative func(*Read) bool) []error {
+// read. A failure stops the others.
+func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) []error {
 	if parallelism <= 0 {
 		parallelism = 8
 	}
@@ -245,10 +263,8 @@ func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism
 					return
 				}
 				errs[i] = err
-				if tentative == nil || !tentative(r) {
-					stopped = true
-					cancel()
-				}
+				stopped = true
+				cancel()
 				return
 			}
 			r.Schema = schema

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +29,7 @@ func TestNewRead(t *testing.T) {
 	}
 	got := []*Read{newRead(rs[0]), newRead(rs[1])}
 	want := []*Read{
-		{Name: "ev", Sources: []string{"ev"}, Format: "json", Paths: []string{"a.json", "b.json"}, Options: jsonDefaults, UserSchema: "id bigint"},
+		{Name: "ev", Sources: []string{"ev"}, Format: "json", Paths: []string{"a.json", "b.json"}, Options: jsonDefaults, UserSchema: "id bigint", patterns: true},
 		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t", Options: map[string]string{}},
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Read{}, fileStamp{})); diff != "" {
@@ -124,85 +123,13 @@ func TestGroupName(t *testing.T) {
 	}
 }
 
-func TestCSVHeaderKeyGroupsByHeaderLine(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"a1.csv":    "id,name\n1,x\n",
-		"b1.csv":    "id,name,age\n1,x,3\n",
-		"a2.csv":    "id,name\r\n2,y\r\n",   // CRLF: same header
-		"a3.csv":    "\ufeffid,name\n3,z\n", // BOM: same header
-		"c1.csv":    "ID,name\n4,w\n",       // case differs: other header
-		"b2.csv":    "id,name,age",          // no newline at all
-		"a4.csv.gz": "id,name\n",            // compressed: never read locally
-		"e.csv":     "",                     // empty: its own (empty) header
-	})
-	p := func(name string) string { return filepath.Join(dir, name) }
-	opts := map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST"}
-	reads := []*Read{
-		csvRead(p("a1.csv"), opts),
-		csvRead(p("b1.csv"), opts),
-		csvRead(p("a2.csv"), opts),
-		csvRead(p("a3.csv"), opts),
-		csvRead(p("c1.csv"), opts),
-		csvRead(p("b2.csv"), opts),
-		csvRead(p("a4.csv.gz"), opts),
-		csvRead(p("a5.csv"), map[string]string{"header": "false"}), // header=false never grouped
-		csvRead(p("a6.csv"), opts),                                 // does not exist: not local
-		{Name: "j", Sources: []string{"j"}, Format: "json", Paths: []string{p("a1.csv")}, Options: opts},
-		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t", Options: opts},
-		csvRead("s3a://bucket/a1.csv", opts),
-		csvRead(p("e.csv"), opts),
-	}
-	got := groupReads(reads, csvHeaderKey)
-	type group struct {
-		Name    string
-		Sources []string
-	}
-	var gotGroups []group
-	for _, r := range got {
-		gotGroups = append(gotGroups, group{r.Name, r.Sources})
-	}
-	name := dir + "/ (%d csv files)"
-	want := []group{
-		{fmt.Sprintf(name, 3), []string{p("a1.csv"), p("a2.csv"), p("a3.csv")}},
-		{fmt.Sprintf(name, 2), []string{p("b1.csv"), p("b2.csv")}},
-		{p("c1.csv"), []string{p("c1.csv")}},
-		{p("a4.csv.gz"), []string{p("a4.csv.gz")}},
-		{p("a5.csv"), []string{p("a5.csv")}},
-		{p("a6.csv"), []string{p("a6.csv")}},
-		{"j", []string{"j"}},
-		{"db.t", []string{"db.t"}},
-		{"s3a://bucket/a1.csv", []string{"s3a://bucket/a1.csv"}},
-		{p("e.csv"), []string{p("e.csv")}},
-	}
-	if diff := cmp.Diff(want, gotGroups); diff != "" {
-		t.Errorf("groupReads(csvHeaderKey) (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{p("a1.csv"), p("a2.csv"), p("a3.csv")}, got[0].Paths); diff != "" {
-		t.Errorf("group paths (-want +got):\n%s", diff)
-	}
-}
-
-func TestCSVHeaderKeyOptionsMatter(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a.csv": "id\n1\n", "b.csv": "id\n2\n"})
-	a := csvRead(filepath.Join(dir, "a.csv"), map[string]string{"header": "true"})
-	b := csvRead(filepath.Join(dir, "b.csv"), map[string]string{"header": "true", "sep": ";"})
-	if got := groupReads([]*Read{a, b}, csvHeaderKey); len(got) != 2 {
-		t.Errorf("files with equal headers but other options were grouped: %d reads", len(got))
-	}
-	if k := csvHeaderKey(&Read{Format: "csv", Options: map[string]string{"header": "true"}, Paths: []string{a.Paths[0], b.Paths[0]}, Sources: []string{"x"}}); k != "" {
-		t.Errorf("csvHeaderKey of a multi-path source = %q, want \"\"", k)
-	}
-}
-
 func TestGlobOf(t *testing.T) {
 	tests := []struct {
 		paths []string
 		want  string
 	}{
 		{[]string{"/d/a.csv"}, "/d/a.csv"},
-		{[]string{"/d/*.csv"}, "/d/*.csv"}, // one path is passed as the user wrote it
+		{[]string{"/d/[x].csv"}, `/d/\[x\].csv`}, // a listed file: read literally
 		// Spark reads a pattern that starts with "{" as relative: the
 		// common directory (at least "/") goes before the braces.
 		{[]string{"/d/a.csv", "/e/b.csv"}, "/{d/a.csv,e/b.csv}"},
@@ -374,33 +301,6 @@ func TestGroupReadsKeepsMembers(t *testing.T) {
 	}
 }
 
-func TestHalves(t *testing.T) {
-	var parts []*Read
-	for i := 0; i < 5; i++ {
-		p := fmt.Sprintf("/d/day-%d.parquet", i)
-		parts = append(parts, &Read{Name: p, Sources: []string{p}, Format: "parquet", Paths: []string{p}, order: i})
-	}
-	group := groupReads(parts, func(*Read) string { return "g" })[0]
-	group.Options = map[string]string{"mergeSchema": "true"}
-	got := halves(group)
-	if len(got) != 2 {
-		t.Fatalf("halves of 5: %d reads, want 2", len(got))
-	}
-	diff := cmp.Diff([][]string{
-		{"/d/day-0.parquet", "/d/day-1.parquet"},
-		{"/d/day-2.parquet", "/d/day-3.parquet", "/d/day-4.parquet"},
-	}, [][]string{got[0].Paths, got[1].Paths})
-	if diff != "" {
-		t.Errorf("halves (-want +got):\n%s", diff)
-	}
-	if got[0].Name == got[1].Name || got[1].order != 2 || got[1].Options["mergeSchema"] != "true" {
-		t.Errorf("halves: names %q and %q must differ, order %d want 2, options %v", got[0].Name, got[1].Name, got[1].order, got[1].Options)
-	}
-	if singles := halves(got[0]); len(singles) != 2 || singles[0] != parts[0] || singles[1] != parts[1] {
-		t.Errorf("a group of 2 splits into its files, got %v", singles)
-	}
-}
-
 func TestFirstFailurePrefersTheCause(t *testing.T) {
 	cause := errors.New("PATH_NOT_FOUND")
 	canceled := fmt.Errorf("schema: %w", context.Canceled)
@@ -416,36 +316,6 @@ func TestFirstFailurePrefersTheCause(t *testing.T) {
 	for _, tt := range tests {
 		if got := firstFailure(tt.errs); got != tt.want {
 			t.Errorf("firstFailure(%v) = %d, want %d", tt.errs, got, tt.want)
-		}
-	}
-}
-
-func TestTrialGroupKeyByPolicy(t *testing.T) {
-	dir := t.TempDir()
-	csvPath := filepath.Join(dir, "a.csv")
-	if err := os.WriteFile(csvPath, []byte("id,v\n1,2\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	reads := map[string]*Read{
-		"csv":     {Format: "csv", Paths: []string{csvPath}, Options: map[string]string{"header": "true"}},
-		"json":    {Format: "json", Paths: []string{"/d/a.json"}},
-		"parquet": {Format: "parquet", Paths: []string{"/d/a.parquet"}},
-		"text":    {Format: "text", Paths: []string{"/d/a.txt"}},
-	}
-	tests := []struct {
-		types sparkmerge.TypePolicy
-		want  map[string]bool // format -> tried in a group
-	}{
-		{sparkmerge.TypesWiden, map[string]bool{"csv": true, "json": true, "parquet": true}},
-		{sparkmerge.TypesStrict, map[string]bool{"parquet": true}},
-		{sparkmerge.TypesString, map[string]bool{"parquet": true}},
-	}
-	for _, tt := range tests {
-		key := trialGroupKey(sparkmerge.Options{Types: tt.types}, nil)
-		for format, r := range reads {
-			if got := key(r) != ""; got != tt.want[format] {
-				t.Errorf("types %s, %s: grouped = %v, want %v", tt.types, format, got, tt.want[format])
-			}
 		}
 	}
 }

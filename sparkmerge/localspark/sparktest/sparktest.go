@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -24,10 +25,17 @@ import (
 )
 
 var (
-	remote   string
-	noSpark  string
-	workRoot string
+	remote      string
+	noSpark     string
+	workRoot    string
+	clusterRoot string // on the host; Spark sees it at ClusterMount
+	ownServer   bool
 )
+
+// ClusterMount is where the container sees [ClusterDir]'s directories: a
+// path that does not exist on the host, so the client cannot read a byte
+// of what lies there, as with cluster storage.
+const ClusterMount = "/sparkmerge-cluster-data"
 
 // Main finds or starts Spark, runs the tests and stops what it started.
 // mounts are host directories the container sees at the same absolute
@@ -42,6 +50,12 @@ func Main(m *testing.M, mounts ...string) int {
 	// Spark in a container writes as root; let it write here.
 	os.Chmod(workRoot, 0o777)
 	mounts = append(mounts, workRoot)
+	if clusterRoot, err = os.MkdirTemp("", "sparktest-cluster-"); err != nil {
+		fmt.Fprintln(os.Stderr, "sparktest:", err)
+		return 1
+	}
+	defer os.RemoveAll(clusterRoot)
+	os.Chmod(clusterRoot, 0o777)
 
 	if r := os.Getenv("SPARK_REMOTE"); r != "" {
 		remote = r
@@ -59,7 +73,15 @@ func Main(m *testing.M, mounts ...string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	server, err := localspark.Start(ctx, localspark.Options{Image: image, Mounts: mounts})
+	if _, err := os.Stat(ClusterMount); err == nil {
+		fmt.Fprintf(os.Stderr, "sparktest: %s exists on this machine, so files there would not be hidden from the client: remove it\n", ClusterMount)
+		return 1
+	}
+	server, err := localspark.Start(ctx, localspark.Options{
+		Image:   image,
+		Mounts:  mounts,
+		Volumes: map[string]string{clusterRoot: ClusterMount},
+	})
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			fmt.Fprintf(os.Stderr, "sparktest: Spark could not start and CI=true, failing: %v\n", err)
@@ -70,6 +92,7 @@ func Main(m *testing.M, mounts ...string) int {
 		return m.Run()
 	}
 	remote = server.Remote()
+	ownServer = true
 	fmt.Fprintf(os.Stderr, "sparktest: Spark (%s) ready at %s in %s\n", image, remote, time.Since(start).Round(time.Millisecond))
 
 	signals := make(chan os.Signal, 1)
@@ -112,4 +135,22 @@ func WorkDir(t testing.TB) string {
 	}
 	os.Chmod(dir, 0o777)
 	return dir
+}
+
+// ClusterDir returns a fresh directory that only Spark sees: host is where
+// the test writes its files, spark the path Spark (and so sparkmerge) reads
+// them at, which does not exist on this machine. It skips the test against
+// a SPARK_REMOTE server, where the harness mounts nothing.
+func ClusterDir(t testing.TB) (host, spark string) {
+	t.Helper()
+	Remote(t)
+	if !ownServer {
+		t.Skip("files only Spark sees need the harness's own container; SPARK_REMOTE is set")
+	}
+	dir, err := os.MkdirTemp(clusterRoot, "t-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	return dir, ClusterMount + "/" + filepath.Base(dir)
 }

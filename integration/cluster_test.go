@@ -1,0 +1,315 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// Files only the cluster sees: the harness mounts a directory into the
+// Spark container at a path that does not exist on this machine
+// (sparktest.ClusterDir), so the client cannot read a byte of it, as with
+// s3a://, dbfs:/ or a volume only the cluster mounts. sparkmerge must list
+// such sources on the server and read every file under its own header; the
+// output must be the output of the same files read from where the client
+// sees them, value for value.
+
+// clusterFiles writes files into a fresh directory only Spark sees and
+// returns the path Spark reads it at.
+func clusterFiles(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	host, remote := sparktest.ClusterDir(t)
+	putFiles(t, host, files)
+	return remote
+}
+
+// localFiles writes files into a fresh directory both the client and
+// Spark see at the same path.
+func localFiles(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := workDir(t)
+	putFiles(t, dir, files)
+	return dir
+}
+
+func putFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, content, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func textFiles(files map[string]string) map[string][]byte {
+	out := make(map[string][]byte, len(files))
+	for k, v := range files {
+		out[k] = []byte(v)
+	}
+	return out
+}
+
+// The issue's case: x.csv has a,b,c and y.csv c,a,b. A Spark read of the
+// glob maps y.csv by position under x.csv's header; sparkmerge must give
+// (1,2,3) and (10,20,30) in a,b,c for the glob, the directory and the
+// file:// URI, with --verify passing honestly.
+func TestClusterHeaderShift(t *testing.T) {
+	c := newClient(t)
+	dir := clusterFiles(t, textFiles(map[string]string{
+		"h4/x.csv": "a,b,c\n1,2,3\n",
+		"h4/y.csv": "c,a,b\n30,10,20\n",
+	}))
+	want := [][]any{row("1", "2", "3"), row("10", "20", "30")}
+	for _, src := range []string{dir + "/h4/*.csv", dir + "/h4", "file://" + dir + "/h4/"} {
+		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
+			t.Run(strategy.String()+" "+strings.TrimPrefix(src, dir), func(t *testing.T) {
+				res, out := merge(t, c, spark.Job{
+					Sources:  pathSources(src),
+					Strategy: strategy,
+					Verify:   true,
+					Target:   spark.Target{Path: dir + "/out-" + fmt.Sprint(len(src)) + strategy.String(), Mode: "overwrite"},
+				})
+				if res.RowsWritten != 2 {
+					t.Errorf("rows written = %d, want 2", res.RowsWritten)
+				}
+				if len(res.RowsRead) != 2 {
+					t.Errorf("per-source counts %v: want one per file", res.RowsRead)
+				}
+				diff(t, "rows", want, parquetRows(t, out, []string{"a", "b", "c"}, "a"))
+			})
+		}
+	}
+	// multipath refuses the drifting headers, as it does for local files.
+	_, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(dir + "/h4/*.csv"), Strategy: spark.StrategyMultipath})
+	var drift *spark.HeaderDriftError
+	if !errorsAs(err, &drift) {
+		t.Fatalf("multipath over drifting headers only Spark sees: err = %v, want *spark.HeaderDriftError", err)
+	}
+}
+
+// clusterCase is a set of files merged from where the client reads them and
+// from where only Spark sees them.
+type clusterCase struct {
+	name    string
+	files   map[string][]byte
+	sources []string // relative to the files' root; "" is the root itself
+	orderBy string
+	policy  sparkmerge.Options
+}
+
+// parquetFile is the bytes of one Parquet file holding the rows of query,
+// written by Spark.
+func parquetFile(t *testing.T, query string) []byte {
+	t.Helper()
+	dir := filepath.Join(workDir(t), "p")
+	exec(t, fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING parquet SELECT /*+ COALESCE(1) */ * FROM (%s)", dir, query))
+	parts, err := filepath.Glob(filepath.Join(dir, "part-*.parquet"))
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("%s: want one part file, got %v (%v)", dir, parts, err)
+	}
+	b, err := os.ReadFile(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func clusterCases(t *testing.T) []clusterCase {
+	tides := map[string][]byte{}
+	for _, name := range []string{"TestFile1.csv", "TestFile2.csv"} {
+		b, err := os.ReadFile(filepath.Join(testdataRoot, "tides", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tides[name] = b
+	}
+	seed000 := map[string][]byte{}
+	for _, name := range []string{"one.json", "two.json"} {
+		b, err := os.ReadFile(filepath.Join(testdataRoot, "seed000", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed000[name] = b
+	}
+	many := map[string]string{}
+	headers := []string{"id,name,score", "score,id,name", "name,score,id,extra", "ID,Score"}
+	for i := range 40 {
+		h := headers[i%len(headers)]
+		var vals []string
+		for _, col := range strings.Split(h, ",") {
+			switch strings.ToLower(col) {
+			case "id":
+				vals = append(vals, fmt.Sprint(i))
+			case "name":
+				vals = append(vals, fmt.Sprintf("n%d", i))
+			case "score":
+				vals = append(vals, fmt.Sprintf("%d.%d", i, i%7))
+			default:
+				vals = append(vals, "x")
+			}
+		}
+		many[fmt.Sprintf("f%02d.csv", i)] = h + "\n" + strings.Join(vals, ",") + "\n"
+	}
+	return []clusterCase{
+		{
+			name: "csv header shift and a new column",
+			files: textFiles(map[string]string{
+				"x.csv": "a,b,c\n1,2,3\n4,5,6\n",
+				"y.csv": "c,a,b\n30,10,20\n",
+				"z.csv": "b,d,a\n200,dd,100\n",
+			}),
+			sources: []string{""},
+			orderBy: "a",
+		},
+		{name: "tides", files: tides, sources: []string{"*.csv"}, orderBy: "Date, TimeUTC"},
+		{name: "json seed000", files: seed000, sources: []string{""}, orderBy: "name, pincode NULLS FIRST"},
+		{
+			name: "csv case and type drift",
+			files: textFiles(map[string]string{
+				"a.csv": "ID,name,score\n1,x,1\n2,y,2\n",
+				"b.csv": "id,Name,score,extra\n3,z,2.5,e\n",
+				"c.csv": "score,id\n7,4\n",
+			}),
+			sources: []string{"*.csv"},
+			orderBy: "ID",
+		},
+		{
+			name: "json case and type drift",
+			files: textFiles(map[string]string{
+				"a.json": "{\"ID\":1,\"v\":1}\n{\"ID\":2,\"v\":2}\n",
+				"b.json": "{\"id\":3,\"v\":1.5}\n",
+				"c.json": "{\"id\":4,\"w\":\"x\",\"v\":null}\n",
+			}),
+			sources: []string{""},
+			orderBy: "ID",
+		},
+		{
+			name: "parquet evolution",
+			files: map[string][]byte{
+				"p1.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, CAST(1.25 AS DECIMAL(10,2)) AS amount"),
+				"p2.parquet": parquetFile(t, "SELECT CAST(2 AS BIGINT) AS id, CAST(2.125 AS DECIMAL(12,4)) AS amount, TIMESTAMP'2024-01-02 03:04:05' AS ts"),
+				"p3.parquet": parquetFile(t, "SELECT CAST(3 AS INT) AS id, 'three' AS note"),
+			},
+			sources: []string{"*.parquet"},
+			orderBy: "id",
+		},
+		{
+			name: "partitioned tree",
+			files: map[string][]byte{
+				"day=1/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, 'a' AS v"),
+				"day=2/b.parquet": parquetFile(t, "SELECT CAST(2 AS INT) AS id, 'b' AS v"),
+			},
+			sources: []string{""},
+			orderBy: "id",
+		},
+		{
+			name: "glob characters and spaces in file names",
+			files: textFiles(map[string]string{
+				"x1.csv":         "id,v\n1,one\n",
+				"x[12].csv":      "id,v\n2,two\n",
+				"a b%20c{d}.csv": "v,id\nthree,3\n",
+			}),
+			sources: []string{""},
+			orderBy: "id",
+		},
+		{name: "forty files with four headers", files: textFiles(many), sources: []string{"*.csv"}, orderBy: "id"},
+	}
+}
+
+// Every case, merged by auto and union from files only Spark sees, gives
+// the output of the same files where the client sees them, which in turn
+// is the output of Spark reading each file alone (union with Spark's
+// inference), with a provenance column naming each row's file.
+func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
+	c := newClient(t)
+	for _, tc := range clusterCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			local := localFiles(t, tc.files)
+			remote := clusterFiles(t, tc.files)
+			sources := func(root string) []spark.SourceSpec {
+				var paths []string
+				for _, s := range tc.sources {
+					paths = append(paths, strings.TrimSuffix(root+"/"+s, "/"))
+				}
+				return pathSources(paths...)
+			}
+			policy := tc.policy
+			policy.SourceColumn = "_source"
+			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
+
+			// The reference: each file read alone by Spark, unioned.
+			_, want := merge(t, c, spark.Job{Sources: sources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, Verify: true})
+			for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
+				t.Run(strategy.String(), func(t *testing.T) {
+					_, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
+					sameOutput(t, c, want, fromLocal, tc.orderBy, skipSource)
+
+					res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,
+						Target: spark.Target{Path: remote + "/out-" + strategy.String()}})
+					sameOutput(t, c, want, fromRemote, tc.orderBy, skipSource)
+					if res.RowsWritten == 0 {
+						t.Fatal("wrote no rows")
+					}
+					// Provenance names each file where Spark sees it.
+					_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s/', '') FROM parquet.`%s` ORDER BY 1", remote, fromRemote))
+					_, wantRows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s/', '') FROM parquet.`%s` ORDER BY 1", local, want))
+					diff(t, "provenance, relative to the root", wantRows, rows)
+				})
+			}
+		})
+	}
+}
+
+// Listing on the server follows Spark's own rules: hidden files, _SUCCESS
+// markers and plain subdirectories are not sources, and pathGlobFilter
+// narrows a directory.
+func TestClusterListingRules(t *testing.T) {
+	c := newClient(t)
+	dir := clusterFiles(t, textFiles(map[string]string{
+		"a.csv":          "id,v\n1,a\n",
+		"b.csv":          "v,id\nb,2\n",
+		"_SUCCESS":       "",
+		".hidden.csv":    "id,v\n99,hidden\n",
+		"sub/nested.csv": "id,v\n98,nested\n",
+		"notes.txt":      "id,v\n97,text\n",
+	}))
+	planned, err := c.Plan(context.Background(), spark.Job{
+		Sources:       pathSources(dir),
+		Format:        "csv",
+		ReaderOptions: map[string]string{"pathGlobFilter": "*.csv"},
+		Strategy:      spark.StrategyUnion,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range planned.Reads {
+		got = append(got, strings.Join(r.Paths, "+"))
+	}
+	diff(t, "reads", []string{dir + "/a.csv", dir + "/b.csv"}, got)
+
+	// Without a format, the files' names disagree (csv and txt): a clear
+	// error naming what to do.
+	_, err = c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
+	if err == nil || !strings.Contains(err.Error(), "--format") {
+		t.Errorf("mixed extensions without a format: err = %v, want a hint to set the format", err)
+	}
+	// A path that exists nowhere says so.
+	_, err = c.Plan(context.Background(), spark.Job{Sources: pathSources(dir + "/missing/*.csv")})
+	if err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing path: err = %v, want it named", err)
+	}
+}

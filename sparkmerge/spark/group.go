@@ -1,0 +1,145 @@
+package spark
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// groupExact is auto's grouping: it reads together, in one load, files
+// whose load gives every file's rows exactly as the file read alone, so
+// that the merged table never depends on the grouping (only its speed
+// does). Files group when they share format, reader options and user
+// schema (groupKey) and, by their own schemas:
+//
+//   - CSV: the same columns in the same order. The read carries
+//     enforceSchema=false, so Spark checks each file's header against them.
+//   - JSON, Parquet and ORC: every column they share is spelled alike and
+//     has the same type. The load, under the group's schema, types each
+//     value as the file alone does, and a column a file lacks is null, as
+//     the projection of the file alone would make it.
+//
+// No type is widened inside a group: a group's schema is its files'
+// columns in first-seen order, sent with the read. When such groups would
+// still change the merge's first-seen column order (a file brings a column
+// into an early group that a read in between brought first), only files
+// with identical schemas are grouped, which never changes it.
+func groupExact(reads []*Read, policy sparkmerge.Options) []*Read {
+	if grouped := groupBySchema(reads, sharesTypes); sameTarget(reads, grouped, policy) {
+		return grouped
+	}
+	return groupBySchema(reads, identicalSchema)
+}
+
+// fitsFunc says whether a file with schema s can join a group whose
+// columns so far are fields (first seen first), by lower-cased name in
+// byName.
+type fitsFunc func(format string, fields []sparkmerge.Field, byName map[string]sparkmerge.Field, s sparkmerge.Schema) bool
+
+// identicalSchema admits only files with the group's exact schema.
+func identicalSchema(_ string, fields []sparkmerge.Field, _ map[string]sparkmerge.Field, s sparkmerge.Schema) bool {
+	return sparkmerge.Schema{Fields: fields}.String() == s.String()
+}
+
+// sharesTypes admits CSV files with the group's exact columns, and other
+// files whose columns shared with the group are spelled alike and typed
+// the same.
+func sharesTypes(format string, fields []sparkmerge.Field, byName map[string]sparkmerge.Field, s sparkmerge.Schema) bool {
+	switch format {
+	case "json", "parquet", "orc":
+	default:
+		return identicalSchema(format, fields, byName, s)
+	}
+	for _, f := range s.Fields {
+		if g, seen := byName[strings.ToLower(f.Name)]; seen && (g.Name != f.Name || !g.Type.Equal(f.Type)) {
+			return false
+		}
+	}
+	return true
+}
+
+// groupBySchema groups single-file reads with known schemas by groupKey and
+// fits. A file joins the earliest group it fits among the last
+// maxCompatGroups groups of its key.
+func groupBySchema(reads []*Read, fits fitsFunc) []*Read {
+	type group struct {
+		key    string
+		label  string
+		count  int
+		byName map[string]sparkmerge.Field // by lower-cased name
+		fields []sparkmerge.Field
+		in     map[string]int // lower-cased name -> files that have it
+	}
+	var groups []*group
+	labels := map[*Read]*group{}
+	for _, r := range reads {
+		key := groupKey(r)
+		if key == "" || r.multiFile() || len(r.Schema.Fields) == 0 {
+			continue
+		}
+		var into *group
+		tried := 0
+		for i := len(groups) - 1; i >= 0 && tried < maxCompatGroups; i-- {
+			if g := groups[i]; g.key == key {
+				tried++
+				if fits(r.Format, g.fields, g.byName, r.Schema) {
+					into = g
+				}
+			}
+		}
+		if into == nil {
+			into = &group{key: key, label: fmt.Sprintf("\x00group %d", len(groups)), byName: map[string]sparkmerge.Field{}, in: map[string]int{}}
+			groups = append(groups, into)
+		}
+		labels[r] = into
+		into.count++
+		for _, f := range r.Schema.Fields {
+			name := strings.ToLower(f.Name)
+			into.in[name]++
+			if _, seen := into.byName[name]; !seen {
+				into.byName[name] = f
+				into.fields = append(into.fields, f)
+			}
+		}
+	}
+	grouped := groupReads(reads, func(r *Read) string {
+		if g := labels[r]; g != nil {
+			return g.key + g.label
+		}
+		return ""
+	})
+	for _, r := range grouped {
+		if !r.multiFile() {
+			continue
+		}
+		g := labels[r.members[0]]
+		fields := make([]sparkmerge.Field, len(g.fields))
+		for i, f := range g.fields {
+			// A column some files lack is null in their rows.
+			f.Nullable = f.Nullable || g.in[strings.ToLower(f.Name)] < g.count
+			fields[i] = f
+		}
+		r.Schema = sparkmerge.Schema{Fields: fields}
+	}
+	return grouped
+}
+
+// sameTarget reports whether planning over grouped gives the target that
+// planning over each file alone (reads) gives: the same columns, in the
+// same order, with the same types.
+func sameTarget(reads, grouped []*Read, policy sparkmerge.Options) bool {
+	if len(grouped) == len(reads) {
+		return true
+	}
+	alone, err := sparkmerge.NewPlan(planSources(reads), policy)
+	if err != nil {
+		return false
+	}
+	together, err := sparkmerge.NewPlan(planSources(grouped), policy)
+	return err == nil && alone.Target.String() == together.Target.String()
+}
+
+// maxCompatGroups bounds the groups a file is tried against (the latest
+// ones), so that grouping stays linear when almost no two files agree.
+const maxCompatGroups = 16

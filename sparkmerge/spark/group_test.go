@@ -1,0 +1,126 @@
+package spark
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// schemaRead is a single-file read of path with a known schema (DDL).
+func schemaRead(t *testing.T, format, path, ddl string, order int) *Read {
+	t.Helper()
+	schema, err := sparkmerge.ParseSchema(ddl)
+	if err != nil {
+		t.Fatalf("%s: %v", ddl, err)
+	}
+	return &Read{Name: path, Sources: []string{path}, Format: format, Paths: []string{path}, Schema: schema, order: order}
+}
+
+// describe is each read as "file+file: schema".
+func describeGroups(reads []*Read) []string {
+	var out []string
+	for _, r := range reads {
+		var base []string
+		for _, p := range r.Paths {
+			base = append(base, p[strings.LastIndex(p, "/")+1:])
+		}
+		out = append(out, strings.Join(base, "+")+": "+r.Schema.String())
+	}
+	return out
+}
+
+// auto groups only files whose one load gives each file's rows exactly:
+// no type widened, no name respelled, no header read by position, and
+// never a first-seen column order other than each file read alone gives.
+func TestGroupExact(t *testing.T) {
+	type file struct{ format, path, ddl string }
+	tests := []struct {
+		name  string
+		files []file
+		want  []string
+	}{
+		{
+			name: "csv: only the same columns in the same order",
+			files: []file{
+				{"csv", "/d/a.csv", "id int, v string"},
+				{"csv", "/d/b.csv", "v string, id int"},
+				{"csv", "/d/c.csv", "id int, v string"},
+				{"csv", "/d/d.csv", "id int, v string, w int"},
+			},
+			want: []string{"a.csv+c.csv: id int, v string", "b.csv: v string, id int", "d.csv: id int, v string, w int"},
+		},
+		{
+			name: "json: shared keys spelled alike and typed the same",
+			files: []file{
+				{"json", "/d/a.json", "id bigint, v bigint"},
+				{"json", "/d/b.json", "id bigint, w string"},
+				{"json", "/d/c.json", "id bigint, v double"}, // v widens: alone
+				{"json", "/d/d.json", "ID bigint, w string"}, // ID respelled: alone
+			},
+			want: []string{"a.json+b.json: id bigint, v bigint, w string", "c.json: id bigint, v double", "d.json: ID bigint, w string"},
+		},
+		{
+			name: "parquet: a group that would reorder the target falls back to identical schemas",
+			files: []file{
+				{"parquet", "/d/p1.parquet", "id int, amount decimal(10,2)"},
+				{"parquet", "/d/p2.parquet", "id bigint, ts timestamp"},
+				{"parquet", "/d/p3.parquet", "id int, note string"},
+				{"parquet", "/d/p4.parquet", "id int, amount decimal(10,2)"},
+			},
+			// p1+p3 would put note before ts.
+			want: []string{"p1.parquet+p4.parquet: id int, amount decimal(10,2)", "p2.parquet: id bigint, ts timestamp", "p3.parquet: id int, note string"},
+		},
+		{
+			name: "formats never mix",
+			files: []file{
+				{"parquet", "/d/a.parquet", "id int"},
+				{"orc", "/d/a.orc", "id int"},
+				{"parquet", "/d/b.parquet", "id int"},
+			},
+			want: []string{"a.parquet+b.parquet: id int", "a.orc: id int"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var reads []*Read
+			for i, f := range tt.files {
+				reads = append(reads, schemaRead(t, f.format, f.path, f.ddl, i))
+			}
+			got := groupExact(reads, sparkmerge.Options{})
+			if d := cmp.Diff(tt.want, describeGroups(got)); d != "" {
+				t.Errorf("groups (-want +got):\n%s", d)
+			}
+			alone, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			together, err := sparkmerge.NewPlan(planSources(got), sparkmerge.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(alone.Target.String(), together.Target.String()); d != "" {
+				t.Errorf("target changed by grouping (-alone +grouped):\n%s", d)
+			}
+		})
+	}
+}
+
+// Tables, the user's own path lists and reads with other options or a user
+// schema are never grouped with each other.
+func TestGroupExactKeepsApart(t *testing.T) {
+	a := schemaRead(t, "json", "/d/a.json", "id bigint", 0)
+	b := schemaRead(t, "json", "/d/b.json", "id bigint", 1)
+	b.Options = map[string]string{"mode": "PERMISSIVE"}
+	c := schemaRead(t, "json", "/d/c.json", "id bigint", 2)
+	c.UserSchema = "id bigint"
+	d := schemaRead(t, "json", "/d/d.json", "id bigint", 3)
+	d.Table, d.Paths = "db.t", nil
+	e := schemaRead(t, "json", "/d/e.json", "id bigint", 4)
+	e.patterns = true
+	if got := groupExact([]*Read{a, b, c, d, e}, sparkmerge.Options{}); len(got) != 5 {
+		t.Errorf("grouped %v, want every read alone", describeGroups(got))
+	}
+}

@@ -1,0 +1,209 @@
+package spark
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// listingOptions are the reader options that decide which files a path
+// means (Spark's file index applies them); they are passed to the listing.
+var listingOptions = []string{"pathGlobFilter", "recursiveFileLookup", "modifiedBefore", "modifiedAfter", "ignoreMissingFiles"}
+
+// clientSees reports whether the client can read p itself: a local path
+// (no scheme, or file:) that exists here, or a glob that matches here.
+// Anything else lives where only Spark sees it: cluster storage (s3a://,
+// abfss://, hdfs://, dbfs:/), or a path mounted on the server alone.
+func clientSees(p string) bool {
+	if !isLocalPath(p) {
+		return false
+	}
+	lp := localPath(p)
+	if _, err := os.Stat(lp); err == nil {
+		return true
+	}
+	if strings.ContainsAny(lp, "*?[{") {
+		matches, err := filepath.Glob(lp)
+		return err == nil && len(matches) > 0
+	}
+	return false
+}
+
+// expandSources turns every path source into the sources the merge reads:
+// what the client can see by [ExpandLocal]'s rules, and what only Spark
+// sees by listing its files on the server with Spark's own rules (see
+// expandRemote), so that a CSV file is never read under another file's
+// header, wherever it lives.
+func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) ([]SourceSpec, error) {
+	specs, err := ExpandLocal(specs, defaultFormat)
+	if err != nil {
+		return nil, err
+	}
+	var out []SourceSpec
+	for _, spec := range specs {
+		if spec.Table != "" || len(spec.Paths) != 1 || clientSees(spec.Paths[0]) {
+			out = append(out, spec)
+			continue
+		}
+		expanded, err := c.expandRemote(ctx, spec, defaultFormat, global)
+		if err != nil {
+			return nil, fmt.Errorf("source %q: %w", spec.DisplayName(), err)
+		}
+		out = append(out, expanded...)
+	}
+	return out, nil
+}
+
+// remoteFile is a file Spark listed.
+type remoteFile struct {
+	path string // as the merge names and reads it
+	size int64
+}
+
+// expandRemote lists a path the client cannot see on the server and
+// splits it like [ExpandLocal] splits a local one: one source per data
+// file, except partitioned trees (key=value directories) and named
+// non-CSV directories, which stay one dataset.
+func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string) ([]SourceSpec, error) {
+	given := spec.Paths[0]
+	options := map[string]string{}
+	for _, k := range listingOptions {
+		if v, ok := global[k]; ok {
+			options[k] = v
+		}
+		if v, ok := spec.Options[k]; ok {
+			options[k] = v
+		}
+	}
+	files, err := c.listFiles(ctx, given, options)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
+	}
+	format := spec.Format
+	if format == "" {
+		format = defaultFormat
+	}
+	if format == "" {
+		format = filesFormat(files)
+		if format == "" {
+			return nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set it with --format or per source", len(files), files[0].path)
+		}
+	}
+	isGlob := strings.ContainsAny(given, "*?[{")
+	recursive := strings.EqualFold(options["recursiveFileLookup"], "true")
+	if !isGlob && !recursive && partitioned(given, files) {
+		// A partitioned dataset (day=1/...): Spark reads the tree and its
+		// partition columns as one source.
+		spec.Format = format
+		return []SourceSpec{spec}, nil
+	}
+	if len(files) == 1 {
+		spec.Paths = []string{files[0].path}
+		spec.Format = format
+		return []SourceSpec{spec}, nil
+	}
+	if spec.Name != "" && format != "csv" && !isGlob {
+		// A named directory is one dataset, read with its format's own
+		// merging, as for local directories.
+		spec.Format = format
+		return []SourceSpec{spec}, nil
+	}
+	out := make([]SourceSpec, len(files))
+	for i, f := range files {
+		one := spec
+		one.Paths = []string{f.path}
+		one.Name = ""
+		one.Format = format
+		out[i] = one
+	}
+	return out, nil
+}
+
+// listFiles lists the data files a path means on the server, as Spark's
+// file index lists them for a read (globs expanded, directories listed,
+// hidden files and _SUCCESS markers skipped, the listing options applied),
+// through the binaryFile source without reading any file's contents: only
+// the path and length columns are selected. It is one small Spark job.
+func (c *Client) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
+	frame := c.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).
+		SelectExpr("path", "length")
+	rows, err := frame.Collect(ctx)
+	if err != nil {
+		if class := errorClass(err); class == "PATH_NOT_FOUND" {
+			return nil, fmt.Errorf("%s does not exist, neither on this machine nor on the Spark server: %w", given, err)
+		}
+		return nil, fmt.Errorf("list files on the Spark server: %w", err)
+	}
+	files := make([]remoteFile, 0, len(rows.Values))
+	for _, row := range rows.Values {
+		listed, _ := row[0].(string)
+		size, _ := row[1].(int64)
+		files = append(files, remoteFile{path: sameScheme(given, listed), size: size})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	return files, nil
+}
+
+// sameScheme writes a path Spark listed the way the user wrote its root:
+// without Spark's "file:" when the user gave a plain path or file:, so that
+// local and remote sources are named alike. Other schemes stay as listed.
+func sameScheme(given, listed string) string {
+	if !strings.HasPrefix(listed, "file:") {
+		return listed
+	}
+	p := strings.TrimPrefix(listed, "file:")
+	if strings.HasPrefix(p, "///") {
+		p = p[2:]
+	}
+	if strings.HasPrefix(given, "file:") {
+		return "file://" + p
+	}
+	return p
+}
+
+// partitioned reports whether files lie in key=value directories below
+// root: a partitioned dataset.
+func partitioned(root string, files []remoteFile) bool {
+	base := strings.TrimRight(sameScheme(root, root), "/") + "/"
+	for _, f := range files {
+		rel := strings.TrimPrefix(f.path, base)
+		if rel == f.path {
+			continue
+		}
+		dirs := strings.Split(rel, "/")
+		for _, d := range dirs[:len(dirs)-1] {
+			if strings.Contains(d, "=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// filesFormat is the one format the files' names say, or "".
+func filesFormat(files []remoteFile) string {
+	format := ""
+	for _, f := range files {
+		ff := InferFormat(f.path)
+		if ff == "" || (format != "" && ff != format) {
+			return ""
+		}
+		format = ff
+	}
+	return format
+}
+
+// literalPath is a path Spark reads as exactly that file: glob characters
+// in listed file names are escaped (Hadoop's glob syntax), so that
+// "x[12].csv" is not read as the pattern matching x1.csv and x2.csv.
+func literalPath(p string) string {
+	return globEscaper.Replace(p)
+}
