@@ -239,6 +239,7 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			local := localFiles(t, tc.files)
 			remote := clusterFiles(t, tc.files)
+			_, outputs := sparktest.ClusterDir(t)
 			sources := func(root string) []spark.SourceSpec {
 				var paths []string
 				for _, s := range tc.sources {
@@ -258,14 +259,14 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 					sameOutput(t, c, want, fromLocal, tc.orderBy, skipSource)
 
 					res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,
-						Target: spark.Target{Path: remote + "/out-" + strategy.String()}})
+						Target: spark.Target{Path: outputs + "/" + strategy.String()}})
 					sameOutput(t, c, want, fromRemote, tc.orderBy, skipSource)
 					if res.RowsWritten == 0 {
 						t.Fatal("wrote no rows")
 					}
 					// Provenance names each file where Spark sees it.
-					_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s/', '') FROM parquet.`%s` ORDER BY 1", remote, fromRemote))
-					_, wantRows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s/', '') FROM parquet.`%s` ORDER BY 1", local, want))
+					_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", remote, fromRemote))
+					_, wantRows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", local, want))
 					diff(t, "provenance, relative to the root", wantRows, rows)
 				})
 			}
