@@ -139,8 +139,9 @@ func exec(t *testing.T, statements ...string) {
 	}
 }
 
-// parquetRows reads a parquet output ordered by the given SQL expressions,
-// every column cast to string so that values compare exactly.
+// parquetRows reads a parquet output ordered by the given SQL expressions
+// (empty: by every column's text), every column cast to string so that
+// values compare exactly.
 func parquetRows(t *testing.T, dir string, cols []string, orderBy string) [][]any {
 	t.Helper()
 	exprs := make([]string, len(cols))
@@ -151,6 +152,14 @@ func parquetRows(t *testing.T, dir string, cols []string, orderBy string) [][]an
 		}
 		// Aliased so that ORDER BY sees the typed columns, not the strings.
 		exprs[i] = fmt.Sprintf("CAST(%s AS string) AS `_%d`", q, i)
+	}
+	if orderBy == "" {
+		// Every column, as text: a total order for any schema.
+		var all []string
+		for i := range cols {
+			all = append(all, fmt.Sprintf("`_%d` NULLS FIRST", i))
+		}
+		orderBy = strings.Join(all, ", ")
 	}
 	q := fmt.Sprintf("SELECT %s FROM parquet.`%s` ORDER BY %s", strings.Join(exprs, ", "), dir, orderBy)
 	_, rows := query(t, q)

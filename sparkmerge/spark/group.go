@@ -32,31 +32,66 @@ func groupExact(reads []*Read, policy sparkmerge.Options) []*Read {
 	return groupBySchema(reads, identicalSchema)
 }
 
-// fitsFunc says whether a file with schema s can join a group whose
-// columns so far are fields (first seen first), by lower-cased name in
-// byName.
-type fitsFunc func(format string, fields []sparkmerge.Field, byName map[string]sparkmerge.Field, s sparkmerge.Schema) bool
+// fitsFunc says whether read r can join a group whose columns so far are
+// fields (first seen first), by lower-cased name in byName. exact is true
+// while every file in the group has a JSON schema that keeps every key of
+// its records (see jsonKeepsEveryKey).
+type fitsFunc func(fields []sparkmerge.Field, byName map[string]sparkmerge.Field, exact bool, r *Read) bool
 
 // identicalSchema admits only files with the group's exact schema.
-func identicalSchema(_ string, fields []sparkmerge.Field, _ map[string]sparkmerge.Field, s sparkmerge.Schema) bool {
-	return sparkmerge.Schema{Fields: fields}.String() == s.String()
+func identicalSchema(fields []sparkmerge.Field, _ map[string]sparkmerge.Field, _ bool, r *Read) bool {
+	return sparkmerge.Schema{Fields: fields}.String() == r.Schema.String()
 }
 
 // sharesTypes admits CSV files with the group's exact columns, and other
 // files whose columns shared with the group are spelled alike and typed
-// the same.
-func sharesTypes(format string, fields []sparkmerge.Field, byName map[string]sparkmerge.Field, s sparkmerge.Schema) bool {
-	switch format {
-	case "json", "parquet", "orc":
+// the same. A JSON file joins a group of other columns only when the
+// client typed every key of it and of the group's files: a key Spark's
+// inference drops from a file alone (an empty object, an array of them)
+// would be parsed under another file's type in the group's read.
+func sharesTypes(fields []sparkmerge.Field, byName map[string]sparkmerge.Field, exact bool, r *Read) bool {
+	switch r.Format {
+	case "json":
+		if !exact || !jsonKeepsEveryKey(r) {
+			return identicalSchema(fields, byName, exact, r)
+		}
+	case "parquet", "orc":
 	default:
-		return identicalSchema(format, fields, byName, s)
+		return identicalSchema(fields, byName, exact, r)
 	}
-	for _, f := range s.Fields {
+	for _, f := range r.Schema.Fields {
 		if g, seen := byName[strings.ToLower(f.Name)]; seen && (g.Name != f.Name || !g.Type.Equal(f.Type)) {
 			return false
 		}
 	}
 	return true
+}
+
+// jsonKeepsEveryKey reports whether r is a JSON file typed on the client
+// whose read schema has every key its records have: none inferred as an
+// empty object (or array of them), which Spark's inference drops.
+func jsonKeepsEveryKey(r *Read) bool {
+	if !r.InferredLocally || r.raw.Kind != sparkmerge.KindStruct {
+		return false
+	}
+	var keeps func(t sparkmerge.DataType) bool
+	keeps = func(t sparkmerge.DataType) bool {
+		switch t.Kind {
+		case sparkmerge.KindArray:
+			return keeps(*t.Elem)
+		case sparkmerge.KindStruct:
+			if len(t.Fields) == 0 {
+				return false
+			}
+			for _, f := range t.Fields {
+				if !keeps(f.Type) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return keeps(r.raw)
 }
 
 // groupBySchema groups single-file reads with known schemas by groupKey and
@@ -67,6 +102,7 @@ func groupBySchema(reads []*Read, fits fitsFunc) []*Read {
 		key    string
 		label  string
 		count  int
+		exact  bool // every file keeps every key (JSON)
 		byName map[string]sparkmerge.Field // by lower-cased name
 		fields []sparkmerge.Field
 		in     map[string]int // lower-cased name -> files that have it
@@ -83,15 +119,16 @@ func groupBySchema(reads []*Read, fits fitsFunc) []*Read {
 		for i := len(groups) - 1; i >= 0 && tried < maxCompatGroups; i-- {
 			if g := groups[i]; g.key == key {
 				tried++
-				if fits(r.Format, g.fields, g.byName, r.Schema) {
+				if fits(g.fields, g.byName, g.exact, r) {
 					into = g
 				}
 			}
 		}
 		if into == nil {
-			into = &group{key: key, label: fmt.Sprintf("\x00group %d", len(groups)), byName: map[string]sparkmerge.Field{}, in: map[string]int{}}
+			into = &group{key: key, label: fmt.Sprintf("\x00group %d", len(groups)), byName: map[string]sparkmerge.Field{}, in: map[string]int{}, exact: true}
 			groups = append(groups, into)
 		}
+		into.exact = into.exact && r.Format == "json" && jsonKeepsEveryKey(r)
 		labels[r] = into
 		into.count++
 		for _, f := range r.Schema.Fields {

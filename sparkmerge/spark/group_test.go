@@ -16,7 +16,12 @@ func schemaRead(t *testing.T, format, path, ddl string, order int) *Read {
 	if err != nil {
 		t.Fatalf("%s: %v", ddl, err)
 	}
-	return &Read{Name: path, Sources: []string{path}, Format: format, Paths: []string{path}, Schema: schema, order: order}
+	r := &Read{Name: path, Sources: []string{path}, Format: format, Paths: []string{path}, Schema: schema, order: order}
+	if format == "json" {
+		// Typed on the client, every key kept.
+		r.InferredLocally, r.raw = true, sparkmerge.StructOf(schema.Fields...)
+	}
+	return r
 }
 
 // describe is each read as "file+file: schema".
@@ -105,6 +110,25 @@ func TestGroupExact(t *testing.T) {
 				t.Errorf("target changed by grouping (-alone +grouped):\n%s", d)
 			}
 		})
+	}
+}
+
+// JSON files the client did not type, or whose records hold a key Spark
+// drops from the file's schema (an empty object), group only with
+// identical schemas: under a group's schema the dropped key would be
+// parsed as another file's type.
+func TestGroupExactJSONNeedsEveryKey(t *testing.T) {
+	a := schemaRead(t, "json", "/d/a.json", "id bigint, c boolean", 0)
+	dropped := schemaRead(t, "json", "/d/dropped.json", "id bigint", 1)
+	dropped.raw = sparkmerge.StructOf(sparkmerge.NewField("c", sparkmerge.StructOf()), sparkmerge.NewField("id", sparkmerge.Simple(sparkmerge.KindLong)))
+	spark := schemaRead(t, "json", "/d/spark.json", "id bigint", 2)
+	spark.InferredLocally, spark.raw = false, sparkmerge.DataType{}
+	same := schemaRead(t, "json", "/d/same.json", "id bigint", 3)
+	got := describeGroups(groupExact([]*Read{a, dropped, spark, same}, sparkmerge.Options{}))
+	// same.json keeps every key: it may join a.json.
+	want := []string{"a.json+same.json: id bigint, c boolean", "dropped.json+spark.json: id bigint"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("groups (-want +got):\n%s", d)
 	}
 }
 

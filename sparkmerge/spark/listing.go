@@ -52,7 +52,7 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 		}
 		expanded, err := c.expandRemote(ctx, spec, defaultFormat, global)
 		if err != nil {
-			return nil, fmt.Errorf("source %q: %w", spec.DisplayName(), err)
+			return nil, sourceError(&Read{Name: spec.DisplayName()}, err)
 		}
 		out = append(out, expanded...)
 	}
@@ -137,9 +137,6 @@ func (c *Client) listFiles(ctx context.Context, given string, options map[string
 		SelectExpr("path", "length")
 	rows, err := frame.Collect(ctx)
 	if err != nil {
-		if class := errorClass(err); class == "PATH_NOT_FOUND" {
-			return nil, fmt.Errorf("%s does not exist, neither on this machine nor on the Spark server: %w", given, err)
-		}
 		return nil, fmt.Errorf("list files on the Spark server: %w", err)
 	}
 	files := make([]remoteFile, 0, len(rows.Values))

@@ -52,6 +52,13 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		reads[i].order = i
 	}
 
+	if err := checkDuplicateInputs(reads); err != nil {
+		return nil, err
+	}
+	if err := checkOverlap(absoluteTarget(job.Target), reads); err != nil {
+		return nil, err
+	}
+
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
 		var kept []*Read

@@ -227,7 +227,10 @@ func expandLocalPath(p, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if strings.ContainsAny(p, "*?[") {
+	_, literalErr := os.Stat(abs)
+	if strings.ContainsAny(p, "*?[") && literalErr != nil {
+		// A pattern; a path that exists as written (x[12].csv) is that
+		// file, read literally.
 		matches, err := filepath.Glob(abs)
 		if err != nil {
 			return nil, fmt.Errorf("bad glob %q: %w", p, err)

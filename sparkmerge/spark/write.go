@@ -53,6 +53,7 @@ func (e *VerifyError) Error() string {
 // them. With DryRun it only plans.
 func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	start := time.Now()
+	job.Target = absoluteTarget(job.Target)
 	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}
@@ -73,6 +74,10 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 // header that no longer matches.
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
+	job.Target = absoluteTarget(job.Target)
+	if err := checkOverlap(job.Target, planned.Reads); err != nil {
+		return nil, err
+	}
 	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}

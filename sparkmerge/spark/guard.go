@@ -1,0 +1,150 @@
+package spark
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Guards that refuse a merge before Spark reads or deletes anything, where
+// running it would lose or duplicate data.
+
+// OverlapError refuses a path target that is, contains or lies inside an
+// input: an overwrite deletes the target before reading its inputs, and any
+// write there changes what the merge reads.
+type OverlapError struct {
+	Target string
+	Input  string
+	Source string
+}
+
+func (e *OverlapError) Error() string {
+	return fmt.Sprintf("output %s overlaps input %s (source %q): writing there would delete or change the data being merged; write to another path, then move it", e.Target, e.Input, e.Source)
+}
+
+// DuplicateInputError refuses a file that two sources reach (the same file
+// twice, or a file and a directory or dataset that holds it): its rows
+// would be merged twice.
+type DuplicateInputError struct {
+	Path    string
+	Sources []string
+}
+
+func (e *DuplicateInputError) Error() string {
+	return fmt.Sprintf("%s is read by %d sources (%s): its rows would be merged twice; give each file once", e.Path, len(e.Sources), strings.Join(quoteAll(e.Sources), " and "))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = quoteName(s)
+	}
+	return out
+}
+
+// comparablePath is p as a key that equal locations share: the file:
+// scheme dropped, a relative local path made absolute, "." and ".." and
+// trailing slashes cleaned. Other schemes keep their authority and clean
+// their path.
+func comparablePath(p string) string {
+	if isLocalPath(p) {
+		lp := localPath(p)
+		if abs, err := filepath.Abs(lp); err == nil {
+			lp = abs
+		}
+		return filepath.Clean(lp)
+	}
+	if i := strings.Index(p, "://"); i >= 0 {
+		rest := p[i+3:]
+		if j := strings.Index(rest, "/"); j >= 0 {
+			return p[:i+3] + rest[:j] + path.Clean(rest[j:])
+		}
+		return strings.TrimRight(p, "/")
+	}
+	// dbfs:/x and other scheme:/path forms.
+	if i := strings.Index(p, ":"); i >= 0 {
+		return p[:i+1] + path.Clean(p[i+1:])
+	}
+	return path.Clean(p)
+}
+
+// within reports whether b is a or lies below it.
+func within(a, b string) bool {
+	return a == b || strings.HasPrefix(b, strings.TrimRight(a, "/")+"/")
+}
+
+// inputPaths are the paths every read reads, with their source names, as
+// comparable keys. The user's own path lists (patterns) count too, without
+// their globs' wildcards beyond the last plain directory.
+func inputPaths(reads []*Read) (paths, sources []string) {
+	for _, r := range reads {
+		if r.Table != "" {
+			continue
+		}
+		for _, part := range r.parts() {
+			for _, p := range part.Paths {
+				if i := strings.IndexAny(p, "*?[{"); i >= 0 && part.patterns {
+					p = p[:strings.LastIndex(p[:i], "/")+1]
+				}
+				paths = append(paths, comparablePath(p))
+				sources = append(sources, part.Name)
+			}
+		}
+	}
+	return paths, sources
+}
+
+// checkOverlap refuses a path target that overlaps any input.
+func checkOverlap(t Target, reads []*Read) error {
+	if t.Path == "" {
+		return nil
+	}
+	target := comparablePath(t.Path)
+	paths, sources := inputPaths(reads)
+	for i, p := range paths {
+		if within(target, p) || within(p, target) {
+			return &OverlapError{Target: t.Path, Input: p, Source: sources[i]}
+		}
+	}
+	return nil
+}
+
+// checkDuplicateInputs refuses a file that two sources reach: the same
+// path twice, or a path below another source's directory.
+func checkDuplicateInputs(reads []*Read) error {
+	paths, sources := inputPaths(reads)
+	first := make(map[string]int, len(paths))
+	for i, p := range paths {
+		if j, seen := first[p]; seen {
+			return &DuplicateInputError{Path: p, Sources: []string{sources[j], sources[i]}}
+		}
+		first[p] = i
+	}
+	for i, p := range paths {
+		for dir := p; ; {
+			k := strings.LastIndex(strings.TrimRight(dir, "/"), "/")
+			if k <= 0 {
+				break
+			}
+			dir = dir[:k]
+			if j, seen := first[dir]; seen {
+				return &DuplicateInputError{Path: p, Sources: []string{sources[j], sources[i]}}
+			}
+		}
+	}
+	return nil
+}
+
+// absoluteTarget makes a relative local output path absolute, as input
+// paths are: it then means the same directory to the client and to a
+// Spark that shares its filesystem, not one under the server's working
+// directory.
+func absoluteTarget(t Target) Target {
+	if t.Path != "" && isLocalPath(t.Path) && !strings.HasPrefix(t.Path, "file:") && !filepath.IsAbs(t.Path) {
+		if abs, err := filepath.Abs(t.Path); err == nil {
+			t.Path = abs
+		}
+	}
+	return t
+}

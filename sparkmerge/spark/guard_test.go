@@ -1,0 +1,101 @@
+package spark
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+func pathRead(name string, paths ...string) *Read {
+	return &Read{Name: name, Sources: []string{name}, Format: "csv", Paths: paths}
+}
+
+func TestCheckOverlap(t *testing.T) {
+	cwd, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := []*Read{
+		pathRead("/in/a.csv", "/in/a.csv"),
+		pathRead("lake", "s3a://bkt/landing/day=1"),
+		{Name: "db.t", Sources: []string{"db.t"}, Table: "db.t"},
+		{Name: "mine", Sources: []string{"mine"}, Paths: []string{"/pat/*.csv", "/other/x.csv"}, patterns: true},
+	}
+	tests := []struct {
+		target string
+		input  string // "" when allowed
+	}{
+		{"/in/a.csv", "/in/a.csv"},
+		{"/in", "/in/a.csv"},             // contains an input
+		{"file:///in/", "/in/a.csv"},     // same place, other spelling
+		{"/in/a.csv/out", "/in/a.csv"},   // inside an input
+		{"/in/../in/a.csv", "/in/a.csv"}, // cleaned
+		{"s3a://bkt/landing", "s3a://bkt/landing/day=1"},
+		{"/pat/out", "/pat"}, // below a pattern's directory
+		{"/out", ""},
+		{"/in2", ""}, // a prefix, not a parent
+		{"s3a://bkt/landing2", ""},
+		{"s3a://other/landing/day=1", ""},
+		{"out", ""}, // relative: under the working directory
+		{cwd, ""},
+	}
+	for _, tt := range tests {
+		err := checkOverlap(Target{Path: tt.target}, reads)
+		var overlap *OverlapError
+		switch {
+		case tt.input == "" && err != nil:
+			t.Errorf("target %s: unexpected %v", tt.target, err)
+		case tt.input != "" && !errors.As(err, &overlap):
+			t.Errorf("target %s: err = %v, want *OverlapError", tt.target, err)
+		case tt.input != "" && overlap.Input != tt.input:
+			t.Errorf("target %s: overlaps %s, want %s", tt.target, overlap.Input, tt.input)
+		}
+	}
+	if err := checkOverlap(Target{Table: "db.t"}, reads); err != nil {
+		t.Errorf("table target: %v", err)
+	}
+}
+
+func TestCheckDuplicateInputs(t *testing.T) {
+	tests := []struct {
+		name  string
+		reads []*Read
+		dup   string // "" when allowed
+	}{
+		{"distinct", []*Read{pathRead("a", "/d/a.csv"), pathRead("b", "/d/b.csv"), pathRead("d-x", "/d-x")}, ""},
+		{"a prefix is no parent", []*Read{pathRead("d", "/d"), pathRead("dx", "/d-x/a.csv"), pathRead("db", "/db/a.csv")}, ""},
+		{"same file twice", []*Read{pathRead("a", "/d/a.csv"), pathRead("again", "file:///d/a.csv")}, "/d/a.csv"},
+		{"a file and its directory", []*Read{pathRead("d", "/d"), pathRead("d-x", "/d-x"), pathRead("a", "/d/sub/a.csv")}, "/d/sub/a.csv"},
+		{"a file and a group holding it", []*Read{
+			{Name: "g", Sources: []string{"a", "b"}, members: []*Read{pathRead("a", "s3a://b/x/a.csv"), pathRead("b", "s3a://b/x/b.csv")}},
+			pathRead("again", "s3a://b/x/b.csv"),
+		}, "s3a://b/x/b.csv"},
+	}
+	for _, tt := range tests {
+		err := checkDuplicateInputs(tt.reads)
+		var dup *DuplicateInputError
+		switch {
+		case tt.dup == "" && err != nil:
+			t.Errorf("%s: unexpected %v", tt.name, err)
+		case tt.dup != "" && !errors.As(err, &dup):
+			t.Errorf("%s: err = %v, want *DuplicateInputError", tt.name, err)
+		case tt.dup != "" && dup.Path != tt.dup:
+			t.Errorf("%s: duplicate %s, want %s (%v)", tt.name, dup.Path, tt.dup, err)
+		}
+	}
+}
+
+func TestAbsoluteTarget(t *testing.T) {
+	cwd, _ := filepath.Abs(".")
+	for in, want := range map[string]string{
+		"out/x":         filepath.Join(cwd, "out/x"),
+		"/abs":          "/abs",
+		"s3a://b/x":     "s3a://b/x",
+		"file:/abs":     "file:/abs",
+		"dbfs:/mnt/out": "dbfs:/mnt/out",
+	} {
+		if got := absoluteTarget(Target{Path: in}).Path; got != want {
+			t.Errorf("absoluteTarget(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
