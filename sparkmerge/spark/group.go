@@ -102,7 +102,7 @@ func groupBySchema(reads []*Read, fits fitsFunc) []*Read {
 		key    string
 		label  string
 		count  int
-		exact  bool // every file keeps every key (JSON)
+		exact  bool                        // every file keeps every key (JSON)
 		byName map[string]sparkmerge.Field // by lower-cased name
 		fields []sparkmerge.Field
 		in     map[string]int // lower-cased name -> files that have it
