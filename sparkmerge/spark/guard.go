@@ -95,13 +95,23 @@ func inputPaths(reads []*Read) (paths, sources []string) {
 	return paths, sources
 }
 
-// checkOverlap refuses a path target that overlaps any input.
-func checkOverlap(t Target, reads []*Read) error {
+// checkOverlap refuses a path target that overlaps any input: a file or
+// directory read, or a directory the user gave as a source (its files are
+// read one by one, but writing inside it changes what it holds).
+func checkOverlap(t Target, reads []*Read, specs []SourceSpec) error {
 	if t.Path == "" {
 		return nil
 	}
 	target := comparablePath(t.Path)
 	paths, sources := inputPaths(reads)
+	for _, s := range specs {
+		for _, p := range s.Paths {
+			if !strings.ContainsAny(p, "*?[{") {
+				paths = append(paths, comparablePath(p))
+				sources = append(sources, s.DisplayName())
+			}
+		}
+	}
 	for i, p := range paths {
 		if within(target, p) || within(p, target) {
 			return &OverlapError{Target: t.Path, Input: p, Source: sources[i]}

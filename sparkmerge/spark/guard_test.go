@@ -31,7 +31,9 @@ func TestCheckOverlap(t *testing.T) {
 		{"/in/a.csv/out", "/in/a.csv"},   // inside an input
 		{"/in/../in/a.csv", "/in/a.csv"}, // cleaned
 		{"s3a://bkt/landing", "s3a://bkt/landing/day=1"},
-		{"/pat/out", "/pat"}, // below a pattern's directory
+		{"/pat/out", "/pat"},             // below a pattern's directory
+		{"/given/dir/out", "/given/dir"}, // inside a directory given as a source
+		{"/glob/out", ""},                // beside a glob's files
 		{"/out", ""},
 		{"/in2", ""}, // a prefix, not a parent
 		{"s3a://bkt/landing2", ""},
@@ -40,7 +42,7 @@ func TestCheckOverlap(t *testing.T) {
 		{cwd, ""},
 	}
 	for _, tt := range tests {
-		err := checkOverlap(Target{Path: tt.target}, reads)
+		err := checkOverlap(Target{Path: tt.target}, reads, []SourceSpec{{Paths: []string{"/given/dir"}}, {Paths: []string{"/glob/*.csv"}}})
 		var overlap *OverlapError
 		switch {
 		case tt.input == "" && err != nil:
@@ -51,7 +53,7 @@ func TestCheckOverlap(t *testing.T) {
 			t.Errorf("target %s: overlaps %s, want %s", tt.target, overlap.Input, tt.input)
 		}
 	}
-	if err := checkOverlap(Target{Table: "db.t"}, reads); err != nil {
+	if err := checkOverlap(Target{Table: "db.t"}, reads, nil); err != nil {
 		t.Errorf("table target: %v", err)
 	}
 }

@@ -80,7 +80,11 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 			options[k] = v
 		}
 	}
-	files, err := c.listFiles(ctx, given, options)
+	files, err := c.listFiles(ctx, literalPath(given), options)
+	if errorClass(err) == "PATH_NOT_FOUND" && literalPath(given) != given {
+		// No file is named so: the path is a pattern.
+		files, err = c.listFiles(ctx, given, options)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := checkDuplicateInputs(reads); err != nil {
 		return nil, err
 	}
-	if err := checkOverlap(absoluteTarget(job.Target), reads); err != nil {
+	if err := checkOverlap(absoluteTarget(job.Target), reads, job.Sources); err != nil {
 		return nil, err
 	}
 

@@ -75,7 +75,7 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
 	job.Target = absoluteTarget(job.Target)
-	if err := checkOverlap(job.Target, planned.Reads); err != nil {
+	if err := checkOverlap(job.Target, planned.Reads, job.Sources); err != nil {
 		return nil, err
 	}
 	if err := checkTarget(job.Target); err != nil {
