@@ -34,6 +34,9 @@ type ColumnConflict struct {
 	Path    string
 	Sources []string
 	Types   []DataType
+	// Reason says why, when the types have a common type in Spark that
+	// would change values (see Options.LossyWidening).
+	Reason string
 }
 
 func (e *TypeConflictError) Error() string {
@@ -57,6 +60,9 @@ func (e *TypeConflictError) Error() string {
 		}
 		b.WriteString(": ")
 		writeGroupedTypes(&b, c.Sources, c.Types)
+		if c.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", c.Reason)
+		}
 	}
 	switch {
 	case e.Reference:
@@ -65,6 +71,12 @@ func (e *TypeConflictError) Error() string {
 		b.WriteString("; cast the sources to one type, or use the widen type policy (--types widen)")
 	default:
 		b.WriteString("; use the string type policy (--types string) to merge such columns as strings, or cast or rename the column in one source")
+		for _, c := range e.Conflicts {
+			if c.Reason != "" {
+				b.WriteString(", or accept Spark's rounding with --lossy-widening")
+				break
+			}
+		}
 	}
 	return b.String()
 }

@@ -42,6 +42,15 @@ type Options struct {
 	// Order decides the order of the target columns.
 	Order OrderPolicy
 
+	// LossyWidening accepts Spark's widening where it changes values: two
+	// decimals whose common type would need more than 38 digits lose
+	// fraction digits, and bigint (or a decimal of more than 15 digits)
+	// becomes double, rounded past 2^53. By default the first is a
+	// *TypeConflictError and the second a cast checked per value, which
+	// fails the merge naming the value instead of rounding it; so is a
+	// nested such cast, which cannot be checked, at plan time.
+	LossyWidening bool
+
 	// SourceColumn, if not empty, adds a last, non-nullable string column of
 	// that name holding each row's source Name (provenance).
 	SourceColumn string

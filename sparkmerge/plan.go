@@ -29,6 +29,9 @@ type Plan struct {
 	CaseSensitive bool
 	// Sources are the per-source plans, in input order.
 	Sources []SourcePlan
+	// LossyWidening is Options.LossyWidening: casts that may round are
+	// not checked.
+	LossyWidening bool
 }
 
 // SourcePlan maps one source onto the target.
@@ -104,7 +107,7 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 		namer:      newNamer(opts),
 		index:      make(map[string]int32, 64),
 		bySpelling: make(map[string]int32, 64),
-		unifier:    unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive},
+		unifier:    unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive, lossy: opts.LossyWidening},
 	}
 	if opts.Reference != nil {
 		if err := b.addReference(*opts.Reference); err != nil {
@@ -125,7 +128,7 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	b.order()
-	p := &Plan{SourceColumn: opts.SourceColumn, CaseSensitive: opts.CaseSensitive}
+	p := &Plan{SourceColumn: opts.SourceColumn, CaseSensitive: opts.CaseSensitive, LossyWidening: opts.LossyWidening}
 	if err := b.types(p); err != nil {
 		return nil, err
 	}
@@ -460,6 +463,7 @@ func (b *builder) types(p *Plan) error {
 			if cl != nil {
 				cc := b.conflict(id, c.name, false)
 				cc.Path = joinPath(c.name, cl.path)
+				cc.Reason = cl.reason
 				conflicts = append(conflicts, cc)
 				continue
 			}

@@ -43,6 +43,11 @@ type Projection struct {
 	Nullable bool
 	// Value is the literal's value (literal).
 	Value string
+	// Checked is true for a cast that may round a value (RoundsValues):
+	// it is rendered to fail, naming the value, where it would.
+	Checked bool
+	// Input is the source's name, for a checked cast's error.
+	Input string
 }
 
 // Projections returns, for source i, one projection per target column, in
@@ -74,6 +79,9 @@ func (p *Plan) projection(sp *SourcePlan, k int) Projection {
 		pr.Kind = ProjectRebuild
 	default:
 		pr.Kind = ProjectCast
+		if !p.LossyWidening && RoundsValues(f.Type, tf.Type) {
+			pr.Checked, pr.Input = true, sp.Name
+		}
 	}
 	return pr
 }
@@ -133,6 +141,9 @@ func (p *Plan) selectExpr(pr Projection) string {
 		}
 		return ident(pr.Source) + alias
 	case ProjectCast:
+		if pr.Checked {
+			return CheckedCast(ident(pr.Source), pr.From, pr.To, pr.Column, QuoteString(pr.Input)) + alias
+		}
 		return "CAST(" + ident(pr.Source) + " AS " + pr.To.String() + ")" + alias
 	case ProjectNull:
 		return typedNull(pr.To) + alias
@@ -215,4 +226,20 @@ func (r rebuilder) expr(e string, from, to DataType, nullable bool, depth int) s
 		return out
 	}
 	return "CAST(" + e + " AS " + to.String() + ")"
+}
+
+// CheckedCast is CAST(expr AS to) for a cast that may round a value
+// (RoundsValues): a value the cast would change fails the query with an
+// error naming the column, the value, its source (where, a SQL string
+// expression) and what to do, instead of being rounded silently. A value
+// is unchanged when it comes back from to as itself: an integer exactly
+// (2^60 is a double; 2^53+1 is not), a decimal as the number the double
+// prints (Spark casts a double to a decimal through its shortest text).
+func CheckedCast(expr string, from, to DataType, column, where string) string {
+	cast := "CAST(" + expr + " AS " + to.String() + ")"
+	back := "try_cast(" + cast + " AS " + from.String() + ")"
+	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", CAST(" + expr + " AS STRING), " +
+		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", CAST(" + cast + " AS STRING), " +
+		QuoteString(" as "+to.String()+" (the sources' common type): merge such columns as strings (--types string), or accept the rounding (--lossy-widening)") + "))"
+	return "CASE WHEN " + expr + " IS NULL OR " + back + " = " + expr + " THEN " + cast + " ELSE " + fail + " END"
 }

@@ -1,5 +1,7 @@
 package sparkmerge
 
+import "fmt"
+
 // Type unification.
 //
 // The widen policy follows Spark 4.0's ANSI union widening,
@@ -50,11 +52,11 @@ package sparkmerge
 // tests that compare the planner with Spark. A conflict is a
 // *TypeConflictError naming the sources "a" and "b".
 func WiderType(a, b DataType, opts Options) (DataType, error) {
-	u := unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive}
+	u := unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive, lossy: opts.LossyWidening}
 	t, c := u.unify("", []DataType{a, b})
 	if c != nil {
 		return DataType{}, &TypeConflictError{Policy: opts.Types, Conflicts: []ColumnConflict{{
-			Path: c.path, Sources: []string{"a", "b"}, Types: []DataType{a, b},
+			Path: c.path, Sources: []string{"a", "b"}, Types: []DataType{a, b}, Reason: c.reason,
 		}}}
 	}
 	return t, nil
@@ -64,12 +66,14 @@ func WiderType(a, b DataType, opts Options) (DataType, error) {
 type unifier struct {
 	policy        TypePolicy
 	caseSensitive bool
+	lossy         bool // Options.LossyWidening
 }
 
 // clash is where inside a column types cannot be unified.
 type clash struct {
-	path  string
-	types []DataType
+	path   string
+	types  []DataType
+	reason string // why the types have no common type, when not plain
 }
 
 // unify returns the type that all of ts convert to, or where they clash.
@@ -130,10 +134,16 @@ func (u *unifier) unify(path string, ts []DataType) (DataType, *clash) {
 	case TypesString:
 		return stringType, nil
 	}
-	if t, ok := widenAtomic(kinds, nonNull); ok {
-		return t, nil
+	t, ok := widenAtomic(kinds, nonNull)
+	if !ok {
+		return DataType{}, &clash{path: path, types: nonNull}
 	}
-	return DataType{}, &clash{path: path, types: nonNull}
+	if !u.lossy {
+		if why := lossyWidening(t, nonNull, path != ""); why != "" {
+			return DataType{}, &clash{path: path, types: nonNull, reason: why}
+		}
+	}
+	return t, nil
 }
 
 var stringType = DataType{Kind: KindString}
@@ -445,4 +455,45 @@ func (k kindSet) anyNumeric() bool {
 
 func (k kindSet) onlyNumeric() bool {
 	return k.onlyIn(KindByte, KindShort, KindInt, KindLong, KindFloat, KindDouble, KindDecimal)
+}
+
+// lossyWidening says why widening ts to t would change values in a way no
+// per-value check can catch, or "". Decimals whose common type needs more
+// than 38 digits lose fraction digits (boundedPreferIntegralDigits) for
+// every value. A cast to double that may round (see RoundsValues) is
+// checked per value at the top level; inside a struct, array or map
+// (nested) it cannot be.
+func lossyWidening(t DataType, ts []DataType, nested bool) string {
+	if t.Kind == KindDecimal {
+		for _, x := range ts {
+			p, s := decimalOf(x)
+			if s > t.Scale || p-s > t.Precision-t.Scale {
+				return fmt.Sprintf("%s would round %s values: no decimal of at most %d digits holds both", t, x, MaxDecimalPrecision)
+			}
+		}
+	}
+	if nested {
+		for _, x := range ts {
+			if RoundsValues(x, t) {
+				return fmt.Sprintf("%s would round large %s values inside a nested column, where they cannot be checked one by one", t, x)
+			}
+		}
+	}
+	return ""
+}
+
+// RoundsValues reports whether a cast of from to to can change a value
+// without failing: a bigint (past 2^53) or a decimal of more than 15
+// digits to double, an int or a decimal of more than 6 digits to float.
+// (Every decimal of at most 15 significant digits survives a round trip
+// through a double.) The planner checks such casts per value unless
+// Options.LossyWidening.
+func RoundsValues(from, to DataType) bool {
+	switch to.Kind {
+	case KindDouble:
+		return from.Kind == KindLong || from.Kind == KindDecimal && from.Precision > 15
+	case KindFloat:
+		return from.Kind == KindInt || from.Kind == KindLong || from.Kind == KindDecimal && from.Precision > 6
+	}
+	return false
 }

@@ -14,7 +14,9 @@ import (
 // pairs where Spark 4.0's own union (ANSI mode) gives something else: the
 // deliberate string rule (Spark: bigint, double, boolean, binary, date or
 // timestamp, a cast that can fail at run time, or an error for boolean with
-// a number), and struct merging by name (Spark: error).
+// a number), struct merging by name (Spark: error), and decimals whose
+// common type needs more than 38 digits (Spark: a decimal(38,s) that
+// rounds every value; see TestWiderTypeLossless).
 var wideningMatrix = []struct {
 	a, b    string
 	want    string
@@ -122,7 +124,7 @@ var wideningMatrix = []struct {
 	{"decimal(10,2)", "decimal(12,4)", "decimal(12,4)", false},
 	// 38 integer digits + 2 fraction digits > 38: Spark 4.0 keeps the
 	// integer digits (SPARK-45905).
-	{"decimal(10,2)", "decimal(38,0)", "decimal(38,0)", false},
+	{"decimal(10,2)", "decimal(38,0)", "error", true},
 	{"decimal(10,2)", "string", "string", true},
 	{"decimal(10,2)", "binary", "error", false},
 	{"decimal(10,2)", "date", "error", false},
@@ -131,7 +133,7 @@ var wideningMatrix = []struct {
 	{"decimal(10,2)", "void", "decimal(10,2)", false},
 
 	{"decimal(12,4)", "decimal(12,4)", "decimal(12,4)", false},
-	{"decimal(12,4)", "decimal(38,0)", "decimal(38,0)", false},
+	{"decimal(12,4)", "decimal(38,0)", "error", true},
 	{"decimal(12,4)", "string", "string", true},
 	{"decimal(12,4)", "binary", "error", false},
 	{"decimal(12,4)", "date", "error", false},
@@ -262,6 +264,54 @@ func TestWiderTypeFieldOrderAndNullability(t *testing.T) {
 	got, _ = WiderType(ArrayOf(Simple(KindInt), false), ArrayOf(Simple(KindLong), false), Options{})
 	if diff := cmp.Diff(ArrayOf(Simple(KindLong), false), got); diff != "" {
 		t.Errorf("int to bigint keeps containsNull=false (-want +got):\n%s", diff)
+	}
+}
+
+// Widening never changes a value silently: decimals past 38 digits are a
+// conflict naming why, casts to double that may round are checked per
+// value at the top level (see TestCheckedCast) and a conflict when nested;
+// LossyWidening accepts Spark's rule.
+func TestWiderTypeLossless(t *testing.T) {
+	cases := []struct {
+		a, b        string
+		want, lossy string
+	}{
+		{"decimal(38,18)", "decimal(38,2)", "error", "decimal(38,2)"},
+		{"decimal(38,0)", "decimal(38,10)", "error", "decimal(38,0)"},
+		{"decimal(38,20)", "bigint", "error", "decimal(38,18)"},
+		{"decimal(30,10)", "bigint", "decimal(30,10)", "decimal(30,10)"},
+		{"decimal(20,2)", "decimal(36,0)", "decimal(38,2)", "decimal(38,2)"},
+		{"bigint", "double", "double", "double"}, // checked per value
+		{"int", "double", "double", "double"},    // exact
+		{"array<bigint>", "array<double>", "error", "array<double>"},
+		{"struct<a:decimal(20,0)>", "struct<a:double>", "error", "struct<a:double>"},
+		{"struct<a:int>", "struct<a:double>", "struct<a:double>", "struct<a:double>"},
+		{"map<string,decimal(15,2)>", "map<string,double>", "map<string,double>", "map<string,double>"},
+	}
+	for _, c := range cases {
+		for _, lossy := range []bool{false, true} {
+			want := c.want
+			if lossy {
+				want = c.lossy
+			}
+			got, err := WiderType(typ(t, c.a), typ(t, c.b), Options{LossyWidening: lossy})
+			if want == "error" {
+				var tce *TypeConflictError
+				if !errors.As(err, &tce) || tce.Conflicts[0].Reason == "" {
+					t.Errorf("%s+%s: %s, %v; want a conflict with a reason", c.a, c.b, got, err)
+				} else if !strings.Contains(err.Error(), "--lossy-widening") {
+					t.Errorf("%s+%s: error does not say how to accept the rounding: %v", c.a, c.b, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s+%s (lossy %v): %v", c.a, c.b, lossy, err)
+				continue
+			}
+			if got.String() != want {
+				t.Errorf("%s+%s (lossy %v) = %s, want %s", c.a, c.b, lossy, got, want)
+			}
+		}
 	}
 }
 

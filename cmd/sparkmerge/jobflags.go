@@ -40,6 +40,7 @@ type policyFile struct {
 	Missing       string            `yaml:"missing"`
 	Order         string            `yaml:"order"`
 	CaseSensitive bool              `yaml:"case_sensitive"`
+	LossyWidening bool              `yaml:"lossy_widening"`
 	Normalize     []string          `yaml:"normalize"`
 	Renames       map[string]string `yaml:"renames"`
 	SourceColumn  string            `yaml:"source_column"`
@@ -71,6 +72,7 @@ type jobFlags struct {
 	missing       string
 	order         string
 	caseSensitive bool
+	lossyWidening bool
 	normalize     []string
 	renames       []string
 	sourceColumn  string
@@ -90,6 +92,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.missing, "missing", "fill", "missing columns: fill (typed nulls), fail, intersect (common columns only) or reference")
 	fs.StringVar(&f.order, "order", "first-seen", "column order: first-seen, sorted or reference")
 	fs.BoolVar(&f.caseSensitive, "case-sensitive", false, "match column names case-sensitively (default: case-insensitive, like Spark)")
+	fs.BoolVar(&f.lossyWidening, "lossy-widening", false, "accept Spark's widening where it rounds values (decimals past 38 digits, bigint to double past 2^53); by default such a merge fails naming the column or value")
 	fs.StringSliceVar(&f.normalize, "normalize", nil, "normalise names before matching: trim, lower, snake_case (comma-separated, applied in order)")
 	fs.StringArrayVar(&f.renames, "rename", nil, "rename a column before matching, old=new (repeatable), e.g. --rename hight=height")
 	fs.StringVar(&f.sourceColumn, "source-column", "", "add a column with this name that holds each row's source")
@@ -224,6 +227,7 @@ func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job
 		return job, nil, usagef("--order: %w", err)
 	}
 	p.CaseSensitive = f.caseSensitive || (!changed("case-sensitive") && jf.Policy.CaseSensitive)
+	p.LossyWidening = f.lossyWidening || (!changed("lossy-widening") && jf.Policy.LossyWidening)
 	normalize := jf.Policy.Normalize
 	if changed("normalize") {
 		normalize = f.normalize

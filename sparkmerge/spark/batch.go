@@ -266,6 +266,11 @@ func positionalValue(pr sparkmerge.Projection, positionOf func(string) int) (pos
 		if pos < 0 || pr.From.Kind.IsComplex() || pr.To.Kind.IsComplex() {
 			return -1, "", false
 		}
+		if pr.Checked {
+			// The file's value, then the checked cast; "\x01" marks the
+			// row's file, for the error.
+			return pos, sparkmerge.CheckedCast("CAST(\x00 AS "+pr.From.String()+")", pr.From, pr.To, pr.Column, "\x01"), true
+		}
 		return pos, castTemplate(pr.From, pr.To), true
 	}
 	return -1, "", false
@@ -420,6 +425,17 @@ func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 		"element_at("+table(positions)+", "+fileIndexColumn+") AS "+positionsColumn,
 		"element_at("+table(codes)+", "+fileIndexColumn+") AS "+templatesColumn)
 
+	fill := func(tmpl, raw string) string {
+		tmpl = strings.ReplaceAll(tmpl, "\x00", raw)
+		if strings.Contains(tmpl, "\x01") {
+			files := make([]string, len(b.files))
+			for m, f := range b.files {
+				files[m] = sparkmerge.QuoteString(f.Paths[0])
+			}
+			tmpl = strings.ReplaceAll(tmpl, "\x01", b.keyOf(files))
+		}
+		return tmpl
+	}
 	out := make([]string, n)
 	for k, tf := range p.Plan.Target.Fields {
 		to := tf.Type.String()
@@ -436,13 +452,13 @@ func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 				uniform = uniform && codes[m][k] == "1"
 			}
 			if uniform {
-				e = strings.ReplaceAll(templates[k][0], "\x00", raw)
+				e = fill(templates[k][0], raw)
 				break
 			}
 			var cases strings.Builder
 			fmt.Fprintf(&cases, "CASE element_at(%s, %d)", templatesColumn, k+1)
 			for t, tmpl := range templates[k] {
-				fmt.Fprintf(&cases, " WHEN %d THEN %s", t+1, strings.ReplaceAll(tmpl, "\x00", raw))
+				fmt.Fprintf(&cases, " WHEN %d THEN %s", t+1, fill(tmpl, raw))
 			}
 			cases.WriteString(" END")
 			e = cases.String()

@@ -286,14 +286,19 @@ func foldName(name string, caseSensitive bool) string {
 }
 
 // selectExprs is the projection of read i onto the target. A multi-path
-// read takes its provenance from each row's file, with fileExpr.
+// read takes its provenance, and the file a checked cast names, from each
+// row's file, with fileExpr.
 func (p *Planned) selectExprs(i int, fileExpr string) []string {
 	exprs := p.Plan.SelectExprs(i)
-	if p.Reads[i].multiFile() && p.Plan.SourceColumn != "" {
+	if p.Reads[i].multiFile() {
 		for k, pr := range p.Plan.Projections(i) {
-			if pr.Kind == sparkmerge.ProjectLiteral {
-				col, _ := sparkmerge.QuoteIdent(pr.Column)
+			col, _ := sparkmerge.QuoteIdent(pr.Column)
+			switch {
+			case pr.Kind == sparkmerge.ProjectLiteral:
 				exprs[k] = fileExpr + " AS " + col
+			case pr.Checked:
+				src, _ := sparkmerge.QuoteIdent(pr.Source)
+				exprs[k] = sparkmerge.CheckedCast(src, pr.From, pr.To, pr.Column, fileExpr) + " AS " + col
 			}
 		}
 	}
