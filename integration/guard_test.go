@@ -95,3 +95,27 @@ func TestSameFileTwiceIsRefused(t *testing.T) {
 		t.Errorf("cluster files: err = %v, want *spark.DuplicateInputError", err)
 	}
 }
+
+// A CSV output whose values hold line breaks is counted as the rows
+// written, not as lines: --verify passes for 3 rows and reads them back.
+func TestCSVOutputWithLineBreaksIsCountedRight(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	paths := writeFiles(t, dir, map[string]string{
+		"a.json": "{\"id\":1,\"note\":\"two\\nlines\"}\n{\"id\":2,\"note\":\"one\"}\n",
+		"b.json": "{\"id\":3,\"note\":\"x\\r\\ny\",\"extra\":true}\n",
+	}, "a.json", "b.json")
+	out := filepath.Join(workDir(t), "out")
+	res, err := c.Merge(context.Background(), spark.Job{Sources: pathSources(paths...), Verify: true,
+		Target: spark.Target{Path: out, Format: "csv", Options: map[string]string{"sep": ";"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RowsWritten != 3 || !res.Verified {
+		t.Errorf("rows written %d, verified %v; want 3, true", res.RowsWritten, res.Verified)
+	}
+	_, rows := query(t, "SELECT id, note FROM csv.`"+out+"` WITH (header 'true', multiLine 'true', sep ';') ORDER BY id")
+	if len(rows) != 3 {
+		t.Errorf("read back %v", rows)
+	}
+}

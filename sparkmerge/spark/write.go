@@ -228,9 +228,16 @@ func (c *Client) targetFrame(t Target) connect.Frame {
 	if format == "" {
 		format = "parquet"
 	}
-	var options map[string]string
+	// Read back with the options it was written with (separator, quote,
+	// line separator, encoding: Spark ignores those a reader lacks).
+	options := map[string]string{}
+	for k, v := range t.Options {
+		options[k] = v
+	}
 	if strings.EqualFold(format, "csv") {
-		options = map[string]string{"header": csvHeader(t)}
+		options["header"] = csvHeader(t)
+		// A value with a line break is quoted over several lines: one row.
+		options["multiLine"] = "true"
 	}
 	return c.sess.Read(connect.ReadSpec{Format: format, Paths: []string{t.Path}, Options: options})
 }
