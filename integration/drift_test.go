@@ -288,3 +288,49 @@ func TestAutoTrialReads(t *testing.T) {
 	diff(t, "json rows", [][]any{row("1", "x", nil, nil), row("2", "y", "true", nil), row("3", nil, nil, "1.5")},
 		parquetRows(t, out, []string{"Id", "Name", "extra", "score"}, "Id"))
 }
+
+// Appending to a path dataset aligns to its schema as a table append does:
+// a drifted source is cast to the dataset's types (it reads back as one
+// dataset, not PARQUET_COLUMN_DATA_TYPE_MISMATCH), a new column is an
+// error naming it, or with Evolve is written into new files that read back
+// by name; a CSV dataset refuses new columns.
+func TestPathAppendAligns(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	first := writeFiles(t, dir, map[string]string{"day1.csv": "id,amount\n1,10\n"}, "day1.csv")
+	second := writeFiles(t, dir, map[string]string{"day2.csv": "amount,id\n2.5,2\n"}, "day2.csv")              // amount double, id int
+	third := writeFiles(t, dir, map[string]string{"day3.csv": "id,amount,note\n3000000000,7,n\n"}, "day3.csv") // id bigint, a new column
+	out := filepath.Join(workDir(t), "out")
+	merge(t, c, spark.Job{Sources: pathSources(first...), Target: spark.Target{Path: out}})
+	// amount is an int in the dataset: 2.5 cannot be cast to it exactly.
+	_, err := c.Merge(context.Background(), spark.Job{Sources: pathSources(second...), Target: spark.Target{Path: out, Mode: "append"}})
+	if !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "amount") {
+		t.Fatalf("append of a double into an int column: err = %v, want a schema conflict naming amount", err)
+	}
+	// A fitting source is cast to the dataset's types and order.
+	fits := writeFiles(t, dir, map[string]string{"day2b.csv": "amount,id\n20,2\n"}, "day2b.csv")
+	res, _ := merge(t, c, spark.Job{Sources: pathSources(fits...), Verify: true, Target: spark.Target{Path: out, Mode: "append"}})
+	if res.RowsWritten != 1 || !res.Verified {
+		t.Errorf("append: %d rows, verified %v", res.RowsWritten, res.Verified)
+	}
+	_, err = c.Merge(context.Background(), spark.Job{Sources: pathSources(third...), Target: spark.Target{Path: out, Mode: "append"}})
+	if !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "note") {
+		t.Fatalf("append with a new column: err = %v, want a conflict naming note", err)
+	}
+	evolving := writeFiles(t, dir, map[string]string{"day3b.csv": "id,amount,note\n3,7,n\n"}, "day3b.csv")
+	merge(t, c, spark.Job{Sources: pathSources(evolving...), Target: spark.Target{Path: out, Mode: "append", Evolve: true}})
+	schemas, err := c.Schemas(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Name: "dataset", Paths: []string{out}, Format: "parquet"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "dataset schema", "id int, amount int, note string", schemas[0].Schema.String())
+	_, rows := query(t, "SELECT id, amount, note FROM parquet.`"+out+"` WITH (mergeSchema 'true') ORDER BY id")
+	diff(t, "dataset rows", [][]any{row(int32(1), int32(10), nil), row(int32(2), int32(20), nil), row(int32(3), int32(7), "n")}, rows)
+
+	csvOut := filepath.Join(workDir(t), "csvout")
+	merge(t, c, spark.Job{Sources: pathSources(first...), Target: spark.Target{Path: csvOut, Format: "csv"}})
+	_, err = c.Merge(context.Background(), spark.Job{Sources: pathSources(evolving...), Target: spark.Target{Path: csvOut, Format: "csv", Mode: "append", Evolve: true}})
+	if err == nil || !strings.Contains(err.Error(), "CSV dataset cannot gain columns") {
+		t.Errorf("CSV append with a new column: err = %v", err)
+	}
+}

@@ -119,8 +119,8 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		}
 		policy.Reference = &ref
 	}
-	if job.Target.Table != "" && strings.EqualFold(job.Target.Mode, "append") {
-		if err := c.planTableAppend(ctx, job, &policy, planned); err != nil {
+	if strings.EqualFold(job.Target.Mode, "append") {
+		if err := c.planAppend(ctx, job, &policy, planned); err != nil {
 			return nil, err
 		}
 	}
@@ -237,16 +237,21 @@ func planSources(reads []*Read) []sparkmerge.Source {
 	return out
 }
 
-// planTableAppend aligns the merge to an existing table: its schema is the
-// reference, and columns the table lacks are an error, or, with Evolve,
-// added to it first.
-func (c *Client) planTableAppend(ctx context.Context, job Job, policy *sparkmerge.Options, planned *Planned) error {
-	table, err := c.sess.Table(job.Target.Table, nil).Schema(ctx)
-	if errorClass(err) == "TABLE_OR_VIEW_NOT_FOUND" {
+// planAppend aligns the merge to an existing target, a table or a path
+// dataset: its schema is the reference (every row is cast to its types, so
+// the target reads back as one dataset), and columns it lacks are an error,
+// or, with Evolve, added to it first: to a table by ALTER TABLE, to a
+// Parquet, ORC or JSON dataset by the files written (read back by name;
+// sparkmerge reads Parquet and ORC datasets with mergeSchema). A CSV
+// dataset cannot gain columns: its files would differ by position.
+func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Options, planned *Planned) error {
+	table, err := c.targetFrame(job.Target).Schema(ctx)
+	switch errorClass(err) {
+	case "TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
 		return nil // created by the write
 	}
 	if err != nil {
-		return fmt.Errorf("read target table %q: %w", job.Target.Table, err)
+		return fmt.Errorf("read the schema of %s: %w", targetName(job.Target), err)
 	}
 	if job.Target.Evolve {
 		// Plan without the table first to learn the merged columns, then
@@ -267,6 +272,10 @@ func (c *Client) planTableAppend(ctx context.Context, job Job, policy *sparkmerg
 				planned.AddColumns = append(planned.AddColumns, f)
 				table.Fields = append(table.Fields, f)
 			}
+		}
+		format := job.Target.Format
+		if job.Target.Path != "" && len(planned.AddColumns) > 0 && strings.EqualFold(format, "csv") {
+			return fmt.Errorf("append to %s: a CSV dataset cannot gain columns (%s): its files would no longer line up by position; write to a new path, or use Parquet", targetName(job.Target), fieldNames(planned.AddColumns))
 		}
 	}
 	policy.Missing = sparkmerge.MissingReference
@@ -393,3 +402,12 @@ func globOf(paths []string) string {
 }
 
 var globEscaper = strings.NewReplacer(`\`, `\\`, "{", `\{`, "}", `\}`, ",", `\,`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`)
+
+// fieldNames lists fields' names for messages.
+func fieldNames(fields []sparkmerge.Field) string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}

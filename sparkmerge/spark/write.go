@@ -93,7 +93,7 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		return result, nil
 	}
 	var err error
-	if len(planned.AddColumns) > 0 {
+	if len(planned.AddColumns) > 0 && job.Target.Table != "" {
 		if err := c.addColumns(ctx, job.Target.Table, planned.AddColumns); err != nil {
 			return nil, err
 		}
@@ -233,6 +233,10 @@ func (c *Client) targetFrame(t Target) connect.Frame {
 	options := map[string]string{}
 	for k, v := range t.Options {
 		options[k] = v
+	}
+	if strings.EqualFold(format, "parquet") || strings.EqualFold(format, "orc") {
+		// Files appended with --evolve have more columns than older ones.
+		options["mergeSchema"] = "true"
 	}
 	if strings.EqualFold(format, "csv") {
 		options["header"] = csvHeader(t)
