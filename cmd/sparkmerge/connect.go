@@ -56,7 +56,7 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 			}
 		}
 	}
-	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version, Conf: conf})
+	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version, Conf: conf, KeepAlive: g.keepAlive})
 	if err != nil {
 		stopServer()
 		if errors.Is(err, spark.ErrInvalidRemote) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -11,8 +12,9 @@ type globalOptions struct {
 	remote string
 	local  bool
 	output string
-	conf   []string
-	getenv func(string) string
+	conf      []string
+	keepAlive time.Duration
+	getenv    func(string) string
 }
 
 func newRootCmd(getenv func(string) string) *cobra.Command {
@@ -56,6 +58,7 @@ widen, and conflicts are errors that name the source and column.`,
 	pf.StringVar(&g.remote, "remote", "", "Spark Connect server, e.g. sc://host:15002/;token=...;use_ssl=true (default $SPARK_REMOTE, else sc://localhost:15002)")
 	pf.BoolVar(&g.local, "local", false, "start the project's Spark container for this run and stop it after (needs Docker)")
 	pf.StringVarP(&g.output, "output", "o", "text", "result format: text or json")
+	pf.DurationVar(&g.keepAlive, "keepalive", 0, "ping a silent connection after this long and fail the run (exit 4) if the server does not answer within 20s (default 5m30s, just over what Spark Connect servers accept during a call; negative: never)")
 	pf.StringArrayVar(&g.conf, "conf", nil, "Spark session setting `key=value` for this run, as with spark-submit (repeatable)")
 
 	root.AddCommand(

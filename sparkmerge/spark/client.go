@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -29,6 +30,15 @@ type ConnectOptions struct {
 	// spark-submit's --conf sets them (e.g. spark.sql.caseSensitive=true).
 	// A setting the server refuses (a static one) fails Connect.
 	Conf map[string]string
+	// KeepAlive bounds how long a call waits on a silent connection before
+	// the client pings the server; an unanswered ping (a stalled network)
+	// fails the call as unreachable instead of hanging. Zero means
+	// 5m30s, just over the ping interval Spark Connect servers accept
+	// during a call; negative turns pings off.
+	KeepAlive time.Duration
+	// KeepAliveTimeout is how long such a ping may go unanswered. Zero
+	// means 20s.
+	KeepAliveTimeout time.Duration
 }
 
 // Client runs merges on one Spark Connect session. It is safe for
@@ -45,7 +55,7 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 	if err != nil {
 		return nil, fmt.Errorf("connection string: %w", err)
 	}
-	sess, err := connect.Dial(ctx, r, connect.Options{UserAgent: opts.UserAgent})
+	sess, err := connect.Dial(ctx, r, connect.Options{UserAgent: opts.UserAgent, KeepAlive: opts.KeepAlive, KeepAliveTimeout: opts.KeepAliveTimeout})
 	if err != nil {
 		return nil, err
 	}

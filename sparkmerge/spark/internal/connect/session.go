@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -37,7 +38,22 @@ type Options struct {
 	// DialTimeout bounds the call Dial makes to verify the server answers.
 	// Default 20s.
 	DialTimeout time.Duration
+	// KeepAlive is how long a connection may stay silent while a call
+	// waits (a long write sends nothing) before the client pings the
+	// server; a ping unanswered within KeepAliveTimeout closes the
+	// connection and fails the call as unreachable instead of waiting
+	// forever on a stalled network. Default DefaultKeepAlive; gRPC
+	// raises anything under 10s to 10s; negative turns pings off.
+	KeepAlive time.Duration
+	// KeepAliveTimeout is how long a ping may go unanswered. Default 20s.
+	KeepAliveTimeout time.Duration
 }
+
+// DefaultKeepAlive is Options.KeepAlive's default: just over gRPC Java's
+// default minimum ping interval (5 minutes), which Spark Connect servers
+// keep; a client that pings more often during a long call is sent away
+// (GOAWAY "too_many_pings"), failing the call.
+const DefaultKeepAlive = 5*time.Minute + 30*time.Second
 
 // RetryPolicy retries idempotent calls (analyze, queries, the dial check)
 // that fail with gRPC UNAVAILABLE, with exponential backoff. Commands
@@ -101,6 +117,16 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	}
 	if tok := remote.Token(); tok != "" {
 		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{token: tok, secure: remote.Secure()}))
+	}
+	if opts.KeepAlive >= 0 {
+		ka := keepalive.ClientParameters{Time: opts.KeepAlive, Timeout: opts.KeepAliveTimeout}
+		if ka.Time == 0 {
+			ka.Time = DefaultKeepAlive
+		}
+		if ka.Timeout <= 0 {
+			ka.Timeout = 20 * time.Second
+		}
+		dialOpts = append(dialOpts, grpc.WithKeepaliveParams(ka))
 	}
 	conn, err := grpc.NewClient(remote.Addr(), dialOpts...)
 	if err != nil {
