@@ -9,9 +9,9 @@ import (
 
 // globalOptions are the flags every command that talks to Spark shares.
 type globalOptions struct {
-	remote string
-	local  bool
-	output string
+	remote    string
+	local     bool
+	output    string
 	conf      []string
 	keepAlive time.Duration
 	getenv    func(string) string
