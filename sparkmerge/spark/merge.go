@@ -253,6 +253,17 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 	if err != nil {
 		return fmt.Errorf("read the schema of %s: %w", targetName(job.Target), err)
 	}
+	if policy.SourceColumn != "" {
+		// The target's provenance column, from an earlier merge: the
+		// planner adds it again, last.
+		kept := table.Fields[:0:0]
+		for _, f := range table.Fields {
+			if foldName(f.Name, policy.CaseSensitive) != foldName(policy.SourceColumn, policy.CaseSensitive) {
+				kept = append(kept, f)
+			}
+		}
+		table.Fields = kept
+	}
 	if job.Target.Evolve {
 		// Plan without the table first to learn the merged columns, then
 		// add those the table lacks.

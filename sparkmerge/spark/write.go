@@ -109,9 +109,20 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		merged = merged.Coalesce(files)
 	}
 
+	stage, err := c.stage(ctx, job.Target)
+	if err != nil {
+		return nil, err
+	}
+	if stage.abort != nil {
+		defer func() {
+			if stage.abort != nil { // not installed
+				stage.abort()
+			}
+		}()
+	}
 	var before int64
 	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
-	if appending {
+	if appending && stage.install == nil {
 		if before, err = c.countTarget(ctx, job.Target, true); err != nil {
 			return nil, err
 		}
@@ -122,18 +133,19 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
 		}
 	}
+	written := stage.write
 	spec := connect.WriteSpec{
-		Format:      job.Target.Format,
-		Mode:        job.Target.Mode,
-		Path:        job.Target.Path,
-		Table:       job.Target.Table,
-		PartitionBy: job.Target.PartitionBy,
-		Options:     job.Target.Options,
+		Format:      written.Format,
+		Mode:        written.Mode,
+		Path:        written.Path,
+		Table:       written.Table,
+		PartitionBy: written.PartitionBy,
+		Options:     written.Options,
 	}
 	if strings.EqualFold(spec.Format, "csv") && spec.Path != "" {
 		// Written with a header, like the files sparkmerge reads, so that
 		// the output reads back with its column names.
-		spec.Options = withOption(spec.Options, "header", csvHeader(job.Target))
+		spec.Options = withOption(spec.Options, "header", csvHeader(written))
 	}
 	if spec.Format == "" && spec.Path != "" {
 		spec.Format = "parquet"
@@ -141,17 +153,25 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if err := merged.Write(ctx, spec); err != nil {
 		return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
 	}
-	after, err := c.countTarget(ctx, job.Target, false)
+	// Staged, these are this run's rows alone, whoever else writes to the
+	// target.
+	after, err := c.countTarget(ctx, written, false)
 	if err != nil {
 		return nil, err
 	}
 	result.RowsWritten = after - before
 	if job.Verify {
-		if err := c.verify(ctx, job, planned, readCounts, result); err != nil {
+		if err := c.verify(ctx, job, written, stage.install != nil, planned, readCounts, result); err != nil {
 			result.Elapsed = time.Since(start)
 			return result, err
 		}
 		result.Verified = true
+	}
+	if stage.install != nil {
+		if err := stage.install(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), err)
+		}
+		stage.abort = nil
 	}
 	result.Elapsed = time.Since(start)
 	return result, nil
@@ -313,7 +333,9 @@ func countsFromRows(rows connect.Rows) (map[string]int64, error) {
 
 // verify compares rows read with rows written: per source when the target
 // carries the provenance column (and was not appended to), else in total.
-func (c *Client) verify(ctx context.Context, job Job, p *Planned, read map[string]int64, result *Result) error {
+// written is what was written: the target, or its staging (which holds
+// only this run's rows, so that an append is checked per source too).
+func (c *Client) verify(ctx context.Context, job Job, written Target, staged bool, p *Planned, read map[string]int64, result *Result) error {
 	// Sources without rows are absent from the counts; list them with 0.
 	for _, r := range p.Reads {
 		names := r.Sources
@@ -332,19 +354,19 @@ func (c *Client) verify(ctx context.Context, job Job, p *Planned, read map[strin
 		total += read[src]
 	}
 	verr := &VerifyError{Read: total, Written: result.RowsWritten}
-	if col := p.Plan.SourceColumn; col != "" && !strings.EqualFold(job.Target.Mode, "append") {
+	if col := p.Plan.SourceColumn; col != "" && (staged || !strings.EqualFold(job.Target.Mode, "append")) {
 		q, _ := sparkmerge.QuoteIdent(col)
-		rows, err := c.targetFrame(job.Target).Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
+		rows, err := c.targetFrame(written).Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
 		if err != nil {
 			return fmt.Errorf("verify: count rows written per source: %w", err)
 		}
-		written, err := countsFromRows(rows)
+		perSource, err := countsFromRows(rows)
 		if err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
-		for _, src := range sortedCountKeys(mergeKeys(read, written)) {
-			if read[src] != written[src] {
-				verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("%s: read %d, written %d", src, read[src], written[src]))
+		for _, src := range sortedCountKeys(mergeKeys(read, perSource)) {
+			if read[src] != perSource[src] {
+				verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("%s: read %d, written %d", src, read[src], perSource[src]))
 			}
 		}
 	}

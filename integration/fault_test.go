@@ -1,0 +1,177 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// leftovers lists what a merge left beside its output: staging directories.
+func leftovers(t *testing.T, out string) []string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".sparkmerge-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return matches
+}
+
+// An overwrite that fails during the write (a value that does not parse
+// under FAILFAST, found while writing) leaves the old output as it was:
+// the rows go to a staging directory first.
+func TestFailedOverwriteKeepsOldData(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	good := writeFiles(t, dir, map[string]string{"good.csv": "id,v\n1,a\n2,b\n"}, "good.csv")
+	out := filepath.Join(workDir(t), "out")
+	merge(t, c, spark.Job{Sources: pathSources(good...), Target: spark.Target{Path: out}})
+	before := parquetRows(t, out, []string{"id", "v"}, "id")
+
+	// The schema says int; the last row does not parse as one.
+	bad := writeFiles(t, dir, map[string]string{"bad.csv": "id,v\n3,c\nx,d\n"}, "bad.csv")
+	_, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: bad, Schema: "id int, v string"}},
+		Target: spark.Target{Path: out, Mode: "overwrite"}})
+	if err == nil {
+		t.Fatal("a value that does not parse under FAILFAST was written")
+	}
+	diff(t, "old output after a failed overwrite", before, parquetRows(t, out, []string{"id", "v"}, "id"))
+	if l := leftovers(t, out); len(l) != 0 {
+		t.Errorf("staging left behind: %v", l)
+	}
+	// A successful overwrite replaces it.
+	merge(t, c, spark.Job{Sources: []spark.SourceSpec{{Paths: bad, Schema: "id int, v string"}}, ReaderOptions: map[string]string{"mode": "DROPMALFORMED"},
+		Target: spark.Target{Path: out, Mode: "overwrite"}})
+	diff(t, "new output", [][]any{row("3", "c")}, parquetRows(t, out, []string{"id", "v"}, "id"))
+}
+
+// Concurrent appends to one target, each with --verify: each counts only
+// its own rows, per source, and the target ends with all of them.
+func TestConcurrentAppendsVerifyTheirOwnRows(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	out := filepath.Join(workDir(t), "out")
+	merge(t, c, spark.Job{Sources: pathSources(writeFiles(t, dir, map[string]string{"seed.csv": "id,v\n0,seed\n"}, "seed.csv")...),
+		Policy: sparkmerge.Options{SourceColumn: "_source"}, Target: spark.Target{Path: out}})
+	const writers = 3
+	var wg sync.WaitGroup
+	results := make([]*spark.Result, writers)
+	errs := make([]error, writers)
+	for w := range writers {
+		var rows strings.Builder
+		rows.WriteString("id,v\n")
+		for i := range 100 * (w + 1) {
+			fmt.Fprintf(&rows, "%d,w%d\n", 1000*(w+1)+i, w)
+		}
+		name := fmt.Sprintf("w%d.csv", w)
+		paths := writeFiles(t, dir, map[string]string{name: rows.String()}, name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[w], errs[w] = c.Merge(context.Background(), spark.Job{Sources: pathSources(paths...), Verify: true,
+				Policy: sparkmerge.Options{SourceColumn: "_source"}, Target: spark.Target{Path: out, Mode: "append"}})
+		}()
+	}
+	wg.Wait()
+	for w := range writers {
+		if errs[w] != nil {
+			t.Fatalf("writer %d: %v", w, errs[w])
+		}
+		if want := int64(100 * (w + 1)); results[w].RowsWritten != want || !results[w].Verified {
+			t.Errorf("writer %d: %d rows written, verified %v; want %d of its own", w, results[w].RowsWritten, results[w].Verified, want)
+		}
+	}
+	_, rows := query(t, "SELECT count(*) FROM parquet.`"+out+"`")
+	diff(t, "rows in the target", [][]any{row(int64(1 + 100 + 200 + 300))}, rows)
+}
+
+// The Spark server killed during an overwrite: the merge fails as
+// unreachable and the old output is intact, nothing staged left behind.
+func TestServerKilledDuringOverwrite(t *testing.T) {
+	requireSpark(t)
+	image := os.Getenv("SPARKMERGE_SPARK_IMAGE")
+	if image == "" {
+		image = localspark.DefaultImage
+	}
+	dir := workDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	srv, err := localspark.Start(ctx, localspark.Options{Image: image, Mounts: []string{dir}})
+	if err != nil {
+		t.Fatalf("start a Spark of its own: %v", err)
+	}
+	defer srv.Stop(context.Background())
+	c, err := spark.Connect(ctx, srv.Remote(), spark.ConnectOptions{KeepAlive: 10 * time.Second, KeepAliveTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	in := filepath.Join(dir, "in")
+	var b strings.Builder
+	b.WriteString("id,v,w\n")
+	for i := range 400000 {
+		fmt.Fprintf(&b, "%d,value-%d,%d.5\n", i, i, i%97)
+	}
+	writeFiles(t, in, map[string]string{"big.csv": b.String(), "small.csv": "w,id\n1.5,1\n"}, "big.csv", "small.csv")
+	out := filepath.Join(dir, "out")
+	old := writeFiles(t, dir, map[string]string{"old.csv": "id,v,w\n7,old,0.5\n"}, "old.csv")
+	if _, err := c.Merge(ctx, spark.Job{Sources: pathSources(old...), Target: spark.Target{Path: out}}); err != nil {
+		t.Fatal(err)
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Merge(ctx, spark.Job{Sources: pathSources(in), Target: spark.Target{Path: out, Mode: "overwrite"}})
+		done <- err
+	}()
+	// Kill the server as soon as the write has begun in the staging
+	// directory.
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(leftovers(t, out)) == 0 || !hasTemporary(leftovers(t, out)) {
+		if time.Now().After(deadline) {
+			t.Fatal("the write never began")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the merge ended before the server could be killed (err %v): make the input larger", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the merge succeeded although its server was killed")
+		}
+		t.Logf("merge failed as it should: %v", err)
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the merge still waits 3 minutes after its server was killed")
+	}
+	// The old output, read by the client itself: one Parquet file with
+	// the old row. Spark (the harness's) reads it back.
+	diff(t, "old output", [][]any{row("7", "old", "0.5")}, parquetRows(t, out, []string{"id", "v", "w"}, "id"))
+	if l := leftovers(t, out); len(l) != 0 {
+		t.Errorf("staging left behind: %v", l)
+	}
+}
+
+func hasTemporary(dirs []string) bool {
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "_temporary")); err == nil {
+			return true
+		}
+	}
+	return false
+}
