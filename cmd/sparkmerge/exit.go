@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +32,8 @@ func usagef(format string, args ...any) error {
 
 // run executes the CLI and maps its error to an exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	root := newRootCmd(getenv)
+	g := &globalOptions{getenv: getenv}
+	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -39,8 +41,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err == nil {
 		return exitOK
 	}
+	code := exitCode(err)
+	if g.output == "json" {
+		// One JSON document on stdout, also for errors.
+		writeJSONError(stdout, err, code)
+	}
 	fmt.Fprintf(stderr, "sparkmerge: %v\n", err)
-	return exitCode(err)
+	return code
+}
+
+// jsonError is what -o json prints for a failed command.
+type jsonError struct {
+	Error struct {
+		Message    string `json:"message"`
+		ExitCode   int    `json:"exit_code"`
+		ErrorClass string `json:"error_class,omitempty"`
+		SQLState   string `json:"sql_state,omitempty"`
+	} `json:"error"`
+}
+
+func writeJSONError(w io.Writer, err error, code int) {
+	var doc jsonError
+	doc.Error.Message, doc.Error.ExitCode = err.Error(), code
+	var se *spark.SparkError
+	if errors.As(err, &se) {
+		doc.Error.ErrorClass, doc.Error.SQLState = se.ErrorClass, se.SQLState
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(doc)
 }
 
 func exitCode(err error) int {

@@ -110,6 +110,9 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 	}
 	job.Verify = opts.verify || (!opts.changed("verify") && jf.Verify)
 	job.DryRun = opts.dryRun
+	if job.DryRun && job.Verify {
+		return usagef("--verify counts the rows a merge writes and --dry-run writes none: drop one of them")
+	}
 	job.Progress = stderr
 	opts.global.useFileRemote(jf)
 
@@ -126,7 +129,18 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 		return printPlanned(stdout, opts.global.output, "plan", planned)
 	}
 	result, err := client.Merge(ctx, job)
-	if result != nil {
+	if err == nil && opts.show > 0 && opts.global.output == "json" {
+		// One document: the result with the rows shown.
+		rows, err := client.ReadTarget(ctx, job.Target, opts.show)
+		if err != nil {
+			return fmt.Errorf("show merged rows: %w", err)
+		}
+		return writeOutput(stdout, "json", struct {
+			*spark.Result
+			Shown spark.Rows `json:"shown"`
+		}{result, rows}, nil)
+	}
+	if result != nil && (err == nil || opts.global.output != "json") {
 		if perr := printResult(stdout, opts.global.output, result); perr != nil && err == nil {
 			err = perr
 		}

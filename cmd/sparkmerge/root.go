@@ -18,7 +18,12 @@ type globalOptions struct {
 }
 
 func newRootCmd(getenv func(string) string) *cobra.Command {
-	g := &globalOptions{getenv: getenv}
+	return newRoot(&globalOptions{getenv: getenv})
+}
+
+// newRoot is the root command over g, which holds the global flags once
+// parsed.
+func newRoot(g *globalOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "sparkmerge",
 		Short: "Merge data sources whose schemas drift into one table on Apache Spark",

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -73,6 +74,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"bad remote", []string{"plan", "a.csv", "--remote", "http://127.0.0.1:15002"}, []string{"--remote", "sc://"}},
 		{"missing job file", []string{"plan", "-f", "/nonexistent/job.yaml"}, []string{"job file", "/nonexistent/job.yaml"}},
 		{"version takes no args", []string{"version", "extra"}, []string{"unknown command"}},
+		{"dry run with verify", []string{"merge", "a.csv", "--out", "/tmp/o", "--dry-run", "--verify"}, []string{"--verify", "--dry-run"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +98,33 @@ func TestRunUsageErrors(t *testing.T) {
 				t.Errorf("stdout = %q, want nothing on a usage error", stdout)
 			}
 		})
+	}
+}
+
+// With -o json a failed command prints one JSON document on stdout (the
+// message also goes to stderr), with the exit code.
+func TestRunJSONErrors(t *testing.T) {
+	unreachable := fmt.Sprintf("sc://127.0.0.1:%d", closedPort(t))
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"merge", "a.csv", "-o", "json", "--remote", unreachable}, exitUsage},
+		{[]string{"plan", "a.csv", "-o", "json", "--remote", unreachable}, exitUnreachable},
+	} {
+		code, stdout, stderr := runCLI(t, nil, tt.args...)
+		if code != tt.code {
+			t.Errorf("%v: exit %d, want %d", tt.args, code, tt.code)
+		}
+		var doc jsonError
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		if err := dec.Decode(&doc); err != nil || dec.More() {
+			t.Errorf("%v: stdout is not one JSON document (%v):\n%s", tt.args, err, stdout)
+			continue
+		}
+		if doc.Error.ExitCode != tt.code || doc.Error.Message == "" || !strings.Contains(stderr, doc.Error.Message) {
+			t.Errorf("%v: error document %+v; stderr %s", tt.args, doc, stderr)
+		}
 	}
 }
 
