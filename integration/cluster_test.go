@@ -314,3 +314,17 @@ func TestClusterListingRules(t *testing.T) {
 		t.Errorf("missing path: err = %v, want it named", err)
 	}
 }
+
+// A README among a directory's CSV files is skipped and named in the plan,
+// not merged as rows, wherever the directory lives.
+func TestStrayFilesInADirectoryAreSkipped(t *testing.T) {
+	c := newClient(t)
+	files := textFiles(map[string]string{"a.csv": "id,v\n1,a\n", "b.csv": "v,id\nb,2\n", "README.txt": "id,v\nthis,is not data\n"})
+	for _, dir := range []string{localFiles(t, files), clusterFiles(t, files)} {
+		res, out := merge(t, c, spark.Job{Sources: pathSources(dir), Verify: true})
+		if len(res.Skipped) != 1 || filepath.Base(res.Skipped[0]) != "README.txt" || !strings.Contains(res.Planned.String(), "README.txt") {
+			t.Errorf("%s: skipped %v; plan:\n%s", dir, res.Skipped, res.Planned)
+		}
+		diff(t, dir+" rows", [][]any{row("1", "a"), row("2", "b")}, parquetRows(t, out, []string{"id", "v"}, "id"))
+	}
+}

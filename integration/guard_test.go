@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge/spark"
@@ -118,4 +119,22 @@ func TestCSVOutputWithLineBreaksIsCountedRight(t *testing.T) {
 	if len(rows) != 3 {
 		t.Errorf("read back %v", rows)
 	}
+}
+
+// A Latin-1 file is refused with the offset of its first byte that is not
+// UTF-8 and the option to give, instead of merging U+FFFD; with the
+// encoding given, the text is right.
+func TestLatin1IsNotMergedAsReplacementCharacters(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	p := filepath.Join(dir, "latin1.csv")
+	if err := os.WriteFile(p, []byte("id,city\n1,M\xfcnchen\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(p)})
+	if err == nil || !strings.Contains(err.Error(), "encoding=ISO-8859-1") || !strings.Contains(err.Error(), "offset 9") {
+		t.Fatalf("Latin-1 file: err = %v, want the offset and the encoding option", err)
+	}
+	_, out := merge(t, c, spark.Job{Sources: pathSources(p), ReaderOptions: map[string]string{"encoding": "ISO-8859-1"}})
+	diff(t, "rows", [][]any{row("1", "München")}, parquetRows(t, out, []string{"id", "city"}, "id"))
 }

@@ -74,7 +74,7 @@ func readSmallLocal(path string) (data []byte, why string, ok bool) {
 func checkText(data []byte) ([]byte, string, bool) {
 	switch {
 	case !utf8.Valid(data):
-		return nil, "not UTF-8", false
+		return nil, notUTF8(data), false
 	case bytes.HasPrefix(data, []byte("\ufeff")):
 		return nil, "starts with a byte order mark", false
 	}
@@ -461,3 +461,20 @@ func decimalFor(t csvType) csvType {
 
 // decimalWider is DecimalType.isWiderThan for two scale-0 decimals.
 func decimalWider(a, b csvType) bool { return a.precision >= b.precision }
+
+// notUTF8Prefix starts the reason client inference gives for a file that
+// is not valid UTF-8; Plan refuses such a file unless the user gave its
+// encoding, since Spark would turn every invalid byte into U+FFFD.
+const notUTF8Prefix = "not UTF-8"
+
+func notUTF8(data []byte) string {
+	off := 0
+	for off < len(data) {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	return fmt.Sprintf("%s: the byte at offset %d (0x%02x) is not valid UTF-8", notUTF8Prefix, off, data[min(off, len(data)-1)])
+}

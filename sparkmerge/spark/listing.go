@@ -39,10 +39,14 @@ func clientSees(p string) bool {
 // sees by listing its files on the server with Spark's own rules (see
 // expandRemote), so that a CSV file is never read under another file's
 // header, wherever it lives.
-func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) ([]SourceSpec, error) {
-	specs, err := ExpandLocal(specs, defaultFormat)
+//
+// It also returns the files of directory sources it skipped because their
+// names say another format than the source's (a README.txt among CSV
+// files), for the plan to name.
+func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) ([]SourceSpec, []string, error) {
+	specs, skipped, err := expandLocal(specs, defaultFormat)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []SourceSpec
 	for _, spec := range specs {
@@ -50,13 +54,14 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 			out = append(out, spec)
 			continue
 		}
-		expanded, err := c.expandRemote(ctx, spec, defaultFormat, global)
+		expanded, others, err := c.expandRemote(ctx, spec, defaultFormat, global)
 		if err != nil {
-			return nil, sourceError(&Read{Name: spec.DisplayName()}, err)
+			return nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
 		}
 		out = append(out, expanded...)
+		skipped = append(skipped, others...)
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // remoteFile is a file Spark listed.
@@ -69,7 +74,7 @@ type remoteFile struct {
 // splits it like [ExpandLocal] splits a local one: one source per data
 // file, except partitioned trees (key=value directories) and named
 // non-CSV directories, which stay one dataset.
-func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string) ([]SourceSpec, error) {
+func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, err error) {
 	given := spec.Paths[0]
 	options := map[string]string{}
 	for _, k := range listingOptions {
@@ -86,41 +91,54 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		files, err = c.listFiles(ctx, given, options)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
+		return nil, nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
 	}
 	format := spec.Format
 	if format == "" {
 		format = defaultFormat
 	}
+	isGlob := strings.ContainsAny(given, "*?[{")
 	if format == "" {
 		format = filesFormat(files)
 		if format == "" {
-			return nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set it with --format or per source", len(files), files[0].path)
+			return nil, nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set it with --format or per source", len(files), files[0].path)
 		}
 	}
-	isGlob := strings.ContainsAny(given, "*?[{")
+	if !isGlob && len(files) > 1 {
+		// A directory: its files of another format are not data.
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, f.path)
+		}
+		kept, others := splitByFormat(paths, format)
+		skipped = others
+		files = files[:0]
+		for _, p := range kept {
+			files = append(files, remoteFile{path: p})
+		}
+	}
 	recursive := strings.EqualFold(options["recursiveFileLookup"], "true")
 	if !isGlob && !recursive && partitioned(given, files) {
 		// A partitioned dataset (day=1/...): Spark reads the tree and its
 		// partition columns as one source.
 		spec.Format = format
-		return []SourceSpec{spec}, nil
+		return []SourceSpec{spec}, skipped, nil
 	}
 	if len(files) == 1 {
 		spec.Paths = []string{files[0].path}
 		spec.Format = format
-		return []SourceSpec{spec}, nil
+		return []SourceSpec{spec}, skipped, nil
 	}
 	if spec.Name != "" && format != "csv" && !isGlob {
 		// A named directory is one dataset, read with its format's own
 		// merging, as for local directories.
 		spec.Format = format
-		return []SourceSpec{spec}, nil
+		return []SourceSpec{spec}, skipped, nil
 	}
-	out := make([]SourceSpec, len(files))
+	out = make([]SourceSpec, len(files))
 	for i, f := range files {
 		one := spec
 		one.Paths = []string{f.path}
@@ -128,7 +146,7 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		one.Format = format
 		out[i] = one
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // listFiles lists the data files a path means on the server, as Spark's
@@ -189,17 +207,27 @@ func partitioned(root string, files []remoteFile) bool {
 	return false
 }
 
-// filesFormat is the one format the files' names say, or "".
+// filesFormat is the one format the files' names say, or "". Text files
+// (.txt: a README) count only when no other format is there.
 func filesFormat(files []remoteFile) string {
-	format := ""
-	for _, f := range files {
-		ff := InferFormat(f.path)
-		if ff == "" || (format != "" && ff != format) {
-			return ""
+	for _, withText := range []bool{false, true} {
+		format := ""
+		for _, f := range files {
+			ff := InferFormat(f.path)
+			if ff == "text" && !withText {
+				continue
+			}
+			if ff == "" || (format != "" && ff != format) {
+				format = ""
+				break
+			}
+			format = ff
 		}
-		format = ff
+		if format != "" {
+			return format
+		}
 	}
-	return format
+	return ""
 }
 
 // literalPath is a path Spark reads as exactly that file: glob characters

@@ -26,6 +26,9 @@ type Planned struct {
 	AddColumns []sparkmerge.Field `json:"add_columns,omitempty"`
 	// Discovery is how long fetching schemas took.
 	Discovery time.Duration `json:"discovery_ns"`
+	// Skipped are files in directory sources whose names say another
+	// format than the source's (a README.txt among CSV files): not read.
+	Skipped []string `json:"skipped,omitempty"`
 	// Inference is the part of Discovery the client spent typing local
 	// files from their contents: work Spark does on the server otherwise
 	// (see inferLocally). The rest is planning and requests to Spark.
@@ -37,7 +40,7 @@ type Planned struct {
 // It writes nothing.
 func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	start := time.Now()
-	specs, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+	specs, skipped, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +70,11 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 			began := time.Now()
 			kept, reads = inferLocally(reads, pq)
 			inference = time.Since(began)
+		}
+		for _, r := range reads {
+			if r.encodingProblem != "" {
+				return nil, fmt.Errorf("source %q is %s: Spark would read every such byte as U+FFFD; give the file's encoding, e.g. --option encoding=ISO-8859-1 (or per source)", r.Name, r.encodingProblem)
+			}
 		}
 		// Every other file's own schema, as Spark reads the file alone.
 		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
@@ -111,7 +119,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 
 	policy := job.Policy
-	planned := &Planned{Strategy: job.Strategy, Reads: reads}
+	planned := &Planned{Strategy: job.Strategy, Reads: reads, Skipped: skipped}
 	if job.ReferenceTable != "" {
 		ref, err := c.sess.Table(job.ReferenceTable, nil).Schema(ctx)
 		if err != nil {
@@ -202,14 +210,15 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	// that the server reads the same.
 	before, stamped := stampOf(r.Paths[0])
 	ok := false
+	var why string
 	switch r.Format {
 	case "csv":
-		if r.Schema, _, ok = localCSVSchema(r.Paths[0], r.Options); ok {
+		if r.Schema, why, ok = localCSVSchema(r.Paths[0], r.Options); ok {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
 	case "json":
 		var f jsonFile
-		if f, _, ok = localJSONSchema(r.Paths[0], r.Options); ok {
+		if f, why, ok = localJSONSchema(r.Paths[0], r.Options); ok {
 			r.raw, r.reprinted = f.raw, f.reprinted
 			r.Schema, ok = jsonSchemaOf(r.raw)
 		}
@@ -220,6 +229,9 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	}
 	if !ok {
 		r.Schema, r.raw = sparkmerge.Schema{}, sparkmerge.DataType{}
+		if strings.HasPrefix(why, notUTF8Prefix) {
+			r.encodingProblem = why
+		}
 		return false
 	}
 	if after, _ := stampOf(r.Paths[0]); stamped && after == before {

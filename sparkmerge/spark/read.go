@@ -51,6 +51,9 @@ type Read struct {
 	members []*Read
 	// order is the position of the read's first source in the input.
 	order int
+	// encodingProblem says why the client found the file is not UTF-8
+	// (client inference read it and no encoding was given), or "".
+	encodingProblem string
 	// patterns is true when Paths are the user's own list of paths, read
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).

@@ -175,7 +175,14 @@ func localPath(p string) string {
 //
 // defaultFormat is the job's format for sources that set none.
 func ExpandLocal(specs []SourceSpec, defaultFormat string) ([]SourceSpec, error) {
-	var out []SourceSpec
+	out, _, err := expandLocal(specs, defaultFormat)
+	return out, err
+}
+
+// expandLocal is ExpandLocal, also returning the files of directory
+// sources it skipped because their names say another format (a README.txt
+// among CSV files).
+func expandLocal(specs []SourceSpec, defaultFormat string) (out []SourceSpec, skipped []string, err error) {
 	for _, spec := range specs {
 		if spec.Table != "" || len(spec.Paths) != 1 || !isLocalPath(spec.Paths[0]) {
 			out = append(out, spec)
@@ -187,7 +194,17 @@ func ExpandLocal(specs []SourceSpec, defaultFormat string) ([]SourceSpec, error)
 		}
 		files, err := expandLocalPath(localPath(spec.Paths[0]), format)
 		if err != nil {
-			return nil, fmt.Errorf("source %q: %w", spec.DisplayName(), err)
+			return nil, nil, fmt.Errorf("source %q: %w", spec.DisplayName(), err)
+		}
+		if len(files) > 1 && !strings.ContainsAny(spec.Paths[0], "*?[") {
+			// A directory: its files of another format are not data.
+			dirFormat := format
+			if dirFormat == "" {
+				dirFormat = directoryFormat(localPath(spec.Paths[0]))
+			}
+			var others []string
+			files, others = splitByFormat(files, dirFormat)
+			skipped = append(skipped, others...)
 		}
 		if len(files) == 1 {
 			spec.Paths = files
@@ -219,7 +236,31 @@ func ExpandLocal(specs []SourceSpec, defaultFormat string) ([]SourceSpec, error)
 			out = append(out, one)
 		}
 	}
-	return out, nil
+	return out, skipped, nil
+}
+
+// splitByFormat keeps the files whose names say format (or have no
+// extension) and
+// returns the others apart. When no file's name says format (the user
+// reads .txt files as CSV), it keeps them all.
+func splitByFormat(files []string, format string) (kept, others []string) {
+	says := false
+	for _, f := range files {
+		says = says || InferFormat(f) == format
+	}
+	if format == "" || !says {
+		return files, nil
+	}
+	for _, f := range files {
+		// A file without an extension (part-00000) may be data; one with
+		// another extension (README.txt, notes.md) is not.
+		if InferFormat(f) != format && path.Ext(path.Base(f)) != "" {
+			others = append(others, f)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return kept, others
 }
 
 func expandLocalPath(p, format string) ([]string, error) {
@@ -308,8 +349,17 @@ func expandLocalPath(p, format string) ([]string, error) {
 // directoryFormat is the one format that the data files inside dir have
 // (part-00000-....snappy.parquet is parquet; for a partitioned tree, those
 // of its first key=value directory), or "" when dir is not a local
-// directory or its files disagree.
+// directory or its files disagree. Text files (.txt: a README) count only
+// when no other format is there.
 func directoryFormat(dir string) string {
+	f := directoryFormatOf(dir, false)
+	if f == "" {
+		f = directoryFormatOf(dir, true)
+	}
+	return f
+}
+
+func directoryFormatOf(dir string, withText bool) string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return ""
@@ -319,7 +369,7 @@ func directoryFormat(dir string) string {
 		name := e.Name()
 		if e.IsDir() && strings.Contains(name, "=") && format == "" {
 			// A partitioned tree: its data files are below.
-			if f := directoryFormat(filepath.Join(dir, name)); f != "" {
+			if f := directoryFormatOf(filepath.Join(dir, name), withText); f != "" {
 				format = f
 			}
 			continue
@@ -328,6 +378,9 @@ func directoryFormat(dir string) string {
 			continue
 		}
 		f := InferFormat(name)
+		if f == "text" && !withText {
+			continue
+		}
 		if f == "" || (format != "" && f != format) {
 			return ""
 		}

@@ -597,3 +597,43 @@ func TestExpandLocalNamedDatasetDirectoryStaysOneSource(t *testing.T) {
 		t.Errorf("a named parquet directory (-want +got):\n%s", diff)
 	}
 }
+
+// A README or notes among a directory's data files are not rows: they are
+// skipped and named, unless no file says the format.
+func TestExpandLocalSkipsOtherFormats(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.csv": "id\n1\n", "b.csv.gz": "", "part-00000": "id\n2\n", "README.txt": "hello", "notes.md": "# x", "c.json": "{}"})
+	for _, format := range []string{"", "csv"} {
+		specs, skipped, err := expandLocal([]SourceSpec{{Paths: []string{dir}}}, format)
+		if err != nil {
+			t.Fatalf("format %q: %v", format, err)
+		}
+		var got []string
+		for _, s := range specs {
+			got = append(got, filepath.Base(s.Paths[0]))
+		}
+		for i := range skipped {
+			skipped[i] = filepath.Base(skipped[i])
+		}
+		if format == "" {
+			// The names disagree (csv, json): the format must be given.
+			if _, err := resolveSources(specs, format, nil); err == nil {
+				t.Errorf("no format: resolved %v", got)
+			}
+			continue
+		}
+		if d := cmp.Diff([]string{"a.csv", "b.csv.gz", "part-00000"}, got); d != "" {
+			t.Errorf("kept (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff([]string{"README.txt", "c.json", "notes.md"}, skipped); d != "" {
+			t.Errorf("skipped (-want +got):\n%s", d)
+		}
+	}
+	// Only .txt files, read as CSV: all kept.
+	dir = t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "id\n1\n", "b.txt": "id\n2\n"})
+	specs, skipped, err := expandLocal([]SourceSpec{{Paths: []string{dir}}}, "csv")
+	if err != nil || len(specs) != 2 || len(skipped) != 0 {
+		t.Errorf(".txt read as csv: %v, skipped %v, %v", specs, skipped, err)
+	}
+}

@@ -47,6 +47,13 @@ func (p *Planned) String() string {
 		fmt.Fprintf(&b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
 			batched, len(batches), plural(len(batches), "scan", "scans"))
 	}
+	if len(p.Skipped) > 0 {
+		shown := p.Skipped
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("... and %d more", len(p.Skipped)-5))
+		}
+		fmt.Fprintf(&b, "  skipped %d %s of another format in directory sources: %s\n", len(p.Skipped), plural(len(p.Skipped), "file", "files"), strings.Join(shown, ", "))
+	}
 	if len(p.AddColumns) > 0 {
 		names := make([]string, len(p.AddColumns))
 		for i, f := range p.AddColumns {
