@@ -175,3 +175,33 @@ func hasTemporary(dirs []string) bool {
 	}
 	return false
 }
+
+// A table overwrite that fails during the write leaves the old table and
+// its rows; one that succeeds replaces them, leaving no staging table.
+func TestFailedTableOverwriteKeepsOldTable(t *testing.T) {
+	c := newClient(t)
+	table := fmt.Sprintf("sm_overwrite_%d", os.Getpid())
+	exec(t, "DROP TABLE IF EXISTS "+table, "CREATE TABLE "+table+" (id int, v string) USING parquet", "INSERT INTO "+table+" VALUES (1, 'old')")
+	t.Cleanup(func() { exec(t, "DROP TABLE IF EXISTS "+table) })
+	dir := workDir(t)
+	bad := writeFiles(t, dir, map[string]string{"bad.csv": "id,v\n3,c\nx,d\n"}, "bad.csv")
+	_, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: bad, Schema: "id int, v string"}},
+		Target: spark.Target{Table: table, Mode: "overwrite"}})
+	if err == nil {
+		t.Fatal("a value that does not parse under FAILFAST was written")
+	}
+	_, rows := query(t, "SELECT id, v FROM "+table+" ORDER BY id")
+	diff(t, "old table after a failed overwrite", [][]any{row(int32(1), "old")}, rows)
+
+	res, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: bad, Schema: "id int, v string"}}, Verify: true,
+		ReaderOptions: map[string]string{"mode": "DROPMALFORMED"}, Target: spark.Target{Table: table, Mode: "overwrite"}})
+	if err != nil || !res.Verified || res.RowsWritten != 1 {
+		t.Fatalf("overwrite: %v, %+v", err, res)
+	}
+	_, rows = query(t, "SELECT id, v FROM "+table+" ORDER BY id")
+	diff(t, "new table", [][]any{row(int32(3), "c")}, rows)
+	_, tables := query(t, "SHOW TABLES LIKE '"+table+"__sparkmerge_*'")
+	if len(tables) != 0 {
+		t.Errorf("staging tables left: %v", tables)
+	}
+}

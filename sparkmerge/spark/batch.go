@@ -2,6 +2,7 @@ package spark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -494,16 +495,19 @@ func (c *Client) listSerially(ctx context.Context, p *Planned) (restore func(), 
 			return func() {}, nil
 		}
 	}
+	// Only an optimisation: a server that refuses the setting
+	// (CONFIG_NOT_AVAILABLE on Databricks serverless and shared clusters)
+	// lists with a Spark job instead.
 	values, err := c.sess.Conf(ctx, parallelListingKey)
 	if err != nil {
-		return nil, fmt.Errorf("read setting %s: %w", parallelListingKey, err)
+		return func() {}, optionalSetting(err)
 	}
 	old, set := values[parallelListingKey]
 	if n, err := strconv.Atoi(old); set && err == nil && n >= maxBatchFiles {
 		return func() {}, nil
 	}
 	if err := c.sess.SetConf(ctx, map[string]string{parallelListingKey: strconv.Itoa(maxBatchFiles)}); err != nil {
-		return nil, fmt.Errorf("set %s: %w", parallelListingKey, err)
+		return func() {}, optionalSetting(err)
 	}
 	return func() {
 		if set {
@@ -519,4 +523,14 @@ func ident(name string) string {
 		return "``"
 	}
 	return q
+}
+
+// optionalSetting is the error to stop for when the server refused an
+// optional session setting: none, unless the server is gone or the merge
+// was cancelled.
+func optionalSetting(err error) error {
+	if errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("session setting %s: %w", parallelListingKey, err)
+	}
+	return nil
 }

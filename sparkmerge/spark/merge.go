@@ -26,6 +26,9 @@ type Planned struct {
 	AddColumns []sparkmerge.Field `json:"add_columns,omitempty"`
 	// Discovery is how long fetching schemas took.
 	Discovery time.Duration `json:"discovery_ns"`
+	// InferenceNote says why the client inferred no schema although it
+	// was allowed to, or "".
+	InferenceNote string `json:"inference_note,omitempty"`
 	// Skipped are files in directory sources whose names say another
 	// format than the source's (a README.txt among CSV files): not read.
 	Skipped []string `json:"skipped,omitempty"`
@@ -62,10 +65,19 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		return nil, err
 	}
 
+	sparkInference := job.SparkInference
+	var inferenceNote string
+	if !sparkInference && !clientRulesMatch(c.SparkVersion()) {
+		// The client implements Spark 4.0's inference rules: another
+		// server might type the same file otherwise.
+		sparkInference = true
+		inferenceNote = fmt.Sprintf("the server runs Spark %s and the client infers schemas by Spark %s's rules: Spark infers them all", c.SparkVersion(), clientRulesVersion)
+	}
+
 	switch job.Strategy {
 	case StrategyUnion, StrategyAuto:
 		var kept []*Read
-		if !job.SparkInference {
+		if !sparkInference {
 			pq := c.parquetConfFor(ctx, reads)
 			began := time.Now()
 			kept, reads = inferLocally(reads, pq)
@@ -119,7 +131,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 
 	policy := job.Policy
-	planned := &Planned{Strategy: job.Strategy, Reads: reads, Skipped: skipped}
+	planned := &Planned{Strategy: job.Strategy, Reads: reads, Skipped: skipped, InferenceNote: inferenceNote}
 	if job.ReferenceTable != "" {
 		ref, err := c.sess.Table(job.ReferenceTable, nil).Schema(ctx)
 		if err != nil {
@@ -433,4 +445,15 @@ func fieldNames(fields []sparkmerge.Field) string {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// clientRulesVersion is the Spark version whose schema inference rules the
+// client implements (CSVInferSchema, JsonInferSchema, the Parquet schema
+// converter).
+const clientRulesVersion = "4.0"
+
+// clientRulesMatch reports whether a server of this Spark version infers
+// by the rules the client implements.
+func clientRulesMatch(version string) bool {
+	return version == clientRulesVersion || strings.HasPrefix(version, clientRulesVersion+".")
 }

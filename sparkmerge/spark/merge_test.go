@@ -263,3 +263,11 @@ func TestStrategyRoundTrip(t *testing.T) {
 		t.Error("UnmarshalText(fast): no error")
 	}
 }
+
+func TestClientRulesMatch(t *testing.T) {
+	for v, want := range map[string]bool{"4.0.1": true, "4.0.0": true, "4.0": true, "4.1.0": false, "3.5.2": false, "4.00.1": false, "": false} {
+		if got := clientRulesMatch(v); got != want {
+			t.Errorf("clientRulesMatch(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

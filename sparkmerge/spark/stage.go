@@ -36,6 +36,9 @@ type staged struct {
 func (c *Client) stage(ctx context.Context, t Target) (staged, error) {
 	direct := staged{write: t}
 	mode := strings.ToLower(t.Mode)
+	if t.Table != "" && mode == "overwrite" {
+		return c.stageTable(ctx, t)
+	}
 	if t.Path == "" || mode == "ignore" || !isLocalPath(t.Path) {
 		return direct, nil
 	}
@@ -126,4 +129,43 @@ func moveFiles(from, to string) error {
 		}
 		return os.Rename(p, dest)
 	})
+}
+
+// stageTable stages an overwrite of an existing table: Spark writes a new
+// table beside it, and only after the write and --verify succeeded is the
+// old table dropped and the new one renamed in its place (two catalog
+// operations, no data written between them). A failed write leaves the
+// old table as it was; a failed rename leaves the new rows in the staging
+// table, which the error names.
+func (c *Client) stageTable(ctx context.Context, t Target) (staged, error) {
+	if _, err := c.sess.Table(t.Table, nil).Schema(ctx); err != nil {
+		return staged{write: t}, nil // nothing to keep: written directly
+	}
+	name := stagingTableName(t.Table)
+	s := staged{write: t}
+	s.write.Table = name
+	s.write.Mode = "errorifexists"
+	s.abort = func() {
+		_ = c.sess.ExecSQL(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name)
+	}
+	s.install = func() error {
+		if err := c.sess.ExecSQL(ctx, "DROP TABLE "+t.Table); err != nil {
+			return fmt.Errorf("drop the old table: %w (the new rows are in %s)", err, name)
+		}
+		if err := c.sess.ExecSQL(ctx, "ALTER TABLE "+name+" RENAME TO "+t.Table); err != nil {
+			return fmt.Errorf("rename %s to %s: %w (the new rows are in %s)", name, t.Table, err, name)
+		}
+		return nil
+	}
+	return s, nil
+}
+
+// stagingTableName is a fresh table name beside table ("db.t" gives
+// "db.t__sparkmerge_1a2b3c4d"), inside its quotes if it is quoted.
+func stagingTableName(table string) string {
+	suffix := "__sparkmerge_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	if strings.HasSuffix(table, "`") {
+		return table[:len(table)-1] + suffix + "`"
+	}
+	return table + suffix
 }

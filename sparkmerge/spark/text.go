@@ -47,6 +47,9 @@ func (p *Planned) String() string {
 		fmt.Fprintf(&b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
 			batched, len(batches), plural(len(batches), "scan", "scans"))
 	}
+	if p.InferenceNote != "" {
+		fmt.Fprintf(&b, "  %s\n", p.InferenceNote)
+	}
 	if len(p.Skipped) > 0 {
 		shown := p.Skipped
 		if len(shown) > 5 {

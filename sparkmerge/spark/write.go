@@ -168,10 +168,12 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		result.Verified = true
 	}
 	if stage.install != nil {
+		// From here the staged rows are the merge's result: install
+		// cleans up after itself, and keeps what it could not install.
+		stage.abort = nil
 		if err := stage.install(); err != nil {
 			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), err)
 		}
-		stage.abort = nil
 	}
 	result.Elapsed = time.Since(start)
 	return result, nil

@@ -456,5 +456,8 @@ func sqlCommand(stmt string) proto.Message {
 	rel, sql := relation("sql")
 	setString(sql, "query", stmt)
 	setMsg(c, "input", rel)
+	// Spark 3.5 servers (Databricks Runtime 14.3-16.4) read only the
+	// deprecated sql field; 4.0 reads input when it is set.
+	setString(c, "sql", stmt)
 	return commandPlan("sql_command", c)
 }

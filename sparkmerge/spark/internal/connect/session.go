@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -132,10 +133,25 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	if err != nil {
 		return nil, fmt.Errorf("connect to spark at %s: %w", remote.Addr(), err)
 	}
+	// Databricks serverless routes a session by this header, which must
+	// equal the session id: one UUID is sent as both (the header is
+	// meaningless to other servers), and either one given is honoured.
+	const routingHeader = "x-databricks-session-id"
+	headers := map[string]string{}
+	for k, v := range remote.Headers {
+		headers[strings.ToLower(k)] = v
+	}
 	sessionID := remote.SessionID
+	if sessionID == "" {
+		sessionID = headers[routingHeader]
+	}
 	if sessionID == "" {
 		sessionID = uuid.NewString()
 	}
+	if h, set := headers[routingHeader]; set && h != sessionID {
+		return nil, fmt.Errorf("connect to spark: session_id %s and the %s header %s differ: give one of them", sessionID, routingHeader, h)
+	}
+	headers[routingHeader] = sessionID
 	agent := remote.UserAgent
 	if agent == "" {
 		agent = opts.UserAgent
@@ -144,7 +160,7 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 		agent = "sparkmerge"
 	}
 	agent = fmt.Sprintf("%s go/%s os/%s", agent, runtime.Version(), runtime.GOOS)
-	md := metadata.New(remote.Headers) // lower-cases the keys
+	md := metadata.New(headers)
 	s = &Session{
 		remote:    remote,
 		sessionID: sessionID,

@@ -132,6 +132,9 @@ func TestDialFakeServer(t *testing.T) {
 		if got := md.Get("x-databricks-cluster-id"); len(got) != 1 || got[0] != "C1" {
 			t.Errorf("call %d: x-databricks-cluster-id = %q", i, got)
 		}
+		if got := md.Get("x-databricks-session-id"); len(got) != 1 || got[0] != sid {
+			t.Errorf("call %d: x-databricks-session-id = %q, want the session id", i, got)
+		}
 		r := fake.reqs[i].ProtoReflect()
 		if got := r.Get(fd(r, "session_id")).String(); got != sid {
 			t.Errorf("call %d: session_id = %q", i, got)
@@ -147,6 +150,49 @@ func TestDialFakeServer(t *testing.T) {
 	// The second call analyzed the read we built.
 	plan := getMsg(getMsg(fake.reqs[1].ProtoReflect(), "schema"), "plan")
 	checkProto(t, "Plan", plan.Interface(), `root { read { data_source { format: "csv" paths: "/a" paths: "/b" } } }`)
+}
+
+// Databricks serverless routes by the x-databricks-session-id header: sent
+// equal to the session id, which the header sets when session_id is not
+// given; a conflict between the two is an error.
+func TestDatabricksSessionHeader(t *testing.T) {
+	fake := startFake(t)
+	const sid = "7a1b2c3d-1111-4222-8333-444455556666"
+	for _, tc := range []struct {
+		params string
+		want   string // "" for a fresh UUID, "error" for a refusal
+	}{
+		{"", ""},
+		{"/;x-databricks-session-id=" + sid, sid},
+		{"/;session_id=" + sid, sid},
+		{"/;session_id=" + sid + ";x-databricks-session-id=8a1b2c3d-1111-4222-8333-444455556666", "error"},
+	} {
+		remote, err := ParseRemote("sc://" + fake.addr + tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Dial(context.Background(), remote, Options{})
+		if tc.want == "error" {
+			if err == nil {
+				s.Close()
+				t.Errorf("%s: conflicting session ids accepted", tc.params)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.params, err)
+		}
+		if tc.want != "" && s.SessionID() != tc.want {
+			t.Errorf("%s: session id %s, want %s", tc.params, s.SessionID(), tc.want)
+		}
+		fake.mu.Lock()
+		last := fake.md[len(fake.md)-1]
+		fake.mu.Unlock()
+		if got := last.Get("x-databricks-session-id"); len(got) != 1 || got[0] != s.SessionID() {
+			t.Errorf("%s: header %q, session id %s", tc.params, got, s.SessionID())
+		}
+		s.Close()
+	}
 }
 
 func TestSparkErrorKeepsClassStateAndParameters(t *testing.T) {
