@@ -198,6 +198,7 @@ func TestFailedTableOverwriteKeepsOldTable(t *testing.T) {
 	if err != nil || !res.Verified || res.RowsWritten != 1 {
 		t.Fatalf("overwrite: %v, %+v", err, res)
 	}
+	exec(t, "REFRESH TABLE "+table) // this session read the old table
 	_, rows = query(t, "SELECT id, v FROM "+table+" ORDER BY id")
 	diff(t, "new table", [][]any{row(int32(3), "c")}, rows)
 	_, tables := query(t, "SHOW TABLES LIKE '"+table+"__sparkmerge_*'")

@@ -132,7 +132,7 @@ func TestLatin1IsNotMergedAsReplacementCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(p)})
-	if err == nil || !strings.Contains(err.Error(), "encoding=ISO-8859-1") || !strings.Contains(err.Error(), "offset 9") {
+	if err == nil || !strings.Contains(err.Error(), "encoding=ISO-8859-1") || !strings.Contains(err.Error(), "offset 11") {
 		t.Fatalf("Latin-1 file: err = %v, want the offset and the encoding option", err)
 	}
 	_, out := merge(t, c, spark.Job{Sources: pathSources(p), ReaderOptions: map[string]string{"encoding": "ISO-8859-1"}})

@@ -155,7 +155,9 @@ func (c *Client) stageTable(ctx context.Context, t Target) (staged, error) {
 		if err := c.sess.ExecSQL(ctx, "ALTER TABLE "+name+" RENAME TO "+t.Table); err != nil {
 			return fmt.Errorf("rename %s to %s: %w (the new rows are in %s)", name, t.Table, err, name)
 		}
-		return nil
+		// Other sessions that read the old table refresh it themselves
+		// (REFRESH TABLE), as after any table replaced behind them.
+		return c.sess.ExecSQL(ctx, "REFRESH TABLE "+t.Table)
 	}
 	return s, nil
 }

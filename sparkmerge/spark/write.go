@@ -310,10 +310,21 @@ func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int
 			for m := range b.files {
 				keys[m] = b.sourceKey(p, m)
 			}
-			return scan.SelectExpr(b.keyOf(keys) + " AS src")
+			return scan.SelectExpr(b.keyOf(keys)+" AS src", "0 AS parsed")
 		},
-		func(i int, read connect.Frame) connect.Frame { return read.SelectExpr(p.sourceKeyExpr(i) + " AS src") })
-	rows, err := connect.UnionAll(frames).Aggregate([]string{"src"}, "count(1) AS n").Collect(ctx)
+		func(i int, read connect.Frame) connect.Frame {
+			parsed := "0"
+			if strings.EqualFold(optionValue(p.Reads[i].Options, "mode"), "DROPMALFORMED") {
+				// A count that reads no column parses none either and
+				// counts the rows the read drops: use every column, in a
+				// nullable expression (count of a non-nullable one becomes
+				// count(1), and the columns are pruned again) that is
+				// never null (rand() is never below 0).
+				parsed = "CASE WHEN rand() < 0 THEN NULL ELSE hash(*) END"
+			}
+			return read.SelectExpr(p.sourceKeyExpr(i)+" AS src", parsed+" AS parsed")
+		})
+	rows, err := connect.UnionAll(frames).Aggregate([]string{"src"}, "count(parsed) AS n").Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -511,4 +522,15 @@ func localSize(p string) (int64, bool) {
 		return info.Size(), true
 	}
 	return 0, false // a dataset directory: its partitioning is Spark's to keep
+}
+
+// optionValue is a reader option's value, its key matched as Spark matches
+// option keys (case-insensitively).
+func optionValue(options map[string]string, key string) string {
+	for k, v := range options {
+		if strings.EqualFold(k, key) {
+			return v
+		}
+	}
+	return ""
 }
