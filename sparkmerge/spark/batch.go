@@ -164,12 +164,16 @@ func batchable(r *Read, limit int64) bool {
 	}
 	switch r.Format {
 	case "csv":
-		return r.Options["header"] == "true"
+		// DROPMALFORMED drops rows a positional scan cannot tell.
+		return r.Options["header"] == "true" && !strings.EqualFold(optionValue(r.Options, "mode"), "DROPMALFORMED")
 	case "json":
 		for k := range r.Options {
 			if !strings.EqualFold(k, "mode") {
 				return false // client inference admits no other option
 			}
+		}
+		if strings.EqualFold(optionValue(r.Options, "mode"), "DROPMALFORMED") {
+			return false // from_json has no such mode
 		}
 		for _, f := range r.Schema.Fields {
 			if f.Type.Kind.IsComplex() {
@@ -286,7 +290,9 @@ func positionalValue(pr sparkmerge.Projection, positionOf func(string) int) (pos
 func castTemplate(from, to sparkmerge.DataType) string {
 	integral := from.Kind == sparkmerge.KindInt || from.Kind == sparkmerge.KindLong ||
 		from.Kind == sparkmerge.KindDecimal && from.Scale == 0
-	wide := to.Kind == sparkmerge.KindLong || to.Kind == sparkmerge.KindDouble || to.Kind == sparkmerge.KindDecimal
+	// Not double: "-0" parsed as an integer is 0, then 0.0; cast straight
+	// to a double it would be -0.0.
+	wide := to.Kind == sparkmerge.KindLong || to.Kind == sparkmerge.KindDecimal
 	if from.Equal(to) || from.Kind == sparkmerge.KindString || integral && wide {
 		if to.Kind == sparkmerge.KindString {
 			return "\x00"
@@ -387,8 +393,15 @@ func (b scanBatch) layout(p *Planned) batchLayout {
 	for m, i := range b.reads {
 		l.positions[m] = make([]string, n)
 		l.codes[m] = make([]string, n)
+		// Under PERMISSIVE Spark's parser nulls a value it cannot parse
+		// (the id of a repeated header line in an int column), where a
+		// cast would fail: the file's parse is a try_cast.
+		permissive := strings.EqualFold(optionValue(p.Reads[i].Options, "mode"), "PERMISSIVE")
 		for k, pr := range p.Plan.Projections(i) {
 			pos, tmpl, _ := positionalValue(pr, b.positionOf(m))
+			if permissive {
+				tmpl = strings.ReplaceAll(tmpl, "CAST(\x00", "try_cast(\x00")
+			}
 			l.positions[m][k], l.codes[m][k] = "1", "0"
 			switch {
 			case pr.Kind == sparkmerge.ProjectLiteral:

@@ -132,8 +132,9 @@ func TestCastTemplate(t *testing.T) {
 		{s(sparkmerge.KindInt), s(sparkmerge.KindInt), "CAST(x AS int)"},
 		{s(sparkmerge.KindString), s(sparkmerge.KindLong), "CAST(x AS bigint)"},
 		{s(sparkmerge.KindInt), s(sparkmerge.KindLong), "CAST(x AS bigint)"},
-		{s(sparkmerge.KindInt), s(sparkmerge.KindDouble), "CAST(x AS double)"},
-		{sparkmerge.NewDecimal(20, 0), s(sparkmerge.KindDouble), "CAST(x AS double)"},
+		// "-0" is an integer 0 first, then 0.0 (not -0.0).
+		{s(sparkmerge.KindInt), s(sparkmerge.KindDouble), "CAST(CAST(x AS int) AS double)"},
+		{sparkmerge.NewDecimal(20, 0), s(sparkmerge.KindDouble), "CAST(CAST(x AS decimal(20,0)) AS double)"},
 		{s(sparkmerge.KindLong), sparkmerge.NewDecimal(22, 2), "CAST(x AS decimal(22,2))"},
 		// Parsed, then printed: "007" is "7", "1.50" is "1.5".
 		{s(sparkmerge.KindInt), s(sparkmerge.KindString), "CAST(CAST(x AS int) AS string)"},

@@ -1,0 +1,89 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// The cases of "one result, whatever the path": each set of files merged
+// by auto, union and auto with Spark's inference gives what Spark reading
+// each file alone gives (union with Spark's inference), or every path
+// fails alike.
+func TestOneResultWhateverThePath(t *testing.T) {
+	c := newClient(t)
+	cases := []struct {
+		name    string
+		files   map[string]string
+		options map[string]string
+	}{
+		{"json number text in a string column", map[string]string{
+			"a.json": "{\"id\":1,\"v\":1}\n{\"id\":2,\"v\":2}\n", "b.json": "{\"id\":3,\"v\":1.5}\n", "c.json": "{\"ID\":4,\"v\":\"high\"}\n"}, nil},
+		{"json column order", map[string]string{
+			"a.json": "{\"id\":1,\"u\":{\"a\":1}}\n", "b.json": "{\"id\":2,\"u\":{\"a\":2},\"tags\":[\"x\"]}\n", "c.json": "{\"id\":3,\"tags\":[\"y\"]}\n"}, nil},
+		{"json big integer in a string column", map[string]string{
+			"a.json": "{\"id\":1,\"a\":9223372036854775807}\n", "b.json": "{\"id\":2,\"a\":1.5}\n", "c.json": "{\"id\":3,\"A\":\"x\"}\n"}, nil},
+		{"csv big integer in a string column", map[string]string{
+			"a.csv": "id,a\n1,9223372036854775807\n", "b.csv": "id,a\n2,1.5\n", "c.csv": "id,a\n3,x\n"}, nil},
+		{"json empty string beside a number", map[string]string{
+			"a.json": "{\"id\":1,\"a\":5}\n", "b.json": "{\"id\":2,\"a\":\"\"}\n"}, nil},
+		{"json overflowing number", map[string]string{
+			"a.json": "{\"id\":1,\"b\":1e400}\n", "b.json": "{\"id\":2,\"b\":1.5}\n"}, nil},
+		{"csv negative zero widened to double", map[string]string{
+			"a.csv": "id,x\n1,-0\n2,5\n", "b.csv": "id,x\n3,1.5\n"}, nil},
+		{"csv repeated header line, permissive", map[string]string{
+			"a.csv": "id,v\n1,2\nid,v\n3,4\n", "b.csv": "v,id\n5,6\n"}, map[string]string{"mode": "PERMISSIVE"}},
+		{"csv blank first line, swapped columns", map[string]string{
+			"a.csv": "\nid,v\n1,a\n", "b.csv": "\nv,id\nb,2\n"}, nil},
+		{"csv booleans and infinities as text", map[string]string{
+			"a.csv": "id,f,g\n1,True,Inf\n", "b.csv": "id,f,g\n2,x,y\n"}, nil},
+		{"json nested empty objects", map[string]string{
+			"a.json": "{\"id\":1,\"o\":[{}]}\n", "b.json": "{\"id\":2,\"o\":[{\"k\":1}]}\n"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var names []string
+			for n := range tc.files {
+				names = append(names, n)
+			}
+			dir := workDir(t)
+			slices.Sort(names)
+			paths := writeFiles(t, dir, tc.files, names...)
+			policy := sparkmerge.Options{SourceColumn: "_source"}
+			run := func(strategy spark.Strategy, sparkInference bool) (string, error) {
+				out := filepath.Join(workDir(t), "out")
+				_, err := c.Merge(context.Background(), spark.Job{Sources: pathSources(paths...), Strategy: strategy, SparkInference: sparkInference,
+					ReaderOptions: tc.options, Policy: policy, Verify: true, Target: spark.Target{Path: out}})
+				return out, err
+			}
+			ref, refErr := run(spark.StrategyUnion, true)
+			if refErr != nil {
+				t.Logf("Spark reading each file alone: %v", refErr)
+			}
+			for _, p := range []struct {
+				name           string
+				strategy       spark.Strategy
+				sparkInference bool
+			}{{"auto", spark.StrategyAuto, false}, {"union", spark.StrategyUnion, false}, {"auto --spark-inference", spark.StrategyAuto, true}} {
+				out, err := run(p.strategy, p.sparkInference)
+				switch {
+				case refErr != nil && err == nil:
+					t.Errorf("%s merged where Spark reading each file alone fails", p.name)
+				case refErr == nil && err != nil:
+					t.Errorf("%s: %v", p.name, err)
+				case err == nil:
+					t.Run(p.name, func(t *testing.T) {
+						sameOutput(t, c, ref, out, "", func(col string) bool { return strings.HasPrefix(col, "_source ") })
+					})
+				}
+			}
+		})
+	}
+}
