@@ -1,10 +1,10 @@
 package spark
 
 import (
-	"strconv"
 	"bytes"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
