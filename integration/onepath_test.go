@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,5 +86,29 @@ func TestOneResultWhateverThePath(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The meaning of a value in a column that becomes string (the README's
+// table): each file's value as Spark reads that file alone, then cast to
+// string. The same on every path.
+func TestStringTargetValues(t *testing.T) {
+	c := newClient(t)
+	dir := workDir(t)
+	paths := writeFiles(t, dir, map[string]string{
+		"a.csv":  "id,x\n1,-0\n2,007\n",                           // int
+		"b.csv":  "id,x\n3,1.50\n4,NaN\n5,Inf\n",                  // double
+		"c.csv":  "id,x\n6,True\n",                                // boolean
+		"d.csv":  "id,x\n7,hello\n8,1.50\n",                       // string: kept as written
+		"e.json": "{\"id\":9,\"x\":1.50}\n{\"id\":10,\"x\":-0}\n", // double; -0 is the integer 0
+	}, "a.csv", "b.csv", "c.csv", "d.csv", "e.json")
+	want := [][]any{row("1", "0"), row("2", "7"), row("3", "1.5"), row("4", "NaN"), row("5", "Infinity"), row("6", "true"),
+		row("7", "hello"), row("8", "1.50"), row("9", "1.5"), row("10", "0.0")}
+	for _, p := range []struct {
+		strategy       spark.Strategy
+		sparkInference bool
+	}{{spark.StrategyAuto, false}, {spark.StrategyUnion, false}, {spark.StrategyUnion, true}} {
+		_, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Strategy: p.strategy, SparkInference: p.sparkInference, Verify: true})
+		diff(t, fmt.Sprintf("%v, Spark inference %v", p.strategy, p.sparkInference), want, parquetRows(t, out, []string{"id", "x"}, "CAST(id AS INT)"))
 	}
 }
