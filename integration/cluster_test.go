@@ -286,6 +286,7 @@ func TestClusterListingRules(t *testing.T) {
 		".hidden.csv":    "id,v\n99,hidden\n",
 		"sub/nested.csv": "id,v\n98,nested\n",
 		"notes.txt":      "id,v\n97,text\n",
+		"more.json":      "{\"id\":96}\n",
 	}))
 	planned, err := c.Plan(context.Background(), spark.Job{
 		Sources:       pathSources(dir),
@@ -302,8 +303,8 @@ func TestClusterListingRules(t *testing.T) {
 	}
 	diff(t, "reads", []string{dir + "/a.csv", dir + "/b.csv"}, got)
 
-	// Without a format, the files' names disagree (csv and txt): a clear
-	// error naming what to do.
+	// Without a format, the files' names disagree (csv and json; a .txt
+	// counts only alone): a clear error naming what to do.
 	_, err = c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
 	if err == nil || !strings.Contains(err.Error(), "--format") {
 		t.Errorf("mixed extensions without a format: err = %v, want a hint to set the format", err)

@@ -59,6 +59,11 @@ type Options struct {
 	// path inside the container (host path -> container path): files that
 	// only Spark sees, as on cluster storage.
 	Volumes map[string]string
+	// Standalone runs a Spark standalone cluster in the container: a
+	// master and a worker JVM, with the Connect server's driver submitting
+	// to the master, so that executors run in processes of their own (the
+	// worker's), apart from the driver, as on a real cluster.
+	Standalone bool
 	// DriverMemory is the driver heap (spark-submit --driver-memory); empty
 	// means DefaultDriverMemory.
 	DriverMemory string
@@ -236,7 +241,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 	req := testcontainers.ContainerRequest{
 		Image:  opts.Image,
-		Cmd:    command(opts, port),
+		Cmd:    containerCommand(opts, port),
 		Env:    map[string]string{"SPARK_LOCAL_IP": "127.0.0.1"},
 		Labels: map[string]string{RoleLabel: "spark-connect"},
 		ConfigModifier: func(c *container.Config) {
@@ -336,4 +341,45 @@ func (c writerConsumer) Accept(l testcontainers.Log) {
 // DefaultImage and anything else in the "sparkmerge/" namespace.
 func localOnly(image string) bool {
 	return image == DefaultImage || strings.HasPrefix(image, "sparkmerge/")
+}
+
+// containerCommand is the container's command: the Connect server alone,
+// or (Standalone) a master and a worker started in the background first,
+// on free loopback ports, and the server submitting to the master.
+func containerCommand(opts Options, port int) []string {
+	if !opts.Standalone {
+		return command(opts, port)
+	}
+	ports := make([]int, 4) // master, master UI, worker, worker UI
+	for i := range ports {
+		p, err := freePort()
+		if err != nil {
+			p = port + 1 + i
+		}
+		ports[i] = p
+	}
+	master := fmt.Sprintf("spark://127.0.0.1:%d", ports[0])
+	opts.Conf = maps.Clone(opts.Conf)
+	if opts.Conf == nil {
+		opts.Conf = map[string]string{}
+	}
+	opts.Conf["spark.executor.memory"] = "768m"
+	opts.Conf["spark.cores.max"] = "2"
+	cmd := command(opts, port)
+	for i, a := range cmd {
+		if a == "local[2]" {
+			cmd[i] = master
+		}
+	}
+	quoted := make([]string, len(cmd))
+	for i, a := range cmd {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	class := filepath.Dir(sparkSubmit) + "/spark-class"
+	// The daemons' small heaps are set for them alone: exported, the
+	// variable would size the driver too.
+	script := fmt.Sprintf(`SPARK_DAEMON_MEMORY=256m %[1]s org.apache.spark.deploy.master.Master --host 127.0.0.1 --port %[2]d --webui-port %[3]d &
+SPARK_DAEMON_MEMORY=256m %[1]s org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --port %[4]d --webui-port %[5]d --cores 2 --memory 1g %[6]s &
+exec %[7]s`, class, ports[0], ports[1], ports[2], ports[3], master, strings.Join(quoted, " "))
+	return []string{"bash", "-c", script}
 }

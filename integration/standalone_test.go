@@ -1,0 +1,100 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// lockedBuffer collects container logs written from another goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A smoke set on a Spark standalone cluster (a master and a worker JVM,
+// the Connect server's driver submitting to the master), so that executors
+// run in a process of their own: the header-shift case from files the
+// client reads and from files only the cluster sees, verified, and a
+// drifting JSON merge compared with the local server's output.
+func TestStandaloneClusterSmoke(t *testing.T) {
+	requireSpark(t)
+	image := os.Getenv("SPARKMERGE_SPARK_IMAGE")
+	if image == "" {
+		image = localspark.DefaultImage
+	}
+	dir := workDir(t)
+	hidden, err := os.MkdirTemp("", "sparktest-standalone-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(hidden)
+	os.Chmod(hidden, 0o777)
+	const inside = "/sparkmerge-standalone-data"
+	logs := &lockedBuffer{}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	srv, err := localspark.Start(ctx, localspark.Options{Image: image, Standalone: true, Mounts: []string{dir},
+		Volumes: map[string]string{hidden: inside}, Log: logs})
+	if err != nil {
+		t.Fatalf("start a standalone cluster: %v", err)
+	}
+	defer srv.Stop(context.Background())
+	c, err := spark.Connect(ctx, srv.Remote(), spark.ConnectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	files := map[string]string{"x.csv": "a,b,c\n1,2,3\n", "y.csv": "c,a,b\n30,10,20\n"}
+	writeFiles(t, dir, files, "x.csv", "y.csv")
+	writeFiles(t, hidden, files, "x.csv", "y.csv")
+	for _, src := range []string{dir + "/*.csv", inside} {
+		out := filepath.Join(dir, "out-"+filepath.Base(src))
+		res, err := c.Merge(ctx, spark.Job{Sources: pathSources(src), Format: "csv", Verify: true, Target: spark.Target{Path: out}})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if !res.Verified || res.RowsWritten != 2 {
+			t.Errorf("%s: %d rows, verified %v", src, res.RowsWritten, res.Verified)
+		}
+		diff(t, src, [][]any{row("1", "2", "3"), row("10", "20", "30")}, parquetRows(t, out, []string{"a", "b", "c"}, "a"))
+	}
+
+	jsonFiles := map[string]string{"a.json": "{\"id\":1,\"v\":1}\n", "b.json": "{\"ID\":2,\"v\":2.5,\"w\":\"x\"}\n", "c.json": "{\"id\":3,\"w\":\"y\"}\n"}
+	paths := writeFiles(t, dir, jsonFiles, "a.json", "b.json", "c.json")
+	job := spark.Job{Sources: pathSources(paths...), Policy: sparkmerge.Options{SourceColumn: "_source"}, Verify: true}
+	job.Target.Path = filepath.Join(dir, "json-standalone")
+	if _, err := c.Merge(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	_, onLocal := merge(t, newClient(t), spark.Job{Sources: pathSources(paths...), Policy: sparkmerge.Options{SourceColumn: "_source"}})
+	sameOutput(t, newClient(t), onLocal, job.Target.Path, "", nil)
+
+	if l := logs.String(); !strings.Contains(l, "Asked to launch executor") {
+		t.Errorf("no executor launched by the worker; log tail:\n%s", l[max(0, len(l)-3000):])
+	}
+}
