@@ -98,24 +98,10 @@ func TestConcurrentAppendsVerifyTheirOwnRows(t *testing.T) {
 // The Spark server killed during an overwrite: the merge fails as
 // unreachable and the old output is intact, nothing staged left behind.
 func TestServerKilledDuringOverwrite(t *testing.T) {
-	requireSpark(t)
-	image := os.Getenv("SPARKMERGE_SPARK_IMAGE")
-	if image == "" {
-		image = localspark.DefaultImage
-	}
 	dir := workDir(t)
+	srv, c := ownSpark(t, localspark.Options{Mounts: []string{dir}}, spark.ConnectOptions{KeepAlive: 10 * time.Second, KeepAliveTimeout: 5 * time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	srv, err := localspark.Start(ctx, localspark.Options{Image: image, Mounts: []string{dir}})
-	if err != nil {
-		t.Fatalf("start a Spark of its own: %v", err)
-	}
-	defer srv.Stop(context.Background())
-	c, err := spark.Connect(ctx, srv.Remote(), spark.ConnectOptions{KeepAlive: 10 * time.Second, KeepAliveTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	in := filepath.Join(dir, "in")
 	var b strings.Builder
 	b.WriteString("id,v,w\n")

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -220,4 +222,28 @@ func sameOutput(t *testing.T, c *spark.Client, want, got, orderBy string, skip f
 	rows := parquetRows(t, got, names, orderBy)
 	diff(t, "rows", parquetRows(t, want, names, orderBy), rows)
 	return names, rows
+}
+
+// ownSpark starts a Spark Connect server of the test's own (for tests that
+// kill it or need another layout), on the harness's image, and connects to
+// it; both are stopped when the test ends.
+func ownSpark(t *testing.T, opts localspark.Options, copts spark.ConnectOptions) (*localspark.Server, *spark.Client) {
+	t.Helper()
+	requireSpark(t)
+	if opts.Image = os.Getenv("SPARKMERGE_SPARK_IMAGE"); opts.Image == "" {
+		opts.Image = localspark.DefaultImage
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	srv, err := localspark.Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("start a Spark of the test's own: %v", err)
+	}
+	t.Cleanup(func() { srv.Stop(context.Background()) })
+	c, err := spark.Connect(ctx, srv.Remote(), copts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return srv, c
 }

@@ -41,11 +41,6 @@ func (l *lockedBuffer) String() string {
 // client reads and from files only the cluster sees, verified, and a
 // drifting JSON merge compared with the local server's output.
 func TestStandaloneClusterSmoke(t *testing.T) {
-	requireSpark(t)
-	image := os.Getenv("SPARKMERGE_SPARK_IMAGE")
-	if image == "" {
-		image = localspark.DefaultImage
-	}
 	dir := workDir(t)
 	hidden, err := os.MkdirTemp("", "sparktest-standalone-")
 	if err != nil {
@@ -55,19 +50,9 @@ func TestStandaloneClusterSmoke(t *testing.T) {
 	os.Chmod(hidden, 0o777)
 	const inside = "/sparkmerge-standalone-data"
 	logs := &lockedBuffer{}
+	_, c := ownSpark(t, localspark.Options{Standalone: true, Mounts: []string{dir}, Volumes: map[string]string{hidden: inside}, Log: logs}, spark.ConnectOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	srv, err := localspark.Start(ctx, localspark.Options{Image: image, Standalone: true, Mounts: []string{dir},
-		Volumes: map[string]string{hidden: inside}, Log: logs})
-	if err != nil {
-		t.Fatalf("start a standalone cluster: %v", err)
-	}
-	defer srv.Stop(context.Background())
-	c, err := spark.Connect(ctx, srv.Remote(), spark.ConnectOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 
 	files := map[string]string{"x.csv": "a,b,c\n1,2,3\n", "y.csv": "c,a,b\n30,10,20\n"}
 	writeFiles(t, dir, files, "x.csv", "y.csv")
