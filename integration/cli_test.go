@@ -53,12 +53,19 @@ func cliBinary(t *testing.T) string {
 // and returns its exit code, stdout and stderr.
 func cliRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return cliRunIn(t, "", args...)
+}
+
+// cliRunIn is cliRun in the working directory dir ("": the test's).
+func cliRunIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
 	r := requireSpark(t)
 	bin := cliBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, bin, append(args, "--remote", r)...)
 	cmd.Env = append(os.Environ(), "SPARK_REMOTE=")
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -410,5 +417,19 @@ func TestCLILocal(t *testing.T) {
 	}
 	if parts, _ := filepath.Glob(filepath.Join(out, "part-*.parquet")); len(parts) == 0 {
 		t.Errorf("no parquet files in %s", out)
+	}
+}
+
+// A relative --out is the client's: resolved against the working
+// directory, like the inputs, not the server's.
+func TestCLIRelativeOut(t *testing.T) {
+	dir := workDir(t)
+	writeFiles(t, dir, map[string]string{"in/a.csv": "id\n1\n"}, "in/a.csv")
+	code, _, stderr := cliRunIn(t, dir, "merge", "in", "--out", "rel/out", "--verify")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rel", "out", "_SUCCESS")); err != nil {
+		t.Errorf("no output under the working directory: %v", err)
 	}
 }

@@ -398,6 +398,9 @@ func (b scanBatch) layout(p *Planned) batchLayout {
 		// cast would fail: the file's parse is a try_cast.
 		permissive := strings.EqualFold(optionValue(p.Reads[i].Options, "mode"), "PERMISSIVE")
 		for k, pr := range p.Plan.Projections(i) {
+			if b.files[m].shortNumbers {
+				pr.Checked = false // every cast of this file is exact
+			}
 			pos, tmpl, _ := positionalValue(pr, b.positionOf(m))
 			if permissive {
 				tmpl = strings.ReplaceAll(tmpl, "CAST(\x00", "try_cast(\x00")

@@ -39,18 +39,45 @@ const maxCSVColumns = 20480
 // options. It returns ok=false, with the reason, when the options or the
 // file are outside what it reproduces exactly; then Spark must infer it.
 func localCSVSchema(path string, options map[string]string) (schema sparkmerge.Schema, why string, ok bool) {
+	schema, _, why, ok = localCSVFile(path, options)
+	return schema, why, ok
+}
+
+// localCSVFile is localCSVSchema, also telling whether every number in
+// the file has at most 15 digits (see shortNumbers).
+func localCSVFile(path string, options map[string]string) (schema sparkmerge.Schema, short bool, why string, ok bool) {
 	sep, why, ok := localInferSep(options)
 	if !ok {
-		return schema, why, false
+		return schema, false, why, false
 	}
 	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || InferFormat(path) != "csv" || !strings.HasSuffix(strings.ToLower(path), "sv") {
-		return schema, "not a plain local .csv/.tsv file", false
+		return schema, false, "not a plain local .csv/.tsv file", false
 	}
 	data, why, ok := readSmallLocal(path)
 	if !ok {
-		return schema, why, false
+		return schema, false, why, false
 	}
-	return inferCSV(data, sep)
+	schema, why, ok = inferCSV(data, sep)
+	return schema, shortNumbers(data), why, ok
+}
+
+// shortNumbers reports whether data holds no run of more than 15 digits:
+// then no integer (or decimal) in it has more than 15 digits, and every
+// one becomes a double exactly, so the merge need not check such casts
+// value by value (sparkmerge.RoundsValues). Digits of text count too,
+// which can only make the answer false.
+func shortNumbers(data []byte) bool {
+	run := 0
+	for _, c := range data {
+		if c >= '0' && c <= '9' {
+			if run++; run > 15 {
+				return false
+			}
+			continue
+		}
+		run = 0
+	}
+	return true
 }
 
 // readSmallLocal reads a local text file for client-side inference: a

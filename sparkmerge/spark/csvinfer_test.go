@@ -200,3 +200,17 @@ func TestInferLocallyBudget(t *testing.T) {
 		t.Fatalf("local %d, remote %d (%v): want a.csv and b.csv local within 12 bytes, c.csv to Spark", len(local), len(remote), remote)
 	}
 }
+
+func TestShortNumbers(t *testing.T) {
+	for data, want := range map[string]bool{
+		"id,v\n1,900719925474099\n":     true,  // 15 digits
+		"id,v\n1,9007199254740993\n":    false, // 16
+		"{\"v\":1.2345678901234567}\n":  false, // 17 digits after the point
+		"id,v\n123,x4567890123456789\n": false, // digits of text count too
+		"":                              true,
+	} {
+		if got := shortNumbers([]byte(data)); got != want {
+			t.Errorf("shortNumbers(%q) = %v, want %v", data, got, want)
+		}
+	}
+}

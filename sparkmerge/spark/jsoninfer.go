@@ -37,6 +37,8 @@ type jsonFile struct {
 	// with from_json, so such a file cannot join one where that key is a
 	// string.
 	reprinted map[string]bool
+	// shortNumbers: no number in the file has more than 15 digits.
+	shortNumbers bool
 }
 
 // localJSONSchema infers the raw schema of the local JSON-lines file at
@@ -54,7 +56,9 @@ func localJSONSchema(path string, options map[string]string) (f jsonFile, why st
 	if !ok {
 		return f, why, false
 	}
-	return scanJSONLines(data)
+	f, why, ok = scanJSONLines(data)
+	f.shortNumbers = ok && shortNumbers(data)
+	return f, why, ok
 }
 
 // inferJSONLines is localJSONSchema's schema of a file's bytes.

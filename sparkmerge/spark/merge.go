@@ -225,13 +225,13 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	var why string
 	switch r.Format {
 	case "csv":
-		if r.Schema, why, ok = localCSVSchema(r.Paths[0], r.Options); ok {
+		if r.Schema, r.shortNumbers, why, ok = localCSVFile(r.Paths[0], r.Options); ok {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
 	case "json":
 		var f jsonFile
 		if f, why, ok = localJSONSchema(r.Paths[0], r.Options); ok {
-			r.raw, r.reprinted = f.raw, f.reprinted
+			r.raw, r.reprinted, r.shortNumbers = f.raw, f.reprinted, f.shortNumbers
 			r.Schema, ok = jsonSchemaOf(r.raw)
 		}
 	case "parquet":
@@ -340,10 +340,17 @@ func (p *Planned) selectExprs(i int, fileExpr string) []string {
 			switch {
 			case pr.Kind == sparkmerge.ProjectLiteral:
 				exprs[k] = fileExpr + " AS " + col
-			case pr.Checked:
+			case pr.Checked && !p.Reads[i].exactDoubles():
 				src, _ := sparkmerge.QuoteIdent(pr.Source)
 				exprs[k] = sparkmerge.CheckedCast(src, pr.From, pr.To, pr.Column, fileExpr) + " AS " + col
 			}
+		}
+	}
+	for k, pr := range p.Plan.Projections(i) {
+		if pr.Checked && p.Reads[i].exactDoubles() {
+			src, _ := sparkmerge.QuoteIdent(pr.Source)
+			col, _ := sparkmerge.QuoteIdent(pr.Column)
+			exprs[k] = "CAST(" + src + " AS " + pr.To.String() + ") AS " + col
 		}
 	}
 	return exprs

@@ -54,6 +54,9 @@ type Read struct {
 	// encodingProblem says why the client found the file is not UTF-8
 	// (client inference read it and no encoding was given), or "".
 	encodingProblem string
+	// shortNumbers: the client read the file and no number in it has more
+	// than 15 digits, so its casts to double are exact (see shortNumbers).
+	shortNumbers bool
 	// patterns is true when Paths are the user's own list of paths, read
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).
@@ -445,4 +448,16 @@ type DuplicateHeaderError struct {
 func (e *DuplicateHeaderError) Error() string {
 	return fmt.Sprintf("file %s: its header has the column `%s` twice (also as `%s`); Spark would rename both and their values would not meet other sources' `%s`: rename one in the file, or name all columns with --schema",
 		e.File, e.Columns[0], e.Columns[1], e.Columns[0])
+}
+
+// exactDoubles reports whether every file of r is known to hold only
+// numbers a double holds exactly, so that its casts that may round
+// (sparkmerge.RoundsValues) need no check value by value.
+func (r *Read) exactDoubles() bool {
+	for _, part := range r.parts() {
+		if !part.shortNumbers {
+			return false
+		}
+	}
+	return true
 }
