@@ -3,37 +3,18 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
-
-// lockedBuffer collects container logs written from another goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A smoke set on a Spark standalone cluster (a master and a worker JVM,
 // the Connect server's driver submitting to the master), so that executors
@@ -49,7 +30,7 @@ func TestStandaloneClusterSmoke(t *testing.T) {
 	defer os.RemoveAll(hidden)
 	os.Chmod(hidden, 0o777)
 	const inside = "/sparkmerge-standalone-data"
-	logs := &lockedBuffer{}
+	logs := &sparktest.LogBuffer{}
 	_, c := ownSpark(t, localspark.Options{Standalone: true, Mounts: []string{dir}, Volumes: map[string]string{hidden: inside}, Log: logs}, spark.ConnectOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

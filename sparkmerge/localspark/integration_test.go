@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 )
 
 // TestStartServesSparkConnect starts the image (SPARKMERGE_SPARK_IMAGE, else
@@ -35,7 +35,7 @@ func TestStartServesSparkConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs syncBuffer
+	var logs sparktest.LogBuffer
 	began := time.Now()
 	srv, err := localspark.Start(t.Context(), localspark.Options{
 		Image:  os.Getenv("SPARKMERGE_SPARK_IMAGE"),
@@ -105,22 +105,4 @@ func TestStartMissingLocalImage(t *testing.T) {
 	if d := time.Since(began); d > 30*time.Second {
 		t.Errorf("Start took %s to report a missing image, want it at once", d)
 	}
-}
-
-// syncBuffer is a strings.Builder safe for the log goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -153,4 +155,25 @@ func ClusterDir(t testing.TB) (host, spark string) {
 	}
 	os.Chmod(dir, 0o777)
 	return dir, ClusterMount + "/" + filepath.Base(dir)
+}
+
+// LogBuffer collects a container's log ([localspark.Options.Log]), written
+// from another goroutine, for a test to read.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+// Write appends p.
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what was written so far.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
