@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -24,6 +26,8 @@ type stallingProxy struct {
 	stalled atomic.Bool
 	mu      sync.Mutex
 	conns   []net.Conn
+	// open holds a flag per forwarded connection, for stallOpen.
+	open []*atomic.Bool
 }
 
 func newStallingProxy(t *testing.T, target string) *stallingProxy {
@@ -42,6 +46,16 @@ func (p *stallingProxy) addr() string { return p.ln.Addr().String() }
 
 func (p *stallingProxy) stall() { p.stalled.Store(true) }
 
+// stallOpen stalls the connections open now and keeps forwarding new
+// ones, as a NAT or load balancer that forgot a long-idle connection.
+func (p *stallingProxy) stallOpen() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.open {
+		f.Store(true)
+	}
+}
+
 func (p *stallingProxy) serve() {
 	for {
 		in, err := p.ln.Accept()
@@ -53,20 +67,22 @@ func (p *stallingProxy) serve() {
 			in.Close()
 			continue
 		}
+		stalled := new(atomic.Bool)
 		p.mu.Lock()
 		p.conns = append(p.conns, in, out)
+		p.open = append(p.open, stalled)
 		p.mu.Unlock()
-		go p.pipe(in, out)
-		go p.pipe(out, in)
+		go p.pipe(in, out, stalled)
+		go p.pipe(out, in, stalled)
 	}
 }
 
 // pipe copies until the proxy stalls, then drops everything it reads.
-func (p *stallingProxy) pipe(from, to net.Conn) {
+func (p *stallingProxy) pipe(from, to net.Conn, stalled *atomic.Bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := from.Read(buf)
-		if n > 0 && !p.stalled.Load() {
+		if n > 0 && !p.stalled.Load() && !stalled.Load() {
 			if _, werr := to.Write(buf[:n]); werr != nil {
 				return
 			}
@@ -123,5 +139,65 @@ func TestStalledConnectionFails(t *testing.T) {
 		t.Logf("failed after %s: %v", time.Since(start).Round(time.Second), err)
 	case <-time.After(4 * time.Minute):
 		t.Fatal("a call over a stalled connection still hangs after 4 minutes")
+	}
+}
+
+// A write whose connection dies midway does not run on for a client that
+// has gone: the client asks the server, on a new connection, to stop the
+// session's job. The source is a view that takes about 40 s to read; the
+// connection is cut after the write started and keepalive notices within
+// about 15 s. Had the job run on, the table would exist at 60 s.
+func TestLostConnectionStopsTheJob(t *testing.T) {
+	remote := requireSpark(t)
+	target := strings.TrimPrefix(remote, "sc://")
+	if i := strings.Index(target, "/"); i >= 0 {
+		target = target[:i]
+	}
+	view := "slow_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	table := "stopped_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	// 80 rows in 2 partitions, half a second each: about 20 s per
+	// partition on local[2].
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, reflect('java.lang.Thread', 'sleep', CAST(500 AS BIGINT)) AS slept FROM range(0, 80, 1, 2)")
+	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view, "DROP TABLE IF EXISTS "+table) })
+
+	proxy := newStallingProxy(t, target)
+	c, err := spark.Connect(context.Background(), "sc://"+proxy.addr(), spark.ConnectOptions{
+		KeepAlive: 10 * time.Second, KeepAliveTimeout: 3 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	job := spark.Job{
+		Sources: []spark.SourceSpec{{Table: "global_temp." + view}},
+		Target:  spark.Target{Table: table},
+	}
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Merge(context.Background(), job)
+		done <- err
+	}()
+	time.Sleep(8 * time.Second) // planned; the write's job runs
+	proxy.stallOpen()
+	select {
+	case err := <-done:
+		var ue *spark.UnreachableError
+		if !errors.As(err, &ue) {
+			t.Fatalf("after the connection died: err = %v, want an UnreachableError", err)
+		}
+		if !strings.Contains(ue.Stop, "asked to stop the job") {
+			t.Errorf("the server was reachable on a new connection, but: %v", err)
+		}
+		t.Logf("failed after %s: %v", time.Since(start).Round(time.Second), err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the merge still hangs 2 minutes after its connection died")
+	}
+	if wait := 60*time.Second - time.Since(start); wait > 0 {
+		time.Sleep(wait)
+	}
+	_, rows := query(t, "SHOW TABLES LIKE '"+table+"'")
+	if len(rows) != 0 {
+		t.Errorf("table %s exists 60 s after the merge started: the job ran on after the client gave up", table)
 	}
 }

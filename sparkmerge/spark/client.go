@@ -14,6 +14,11 @@ import (
 // Connect server could not be reached.
 var ErrUnreachable = connect.ErrUnreachable
 
+// UnreachableError is the error behind [ErrUnreachable]: the address tried,
+// the transport error, and (Stop) what became of the server-side job of a
+// call that lost its connection midway. Use errors.As.
+type UnreachableError = connect.UnreachableError
+
 // ErrInvalidRemote is matched (errors.Is) by [Connect]'s error when the
 // connection string does not parse. The error never contains its values.
 var ErrInvalidRemote = connect.ErrInvalidRemote

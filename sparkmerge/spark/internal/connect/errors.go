@@ -22,9 +22,16 @@ type UnreachableError struct {
 	Addr string
 	// Err is the transport error.
 	Err error
+	// Stop says what became of the server-side job of a call that lost
+	// its connection midway ("" when no job was running or nothing is
+	// known): the client asks the server to stop it on a new connection.
+	Stop string
 }
 
 func (e *UnreachableError) Error() string {
+	if e.Stop != "" {
+		return fmt.Sprintf("spark connect server at %s is unreachable: %v (%s)", e.Addr, e.Err, e.Stop)
+	}
 	return fmt.Sprintf("spark connect server at %s is unreachable: %v (start one with `make spark-up` or pass --remote)", e.Addr, e.Err)
 }
 

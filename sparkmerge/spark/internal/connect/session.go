@@ -334,7 +334,7 @@ func (s *Session) executeQuery(ctx context.Context, plan proto.Message) (tbl arr
 		schema, tbl, err = stream.ToTable()
 		return err
 	})
-	return tbl, schema, s.convertError(err)
+	return tbl, schema, s.abandon(ctx, s.convertError(err), false)
 }
 
 // executeCommand runs a command plan for its effect, without retries.
@@ -347,7 +347,33 @@ func (s *Session) executeCommand(ctx context.Context, plan proto.Message) (err e
 		}
 		return errorAt(out, 3)
 	}()
-	return s.convertError(err)
+	return s.abandon(ctx, s.convertError(err), true)
+}
+
+// abandonTimeout bounds the interrupt sent after a lost connection.
+const abandonTimeout = 10 * time.Second
+
+// abandon handles a call that failed as unreachable while ctx is still
+// live, typically a connection that keepalive found dead midway: the
+// server would run the call's job to its end (a write included) for a
+// client that has gone, so it is asked, on a new connection, to stop this
+// session's operations. Best effort and bounded; for a command (which
+// has effects) the error says whether the server took the request.
+func (s *Session) abandon(ctx context.Context, err error, command bool) error {
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || ctx.Err() != nil {
+		return err
+	}
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abandonTimeout)
+	defer cancel()
+	ierr := s.InterruptAll(ictx)
+	switch {
+	case ierr == nil:
+		ue.Stop = "the server was reached on a new connection and asked to stop the job; check the target before rerunning"
+	case command:
+		ue.Stop = "the server could not be asked to stop the job, which may still run to its end; check the target before rerunning"
+	}
+	return err
 }
 
 // InterruptAll asks the server to stop every running operation of this
