@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/localspark"
@@ -191,4 +194,91 @@ func TestFailedTableOverwriteKeepsOldTable(t *testing.T) {
 	if len(tables) != 0 {
 		t.Errorf("staging tables left: %v", tables)
 	}
+}
+
+// An append to a path the client cannot rename (only the cluster sees it)
+// is written in place; --verify counts the files this run's write job
+// made, not the target's growth: the rows already there, and the
+// partition directories, do not count, and per source with provenance.
+func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
+	c := newClient(t)
+	dir := clusterFiles(t, textFiles(map[string]string{
+		"in/a.csv": "id,v,k\n1,x,p\n2,y,q\n",
+		"in/b.csv": "k,id\np,3\n",
+		"in/c.csv": "id,k\n4,q\n5,q\n6,p\n",
+	}))
+	out := dir + "/out"
+	policy := sparkmerge.Options{SourceColumn: "_source"}
+	merge(t, c, spark.Job{Sources: pathSources(dir + "/in/a.csv"), Policy: policy, Target: spark.Target{Path: out, PartitionBy: []string{"k"}}})
+	for round := 1; round <= 2; round++ {
+		res, err := c.Merge(context.Background(), spark.Job{Sources: pathSources(dir + "/in"), Policy: policy, Verify: true,
+			Target: spark.Target{Path: out, Mode: "append", PartitionBy: []string{"k"}}})
+		if err != nil {
+			t.Fatalf("append %d: %v", round, err)
+		}
+		if res.RowsWritten != 6 || !res.Verified {
+			t.Errorf("append %d: %d rows written, verified %v; want this run's 6", round, res.RowsWritten, res.Verified)
+		}
+	}
+	_, rows := query(t, "SELECT count(*), count(DISTINCT _source) FROM parquet.`"+out+"`")
+	diff(t, "rows in the target", [][]any{row(int64(2+6+6), int64(3))}, rows)
+
+	// Another writer adds files while a slow append runs (into a
+	// partition directory of its own, as Spark's commit protocol does not
+	// allow two jobs writing one directory): this run's rows can no longer
+	// be told from the target's growth, and --verify must say so rather
+	// than pass or blame the merge.
+	view := "slowcluster_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT CAST(id AS INT) AS id, CAST(id % 2 AS STRING) AS k, CAST(reflect('java.lang.Thread', 'sleep', CAST(800 AS BIGINT)) AS STRING) AS v FROM range(0, 20, 1, 1)")
+	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view) })
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Table: "global_temp." + view}}, Verify: true,
+			Target: spark.Target{Path: out, Mode: "append", PartitionBy: []string{"k"}}})
+		done <- err
+	}()
+	time.Sleep(6 * time.Second) // planned and counted; the write runs
+	exec(t, "INSERT OVERWRITE DIRECTORY '"+out+"/k=9' USING parquet SELECT 99 AS id, 'other' AS v")
+	err := <-done
+	var verr *spark.VerifyError
+	if err == nil || errors.As(err, &verr) || !strings.Contains(err.Error(), "another writer appended meanwhile") {
+		t.Errorf("a verified append with another writer's files appearing: err = %v, want one saying another writer appended", err)
+	}
+	_, rows = query(t, "SELECT count(*) FROM parquet.`"+out+"`")
+	diff(t, "rows in the target", [][]any{row(int64(14 + 20 + 1))}, rows)
+}
+
+// A verified append to an existing table counts this run's rows, whoever
+// else appends meanwhile: the rows go to a staging table first, counted
+// there, then appended. Here another session inserts a row while the
+// merge writes a slow source (a view taking about 16 s to read).
+func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
+	c := newClient(t)
+	id := strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	view, table := "slowappend_"+id, "appended_"+id
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, CAST(reflect('java.lang.Thread', 'sleep', CAST(800 AS BIGINT)) AS STRING) AS slept FROM range(0, 20, 1, 1)",
+		"CREATE TABLE "+table+" (id BIGINT, slept STRING) USING parquet",
+		"INSERT INTO "+table+" VALUES (-1, 'old')")
+	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view, "DROP TABLE IF EXISTS "+table) })
+	done := make(chan struct{})
+	var res *spark.Result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Table: "global_temp." + view}}, Verify: true,
+			Target: spark.Target{Table: table, Mode: "append"}})
+	}()
+	time.Sleep(6 * time.Second) // planned and counted; the write runs (one of local[2]'s cores is free)
+	exec(t, "INSERT INTO "+table+" VALUES (-2, 'meanwhile')")
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RowsWritten != 20 || !res.Verified {
+		t.Errorf("%d rows written, verified %v; want this run's 20", res.RowsWritten, res.Verified)
+	}
+	_, rows := query(t, "SELECT count(*), min(id) FROM "+table)
+	diff(t, "rows in the table", [][]any{row(int64(22), int64(-2))}, rows)
+	_, rows = query(t, "SHOW TABLES LIKE '"+table+"__sparkmerge*'")
+	diff(t, "staging tables left", [][]any{}, rows)
 }

@@ -3,6 +3,8 @@ package spark
 import (
 	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -99,5 +101,50 @@ func TestAbsoluteTarget(t *testing.T) {
 		if got := absoluteTarget(Target{Path: in}).Path; got != want {
 			t.Errorf("absoluteTarget(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestOneWriteJobsFiles(t *testing.T) {
+	const (
+		jobA  = "part-00000-0b1c2d3e-1111-4222-8333-944455556666-c000.snappy.parquet"
+		jobA1 = "part-00001-0b1c2d3e-1111-4222-8333-944455556666-c000.snappy.parquet"
+		jobB  = "part-00000-aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee-c000.snappy.parquet"
+	)
+	set := func(names ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m["s3a://b/out/"+n] = true
+		}
+		return m
+	}
+	tests := []struct {
+		name          string
+		before, after map[string]bool
+		want          []string
+		wantErr       string
+	}{
+		{"new job among old files", set(jobB), set(jobB, jobA1, jobA), []string{"s3a://b/out/" + jobA, "s3a://b/out/" + jobA1}, ""},
+		{"partition directories", set(), set("k=1/"+jobA, "k=2/"+jobA1), []string{"s3a://b/out/k=1/" + jobA, "s3a://b/out/k=2/" + jobA1}, ""},
+		{"nothing written", set(jobB), set(jobB), nil, ""},
+		{"another writer appended meanwhile", set(), set(jobA, jobB), nil, "2 write jobs added files"},
+		{"a file of no write job", set(), set(jobA, "extra.parquet"), nil, "is not a file of a Spark write job"},
+		{"glob characters are escaped", set(), set("[x]/" + jobA), []string{`s3a://b/out/\[x\]/` + jobA}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := oneWriteJobsFiles("path \"s3a://b/out\"", tt.before, tt.after)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("files = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

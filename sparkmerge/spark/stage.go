@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
 // A path write goes first to a hidden staging directory beside the target
@@ -33,11 +38,14 @@ type staged struct {
 // stage decides where a path target's rows are written. Modes that keep an
 // existing target as it is (ignore) and targets the client cannot rename
 // are written directly.
-func (c *Client) stage(ctx context.Context, t Target) (staged, error) {
+func (c *Client) stage(ctx context.Context, t Target, verify bool) (staged, error) {
 	direct := staged{write: t}
 	mode := strings.ToLower(t.Mode)
 	if t.Table != "" && mode == "overwrite" {
 		return c.stageTable(ctx, t)
+	}
+	if t.Table != "" && mode == "append" && verify {
+		return c.stageTableAppend(ctx, t)
 	}
 	if t.Path == "" || mode == "ignore" || !isLocalPath(t.Path) {
 		return direct, nil
@@ -162,6 +170,33 @@ func (c *Client) stageTable(ctx context.Context, t Target) (staged, error) {
 	return s, nil
 }
 
+// stageTableAppend stages a verified append to an existing table: Spark
+// writes this run's rows to a new table, --verify counts them there (a
+// concurrent writer's rows are not among them), and install appends the
+// staging table to the target (Spark's own append, resolved by name like
+// the direct one) and drops it. It costs a second write of the rows.
+func (c *Client) stageTableAppend(ctx context.Context, t Target) (staged, error) {
+	if _, err := c.sess.Table(t.Table, nil).Schema(ctx); err != nil {
+		return staged{write: t}, nil // created by this run: its rows are this run's
+	}
+	name := stagingTableName(t.Table)
+	s := staged{write: t}
+	s.write.Table = name
+	s.write.Mode = "errorifexists"
+	s.write.PartitionBy = nil // the append partitions
+	drop := func() { _ = c.sess.ExecSQL(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name) }
+	s.abort = drop
+	s.install = func() error {
+		defer drop()
+		spec := connect.WriteSpec{Format: t.Format, Mode: "append", Table: t.Table, PartitionBy: t.PartitionBy, Options: t.Options}
+		if err := c.sess.Table(name, nil).Write(ctx, spec); err != nil {
+			return fmt.Errorf("append the verified rows of %s: %w", name, err)
+		}
+		return nil
+	}
+	return s, nil
+}
+
 // stagingTableName is a fresh table name beside table ("db.t" gives
 // "db.t__sparkmerge_1a2b3c4d"), inside its quotes if it is quoted.
 func stagingTableName(table string) string {
@@ -170,4 +205,76 @@ func stagingTableName(table string) string {
 		return table[:len(table)-1] + suffix + "`"
 	}
 	return table + suffix
+}
+
+// An append to a path the client cannot rename is written in place. To
+// verify it, the files the append's write job made are told apart from
+// everyone else's: Spark names every file of one write job
+// part-NNNNN-<job UUID>..., so the target is listed before and after, and
+// the new files must all come from one job.
+
+// writeJobFile matches a data file's name and captures its write job's id.
+var writeJobFile = regexp.MustCompile(`^part-\d+-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+
+// identifiesWriteJobs reports whether Spark's writer for format names its
+// files by write job (the file sources; not table formats such as delta,
+// whose files a reader must not pick one by one).
+func identifiesWriteJobs(format string) bool {
+	switch strings.ToLower(format) {
+	case "", "parquet", "orc", "csv", "json", "avro", "text":
+		return true
+	}
+	return false
+}
+
+// targetFiles lists the data files of path target t on the server (none
+// when it does not exist yet).
+func (c *Client) targetFiles(ctx context.Context, t Target) (map[string]bool, error) {
+	files, err := c.listFiles(ctx, literalPath(t.Path), nil)
+	if err != nil {
+		switch errorClass(err) {
+		case "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
+			return map[string]bool{}, nil
+		}
+		return nil, fmt.Errorf("list the files of %s: %w", targetName(t), err)
+	}
+	set := make(map[string]bool, len(files))
+	for _, f := range files {
+		set[f.path] = true
+	}
+	return set, nil
+}
+
+// filesOfThisWrite returns the files that appeared in target t since
+// before was listed, as literal paths, after checking that one write job
+// made them all: files of two jobs mean another writer appended meanwhile,
+// and which rows are this run's can then not be told.
+func (c *Client) filesOfThisWrite(ctx context.Context, t Target, before map[string]bool) ([]string, error) {
+	after, err := c.targetFiles(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return oneWriteJobsFiles(targetName(t), before, after)
+}
+
+// oneWriteJobsFiles is filesOfThisWrite's decision on two listings.
+func oneWriteJobsFiles(target string, before, after map[string]bool) ([]string, error) {
+	var files []string
+	jobs := map[string]bool{}
+	for f := range after {
+		if before[f] {
+			continue
+		}
+		m := writeJobFile.FindStringSubmatch(path.Base(f))
+		if m == nil {
+			return nil, fmt.Errorf("cannot tell this run's rows in %s: %s appeared during the run and is not a file of a Spark write job; verify the target yourself", target, f)
+		}
+		jobs[m[1]] = true
+		files = append(files, literalPath(f))
+	}
+	if len(jobs) > 1 {
+		return nil, fmt.Errorf("cannot tell this run's rows in %s: %d write jobs added files to it during the run, so another writer appended meanwhile; the rows are appended, verify them yourself (or append each writer's output to its own path)", target, len(jobs))
+	}
+	sort.Strings(files)
+	return files, nil
 }

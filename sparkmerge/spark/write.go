@@ -109,7 +109,7 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		merged = merged.Coalesce(files)
 	}
 
-	stage, err := c.stage(ctx, job.Target)
+	stage, err := c.stage(ctx, job.Target, job.Verify)
 	if err != nil {
 		return nil, err
 	}
@@ -120,10 +120,21 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			}
 		}()
 	}
+	written := stage.write
+	// own: what the written target holds is this run's rows alone (a
+	// staging place, or the files this run's write job made).
+	own := stage.install != nil
 	var before int64
+	var filesBefore map[string]bool
 	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
-	if appending && stage.install == nil {
-		if before, err = c.countTarget(ctx, job.Target, true); err != nil {
+	switch {
+	case !appending || own:
+	case job.Verify && written.Path != "" && identifiesWriteJobs(written.Format):
+		if filesBefore, err = c.targetFiles(ctx, written); err != nil {
+			return nil, err
+		}
+	default:
+		if before, err = c.countTarget(ctx, written, true); err != nil {
 			return nil, err
 		}
 	}
@@ -133,7 +144,6 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
 		}
 	}
-	written := stage.write
 	spec := connect.WriteSpec{
 		Format:      written.Format,
 		Mode:        written.Mode,
@@ -153,15 +163,31 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if err := merged.Write(ctx, spec); err != nil {
 		return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
 	}
-	// Staged, these are this run's rows alone, whoever else writes to the
-	// target.
-	after, err := c.countTarget(ctx, written, false)
-	if err != nil {
-		return nil, err
+	frame := c.targetFrame(written)
+	rowsWritten := &frame
+	if filesBefore != nil {
+		files, err := c.filesOfThisWrite(ctx, written, filesBefore)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		own = true
+		rowsWritten = nil
+		if len(files) > 0 {
+			frame = c.targetFilesFrame(written, files)
+			rowsWritten = &frame
+		}
 	}
-	result.RowsWritten = after - before
+	if rowsWritten == nil {
+		result.RowsWritten = 0
+	} else {
+		after, err := countFrame(ctx, *rowsWritten, written, false)
+		if err != nil {
+			return nil, err
+		}
+		result.RowsWritten = after - before
+	}
 	if job.Verify {
-		if err := c.verify(ctx, job, written, stage.install != nil, planned, readCounts, result); err != nil {
+		if err := c.verify(ctx, job, rowsWritten, own, planned, readCounts, result); err != nil {
 			result.Elapsed = time.Since(start)
 			return result, err
 		}
@@ -246,6 +272,12 @@ func (c *Client) targetFrame(t Target) connect.Frame {
 	if t.Table != "" {
 		return c.sess.Table(t.Table, nil)
 	}
+	return c.targetFilesFrame(t, []string{t.Path})
+}
+
+// targetFilesFrame reads some files of path target t (all of them for
+// its path), as targetFrame reads t.
+func (c *Client) targetFilesFrame(t Target, paths []string) connect.Frame {
 	format := t.Format
 	if format == "" {
 		format = "parquet"
@@ -265,7 +297,12 @@ func (c *Client) targetFrame(t Target) connect.Frame {
 		// A value with a line break is quoted over several lines: one row.
 		options["multiLine"] = "true"
 	}
-	return c.sess.Read(connect.ReadSpec{Format: format, Paths: []string{t.Path}, Options: options})
+	if len(paths) != 1 || paths[0] != t.Path {
+		// Files named one by one keep the partition columns of their
+		// directories below the target.
+		options["basePath"] = t.Path
+	}
+	return c.sess.Read(connect.ReadSpec{Format: format, Paths: paths, Options: options})
 }
 
 // csvHeader is the header option of a CSV target: "true" unless the user
@@ -280,7 +317,12 @@ func csvHeader(t Target) string {
 // countTarget counts the target's rows; a target that does not exist yet
 // has none when missingOK.
 func (c *Client) countTarget(ctx context.Context, t Target, missingOK bool) (int64, error) {
-	n, err := c.targetFrame(t).Count(ctx)
+	return countFrame(ctx, c.targetFrame(t), t, missingOK)
+}
+
+// countFrame counts the rows of frame, which reads target t.
+func countFrame(ctx context.Context, frame connect.Frame, t Target, missingOK bool) (int64, error) {
+	n, err := frame.Count(ctx)
 	if err != nil {
 		switch errorClass(err) {
 		case "PATH_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
@@ -348,7 +390,7 @@ func countsFromRows(rows connect.Rows) (map[string]int64, error) {
 // carries the provenance column (and was not appended to), else in total.
 // written is what was written: the target, or its staging (which holds
 // only this run's rows, so that an append is checked per source too).
-func (c *Client) verify(ctx context.Context, job Job, written Target, staged bool, p *Planned, read map[string]int64, result *Result) error {
+func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, own bool, p *Planned, read map[string]int64, result *Result) error {
 	// Sources without rows are absent from the counts; list them with 0.
 	for _, r := range p.Reads {
 		names := r.Sources
@@ -367,15 +409,17 @@ func (c *Client) verify(ctx context.Context, job Job, written Target, staged boo
 		total += read[src]
 	}
 	verr := &VerifyError{Read: total, Written: result.RowsWritten}
-	if col := p.Plan.SourceColumn; col != "" && (staged || !strings.EqualFold(job.Target.Mode, "append")) {
-		q, _ := sparkmerge.QuoteIdent(col)
-		rows, err := c.targetFrame(written).Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
-		if err != nil {
-			return fmt.Errorf("verify: count rows written per source: %w", err)
-		}
-		perSource, err := countsFromRows(rows)
-		if err != nil {
-			return fmt.Errorf("verify: %w", err)
+	if col := p.Plan.SourceColumn; col != "" && (own || !strings.EqualFold(job.Target.Mode, "append")) {
+		perSource := map[string]int64{}
+		if written != nil {
+			q, _ := sparkmerge.QuoteIdent(col)
+			rows, err := written.Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
+			if err != nil {
+				return fmt.Errorf("verify: count rows written per source: %w", err)
+			}
+			if perSource, err = countsFromRows(rows); err != nil {
+				return fmt.Errorf("verify: %w", err)
+			}
 		}
 		for _, src := range sortedCountKeys(mergeKeys(read, perSource)) {
 			if read[src] != perSource[src] {
