@@ -213,6 +213,12 @@ func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job
 		return job, nil, err
 	}
 	job.ReaderOptions = mergeMaps(jf.Options, flagOptions)
+	if err := spark.CheckReaderOptions(job.ReaderOptions); err != nil {
+		return job, nil, usagef("--option: %w", err)
+	}
+	if f.parallelism < 1 {
+		return job, nil, usagef("--parallelism %d: want 1 or more", f.parallelism)
+	}
 	job.Parallelism = f.parallelism
 	job.SparkInference = f.sparkInfer
 

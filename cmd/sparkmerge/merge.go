@@ -103,6 +103,12 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 	if (job.Target.Path == "") == (job.Target.Table == "") {
 		return usagef("give exactly one of --out PATH and --table NAME")
 	}
+	if job.Target.Files < 0 {
+		return usagef("--files %d: want 0 (automatic) or more", job.Target.Files)
+	}
+	if opts.show < 0 {
+		return usagef("--show %d: want 0 or more", opts.show)
+	}
 	switch strings.ToLower(job.Target.Mode) {
 	case "", "error", "errorifexists", "overwrite", "append", "ignore":
 	default:

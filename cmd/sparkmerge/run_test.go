@@ -75,6 +75,12 @@ func TestRunUsageErrors(t *testing.T) {
 		{"missing job file", []string{"plan", "-f", "/nonexistent/job.yaml"}, []string{"job file", "/nonexistent/job.yaml"}},
 		{"version takes no args", []string{"version", "extra"}, []string{"unknown command"}},
 		{"dry run with verify", []string{"merge", "a.csv", "--out", "/tmp/o", "--dry-run", "--verify"}, []string{"--verify", "--dry-run"}},
+		{"negative --files", []string{"merge", "a.csv", "--out", "/tmp/o", "--files", "-3"}, []string{"--files -3"}},
+		{"negative --show", []string{"merge", "a.csv", "--out", "/tmp/o", "--show", "-1"}, []string{"--show -1"}},
+		{"zero --parallelism", []string{"plan", "a.csv", "--parallelism", "0"}, []string{"--parallelism 0"}},
+		// Spark reads an unknown mode as PERMISSIVE, nulling what does not
+		// parse: refused.
+		{"unknown parse mode", []string{"merge", "a.csv", "--out", "/tmp/o", "--option", "mode=STRICT"}, []string{"mode", `"STRICT"`, "FAILFAST", "PERMISSIVE"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -158,3 +158,45 @@ func absoluteTarget(t Target) Target {
 	}
 	return t
 }
+
+// CheckReaderOptions refuses reader options whose value Spark would not
+// refuse but silently replace: an unknown parse mode is read as
+// PERMISSIVE, which turns values that do not parse into nulls.
+func CheckReaderOptions(options map[string]string) error {
+	for k, v := range options {
+		if !strings.EqualFold(k, "mode") {
+			continue
+		}
+		switch strings.ToUpper(v) {
+		case "PERMISSIVE", "DROPMALFORMED", "FAILFAST":
+		default:
+			return fmt.Errorf("reader option mode %q: use FAILFAST (fail on a malformed row), PERMISSIVE (nulls for what does not parse) or DROPMALFORMED (drop such rows); Spark would read an unknown mode as PERMISSIVE", v)
+		}
+	}
+	return nil
+}
+
+// checkPartitionColumns refuses a target partitioned by a column the
+// merged table lacks, before anything is read or written.
+func checkPartitionColumns(t Target, p *Planned) error {
+	if len(t.PartitionBy) == 0 || p == nil || p.Plan == nil {
+		return nil
+	}
+	names := make([]string, 0, len(p.Plan.Target.Fields))
+	for _, f := range p.Plan.Target.Fields {
+		names = append(names, f.Name)
+	}
+	for _, col := range t.PartitionBy {
+		found := false
+		for _, n := range names {
+			if strings.EqualFold(n, col) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("partition column %q is not in the merged table; its columns are %s", col, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
 )
 
 func pathRead(name string, paths ...string) *Read {
@@ -146,5 +148,29 @@ func TestOneWriteJobsFiles(t *testing.T) {
 				t.Errorf("files = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCheckPartitionColumns(t *testing.T) {
+	planned := &Planned{Plan: &sparkmerge.Plan{Target: sparkmerge.Schema{Fields: []sparkmerge.Field{
+		{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}}, {Name: "Day", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}},
+	}}}}
+	if err := checkPartitionColumns(Target{Path: "/o", PartitionBy: []string{"day"}}, planned); err != nil {
+		t.Errorf("a column in the merged table (other case): %v", err)
+	}
+	err := checkPartitionColumns(Target{Path: "/o", PartitionBy: []string{"Day", "region"}}, planned)
+	if err == nil || !strings.Contains(err.Error(), `"region"`) || !strings.Contains(err.Error(), "id, Day") {
+		t.Errorf("a column the merged table lacks: err = %v, want it named with the table's columns", err)
+	}
+}
+
+func TestCheckReaderOptions(t *testing.T) {
+	for _, ok := range []map[string]string{nil, {"mode": "failfast"}, {"MODE": "DropMalformed"}, {"header": "true"}} {
+		if err := CheckReaderOptions(ok); err != nil {
+			t.Errorf("%v: %v", ok, err)
+		}
+	}
+	if err := CheckReaderOptions(map[string]string{"mode": "strict"}); err == nil || !strings.Contains(err.Error(), "PERMISSIVE") {
+		t.Errorf("unknown mode: err = %v", err)
 	}
 }

@@ -43,6 +43,14 @@ type Planned struct {
 // It writes nothing.
 func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	start := time.Now()
+	if err := CheckReaderOptions(job.ReaderOptions); err != nil {
+		return nil, err
+	}
+	for _, s := range job.Sources {
+		if err := CheckReaderOptions(s.Options); err != nil {
+			return nil, fmt.Errorf("source %s: %w", s.DisplayName(), err)
+		}
+	}
 	specs, skipped, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
 	if err != nil {
 		return nil, err
@@ -150,6 +158,9 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 	planned.Plan = plan
 	planned.Discovery, planned.Inference = time.Since(start), inference
+	if err := checkPartitionColumns(job.Target, planned); err != nil {
+		return nil, err
+	}
 	return planned, nil
 }
 

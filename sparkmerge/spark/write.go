@@ -89,6 +89,9 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 
 func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, start time.Time) (*Result, error) {
 	result := &Result{Planned: planned, Target: job.Target, RowsWritten: -1}
+	if err := checkPartitionColumns(job.Target, planned); err != nil {
+		return nil, err
+	}
 	if job.DryRun {
 		return result, nil
 	}
