@@ -17,6 +17,7 @@ import (
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -281,4 +282,50 @@ func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
 	diff(t, "rows in the table", [][]any{row(int64(22), int64(-2))}, rows)
 	_, rows = query(t, "SHOW TABLES LIKE '"+table+"__sparkmerge*'")
 	diff(t, "staging tables left", [][]any{}, rows)
+}
+
+// On storage the client cannot rename (a path only the cluster mounts),
+// an overwrite is staged too: the rows are written and counted beside the
+// target, then copied over it. A merge that fails leaves the old rows; a
+// successful one replaces them, verified, and leaves no rows in staging.
+func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
+	c := newClient(t)
+	host, dir := sparktest.ClusterDir(t)
+	putFiles(t, host, textFiles(map[string]string{
+		"good.csv": "id,v\n1,a\n2,b\n",
+		"bad.csv":  "id,v\n3,c\nx,d\n",
+	}))
+	out := dir + "/out"
+	merge(t, c, spark.Job{Sources: pathSources(dir + "/good.csv"), Target: spark.Target{Path: out, Format: "csv"}})
+	read := func() [][]any {
+		_, rows := query(t, "SELECT _c0, _c1 FROM csv.`"+out+"` ORDER BY _c0")
+		return rows
+	}
+	// A header-less read: the header line is a row too.
+	before := read()
+	diff(t, "old output", [][]any{row("1", "a"), row("2", "b"), row("id", "v")}, before)
+
+	bad := []spark.SourceSpec{{Paths: []string{dir + "/bad.csv"}, Schema: "id int, v string"}}
+	if _, err := c.Merge(context.Background(), spark.Job{Sources: bad, Target: spark.Target{Path: out, Format: "csv", Mode: "overwrite"}}); err == nil {
+		t.Fatal("a value that does not parse under FAILFAST was written")
+	}
+	diff(t, "old output after a failed overwrite", before, read())
+
+	res, err := c.Merge(context.Background(), spark.Job{Sources: bad, Verify: true, ReaderOptions: map[string]string{"mode": "DROPMALFORMED"},
+		Target: spark.Target{Path: out, Format: "csv", Mode: "overwrite"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RowsWritten != 1 || !res.Verified {
+		t.Errorf("%d rows written, verified %v; want 1", res.RowsWritten, res.Verified)
+	}
+	diff(t, "new output", [][]any{row("3", "c"), row("id", "v")}, read())
+	staging, err := filepath.Glob(filepath.Join(host, ".out.sparkmerge-*"))
+	if err != nil || len(staging) != 2 {
+		t.Fatalf("staging directories = %v (%v), want the two runs' (emptied)", staging, err)
+	}
+	for _, s := range staging {
+		_, rows := query(t, "SELECT count(*) FROM parquet.`"+dir+"/"+filepath.Base(s)+"`")
+		diff(t, "rows left in "+filepath.Base(s), [][]any{row(int64(0))}, rows)
+	}
 }

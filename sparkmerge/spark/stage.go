@@ -47,17 +47,20 @@ func (c *Client) stage(ctx context.Context, t Target, verify bool) (staged, erro
 	if t.Table != "" && mode == "append" && verify {
 		return c.stageTableAppend(ctx, t)
 	}
-	if t.Path == "" || mode == "ignore" || !isLocalPath(t.Path) {
+	if t.Path == "" || mode == "ignore" {
 		return direct, nil
+	}
+	if !isLocalPath(t.Path) {
+		return c.stageRemote(ctx, t)
 	}
 	target := filepath.Clean(localPath(t.Path))
 	parent := filepath.Dir(target)
 	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
-		return direct, nil
+		return c.stageRemote(ctx, t)
 	}
 	dir := filepath.Join(parent, "."+filepath.Base(target)+".sparkmerge-"+uuid.NewString())
 	if !c.sharesDirectory(ctx, dir) {
-		return direct, nil
+		return c.stageRemote(ctx, t)
 	}
 	s := staged{write: t, abort: func() { os.RemoveAll(dir) }}
 	s.write.Path = dir
@@ -86,6 +89,56 @@ func (c *Client) stage(ctx context.Context, t Target, verify bool) (staged, erro
 		default: // errorifexists: it appeared while the merge ran
 			return &TargetExistsError{Target: target}
 		}
+	}
+	return s, nil
+}
+
+// stageRemote stages an overwrite of an existing path the client cannot
+// rename (cluster storage; Spark Connect has no rename): the rows are
+// written as Parquet to a hidden directory beside the target, counted
+// there by --verify, and only then copied over the target by Spark. A
+// failed merge (a value that does not parse, the server killed while
+// merging) leaves the target as it was; a failure during the copy, which
+// only reads finished Parquet files, leaves the merged rows in the staging
+// directory, which the error names. After the copy the staging directory
+// is emptied (Spark Connect cannot delete it: a hidden directory holding
+// a _SUCCESS marker stays). It costs a second write of the rows. Other
+// modes write in place.
+func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
+	direct := staged{write: t}
+	root := strings.TrimRight(t.Path, "/")
+	cut := strings.LastIndex(root, "/")
+	if !strings.EqualFold(t.Mode, "overwrite") || cut < 0 || strings.HasSuffix(root[:cut+1], "//") {
+		return direct, nil // not an overwrite, or no parent (a bucket's root)
+	}
+	if files, err := c.targetFiles(ctx, t); err != nil || len(files) == 0 {
+		return direct, nil // nothing to keep (or Spark's own error on the write)
+	}
+	dir := root[:cut+1] + "." + root[cut+1:] + ".sparkmerge-" + uuid.NewString()
+	s := staged{write: Target{Path: dir, Format: "parquet", Mode: "errorifexists"}}
+	empty := func() {
+		// Leave no rows behind: an empty dataset over the staging one.
+		_ = c.sess.SQL("SELECT 1 AS emptied WHERE false").Write(context.WithoutCancel(ctx),
+			connect.WriteSpec{Format: "parquet", Mode: "overwrite", Path: dir})
+	}
+	s.abort = empty
+	s.install = func() error {
+		staging := c.sess.Read(connect.ReadSpec{Format: "parquet", Paths: []string{literalPath(dir)}})
+		if t.Files > 0 {
+			staging = staging.Coalesce(t.Files)
+		}
+		spec := connect.WriteSpec{Format: t.Format, Mode: "overwrite", Path: t.Path, PartitionBy: t.PartitionBy, Options: t.Options}
+		if spec.Format == "" {
+			spec.Format = "parquet"
+		}
+		if strings.EqualFold(spec.Format, "csv") {
+			spec.Options = withOption(spec.Options, "header", csvHeader(t))
+		}
+		if err := staging.Write(ctx, spec); err != nil {
+			return fmt.Errorf("copy the merged rows over the target: %w; they are in %s (Parquet)", err, dir)
+		}
+		empty()
+		return nil
 	}
 	return s, nil
 }
