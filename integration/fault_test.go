@@ -288,6 +288,7 @@ func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
 // an overwrite is staged too: the rows are written and counted beside the
 // target, then copied over it. A merge that fails leaves the old rows; a
 // successful one replaces them, verified, and leaves no rows in staging.
+// (The first overwrite replaces an empty directory: written in place.)
 func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
 	c := newClient(t)
 	host, dir := sparktest.ClusterDir(t)
@@ -296,7 +297,19 @@ func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
 		"bad.csv":  "id,v\n3,c\nx,d\n",
 	}))
 	out := dir + "/out"
-	merge(t, c, spark.Job{Sources: pathSources(dir + "/good.csv"), Target: spark.Target{Path: out, Format: "csv"}})
+	bad := []spark.SourceSpec{{Paths: []string{dir + "/bad.csv"}, Schema: "id int, v string"}}
+	// A failed write to a new path leaves an empty directory there, which
+	// the client cannot remove: both errors say what to do.
+	_, err := c.Merge(context.Background(), spark.Job{Sources: bad, Target: spark.Target{Path: out, Format: "csv"}})
+	if err == nil || !strings.Contains(err.Error(), "a rerun needs --mode overwrite") {
+		t.Errorf("a failed write to a new cluster path: err = %v, want a note on the directory left", err)
+	}
+	_, err = c.Merge(context.Background(), spark.Job{Sources: pathSources(dir + "/good.csv"), Target: spark.Target{Path: out, Format: "csv"}})
+	var exists *spark.TargetExistsError
+	if !errors.As(err, &exists) || !exists.NoData {
+		t.Errorf("rerun onto the directory left: err = %v, want a TargetExistsError without data", err)
+	}
+	merge(t, c, spark.Job{Sources: pathSources(dir + "/good.csv"), Target: spark.Target{Path: out, Format: "csv", Mode: "overwrite"}})
 	read := func() [][]any {
 		_, rows := query(t, "SELECT _c0, _c1 FROM csv.`"+out+"` ORDER BY _c0")
 		return rows
@@ -305,7 +318,6 @@ func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
 	before := read()
 	diff(t, "old output", [][]any{row("1", "a"), row("2", "b"), row("id", "v")}, before)
 
-	bad := []spark.SourceSpec{{Paths: []string{dir + "/bad.csv"}, Schema: "id int, v string"}}
 	if _, err := c.Merge(context.Background(), spark.Job{Sources: bad, Target: spark.Target{Path: out, Format: "csv", Mode: "overwrite"}}); err == nil {
 		t.Fatal("a value that does not parse under FAILFAST was written")
 	}

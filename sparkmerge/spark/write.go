@@ -164,7 +164,13 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		spec.Format = "parquet"
 	}
 	if err := merged.Write(ctx, spec); err != nil {
-		return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+		err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+		if written.Path != "" && stage.abort == nil && !appending && !strings.EqualFold(written.Mode, "overwrite") {
+			// Spark's failed job removes its files but not the directory
+			// it made, which the client cannot remove here.
+			err = fmt.Errorf("%w\n  note: Spark may have left an empty directory at %s; a rerun needs --mode overwrite", err, quoteName(written.Path))
+		}
+		return nil, err
 	}
 	frame := c.targetFrame(written)
 	rowsWritten := &frame
@@ -224,9 +230,16 @@ func checkTarget(t Target) error {
 // errorifexists.
 type TargetExistsError struct {
 	Target string
+	// NoData is set when Spark finds no data files in it: an empty
+	// directory, such as the one a failed write leaves on storage the
+	// client cannot clean.
+	NoData bool
 }
 
 func (e *TargetExistsError) Error() string {
+	if e.NoData {
+		return fmt.Sprintf("output %s already exists, without data files Spark reads (a write that failed leaves such a directory): choose --mode overwrite, or another output", e.Target)
+	}
 	return fmt.Sprintf("output %s already exists: choose --mode overwrite, append or ignore, or another output", e.Target)
 }
 
@@ -244,7 +257,7 @@ func (c *Client) checkTargetAbsent(ctx context.Context, t Target) error {
 		return nil
 	case "", "UNABLE_TO_INFER_SCHEMA":
 		if err == nil || errorClass(err) != "" {
-			return &TargetExistsError{Target: targetName(t)}
+			return &TargetExistsError{Target: targetName(t), NoData: err != nil}
 		}
 	}
 	// Anything else (permissions, a format Spark cannot read back) is left
