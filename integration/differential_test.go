@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,33 +41,94 @@ var nastyValues = map[string][]string{
 	"bigint":  {"9007199254740992", "2147483648", "-9223372036854775808", "1152921504606846976"},
 	"double":  {"1.5", "-0.0", "1e3", "2.50", "3.14159", "-1.25E-3"},
 	"bool":    {"true", "false", "True", "FALSE"},
-	"text":    {"x", "hello world", "a;b", "N/A", "-", "é"},
+	"text":    {"x", "hello world", "a;b", "N/A", "-", "é", `say "hi"`, "a,b", " padded ", "tab\there"},
 	"date":    {"2024-12-31", "2020-02-29"},
+	"ts":      {"2024-01-02 03:04:05", "2024-01-02T03:04:05.123", "1999-12-31 23:59:59"},
 	"decimal": {"12345678901234567890", "99999999999999999999"},
+	// Only in corpora read with multiLine (CSV) and in JSON.
+	"lines": {"line one\nline two", "crlf\r\nend", "x"},
+	// JSON only: nested values, drifting in shape and type.
+	"object":   {`{"a":1}`, `{"a":2,"b":"x"}`, `{}`, `{"b":null}`, `{"c":{"d":[1,2.50]}}`, `{"e":1.5}`},
+	"array":    {`[1,2]`, `[1.5]`, `[]`, `["x"]`, `[null]`, `[-0]`},
+	"objarray": {`[{"k":1}]`, `[{}]`, `[{"j":"x","k":2.0}]`, `[]`},
 }
 
-var diffKinds = []string{"int", "bigint", "double", "bool", "text", "date", "decimal"}
+// driftPartners are the kinds a column of a kind may drift to in another
+// file: its family, whose types Spark widens (a drift across families,
+// say boolean to date, is a conflict under every path and proves little).
+var driftPartners = map[string][]string{
+	"int":      {"int", "bigint", "double", "decimal", "text"},
+	"bigint":   {"int", "bigint", "double", "decimal", "text"},
+	"double":   {"int", "bigint", "double", "text"},
+	"decimal":  {"int", "bigint", "decimal", "text"},
+	"bool":     {"bool", "text"},
+	"text":     {"text", "int", "double", "bool", "date", "lines"},
+	"date":     {"date", "ts", "text"},
+	"ts":       {"date", "ts", "text"},
+	"lines":    {"lines", "text"},
+	"object":   {"object"},
+	"array":    {"array"},
+	"objarray": {"objarray"},
+}
 
-// diffCorpus writes n drifting files of format (csv, tsv or json) and
-// returns their contents by name.
-func diffCorpus(seed uint64, format string, n int) map[string][]byte {
+// corpusShape is what a generated corpus may contain besides its values.
+type corpusShape struct {
+	format string // csv, tsv, json or parquet
+	// multiLine corpora (CSV) have values with line breaks, read with
+	// multiLine=true on every path.
+	multiLine bool
+}
+
+func (c corpusShape) kinds() []string {
+	kinds := []string{"int", "bigint", "double", "bool", "text", "date", "ts", "decimal"}
+	if c.format == "json" {
+		kinds = append(kinds, "object", "array", "objarray", "lines")
+	}
+	if c.multiLine {
+		kinds = append(kinds, "lines")
+	}
+	return kinds
+}
+
+// readerOptions are the options every path reads the corpus with.
+func (c corpusShape) readerOptions() map[string]string {
+	if c.multiLine {
+		return map[string]string{"multiLine": "true"}
+	}
+	return nil
+}
+
+// diffCorpus writes n drifting files of a corpus shape and returns their
+// contents by name (Parquet files are written as CSV, for parquetCorpus).
+// CSV files start now and then with a byte-order mark or blank lines, end
+// lines with CRLF, or repeat a column name.
+func diffCorpus(seed uint64, shape corpusShape, n int) map[string][]byte {
 	r := rand.New(rand.NewPCG(seed, seed*7+1))
+	kinds := shape.kinds()
 	// A pool of columns; each file takes a subset in its own order, with
 	// the case of a name changing now and then.
 	pool := make([]diffColumn, 6)
 	for i := range pool {
-		kinds := []string{diffKinds[r.IntN(len(diffKinds))]}
+		colKinds := []string{kinds[r.IntN(len(kinds))]}
 		if r.IntN(3) == 0 {
-			kinds = append(kinds, diffKinds[r.IntN(len(diffKinds))]) // drifts in type
+			// Drifts in type, within its family and the corpus's kinds.
+			var partners []string
+			for _, k := range driftPartners[colKinds[0]] {
+				if slices.Contains(kinds, k) {
+					partners = append(partners, k)
+				}
+			}
+			colKinds = append(colKinds, partners[r.IntN(len(partners))])
 		}
 		pool[i] = diffColumn{name: fmt.Sprintf("col%d", i), value: func(r *rand.Rand) string {
-			vs := nastyValues[kinds[r.IntN(len(kinds))]]
+			vs := nastyValues[colKinds[r.IntN(len(colKinds))]]
 			if r.IntN(8) == 0 {
 				return ""
 			}
 			return vs[r.IntN(len(vs))]
 		}}
 	}
+	csv := shape.format == "csv" || shape.format == "tsv"
 	files := map[string][]byte{}
 	for f := range n {
 		cols := []diffColumn{{name: "id"}}
@@ -77,19 +139,36 @@ func diffCorpus(seed uint64, format string, n int) map[string][]byte {
 			}
 			cols = append(cols, c)
 		}
+		if csv && r.IntN(30) == 0 {
+			// A repeated name (Spark numbers repeated CSV headers).
+			dup := cols[1+r.IntN(len(cols)-1)]
+			dup.name = strings.ToUpper(dup.name)
+			cols = append(cols, dup)
+		}
 		r.Shuffle(len(cols), func(i, j int) { cols[i], cols[j] = cols[j], cols[i] })
 		rows := 1 + r.IntN(4)
 		var b strings.Builder
-		sep := ","
-		if format == "tsv" {
+		sep, eol := ",", "\n"
+		if shape.format == "tsv" {
 			sep = "\t"
 		}
-		if format != "json" {
+		if csv && shape.format != "parquet" {
+			if r.IntN(6) == 0 {
+				b.WriteString("\ufeff")
+			}
+			if r.IntN(4) == 0 {
+				eol = "\r\n"
+			}
+			if r.IntN(6) == 0 && !strings.HasPrefix(b.String(), "\ufeff") {
+				b.WriteString(eol + eol)
+			}
+		}
+		if shape.format != "json" {
 			names := make([]string, len(cols))
 			for i, c := range cols {
 				names[i] = c.name
 			}
-			b.WriteString(strings.Join(names, sep) + "\n")
+			b.WriteString(strings.Join(names, sep) + eol)
 		}
 		for row := range rows {
 			id := fmt.Sprint(f*100 + row)
@@ -99,35 +178,76 @@ func diffCorpus(seed uint64, format string, n int) map[string][]byte {
 				if c.value != nil {
 					v = c.value(r)
 				}
-				if format == "json" {
+				if shape.format == "json" {
 					if v == "" {
-						continue // the key is absent
+						if r.IntN(2) == 0 {
+							cells = append(cells, fmt.Sprintf("%q:null", c.name))
+						}
+						continue // else the key is absent
 					}
 					cells = append(cells, fmt.Sprintf("%q:%s", c.name, jsonValue(v)))
 				} else {
-					cells = append(cells, v)
+					cells = append(cells, csvCell(v, sep))
 				}
 			}
-			if format == "json" {
+			if shape.format == "json" {
 				b.WriteString("{" + strings.Join(cells, ",") + "}\n")
 			} else {
-				b.WriteString(strings.Join(cells, sep) + "\n")
+				b.WriteString(strings.Join(cells, sep) + eol)
 			}
 		}
-		ext := format
+		ext := shape.format
+		if ext == "parquet" {
+			ext = "csv"
+		}
 		files[fmt.Sprintf("f%02d.%s", f, ext)] = []byte(b.String())
 	}
 	return files
 }
 
-// jsonValue writes a generated text as JSON: as itself when it is a JSON
-// number or boolean (1e3, -0, true), else as a string (007, 2024-12-31).
+// csvCell quotes a CSV value that needs it, as Spark's writer would.
+func csvCell(v, sep string) string {
+	if strings.ContainsAny(v, sep+"\"\r\n") {
+		return `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
+	}
+	return v
+}
+
+// jsonValue writes a generated text as JSON: as itself when it is JSON
+// other than a string (1e3, -0, true, an object), else as a string (007,
+// 2024-12-31).
 func jsonValue(v string) string {
 	if json.Valid([]byte(v)) && !strings.HasPrefix(v, `"`) {
 		return v
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// parquetCorpus turns CSV files into Parquet files, one each, typed by
+// Spark's CSV inference (int, bigint, double, boolean, date, timestamp,
+// decimal, string): Spark writes each into a directory of the shared work
+// area, whose one data file is then renamed.
+func parquetCorpus(t *testing.T, csvFiles map[string][]byte) map[string][]byte {
+	t.Helper()
+	dir := localFiles(t, csvFiles)
+	out := map[string][]byte{}
+	for name := range csvFiles {
+		in := filepath.Join(dir, name)
+		written := filepath.Join(dir, "pq-"+name)
+		exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW pqsrc USING csv OPTIONS (path '%s', header 'true', inferSchema 'true')", in),
+			fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING parquet SELECT /*+ COALESCE(1) */ * FROM pqsrc", written))
+		parts, err := filepath.Glob(filepath.Join(written, "part-*.parquet"))
+		if err != nil || len(parts) != 1 {
+			t.Fatalf("parquet of %s: %v %v", name, parts, err)
+		}
+		content, err := os.ReadFile(parts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(name, ".csv")+".parquet"] = content
+	}
+	return out
 }
 
 func TestDifferentialReadPaths(t *testing.T) {
@@ -156,16 +276,27 @@ func TestDifferentialReadPaths(t *testing.T) {
 		}
 		t.Logf("%d corpora, %d merged on every path, %d refused on every path", total, total-refused, refused)
 	}()
-	for _, format := range []string{"csv", "tsv", "json"} {
+	shapes := []corpusShape{{format: "csv"}, {format: "csv", multiLine: true}, {format: "tsv"}, {format: "json"}, {format: "parquet"}}
+	for _, shape := range shapes {
 		for k := range corpora {
-			seed := uint64(1000*k + len(format))
-			files := diffCorpus(seed, format, 4+int(seed%4))
-			t.Run(fmt.Sprintf("%s seed %d", format, seed), func(t *testing.T) {
+			seed := uint64(1000*k + len(shape.format))
+			if shape.multiLine {
+				seed += 500
+			}
+			files := diffCorpus(seed, shape, 4+int(seed%4))
+			name := shape.format
+			if shape.multiLine {
+				name += " multiLine"
+			}
+			t.Run(fmt.Sprintf("%s seed %d", name, seed), func(t *testing.T) {
+				if shape.format == "parquet" {
+					files = parquetCorpus(t, files)
+				}
 				local := localFiles(t, files)
 				remote := clusterFiles(t, files)
 				policy := sparkmerge.Options{SourceColumn: "_source"}
 				skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
-				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy,
+				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, ReaderOptions: shape.readerOptions(),
 					Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
 				refOut := job.Target.Path
 				_, refErr := c.Merge(context.Background(), job)
@@ -180,7 +311,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 						if p.cluster {
 							root = remote
 						}
-						job := spark.Job{Sources: pathSources(root), Strategy: p.strategy, SparkInference: p.sparkInference, Policy: policy, Verify: true,
+						job := spark.Job{Sources: pathSources(root), Strategy: p.strategy, SparkInference: p.sparkInference, Policy: policy, Verify: true, ReaderOptions: shape.readerOptions(),
 							Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
 						_, err := c.Merge(context.Background(), job)
 						switch {
@@ -193,9 +324,9 @@ func TestDifferentialReadPaths(t *testing.T) {
 						}
 					})
 				}
-				if t.Failed() {
+				if (t.Failed() || refErr != nil && os.Getenv("SPARKMERGE_DIFF_SHOW_REFUSED") != "") && shape.format != "parquet" {
 					for name, content := range files {
-						t.Logf("%s:\n%s", name, content)
+						t.Logf("%s:\n%q", name, content)
 					}
 				}
 			})
