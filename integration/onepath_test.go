@@ -45,6 +45,14 @@ func TestOneResultWhateverThePath(t *testing.T) {
 			"a.csv": "\nid,v\n1,a\n", "b.csv": "\nv,id\nb,2\n"}, nil},
 		{"csv booleans and infinities as text", map[string]string{
 			"a.csv": "id,f,g\n1,True,Inf\n", "b.csv": "id,f,g\n2,x,y\n"}, nil},
+		{"json objects and arrays in a string column keep their text", map[string]string{
+			"a.json": "{\"id\":1,\"v\":\"x\"}\n{\"id\":2,\"v\":{\"k\": 1.50, \"z\" : [1, 2.0e0]}}\n", "b.json": "{\"id\":3,\"v\":\"y\"}\n{\"id\":4,\"v\":[ {\"q\":  -0} ]}\n"}, nil},
+		// Spark names empty header cells _c<i>, and " id" is not id: both
+		// read as Spark alone reads them.
+		{"csv empty header names", map[string]string{
+			"a.csv": "a,b,,\n1,2,3,4\n", "b.csv": "a,b,c,d\n5,6,7,8\n"}, nil},
+		{"csv padded name beside the same name", map[string]string{
+			"a.csv": "id, id\n1,2\n", "b.csv": "id,v\n3,x\n"}, nil},
 		{"json nested empty objects", map[string]string{
 			"a.json": "{\"id\":1,\"o\":[{}]}\n", "b.json": "{\"id\":2,\"o\":[{\"k\":1}]}\n"}, nil},
 	}

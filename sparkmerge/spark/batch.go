@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -47,6 +48,24 @@ func stampOf(path string) (fileStamp, bool) {
 		return fileStamp{}, false
 	}
 	return fileStamp{size: info.Size(), mtimeMillis: info.ModTime().UnixMilli()}, true
+}
+
+// settled reports whether a rewrite of the file at p after now would show
+// in its stamp (Spark compares modification times in milliseconds): its
+// modification time lies in an earlier millisecond than now, or, on a
+// filesystem that keeps whole seconds only (FAT keeps two), more than two
+// seconds before now. A file not settled is not stamped, so it is read on
+// its own, with Spark's header check, never by position.
+func settled(p string, now time.Time) bool {
+	info, err := os.Stat(localPath(p))
+	if err != nil {
+		return false
+	}
+	mod := info.ModTime()
+	if mod.Nanosecond() == 0 {
+		return now.Sub(mod) > 2*time.Second
+	}
+	return now.UnixMilli() > mod.UnixMilli()
 }
 
 // maxBatchFiles bounds the files of one positional scan: each row looks

@@ -7,9 +7,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkmerge/sparkmerge"
 )
+
+// writeSettled writes a file modified a minute ago, so that it is stamped
+// (see settled) as files that are not being written are.
+func writeSettled(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(p, past, past); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // fileReads writes files into a temporary directory and makes one read
 // per file, in the order of names.
@@ -19,9 +33,7 @@ func fileReads(t *testing.T, files map[string]string, names ...string) []*Read {
 	var reads []*Read
 	for i, name := range names {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeSettled(t, p, files[name])
 		sources, err := resolveSources([]SourceSpec{{Paths: []string{p}}}, "", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -79,9 +91,7 @@ func TestScanBatches(t *testing.T) {
 	for i, opts := range []map[string]string{nil, {"sep": ";"}} {
 		name := []string{"a.csv", "g.semi.csv"}[i]
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(files[name]), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeSettled(t, path, files[name])
 		sources, err := resolveSources([]SourceSpec{{Paths: []string{path}, Options: opts}}, "", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -336,5 +346,35 @@ func TestManyReadsBatchBigFiles(t *testing.T) {
 		if batched != want || batched+len(rest) != n {
 			t.Errorf("%d reads of big files: %d batched, %d alone; want %d batched", n, batched, len(rest), want)
 		}
+	}
+}
+
+func TestSettled(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.csv")
+	if err := os.WriteFile(p, []byte("id\n1\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	precise := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	whole := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC)
+	tests := []struct {
+		name     string
+		mod, now time.Time
+		want     bool
+	}{
+		{"same millisecond", precise, precise.Add(500 * time.Microsecond), false},
+		{"a later millisecond", precise, precise.Add(time.Millisecond), true},
+		{"whole seconds, just written", whole, whole.Add(time.Second), false},
+		{"whole seconds, long ago", whole, whole.Add(3 * time.Second), true},
+	}
+	for _, tt := range tests {
+		if err := os.Chtimes(p, tt.mod, tt.mod); err != nil {
+			t.Fatal(err)
+		}
+		if got := settled(p, tt.now); got != tt.want {
+			t.Errorf("%s: settled = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if settled(p+".missing", time.Now()) {
+		t.Error("a missing file is settled")
 	}
 }

@@ -29,11 +29,11 @@ type jsonRawSchema = sparkmerge.DataType
 // jsonFile is what the client learns from a JSON-lines file.
 type jsonFile struct {
 	raw jsonRawSchema
-	// reprinted are the top-level keys (as spelled) with a number whose
+	// reprinted are the top-level keys (as spelled) with a value whose
 	// text Spark's JSON reader keeps in a string column while from_json
-	// prints the parsed number (1.50 is "1.50" to the reader, "1.5" to
+	// prints the parsed value (1.50 is "1.50" to the reader, "1.5" to
 	// from_json, as Spark 4's exact string parsing needs the raw bytes):
-	// a fraction, an exponent, or -0. Positional scans (batch.go) parse
+	// a number with a fraction or an exponent, -0, an object or an array. Positional scans (batch.go) parse
 	// with from_json, so such a file cannot join one where that key is a
 	// string.
 	reprinted map[string]bool
@@ -249,7 +249,10 @@ func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted 
 			*seenKey = append(*seenKey, false)
 			*reprinted = append(*reprinted, false)
 		}
-		if t.Kind == sparkmerge.KindDouble || string(text) == "-0" {
+		if t.Kind == sparkmerge.KindDouble || string(text) == "-0" || t.Kind.IsComplex() {
+			// An object or array in a string column is its raw text to
+			// the reader and a re-print to from_json ({"k": 1.50} is
+			// {"k":1.5}).
 			(*reprinted)[k.id] = true
 		}
 		if !(*seenKey)[k.id] {

@@ -127,7 +127,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	for _, r := range reads {
 		if r.Table == "" && r.UserSchema == "" {
 			r.pinned = r.Schema.String()
-			if r.Format == "csv" && r.Options["header"] == "true" {
+			if r.Format == "csv" && r.Options["header"] == "true" && !namedByPosition(r.Schema) {
 				if _, set := r.Options["enforceSchema"]; !set {
 					// Spark checks every file's header against the
 					// discovered names instead of mapping by position: a
@@ -257,7 +257,7 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 		}
 		return false
 	}
-	if after, _ := stampOf(r.Paths[0]); stamped && after == before {
+	if after, _ := stampOf(r.Paths[0]); stamped && after == before && settled(r.Paths[0], time.Now()) {
 		r.stamp = before
 	}
 	r.InferredLocally = true

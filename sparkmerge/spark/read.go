@@ -384,6 +384,20 @@ func localFirstLine(p string) (string, bool) {
 	return strings.TrimRight(strings.TrimPrefix(line, "\ufeff"), "\r\n"), true
 }
 
+// namedByPosition reports whether a CSV schema has a column Spark named by
+// its position (_c<i> at index i: an empty name in the header). Spark's
+// header check (enforceSchema=false) compares the header as written, and
+// fails on such a file that Spark alone reads; its reads map the file by
+// its own header instead.
+func namedByPosition(s sparkmerge.Schema) bool {
+	for i, f := range s.Fields {
+		if f.Name == fmt.Sprintf("_c%d", i) {
+			return true
+		}
+	}
+	return false
+}
+
 func withOption(options map[string]string, k, v string) map[string]string {
 	out := make(map[string]string, len(options)+1)
 	for key, val := range options {
@@ -424,7 +438,13 @@ func checkCSVHeaderNames(r *Read) error {
 		}
 		seen := map[string]string{}
 		for _, name := range strings.Split(line, sep) {
-			name = strings.Trim(strings.TrimSpace(name), `"`)
+			// Spark's rule (CSVDataSource's safe header): names as written
+			// (not trimmed); an empty one, or the nullValue, is named
+			// _c<i> instead and repeats nothing.
+			name = strings.Trim(name, `"`)
+			if name == "" || name == r.Options["nullValue"] {
+				continue
+			}
 			key := name
 			if !caseSensitive {
 				key = strings.ToLower(name)
