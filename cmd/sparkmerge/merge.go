@@ -27,6 +27,8 @@ type mergeOptions struct {
 	dryRun       bool
 	show         int
 	files        int
+	view         string
+	globalView   string
 
 	args    []string
 	changed func(string) bool
@@ -35,7 +37,7 @@ type mergeOptions struct {
 func newMergeCmd(g *globalOptions) *cobra.Command {
 	opts := &mergeOptions{global: g}
 	cmd := &cobra.Command{
-		Use:   "merge SOURCE... (--out PATH | --table NAME)",
+		Use:   "merge SOURCE... (--out PATH | --table NAME | --view NAME | --global-view NAME)",
 		Short: "Merge sources into one path or table",
 		Long: `merge reads every source, unifies their schemas (see 'sparkmerge plan'),
 pads missing columns with typed nulls, widens types, and writes all rows,
@@ -64,6 +66,8 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
 	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
 	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing")
+	fs.StringVar(&opts.view, "view", "", "instead of writing, register the merged rows as this temporary view of the session (lazy; share the session with session_id in --remote)")
+	fs.StringVar(&opts.globalView, "global-view", "", "instead of writing, register the merged rows as global_temp.NAME, seen by every session of the server (lazy)")
 	fs.IntVar(&opts.files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
 	return cmd
 }
@@ -99,6 +103,9 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 	}
 	if opts.changed("partition-by") {
 		job.Target.PartitionBy = opts.partitionBy
+	}
+	if opts.view != "" || opts.globalView != "" {
+		return runMergeView(ctx, opts, job, jf, stdout, stderr)
 	}
 	if (job.Target.Path == "") == (job.Target.Table == "") {
 		return usagef("give exactly one of --out PATH and --table NAME")
@@ -182,4 +189,59 @@ func writeOutput(w io.Writer, output string, v any, text func() string) error {
 		return err
 	}
 	return usagef("--output %q: use text or json", output)
+}
+
+// runMergeView registers the merged rows as a temporary view instead of
+// writing them.
+func runMergeView(ctx context.Context, opts *mergeOptions, job spark.Job, jf *jobFile, stdout, stderr io.Writer) error {
+	name, global := opts.view, false
+	switch {
+	case opts.view != "" && opts.globalView != "":
+		return usagef("give one of --view and --global-view")
+	case opts.globalView != "":
+		name, global = opts.globalView, true
+	}
+	for _, conflict := range []struct {
+		set  bool
+		flag string
+	}{
+		{job.Target.Path != "" || job.Target.Table != "", "--out or --table"},
+		{opts.verify || jf.Verify, "--verify"},
+		{opts.show != 0, "--show"},
+		{opts.changed("mode") || opts.changed("partition-by") || opts.changed("write-option") || opts.changed("out-format") || opts.changed("files") || opts.evolve, "write flags (--mode, --partition-by, --write-option, --out-format, --files, --evolve)"},
+	} {
+		if conflict.set {
+			return usagef("--view and --global-view write nothing: drop %s", conflict.flag)
+		}
+	}
+	job.Target = spark.Target{}
+	job.Progress = stderr
+	opts.global.useFileRemote(jf)
+	client, stop, err := opts.global.connect(ctx, stderr, &job)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if opts.dryRun {
+		planned, err := client.Plan(ctx, job)
+		if err != nil {
+			return err
+		}
+		return printPlanned(stdout, opts.global.output, "plan", planned)
+	}
+	planned, err := client.MergeView(ctx, job, name, global)
+	if err != nil {
+		return err
+	}
+	shown := name
+	if global {
+		shown = "global_temp." + name
+	}
+	return writeOutput(stdout, opts.global.output, struct {
+		*spark.Planned
+		View      string `json:"view"`
+		SessionID string `json:"session_id"`
+	}{planned, shown, client.SessionID()}, func() string {
+		return planned.String() + fmt.Sprintf("\nview %s registered in session %s (nothing read yet)\n", shown, client.SessionID())
+	})
 }

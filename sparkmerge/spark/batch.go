@@ -170,7 +170,7 @@ const maxManyBatchFileBytes = 1 << 20
 // locally inferred single-file read, or a multi-file JSON read of such
 // files, up to limit bytes each.
 func batchable(r *Read, limit int64) bool {
-	if !r.InferredLocally || r.Table != "" || r.UserSchema != "" {
+	if !r.InferredLocally || r.relational() || r.UserSchema != "" {
 		return false
 	}
 	if r.multiFile() && r.Format != "json" {

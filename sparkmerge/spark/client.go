@@ -1,6 +1,11 @@
 package spark
 
 import (
+	"os"
+
+	"github.com/apache/spark-connect-go/spark/sql"
+	"github.com/google/uuid"
+
 	"context"
 	"errors"
 	"fmt"
@@ -23,8 +28,23 @@ type UnreachableError = connect.UnreachableError
 // connection string does not parse. The error never contains its values.
 var ErrInvalidRemote = connect.ErrInvalidRemote
 
-// SparkError is an error the Spark server returned, with its error class
-// (e.g. PATH_NOT_FOUND), SQL state and message parameters. Use errors.As.
+// SparkError is an error the Spark server returned. Use errors.As:
+//
+//	var se *spark.SparkError
+//	if errors.As(err, &se) && se.ErrorClass == "PATH_NOT_FOUND" { ... }
+//
+// Its fields:
+//
+//   - ErrorClass string: Spark's error class, e.g. "PATH_NOT_FOUND" (""
+//     when the server sent none).
+//   - SQLState string: the SQL state, e.g. "42K03".
+//   - Message string: the server's message.
+//   - Parameters map[string]string: the message parameters, e.g.
+//     {"path": "file:/x"}.
+//   - Reason string: the server-side exception class, e.g.
+//     "org.apache.spark.sql.AnalysisException".
+//   - Code string: the gRPC status code name, e.g. "Internal".
+//   - Err error: the error as spark-connect-go returned it (Unwrap).
 type SparkError = connect.SparkError
 
 // ConnectOptions configure [Connect]. The zero value is ready to use.
@@ -44,7 +64,17 @@ type ConnectOptions struct {
 	// KeepAliveTimeout is how long such a ping may go unanswered. Zero
 	// means 20s.
 	KeepAliveTimeout time.Duration
+	// SessionID joins an existing Spark Connect session (a UUID): temporary
+	// views and session settings are then shared with every client on it,
+	// e.g. a spark-connect-go session (see [SessionIDOf]). It overrides
+	// session_id in the connection string. Empty: the connection string's
+	// session_id, else a new session.
+	SessionID string
 }
+
+// DefaultRemote is the server [Connect] uses when neither its remote nor
+// SPARK_REMOTE names one, as PySpark does.
+const DefaultRemote = "sc://localhost:15002"
 
 // Client runs merges on one Spark Connect session. It is safe for
 // concurrent use.
@@ -53,12 +83,25 @@ type Client struct {
 }
 
 // Connect parses remote, a Spark Connect connection string in PySpark's
-// form (sc://host:port/;token=...;use_ssl=true;user_id=...), and opens a
-// session, checking that the server answers. Errors never contain the token.
+// form (sc://host:port/;token=...;use_ssl=true;user_id=...;session_id=...),
+// and opens a session, checking that the server answers. An empty remote
+// means SPARK_REMOTE, else [DefaultRemote]. Errors never contain the token.
 func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, error) {
+	if remote == "" {
+		remote = os.Getenv("SPARK_REMOTE")
+	}
+	if remote == "" {
+		remote = DefaultRemote
+	}
 	r, err := connect.ParseRemote(remote)
 	if err != nil {
 		return nil, fmt.Errorf("connection string: %w", err)
+	}
+	if opts.SessionID != "" {
+		if _, err := uuid.Parse(opts.SessionID); err != nil {
+			return nil, fmt.Errorf("session id %q: not a UUID", opts.SessionID)
+		}
+		r.SessionID = opts.SessionID
 	}
 	sess, err := connect.Dial(ctx, r, connect.Options{UserAgent: opts.UserAgent, KeepAlive: opts.KeepAlive, KeepAliveTimeout: opts.KeepAliveTimeout})
 	if err != nil {
@@ -70,6 +113,17 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 	}
 	return &Client{sess: sess}, nil
 }
+
+// SessionID is the Spark Connect session this client runs on: give it to
+// another client (session_id in a connection string, or
+// [ConnectOptions.SessionID]) to share temporary views and settings.
+func (c *Client) SessionID() string { return c.sess.SessionID() }
+
+// SessionIDOf returns the session id of a spark-connect-go session, for
+// [ConnectOptions.SessionID]: a Client on it sees the session's temporary
+// views, and the session sees the views the Client makes
+// ([Client.MergeView]).
+func SessionIDOf(s sql.SparkSession) (string, error) { return connect.SessionIDOf(s) }
 
 // Close ends the session.
 func (c *Client) Close() error { return c.sess.Close() }

@@ -79,7 +79,7 @@ func within(a, b string) bool {
 // their globs' wildcards beyond the last plain directory.
 func inputPaths(reads []*Read) (paths, sources []string) {
 	for _, r := range reads {
-		if r.Table != "" {
+		if r.relational() {
 			continue
 		}
 		for _, part := range r.parts() {

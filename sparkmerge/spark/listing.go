@@ -50,7 +50,7 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 	}
 	var out []SourceSpec
 	for _, spec := range specs {
-		if spec.Table != "" || len(spec.Paths) != 1 || clientSees(spec.Paths[0]) {
+		if spec.relational() || len(spec.Paths) != 1 || clientSees(spec.Paths[0]) {
 			out = append(out, spec)
 			continue
 		}

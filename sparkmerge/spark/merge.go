@@ -125,7 +125,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		return nil, fmt.Errorf("unknown strategy %v", job.Strategy)
 	}
 	for _, r := range reads {
-		if r.Table == "" && r.UserSchema == "" {
+		if !r.relational() && r.UserSchema == "" {
 			r.pinned = r.Schema.String()
 			if r.Format == "csv" && r.Options["header"] == "true" && !namedByPosition(r.Schema) {
 				if _, set := r.Options["enforceSchema"]; !set {
@@ -226,7 +226,7 @@ func inferLocallyWithin(reads []*Read, pq *parquetConf, budget int64) (local, re
 
 // inferLocal infers r's schema on the client if it can.
 func inferLocal(r *Read, pq *parquetConf) bool {
-	if r.Table != "" || r.UserSchema != "" || len(r.Paths) != 1 {
+	if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 {
 		return false
 	}
 	// The file as the client read it: a positional scan (batch.go) checks
@@ -408,9 +408,15 @@ func (p *Planned) SQL() (string, error) {
 	var b strings.Builder
 	relations := make([]string, len(p.Reads))
 	for i, r := range p.Reads {
-		if r.Table != "" {
+		switch {
+		case r.Table != "":
 			relations[i] = r.Table
 			continue
+		case r.Query != "":
+			relations[i] = "(\n" + r.Query + "\n)"
+			continue
+		case r.relation != nil:
+			return "", fmt.Errorf("render sql: source %q is a DataFrame, which has no SQL text", r.Name)
 		}
 		view := fmt.Sprintf("sparkmerge_input_%d", i+1)
 		relations[i] = view

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"google.golang.org/protobuf/proto"
 	"io"
 	"os"
 	"sort"
@@ -25,6 +26,8 @@ type Read struct {
 	Format  string   `json:"format,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
 	Table   string   `json:"table,omitempty"`
+	// Query is a query source's SQL.
+	Query string `json:"query,omitempty"`
 	// Options are the reader options sent to Spark.
 	Options map[string]string `json:"options,omitempty"`
 	// UserSchema is the schema the user gave (DDL), if any.
@@ -34,6 +37,9 @@ type Read struct {
 	// InferredLocally is true when the client inferred Schema from the
 	// local file, as Spark would, instead of asking Spark.
 	InferredLocally bool `json:"inferred_locally,omitempty"`
+
+	// relation is a DataFrame source's plan.
+	relation proto.Message
 
 	// raw is a locally inferred JSON read's type before Spark's final
 	// canonicalisation, which merging with other files must precede.
@@ -78,8 +84,13 @@ func (r *Read) multiFile() bool { return len(r.Sources) > 1 }
 
 // frame is the relation Spark reads for r.
 func (c *Client) frame(r *Read) connect.Frame {
-	if r.Table != "" {
+	switch {
+	case r.Table != "":
 		return c.sess.Table(r.Table, r.Options)
+	case r.Query != "":
+		return c.sess.SQL(r.Query)
+	case r.relation != nil:
+		return c.sess.FromRelation(r.relation)
 	}
 	schema := r.UserSchema
 	if schema == "" {
@@ -102,6 +113,12 @@ func (r *Read) readPaths() []string {
 	return out
 }
 
+// relational reports whether r reads a relation of Spark's (a table,
+// query or DataFrame) rather than files.
+func (r *Read) relational() bool {
+	return r.Table != "" || r.Query != "" || r.relation != nil
+}
+
 // newRead is the read of one source on its own.
 func newRead(s resolvedSource) *Read {
 	return &Read{
@@ -110,6 +127,8 @@ func newRead(s resolvedSource) *Read {
 		Format:     s.format,
 		Paths:      append([]string(nil), s.spec.Paths...),
 		Table:      s.spec.Table,
+		Query:      s.spec.Query,
+		relation:   s.relation,
 		Options:    s.options,
 		UserSchema: s.spec.Schema,
 		patterns:   len(s.spec.Paths) > 1,
@@ -119,8 +138,8 @@ func newRead(s resolvedSource) *Read {
 // groupKey identifies sources that may share one multi-path load: same
 // format, reader options and user schema.
 func groupKey(r *Read) string {
-	if r.Table != "" || r.patterns {
-		return "" // tables and the user's own path lists are never grouped
+	if r.relational() || r.patterns {
+		return "" // relations and the user's own path lists are never grouped
 	}
 	var b strings.Builder
 	b.WriteString(r.Format)

@@ -2,7 +2,12 @@ package spark
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/apache/spark-connect-go/spark/sql"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 	"io/fs"
 	"os"
 	"path"
@@ -12,15 +17,25 @@ import (
 )
 
 // SourceSpec describes one input: files (one or more paths, directories or
-// globs) or a table. Exactly one of Paths and Table is set.
+// globs), a table, a SQL query or a spark-connect-go DataFrame. Exactly one
+// of Paths, Table, Query and DataFrame is set.
 type SourceSpec struct {
 	// Name identifies the source in plans, errors and the provenance column.
 	// Empty means the path or table name.
 	Name string
 	// Paths are read together as one relation (Spark's multi-path load).
 	Paths []string
-	// Table is a catalog table, e.g. "db.events".
+	// Table is a catalog table or view, e.g. "db.events".
 	Table string
+	// Query is a SQL query whose result is the source, e.g. a filtered
+	// table or a join ("SELECT * FROM events WHERE day = '2024-01-01'").
+	Query string
+	// DataFrame is a spark-connect-go DataFrame whose result is the
+	// source, with its exact schema. Its plan is sent as it is: temporary
+	// views it reads must live in the client's session (share one with
+	// [ConnectOptions.SessionID] and [SessionIDOf]). Give it a Name (the
+	// default is "dataframe N", N its position among the sources).
+	DataFrame sql.DataFrame
 	// Format is the data source name (csv, json, parquet, orc, text, avro,
 	// delta, ...). Empty means inferred from the file extension.
 	Format string
@@ -38,9 +53,28 @@ func (s SourceSpec) DisplayName() string {
 		return s.Name
 	case s.Table != "":
 		return s.Table
+	case s.Query != "":
+		return "query: " + shorten(strings.Join(strings.Fields(s.Query), " "), 60)
+	case s.DataFrame != nil:
+		return "dataframe"
 	default:
 		return strings.Join(s.Paths, ",")
 	}
+}
+
+// relational reports whether the source is a relation of Spark's (a table,
+// query or DataFrame) rather than files.
+func (s SourceSpec) relational() bool {
+	return s.Table != "" || s.Query != "" || s.DataFrame != nil
+}
+
+// shorten cuts s to at most n runes, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // formatByExtension maps file extensions (after stripping compression
@@ -98,10 +132,11 @@ func defaultReaderOptions(format string) map[string]string {
 // resolvedSource is a source with its format and effective reader options
 // decided: what the executor reads.
 type resolvedSource struct {
-	spec    SourceSpec
-	name    string
-	format  string
-	options map[string]string
+	spec     SourceSpec
+	name     string
+	format   string
+	options  map[string]string
+	relation proto.Message // a DataFrame source's plan
 }
 
 // resolveSources decides each source's format and options: per-source
@@ -112,14 +147,26 @@ func resolveSources(specs []SourceSpec, defaultFormat string, global map[string]
 	}
 	out := make([]resolvedSource, 0, len(specs))
 	for i, spec := range specs {
-		if (len(spec.Paths) == 0) == (spec.Table == "") {
-			return nil, fmt.Errorf("source %d (%q): give either paths or a table, not both or neither", i+1, spec.DisplayName())
+		kinds := 0
+		for _, set := range []bool{len(spec.Paths) > 0, spec.Table != "", spec.Query != "", spec.DataFrame != nil} {
+			if set {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			return nil, fmt.Errorf("source %d (%q): give exactly one of paths, a table, a query and a DataFrame", i+1, spec.DisplayName())
+		}
+		if spec.DataFrame != nil && spec.Name == "" {
+			spec.Name = fmt.Sprintf("dataframe %d", i+1)
+		}
+		if spec.relational() && (spec.Format != "" || spec.Schema != "") && spec.Table == "" {
+			return nil, fmt.Errorf("source %q: a query or DataFrame has its own schema and no format: drop the source's format and schema", spec.DisplayName())
 		}
 		format := spec.Format
-		if format == "" && spec.Table == "" {
+		if format == "" && !spec.relational() {
 			format = defaultFormat
 		}
-		if format == "" && spec.Table == "" {
+		if format == "" && !spec.relational() {
 			format = InferFormat(spec.Paths[0])
 			for _, p := range spec.Paths[1:] {
 				if f := InferFormat(p); f != format {
@@ -131,21 +178,30 @@ func resolveSources(specs []SourceSpec, defaultFormat string, global map[string]
 			}
 		}
 		options := map[string]string{}
-		if spec.Table == "" {
+		if !spec.relational() {
 			for k, v := range defaultReaderOptions(format) {
 				options[k] = v
 			}
 		}
-		if format == "csv" && spec.Table == "" && hasTSVExtension(spec.Paths[0]) {
+		if format == "csv" && !spec.relational() && hasTSVExtension(spec.Paths[0]) {
 			options["sep"] = "\t"
 		}
-		for k, v := range global {
-			options[k] = v
+		if spec.Query == "" && spec.DataFrame == nil { // a query has no reader
+			for k, v := range global {
+				options[k] = v
+			}
+			for k, v := range spec.Options {
+				options[k] = v
+			}
 		}
-		for k, v := range spec.Options {
-			options[k] = v
+		src := resolvedSource{spec: spec, name: spec.DisplayName(), format: format, options: options}
+		if spec.DataFrame != nil {
+			var err error
+			if src.relation, err = connect.RelationOf(spec.DataFrame); err != nil {
+				return nil, fmt.Errorf("source %q: %w", src.name, err)
+			}
 		}
-		out = append(out, resolvedSource{spec: spec, name: spec.DisplayName(), format: format, options: options})
+		out = append(out, src)
 	}
 	return out, nil
 }
@@ -184,7 +240,7 @@ func ExpandLocal(specs []SourceSpec, defaultFormat string) ([]SourceSpec, error)
 // among CSV files).
 func expandLocal(specs []SourceSpec, defaultFormat string) (out []SourceSpec, skipped []string, err error) {
 	for _, spec := range specs {
-		if spec.Table != "" || len(spec.Paths) != 1 || !isLocalPath(spec.Paths[0]) {
+		if spec.relational() || len(spec.Paths) != 1 || !isLocalPath(spec.Paths[0]) {
 			out = append(out, spec)
 			continue
 		}

@@ -232,12 +232,12 @@ func TestResolveSourcesErrors(t *testing.T) {
 		{
 			name:  "paths and table both",
 			specs: []SourceSpec{{Paths: []string{"a.csv"}}, {Name: "both", Paths: []string{"x.csv"}, Table: "db.t"}},
-			want:  []string{"source 2", `"both"`, "either paths or a table"},
+			want:  []string{"source 2", `"both"`, "exactly one of paths, a table, a query and a DataFrame"},
 		},
 		{
 			name:  "neither paths nor table",
 			specs: []SourceSpec{{Name: "empty"}},
-			want:  []string{"source 1", `"empty"`, "either paths or a table"},
+			want:  []string{"source 1", `"empty"`, "exactly one of paths, a table, a query and a DataFrame"},
 		},
 		{
 			name:  "mixed extensions in one source",

@@ -556,7 +556,7 @@ func outputFiles(requested int, reads []*Read, scans int) int {
 			total += size
 			inputs++
 		}
-		if r.Table != "" {
+		if r.relational() {
 			return 0
 		}
 	}

@@ -111,6 +111,18 @@ func (s *Session) Table(name string, options map[string]string) Frame {
 	})
 }
 
+// FromRelation returns a frame over a relation built elsewhere (a
+// spark-connect-go DataFrame's plan, see [RelationOf]); the relation is
+// copied.
+func (s *Session) FromRelation(rel proto.Message) Frame {
+	return s.build("relation", func() protoreflect.Message {
+		if rel == nil || rel.ProtoReflect().Descriptor().FullName() != "spark.connect.Relation" {
+			panic(buildError{"not a spark.connect.Relation"})
+		}
+		return proto.Clone(rel).ProtoReflect()
+	})
+}
+
 // SQL returns a frame for a SQL query (Relation.sql), run lazily. Use
 // [Session.ExecSQL] for statements run for their effect (DDL).
 func (s *Session) SQL(query string) Frame {
@@ -409,9 +421,10 @@ func (f Frame) Write(ctx context.Context, spec WriteSpec) error {
 	return nil
 }
 
-// CreateTempView registers the frame as the session-scoped temporary view
-// name, replacing an existing one, so that [Session.SQL] can query it.
-func (f Frame) CreateTempView(ctx context.Context, name string) (err error) {
+// CreateTempView registers the frame as the temporary view name (global:
+// in global_temp, seen by every session of the server), replacing an
+// existing one.
+func (f Frame) CreateTempView(ctx context.Context, name string, global bool) (err error) {
 	if f.err != nil {
 		return f.err
 	}
@@ -420,7 +433,7 @@ func (f Frame) CreateTempView(ctx context.Context, name string) (err error) {
 		v := newMsg("CreateDataFrameViewCommand")
 		setMsg(v, "input", f.rel)
 		setString(v, "name", name)
-		setBool(v, "is_global", false)
+		setBool(v, "is_global", global)
 		setBool(v, "replace", true)
 		return commandPlan("create_dataframe_view", v), nil
 	}()

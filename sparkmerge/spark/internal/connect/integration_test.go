@@ -260,7 +260,7 @@ func TestLiveTablesAndDDL(t *testing.T) {
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("table rows (-want +got):\n%s", diff)
 	}
-	if err := s.Table(name, nil).CreateTempView(ctx, name+"_v"); err != nil {
+	if err := s.Table(name, nil).CreateTempView(ctx, name+"_v", false); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.SQL("SELECT * FROM " + name + "_v").Count(ctx); err != nil || n != 2 {

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"sort"
@@ -90,6 +91,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // stream. Close it when done.
 type Session struct {
 	remote    Remote
+	userID    string // as sent: the user_id given, else $USER, else "na"
 	sessionID string
 	retry     RetryPolicy
 	conn      *grpc.ClientConn
@@ -161,14 +163,25 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	}
 	agent = fmt.Sprintf("%s go/%s os/%s", agent, runtime.Version(), runtime.GOOS)
 	md := metadata.New(headers)
+	// The server keys a session by user and session id: without user_id,
+	// the user spark-connect-go (and PySpark) send, so that a session id
+	// shared with one of them names the same session.
+	userID := remote.UserID
+	if userID == "" {
+		userID = os.Getenv("USER")
+	}
+	if userID == "" {
+		userID = "na"
+	}
 	s = &Session{
 		remote:    remote,
+		userID:    userID,
 		sessionID: sessionID,
 		retry:     opts.Retry.withDefaults(),
 		conn:      conn,
 		exec: client.NewSparkExecutor(conn, md, sessionID, options.SparkClientOptions{
 			UserAgent: agent,
-			UserId:    remote.UserID,
+			UserId:    userID,
 		}),
 	}
 	timeout := opts.DialTimeout
@@ -383,7 +396,7 @@ func (s *Session) InterruptAll(ctx context.Context) (err error) {
 	defer guard("interrupt", &err)
 	req := newMsg("InterruptRequest")
 	setString(req, "session_id", s.sessionID)
-	setString(mut(req, "user_context"), "user_id", s.remote.UserID)
+	setString(mut(req, "user_context"), "user_id", s.userID)
 	setString(req, "client_type", "sparkmerge")
 	setEnum(req, "interrupt_type", "INTERRUPT_TYPE_ALL")
 	resp := newMsg("InterruptResponse")
@@ -402,7 +415,7 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 		defer guard("get config", &err)
 		req := newMsg("ConfigRequest")
 		setString(req, "session_id", s.sessionID)
-		setString(mut(req, "user_context"), "user_id", s.remote.UserID)
+		setString(mut(req, "user_context"), "user_id", s.userID)
 		setString(req, "client_type", "sparkmerge")
 		appendStrings(mut(mut(req, "operation"), "get"), "keys", keys...)
 		resp := newMsg("ConfigResponse")
@@ -438,7 +451,7 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 		defer guard("set config", &err)
 		req := newMsg("ConfigRequest")
 		setString(req, "session_id", s.sessionID)
-		setString(mut(req, "user_context"), "user_id", s.remote.UserID)
+		setString(mut(req, "user_context"), "user_id", s.userID)
 		setString(req, "client_type", "sparkmerge")
 		set := mut(mut(req, "operation"), "set")
 		for _, k := range keys {
