@@ -306,7 +306,7 @@ func TestClusterListingRules(t *testing.T) {
 	// Without a format, the files' names disagree (csv and json; a .txt
 	// counts only alone): a clear error naming what to do.
 	_, err = c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
-	if err == nil || !strings.Contains(err.Error(), "--format") {
+	if err == nil || !strings.Contains(err.Error(), "Job.Format") {
 		t.Errorf("mixed extensions without a format: err = %v, want a hint to set the format", err)
 	}
 	// A path that exists nowhere says so.

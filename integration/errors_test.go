@@ -175,7 +175,7 @@ func TestErrorEmptyFile(t *testing.T) {
 			ok := etWrite(t, dir, "ok.csv", "a,b\n1,x\n")
 			empty := etWrite(t, dir, name, "")
 			_, err := etMerge(t, c, etJob(dir, ok, empty))
-			etWantError(t, err, empty, "no columns", "--schema")
+			etWantError(t, err, empty, "no columns", "SourceSpec.Schema")
 			assertNoOutput(t, dir)
 		})
 	}
@@ -369,7 +369,7 @@ func TestErrorStrictTypeConflict(t *testing.T) {
 	if !errors.As(err, &tc) || len(tc.Conflicts) != 1 || tc.Conflicts[0].Column != "a" {
 		t.Fatalf("err = %#v, want one TypeConflictError for column a", err)
 	}
-	etWantError(t, err, `"a"`, "int in "+fmt.Sprintf("%q", ints), "string in "+fmt.Sprintf("%q", strs), "--types widen")
+	etWantError(t, err, `"a"`, "int in "+fmt.Sprintf("%q", ints), "string in "+fmt.Sprintf("%q", strs), "Options.Types = TypesWiden")
 	assertNoOutput(t, dir)
 }
 
@@ -396,7 +396,7 @@ func TestErrorOutputExists(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := etMerge(t, c, job)
-	etWantError(t, err, job.Target.Path, "--mode", "overwrite", "append")
+	etWantError(t, err, job.Target.Path, "Target.Mode", "overwrite", "append")
 	// Found before any source is read.
 	var exists *spark.TargetExistsError
 	if !errors.As(err, &exists) {
@@ -428,7 +428,7 @@ func TestErrorUnreachable(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("took %s to give up on a closed port", d)
 	}
-	etWantError(t, err, addr, "--remote")
+	etWantError(t, err, addr, "check the connection string")
 	if strings.Contains(err.Error(), "sekret") {
 		t.Errorf("the token leaked: %v", err)
 	}

@@ -301,7 +301,7 @@ func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
 	// A failed write to a new path leaves an empty directory there, which
 	// the client cannot remove: both errors say what to do.
 	_, err := c.Merge(context.Background(), spark.Job{Sources: bad, Target: spark.Target{Path: out, Format: "csv"}})
-	if err == nil || !strings.Contains(err.Error(), "a rerun needs --mode overwrite") {
+	if err == nil || !strings.Contains(err.Error(), "a rerun needs the overwrite mode") {
 		t.Errorf("a failed write to a new cluster path: err = %v, want a note on the directory left", err)
 	}
 	_, err = c.Merge(context.Background(), spark.Job{Sources: pathSources(dir + "/good.csv"), Target: spark.Target{Path: out, Format: "csv"}})

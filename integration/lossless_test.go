@@ -34,7 +34,7 @@ func TestBigintToDoubleIsChecked(t *testing.T) {
 			if err == nil {
 				t.Fatalf("%v, Spark inference %v: 9007199254740993 became a double silently", strategy, sparkInference)
 			}
-			for _, want := range []string{"9007199254740993", paths[0], "9.007199254740992E15", "--lossy-widening"} {
+			for _, want := range []string{"9007199254740993", paths[0], "9.007199254740992E15", "Options.LossyWidening"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("%v, Spark inference %v: error does not name %q: %v", strategy, sparkInference, want, err)
 				}

@@ -68,12 +68,12 @@ func (e *TypeConflictError) Error() string {
 	case e.Reference:
 		b.WriteString("; cast the column in the source, or change the reference")
 	case e.Policy == TypesStrict:
-		b.WriteString("; cast the sources to one type, or use the widen type policy (--types widen)")
+		b.WriteString("; cast the sources to one type, or use the widen type policy (Options.Types = TypesWiden)")
 	default:
-		b.WriteString("; use the string type policy (--types string) to merge such columns as strings, or cast or rename the column in one source")
+		b.WriteString("; use the string type policy (Options.Types = TypesString) to merge such columns as strings, or cast or rename the column in one source")
 		for _, c := range e.Conflicts {
 			if c.Reason != "" {
-				b.WriteString(", or accept Spark's rounding with --lossy-widening")
+				b.WriteString(", or accept Spark's rounding (Options.LossyWidening)")
 				break
 			}
 		}
@@ -172,9 +172,9 @@ func (e *MissingColumnsError) Error() string {
 		}
 	}
 	if e.Policy == MissingReference {
-		b.WriteString("; drop them with DropExtra (--drop-extra), add them to the reference, or rename them (--rename old=new)")
+		b.WriteString("; drop them (Options.DropExtra), add them to the reference, or rename them (Options.Renames)")
 	} else {
-		b.WriteString("; use --missing fill to pad missing columns with nulls, or --missing intersect to keep only the common columns")
+		b.WriteString("; pad missing columns with nulls (Options.Missing = MissingFill), or keep only the common columns (Options.Missing = MissingIntersect)")
 	}
 	return b.String()
 }
@@ -193,7 +193,7 @@ type DuplicateColumnError struct {
 }
 
 func (e *DuplicateColumnError) Error() string {
-	return fmt.Sprintf("merge schemas: %s: columns %q and %q both match %q; rename one (--rename old=new) or match names case-sensitively (--case-sensitive)",
+	return fmt.Sprintf("merge schemas: %s: columns %q and %q both match %q; rename one (Options.Renames) or match names case-sensitively (Options.CaseSensitive)",
 		sourceLabel(e.Source, e.Index), e.Columns[0], e.Columns[1], e.Name)
 }
 
@@ -212,7 +212,7 @@ func (e *InvalidNameError) Error() string {
 	if e.Path != "" {
 		where += " (" + strconv.Quote(e.Path) + ")"
 	}
-	return fmt.Sprintf("merge schemas: %s: %s %s; give it a name in the source or rename it (--rename old=new)",
+	return fmt.Sprintf("merge schemas: %s: %s %s; give it a name in the source or rename it (Options.Renames)",
 		sourceLabel(e.Source, e.Index), where, e.Reason)
 }
 

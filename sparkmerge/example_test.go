@@ -69,5 +69,5 @@ func ExampleTypeConflictError() {
 	_, err := sparkmerge.NewPlan([]sparkmerge.Source{{Name: "a.json", Schema: a}, {Name: "b.json", Schema: b}}, sparkmerge.Options{})
 	fmt.Println(err)
 	// Output:
-	// merge schemas: 1 column has no common type: "tags": array<string> in "a.json" vs string in "b.json"; use the string type policy (--types string) to merge such columns as strings, or cast or rename the column in one source
+	// merge schemas: 1 column has no common type: "tags": array<string> in "a.json" vs string in "b.json"; use the string type policy (Options.Types = TypesString) to merge such columns as strings, or cast or rename the column in one source
 }

@@ -257,7 +257,7 @@ func TestNewPlanErrors(t *testing.T) {
 				t.Errorf("conflicts (-want +got):\n%s", diff)
 			}
 		},
-		msg: []string{`"y"`, "array<int> in \"a.csv\"", "int in \"b.csv\"", "--types string"},
+		msg: []string{`"y"`, "array<int> in \"a.csv\"", "int in \"b.csv\"", "Options.Types = TypesString"},
 	}, {
 		name:    "nested conflict has a path",
 		sources: two("s struct<a:int>", "s struct<a:array<int>>"),
@@ -300,7 +300,7 @@ func TestNewPlanErrors(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		},
-		msg: []string{`source 1 "a" lacks "z"`, "--missing fill"},
+		msg: []string{`source 1 "a" lacks "z"`, "Options.Missing = MissingFill"},
 	}, {
 		name:    "reference without DropExtra lists extra columns",
 		sources: two("x int, junk int", "x int"),

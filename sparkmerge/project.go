@@ -240,6 +240,6 @@ func CheckedCast(expr string, from, to DataType, column, where string) string {
 	back := "try_cast(" + cast + " AS " + from.String() + ")"
 	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", CAST(" + expr + " AS STRING), " +
 		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", CAST(" + cast + " AS STRING), " +
-		QuoteString(" as "+to.String()+" (the sources' common type): merge such columns as strings (--types string), or accept the rounding (--lossy-widening)") + "))"
+		QuoteString(" as "+to.String()+" (the sources' common type): merge such columns as strings (Options.Types = TypesString), or accept the rounding (Options.LossyWidening)") + "))"
 	return "CASE WHEN " + expr + " IS NULL OR " + back + " = " + expr + " THEN " + cast + " ELSE " + fail + " END"
 }

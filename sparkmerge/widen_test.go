@@ -299,7 +299,7 @@ func TestWiderTypeLossless(t *testing.T) {
 				var tce *TypeConflictError
 				if !errors.As(err, &tce) || tce.Conflicts[0].Reason == "" {
 					t.Errorf("%s+%s: %s, %v; want a conflict with a reason", c.a, c.b, got, err)
-				} else if !strings.Contains(err.Error(), "--lossy-widening") {
+				} else if !strings.Contains(err.Error(), "Options.LossyWidening") {
 					t.Errorf("%s+%s: error does not say how to accept the rounding: %v", c.a, c.b, err)
 				}
 				continue

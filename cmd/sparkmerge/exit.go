@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		// One JSON document on stdout, also for errors.
 		writeJSONError(stdout, err, code)
 	}
-	fmt.Fprintf(stderr, "sparkmerge: %v\n", err)
+	fmt.Fprintf(stderr, "sparkmerge: %s\n", withFlagHints(err.Error()))
 	return code
 }
 
@@ -62,7 +62,7 @@ type jsonError struct {
 
 func writeJSONError(w io.Writer, err error, code int) {
 	var doc jsonError
-	doc.Error.Message, doc.Error.ExitCode = err.Error(), code
+	doc.Error.Message, doc.Error.ExitCode = withFlagHints(err.Error()), code
 	var se *spark.SparkError
 	if errors.As(err, &se) {
 		doc.Error.ErrorClass, doc.Error.SQLState = se.ErrorClass, se.SQLState

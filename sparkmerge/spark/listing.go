@@ -104,7 +104,7 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 	if format == "" {
 		format = filesFormat(files)
 		if format == "" {
-			return nil, nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set it with --format or per source", len(files), files[0].path)
+			return nil, nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set the format (Job.Format or SourceSpec.Format)", len(files), files[0].path)
 		}
 	}
 	if !isGlob && len(files) > 1 {

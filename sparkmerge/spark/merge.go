@@ -93,7 +93,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		}
 		for _, r := range reads {
 			if r.encodingProblem != "" {
-				return nil, fmt.Errorf("source %q is %s: Spark would read every such byte as U+FFFD; give the file's encoding, e.g. --option encoding=ISO-8859-1 (or per source)", r.Name, r.encodingProblem)
+				return nil, fmt.Errorf("source %q is %s: Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", r.Name, r.encodingProblem)
 			}
 		}
 		// Every other file's own schema, as Spark reads the file alone.

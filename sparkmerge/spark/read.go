@@ -273,7 +273,7 @@ func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism
 			defer func() { <-sem; wg.Done() }()
 			schema, err := c.frame(r).Schema(ctx)
 			if err == nil && len(schema.Fields) == 0 {
-				err = fmt.Errorf("it has no columns (an empty file, or a CSV without header?): remove it or give its schema with --schema")
+				err = fmt.Errorf("it has no columns (an empty file, or a CSV without header?): remove it or give its schema (SourceSpec.Schema)")
 			}
 			if err == nil {
 				err = checkCSVHeaderNames(r)
@@ -309,13 +309,13 @@ func sourceError(r *Read, err error) error {
 	hint := ""
 	switch errorClass(err) {
 	case "PATH_NOT_FOUND":
-		hint = "check the path; it is resolved on the Spark server's filesystem (with --local, only paths under the mounted directories exist)"
+		hint = "check the path; it is resolved on the Spark server's filesystem (on a local Spark in a container, only paths under the mounted directories exist)"
 	case "UNABLE_TO_INFER_SCHEMA":
-		hint = "the source is empty or has no readable files: remove it, or give its schema with --schema"
+		hint = "the source is empty or has no readable files: remove it, or give its schema (SourceSpec.Schema)"
 	case "TABLE_OR_VIEW_NOT_FOUND":
 		hint = "check the table name and the current catalog/database"
 	case "DATA_SOURCE_NOT_FOUND":
-		hint = "set the right format with --format, or add the data source's package to the Spark server"
+		hint = "set the right format (Job.Format or SourceSpec.Format), or add the data source's package to the Spark server"
 	}
 	if hint != "" {
 		return fmt.Errorf("%s: %w\n  hint: %s", what, err, hint)
@@ -379,7 +379,7 @@ type HeaderDriftError struct {
 }
 
 func (e *HeaderDriftError) Error() string {
-	return fmt.Sprintf("refusing a multi-path CSV read of %d files: their headers differ, and Spark would map later files by position under the first file's header (%s: %s), shifting values into the wrong columns; use --strategy auto or union to read each header on its own\n%s",
+	return fmt.Sprintf("refusing a multi-path CSV read of %d files: their headers differ, and Spark would map later files by position under the first file's header (%s: %s), shifting values into the wrong columns; use the auto or union strategy (Job.Strategy = StrategyAuto or StrategyUnion) to read each header on its own\n%s",
 		e.Files, e.First, e.Header, strings.Join(e.Differ, "\n"))
 }
 
@@ -485,7 +485,7 @@ type DuplicateHeaderError struct {
 }
 
 func (e *DuplicateHeaderError) Error() string {
-	return fmt.Sprintf("file %s: its header has the column `%s` twice (also as `%s`); Spark would rename both and their values would not meet other sources' `%s`: rename one in the file, or name all columns with --schema",
+	return fmt.Sprintf("file %s: its header has the column `%s` twice (also as `%s`); Spark would rename both and their values would not meet other sources' `%s`: rename one in the file, or name all columns (SourceSpec.Schema)",
 		e.File, e.Columns[0], e.Columns[1], e.Columns[0])
 }
 

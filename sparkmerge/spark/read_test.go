@@ -198,7 +198,7 @@ func TestHeaderDriftError(t *testing.T) {
 		Header: "id,name",
 		Differ: []string{"  /d/b.csv: id,age", "  /d/c.csv: name,id"},
 	})
-	want := "refusing a multi-path CSV read of 3 files: their headers differ, and Spark would map later files by position under the first file's header (/d/a.csv: id,name), shifting values into the wrong columns; use --strategy auto or union to read each header on its own\n" +
+	want := "refusing a multi-path CSV read of 3 files: their headers differ, and Spark would map later files by position under the first file's header (/d/a.csv: id,name), shifting values into the wrong columns; use the auto or union strategy (Job.Strategy = StrategyAuto or StrategyUnion) to read each header on its own\n" +
 		"  /d/b.csv: id,age\n" +
 		"  /d/c.csv: name,id"
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
@@ -222,7 +222,7 @@ func TestSourceErrorHints(t *testing.T) {
 		{"PATH_NOT_FOUND", "check the path; it is resolved on the Spark server's filesystem"},
 		{"UNABLE_TO_INFER_SCHEMA", "the source is empty or has no readable files"},
 		{"TABLE_OR_VIEW_NOT_FOUND", "check the table name and the current catalog/database"},
-		{"DATA_SOURCE_NOT_FOUND", "set the right format with --format"},
+		{"DATA_SOURCE_NOT_FOUND", "set the right format (Job.Format or SourceSpec.Format)"},
 		{"DIVIDE_BY_ZERO", ""},
 		{"", ""},
 	}

@@ -174,7 +174,7 @@ func resolveSources(specs []SourceSpec, defaultFormat string, global map[string]
 				}
 			}
 			if format == "" {
-				return nil, fmt.Errorf("source %q: cannot tell the format from the file name: set it with --format or per source", spec.DisplayName())
+				return nil, fmt.Errorf("source %q: cannot tell the format from the file name: set the format (Job.Format or SourceSpec.Format)", spec.DisplayName())
 			}
 		}
 		options := map[string]string{}

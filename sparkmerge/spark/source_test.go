@@ -252,7 +252,7 @@ func TestResolveSourcesErrors(t *testing.T) {
 		{
 			name:  "unknown extension",
 			specs: []SourceSpec{{Paths: []string{"a.csv"}}, {Paths: []string{"/data/events.xlsx"}}},
-			want:  []string{`source "/data/events.xlsx"`, "cannot tell the format", "--format"},
+			want:  []string{`source "/data/events.xlsx"`, "cannot tell the format", "Job.Format"},
 		},
 		{
 			name:  "directory without format",

@@ -168,7 +168,7 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		if written.Path != "" && stage.abort == nil && !appending && !strings.EqualFold(written.Mode, "overwrite") {
 			// Spark's failed job removes its files but not the directory
 			// it made, which the client cannot remove here.
-			err = fmt.Errorf("%w\n  note: Spark may have left an empty directory at %s; a rerun needs --mode overwrite", err, quoteName(written.Path))
+			err = fmt.Errorf("%w\n  note: Spark may have left an empty directory at %s; a rerun needs the overwrite mode (Target.Mode = \"overwrite\")", err, quoteName(written.Path))
 		}
 		return nil, err
 	}
@@ -238,9 +238,9 @@ type TargetExistsError struct {
 
 func (e *TargetExistsError) Error() string {
 	if e.NoData {
-		return fmt.Sprintf("output %s already exists, without data files Spark reads (a write that failed leaves such a directory): choose --mode overwrite, or another output", e.Target)
+		return fmt.Sprintf("output %s already exists, without data files Spark reads (a write that failed leaves such a directory): choose the overwrite mode (Target.Mode = \"overwrite\"), or another output", e.Target)
 	}
-	return fmt.Sprintf("output %s already exists: choose --mode overwrite, append or ignore, or another output", e.Target)
+	return fmt.Sprintf("output %s already exists: choose the mode overwrite, append or ignore (Target.Mode), or another output", e.Target)
 }
 
 // checkTargetAbsent fails early, before any source is read, when the
@@ -275,10 +275,10 @@ func targetName(t Target) string {
 func writeHint(err error) error {
 	switch errorClass(err) {
 	case "PATH_ALREADY_EXISTS", "TABLE_OR_VIEW_ALREADY_EXISTS":
-		return fmt.Errorf("%w\n  hint: the output exists; choose --mode overwrite, append or ignore", err)
+		return fmt.Errorf("%w\n  hint: the output exists; choose the mode overwrite, append or ignore (Target.Mode)", err)
 	}
 	if strings.HasPrefix(errorClass(err), "FAILED_READ_FILE") || strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") {
-		return fmt.Errorf("%w\n  hint: Spark could not read that file; under the default reader mode FAILFAST, one value that does not fit the schema or one broken line stops the merge: fix the file or the schema, or choose --option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)", err)
+		return fmt.Errorf("%w\n  hint: Spark could not read that file; under the default reader mode FAILFAST, one value that does not fit the schema or one broken line stops the merge: fix the file or the schema, or choose the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)", err)
 	}
 	return err
 }

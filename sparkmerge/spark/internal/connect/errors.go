@@ -32,7 +32,7 @@ func (e *UnreachableError) Error() string {
 	if e.Stop != "" {
 		return fmt.Sprintf("spark connect server at %s is unreachable: %v (%s)", e.Addr, e.Err, e.Stop)
 	}
-	return fmt.Sprintf("spark connect server at %s is unreachable: %v (start one with `make spark-up` or pass --remote)", e.Addr, e.Err)
+	return fmt.Sprintf("spark connect server at %s is unreachable: %v (check the connection string, and that a Spark Connect server runs there)", e.Addr, e.Err)
 }
 
 // Unwrap returns the transport error.

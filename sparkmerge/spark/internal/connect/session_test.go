@@ -246,7 +246,7 @@ func TestDialClosedPortIsUnreachable(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Addr != remote.Addr() {
 		t.Errorf("error %v does not name %s", err, remote.Addr())
 	}
-	for _, want := range []string{remote.Addr(), "make spark-up", "--remote"} {
+	for _, want := range []string{remote.Addr(), "check the connection string"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}

@@ -1,0 +1,33 @@
+package main
+
+import "strings"
+
+// The library's errors name what to change in its own terms (Go options
+// and fields, e.g. "(Options.Types = TypesString)"); the CLI says the
+// same with its flags. flagHints rewrites each such phrase (longer phrases
+// first: a Replacer tries its pairs in order); a test checks that every
+// phrase the library writes has a rewrite.
+var flagHints = strings.NewReplacer(
+	"(Options.Types = TypesWiden)", "(--types widen)",
+	"(Options.Types = TypesString)", "(--types string)",
+	"(Options.LossyWidening)", "(--lossy-widening)",
+	"(Options.DropExtra)", "(--drop-extra)",
+	"(Options.Renames)", "(--rename old=new)",
+	"(Options.Missing = MissingFill)", "(--missing fill)",
+	"(Options.Missing = MissingIntersect)", "(--missing intersect)",
+	"(Options.CaseSensitive)", "(--case-sensitive)",
+	"(Job.Format or SourceSpec.Format)", "(--format, or format per source in a job file)",
+	"the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", "--option encoding=ISO-8859-1 (or options per source in a job file)",
+	"(SourceSpec.Schema)", "(--schema)",
+	"(Job.Strategy = StrategyAuto or StrategyUnion)", "(--strategy auto or union)",
+	`(Target.Mode = "overwrite")`, "(--mode overwrite)",
+	"(Target.Mode)", "(--mode)",
+	"the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)",
+	"--option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)",
+	"(Job.ReaderOptions or SourceSpec.Options)", "(--option, or options per source in a job file)",
+	"(Job.ReaderOptions)", "(--option)",
+	"(check the connection string, and that a Spark Connect server runs there)", "(check --remote or SPARK_REMOTE; start a local Spark with `make spark-up`, or use --local)",
+)
+
+// withFlagHints is an error's message as the CLI prints it.
+func withFlagHints(msg string) string { return flagHints.Replace(msg) }
