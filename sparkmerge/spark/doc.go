@@ -23,7 +23,8 @@
 // # Sources
 //
 // A [SourceSpec] is paths (files, directories, globs, on the cluster's
-// filesystem) or a table. A flat local directory or a quoted glob becomes
+// filesystem), a table, a SQL query or a spark-connect-go DataFrame. A flat
+// local directory or a quoted glob becomes
 // one source per file ([ExpandLocal]), so that each file's schema counts and
 // CSV files with different headers are never read by position; a
 // partitioned tree (key=value directories) stays one dataset. Formats come
@@ -44,19 +45,36 @@
 //
 // [StrategyUnion] reads each source on its own. [StrategyMultipath] reads
 // each format group in one load and refuses CSV files whose headers differ
-// ([HeaderDriftError]). [StrategyAuto] tries one read per group that Spark
-// can merge safely (CSV files with one header line, Parquet/ORC with
-// mergeSchema, JSON files that spell shared keys alike), splits a group
-// Spark refuses in halves down to single files, then reads sources with
-// identical schemas together. Locally typed CSV files of equal width, and
+// ([HeaderDriftError]). [StrategyAuto] learns every file's schema, then
+// reads together only files whose one read gives exactly what each read
+// alone gives (CSV files with one header; Parquet, ORC and JSON files whose
+// shared columns agree in spelling and type), so that the result never
+// depends on the strategy. Locally typed CSV files of equal width, and
 // locally typed JSON-lines files, run as positional scans (batch.go),
 // whichever strategy planned them. Unions are
 // balanced trees, so thousands of inputs stay within Spark Connect's plan
 // nesting limit, and always UNION ALL: duplicate rows are kept.
 //
+// # In a Go pipeline
+//
+// A merge need not end in a write. [Client.MergeFrame] returns the merged
+// rows as a lazy spark-connect-go DataFrame of the caller's session, and
+// [Client.MergeView] registers them as a temporary (or global) view.
+// Sources may be the caller's DataFrames and SQL queries; to share
+// temporary views, open the client on the caller's session:
+//
+//	id, err := spark.SessionIDOf(session) // a spark-connect-go sql.SparkSession
+//	c, err := spark.Connect(ctx, remote, spark.ConnectOptions{SessionID: id})
+//	df, planned, err := c.MergeFrame(ctx, spark.Job{Sources: []spark.SourceSpec{
+//		{Name: "today", DataFrame: todays},
+//		{Query: "SELECT * FROM events WHERE day < current_date()"},
+//	}}, session)
+//
 // # Errors
 //
 // Spark's own errors come back as [*SparkError] with their error class and
 // SQL state; errors.Is(err, [ErrUnreachable]) tells that the server could
-// not be reached. Errors name the source or target and say what to do.
+// not be reached. Errors name the source or target and say what to do, in
+// this package's terms (options and fields; the CLI rewrites them to its
+// flags).
 package spark
