@@ -49,8 +49,8 @@ var nastyValues = map[string][]string{
 	"lines": {"line one\nline two", "crlf\r\nend", "x"},
 	// JSON only: nested values, drifting in shape and type.
 	"object":   {`{"a":1}`, `{"a":2,"b":"x"}`, `{}`, `{"b":null}`, `{"c":{"d":[1,2.50]}}`, `{"e":1.5}`},
-	"array":    {`[1,2]`, `[1.5]`, `[]`, `["x"]`, `[null]`, `[-0]`},
-	"objarray": {`[{"k":1}]`, `[{}]`, `[{"j":"x","k":2.0}]`, `[]`},
+	"array":    {`[1,2]`, `[3]`, `[]`, `["x"]`, `[null]`, `[-0]`},
+	"objarray": {`[{"k":1}]`, `[{}]`, `[{"j":"x","k":2}]`, `[]`},
 }
 
 // driftPartners are the kinds a column of a kind may drift to in another
