@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 )
 
 // The tests in this file run the sparkmerge binary as a user would, against
@@ -431,5 +432,32 @@ func TestCLIRelativeOut(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "rel", "out", "_SUCCESS")); err != nil {
 		t.Errorf("no output under the working directory: %v", err)
+	}
+}
+
+// merge --global-view registers the merged rows as a view other sessions
+// query; --view in a shared session (session_id in --remote) likewise;
+// nothing is written.
+func TestCLIMergeToView(t *testing.T) {
+	dir := workDir(t)
+	writeFiles(t, dir, map[string]string{"a.csv": "id,v\n1,x\n", "b.csv": "v,id,w\ny,2,2.5\n"}, "a.csv", "b.csv")
+	view := "cliview_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	code, stdout, stderr := cliRun(t, "merge", dir, "--global-view", view, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		View      string `json:"view"`
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.View != "global_temp."+view || doc.SessionID == "" {
+		t.Fatalf("output %q (%v): want the view and the session id", stdout, err)
+	}
+	_, rows := query(t, "SELECT id, v, w FROM global_temp."+view+" ORDER BY id")
+	diff(t, "the global view", [][]any{row(int32(1), "x", nil), row(int32(2), "y", 2.5)}, rows)
+
+	code, _, stderr = cliRun(t, "merge", dir, "--view", "v", "--out", filepath.Join(dir, "out"))
+	if code != 2 || !strings.Contains(stderr, "--out") {
+		t.Errorf("--view with --out: exit %d, %s; want a usage error", code, stderr)
 	}
 }
