@@ -406,41 +406,64 @@ func (c *Client) scans(p *Planned, batch func(scanBatch, connect.Frame) connect.
 // nothing is inferred twice), then one SELECT ... UNION ALL ... statement.
 func (p *Planned) SQL() (string, error) {
 	var b strings.Builder
-	relations := make([]string, len(p.Reads))
+	relations := make([][]sqlRelation, len(p.Reads))
 	for i, r := range p.Reads {
 		switch {
 		case r.Table != "":
-			relations[i] = r.Table
+			relations[i] = []sqlRelation{{name: r.Table}}
 			continue
 		case r.Query != "":
-			relations[i] = "(\n" + r.Query + "\n)"
+			relations[i] = []sqlRelation{{name: "(\n" + r.Query + "\n)"}}
 			continue
 		case r.relation != nil:
 			return "", fmt.Errorf("render sql: source %q is a DataFrame, which has no SQL text", r.Name)
 		}
-		view := fmt.Sprintf("sparkmerge_input_%d", i+1)
-		relations[i] = view
 		schema := r.UserSchema
 		if schema == "" {
 			schema = r.pinned
 		}
-		opts := []string{"path " + sparkmerge.QuoteString(globOf(r.Paths))}
-		for _, k := range sortedKeys(r.Options) {
-			opts = append(opts, sparkmerge.QuoteString(k)+" "+sparkmerge.QuoteString(r.Options[k]))
+		view := func(name string, paths []string) {
+			opts := []string{"path " + sparkmerge.QuoteString(globOf(paths))}
+			for _, k := range sortedKeys(r.Options) {
+				opts = append(opts, sparkmerge.QuoteString(k)+" "+sparkmerge.QuoteString(r.Options[k]))
+			}
+			fmt.Fprintf(&b, "CREATE OR REPLACE TEMPORARY VIEW %s (%s)\nUSING %s\nOPTIONS (%s);\n\n", name, schema, r.Format, strings.Join(opts, ", "))
 		}
-		fmt.Fprintf(&b, "CREATE OR REPLACE TEMPORARY VIEW %s (%s)\nUSING %s\nOPTIONS (%s);\n\n", view, schema, r.Format, strings.Join(opts, ", "))
+		if !r.multiFile() || len(r.members) == 0 {
+			relations[i] = []sqlRelation{{name: fmt.Sprintf("sparkmerge_input_%d", i+1), file: viewFilePathExpr}}
+			view(relations[i][0].name, r.Paths)
+			continue
+		}
+		// A grouped read is one view per file, so that each row's file is
+		// a literal: _metadata does not resolve through a view, and
+		// input_file_name() is gone from Unity Catalog and DBR 17.3.
+		for k, m := range r.members {
+			rel := sqlRelation{name: fmt.Sprintf("sparkmerge_input_%d_%d", i+1, k+1), file: sparkmerge.QuoteString(m.Name)}
+			view(rel.name, m.Paths)
+			relations[i] = append(relations[i], rel)
+		}
 	}
 	if len(p.Plan.Target.Fields) == 0 {
 		return "", fmt.Errorf("render sql: the target has no columns")
 	}
-	for i, rel := range relations {
-		if i > 0 {
-			b.WriteString("\nUNION ALL\n")
+	first := true
+	for i, rels := range relations {
+		for _, rel := range rels {
+			if !first {
+				b.WriteString("\nUNION ALL\n")
+			}
+			first = false
+			fmt.Fprintf(&b, "SELECT %s\nFROM %s", strings.Join(p.selectExprs(i, rel.file), ", "), rel.name)
 		}
-		fmt.Fprintf(&b, "SELECT %s\nFROM %s", strings.Join(p.selectExprs(i, viewFilePathExpr), ", "), rel)
 	}
 	b.WriteString(";")
 	return b.String(), nil
+}
+
+// sqlRelation is what one SELECT of Planned.SQL reads: a view, table or
+// query, and the expression naming a row's file (for provenance).
+type sqlRelation struct {
+	name, file string
 }
 
 // globOf is one Hadoop path pattern for a read's paths: the path itself,
