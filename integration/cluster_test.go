@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
@@ -41,14 +42,21 @@ func localFiles(t *testing.T, files map[string][]byte) string {
 	return dir
 }
 
+// putFiles writes files, modified a minute ago as files at rest are: a
+// file modified within the last two seconds is never read by position
+// (see spark's settled), which would make local and remote plans differ.
 func putFiles(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
+	past := time.Now().Add(-time.Minute)
 	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, content, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, past, past); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -255,7 +263,7 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 			_, want := merge(t, c, spark.Job{Sources: sources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, Verify: true})
 			for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
 				t.Run(strategy.String(), func(t *testing.T) {
-					_, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
+					localRes, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
 					sameOutput(t, c, want, fromLocal, tc.orderBy, skipSource)
 
 					res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,
@@ -263,6 +271,19 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 					sameOutput(t, c, want, fromRemote, tc.orderBy, skipSource)
 					if res.RowsWritten == 0 {
 						t.Fatal("wrote no rows")
+					}
+					// The client types the remote CSV and JSON files as it
+					// types local ones, from contents fetched in one Spark
+					// job (these corpora are small), and the layout of the
+					// scans is the same.
+					if got, want := inferredLocally(res.Planned), inferredLocally(localRes.Planned); got != want {
+						t.Errorf("%d remote files typed by the client, %d local ones", got, want)
+					}
+					if res.Planned.RemoteFetchJobs > 1 {
+						t.Errorf("%d Spark jobs fetched the remote files' contents, want at most 1", res.Planned.RemoteFetchJobs)
+					}
+					if res.Scans != localRes.Scans {
+						t.Errorf("%d scans of the remote files, %d of the local ones", res.Scans, localRes.Scans)
 					}
 					// Provenance names each file where Spark sees it.
 					_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", remote, fromRemote))
@@ -272,6 +293,18 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inferredLocally counts the CSV and JSON files whose schema the client
+// inferred (remote Parquet footers are Spark's to read).
+func inferredLocally(p *spark.Planned) int {
+	n := 0
+	for _, r := range p.Reads {
+		if r.InferredLocally && (r.Format == "csv" || r.Format == "json") {
+			n += len(r.Sources)
+		}
+	}
+	return n
 }
 
 // Listing on the server follows Spark's own rules: hidden files, _SUCCESS

@@ -43,38 +43,42 @@ func clientSees(p string) bool {
 // It also returns the files of directory sources it skipped because their
 // names say another format than the source's (a README.txt among CSV
 // files), for the plan to name.
-func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) ([]SourceSpec, []string, error) {
-	specs, skipped, err := expandLocal(specs, defaultFormat)
+func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, listed map[string]remoteFile, err error) {
+	specs, skipped, err = expandLocal(specs, defaultFormat)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var out []SourceSpec
+	listed = map[string]remoteFile{}
 	for _, spec := range specs {
 		if spec.relational() || len(spec.Paths) != 1 || clientSees(spec.Paths[0]) {
 			out = append(out, spec)
 			continue
 		}
-		expanded, others, err := c.expandRemote(ctx, spec, defaultFormat, global)
+		expanded, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global)
 		if err != nil {
-			return nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
+			return nil, nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
+		}
+		for _, f := range files {
+			listed[f.path] = f
 		}
 		out = append(out, expanded...)
 		skipped = append(skipped, others...)
 	}
-	return out, skipped, nil
+	return out, skipped, listed, nil
 }
 
 // remoteFile is a file Spark listed.
 type remoteFile struct {
-	path string // as the merge names and reads it
-	size int64
+	path        string // as the merge names and reads it
+	size        int64
+	mtimeMillis int64
 }
 
 // expandRemote lists a path the client cannot see on the server and
 // splits it like [ExpandLocal] splits a local one: one source per data
 // file, except partitioned trees (key=value directories) and named
 // non-CSV directories, which stay one dataset.
-func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, err error) {
+func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, files []remoteFile, err error) {
 	given := spec.Paths[0]
 	options := map[string]string{}
 	for _, k := range listingOptions {
@@ -85,16 +89,16 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 			options[k] = v
 		}
 	}
-	files, err := c.listFiles(ctx, literalPath(given), options)
+	files, err = c.listFiles(ctx, literalPath(given), options)
 	if errorClass(err) == "PATH_NOT_FOUND" && literalPath(given) != given {
 		// No file is named so: the path is a pattern.
 		files, err = c.listFiles(ctx, given, options)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(files) == 0 {
-		return nil, nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
+		return nil, nil, nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
 	}
 	format := spec.Format
 	if format == "" {
@@ -104,7 +108,7 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 	if format == "" {
 		format = filesFormat(files)
 		if format == "" {
-			return nil, nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set the format (Job.Format or SourceSpec.Format)", len(files), files[0].path)
+			return nil, nil, nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set the format (Job.Format or SourceSpec.Format)", len(files), files[0].path)
 		}
 	}
 	if !isGlob && len(files) > 1 {
@@ -115,9 +119,13 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		}
 		kept, others := splitByFormat(paths, format)
 		skipped = others
+		byPath := make(map[string]remoteFile, len(files))
+		for _, f := range files {
+			byPath[f.path] = f
+		}
 		files = files[:0]
 		for _, p := range kept {
-			files = append(files, remoteFile{path: p})
+			files = append(files, byPath[p])
 		}
 	}
 	recursive := strings.EqualFold(options["recursiveFileLookup"], "true")
@@ -125,18 +133,18 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		// A partitioned dataset (day=1/...): Spark reads the tree and its
 		// partition columns as one source.
 		spec.Format = format
-		return []SourceSpec{spec}, skipped, nil
+		return []SourceSpec{spec}, skipped, files, nil
 	}
 	if len(files) == 1 {
 		spec.Paths = []string{files[0].path}
 		spec.Format = format
-		return []SourceSpec{spec}, skipped, nil
+		return []SourceSpec{spec}, skipped, files, nil
 	}
 	if spec.Name != "" && format != "csv" && !isGlob {
 		// A named directory is one dataset, read with its format's own
 		// merging, as for local directories.
 		spec.Format = format
-		return []SourceSpec{spec}, skipped, nil
+		return []SourceSpec{spec}, skipped, files, nil
 	}
 	out = make([]SourceSpec, len(files))
 	for i, f := range files {
@@ -146,7 +154,7 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		one.Format = format
 		out[i] = one
 	}
-	return out, skipped, nil
+	return out, skipped, files, nil
 }
 
 // listFiles lists the data files a path means on the server, as Spark's
@@ -156,7 +164,7 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 // the path and length columns are selected. It is one small Spark job.
 func (c *Client) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
 	frame := c.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).
-		SelectExpr("path", "length")
+		SelectExpr("path", "length", "unix_millis(modificationTime)")
 	rows, err := frame.Collect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list files on the Spark server: %w", err)
@@ -165,7 +173,8 @@ func (c *Client) listFiles(ctx context.Context, given string, options map[string
 	for _, row := range rows.Values {
 		listed, _ := row[0].(string)
 		size, _ := row[1].(int64)
-		files = append(files, remoteFile{path: sameScheme(given, listed), size: size})
+		mtime, _ := row[2].(int64)
+		files = append(files, remoteFile{path: sameScheme(given, listed), size: size, mtimeMillis: mtime})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	return files, nil

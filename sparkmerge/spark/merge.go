@@ -3,6 +3,7 @@ package spark
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -26,6 +27,10 @@ type Planned struct {
 	AddColumns []sparkmerge.Field `json:"add_columns,omitempty"`
 	// Discovery is how long fetching schemas took.
 	Discovery time.Duration `json:"discovery_ns"`
+	// RemoteTyped counts the files only the server sees that the client
+	// typed from their contents, fetched in RemoteFetchJobs Spark jobs.
+	RemoteTyped     int `json:"remote_typed,omitempty"`
+	RemoteFetchJobs int `json:"remote_fetch_jobs,omitempty"`
 	// InferenceNote says why the client inferred no schema although it
 	// was allowed to, or "".
 	InferenceNote string `json:"inference_note,omitempty"`
@@ -51,7 +56,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 			return nil, fmt.Errorf("source %s: %w", s.DisplayName(), err)
 		}
 	}
-	specs, skipped, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+	specs, skipped, listed, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +80,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 
 	sparkInference := job.SparkInference
 	var inferenceNote string
+	var fetchJobs int
 	if !sparkInference && !clientRulesMatch(c.SparkVersion()) {
 		// The client implements Spark 4.0's inference rules: another
 		// server might type the same file otherwise.
@@ -86,8 +92,16 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	case StrategyUnion, StrategyAuto:
 		var kept []*Read
 		if !sparkInference {
-			pq := c.parquetConfFor(ctx, reads)
+			dir, err := os.MkdirTemp("", "sparkmerge-remote-")
+			if err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(dir)
 			began := time.Now()
+			if fetchJobs, err = c.fetchRemoteCopies(ctx, reads, listed, dir); err != nil {
+				return nil, err
+			}
+			pq := c.parquetConfFor(ctx, reads)
 			kept, reads = inferLocally(reads, pq)
 			inference = time.Since(began)
 		}
@@ -139,7 +153,15 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 
 	policy := job.Policy
-	planned := &Planned{Strategy: job.Strategy, Reads: reads, Skipped: skipped, InferenceNote: inferenceNote}
+	planned := &Planned{Strategy: job.Strategy, Reads: reads, Skipped: skipped, InferenceNote: inferenceNote, RemoteFetchJobs: fetchJobs}
+	for _, r := range reads {
+		for _, part := range r.parts() {
+			if part.copy != nil && part.InferredLocally {
+				planned.RemoteTyped++
+			}
+			part.copy = nil // removed with the plan's temporary directory
+		}
+	}
 	if job.ReferenceTable != "" {
 		ref, err := c.sess.Table(job.ReferenceTable, nil).Schema(ctx)
 		if err != nil {
@@ -204,7 +226,11 @@ func inferLocallyWithin(reads []*Read, pq *parquetConf, budget int64) (local, re
 			continue
 		}
 		if len(r.Paths) == 1 && (r.Format == "csv" || r.Format == "json") {
-			size, ok := localSize(r.Paths[0])
+			src := r.Paths[0]
+			if r.copy != nil {
+				src = r.copy.path
+			}
+			size, ok := localSize(src)
 			if !ok || claimed+size > budget {
 				continue
 			}
@@ -231,17 +257,21 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 	}
 	// The file as the client read it: a positional scan (batch.go) checks
 	// that the server reads the same.
-	before, stamped := stampOf(r.Paths[0])
+	src := r.Paths[0]
+	if r.copy != nil {
+		src = r.copy.path
+	}
+	before, stamped := stampOf(src)
 	ok := false
 	var why string
 	switch r.Format {
 	case "csv":
-		if r.Schema, r.shortNumbers, why, ok = localCSVFile(r.Paths[0], r.Options); ok {
+		if r.Schema, r.shortNumbers, why, ok = localCSVFile(src, r.Options); ok {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
 	case "json":
 		var f jsonFile
-		if f, why, ok = localJSONSchema(r.Paths[0], r.Options); ok {
+		if f, why, ok = localJSONSchema(src, r.Options); ok {
 			r.raw, r.reprinted, r.shortNumbers = f.raw, f.reprinted, f.shortNumbers
 			r.Schema, ok = jsonSchemaOf(r.raw)
 		}
@@ -257,8 +287,15 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 		}
 		return false
 	}
-	if after, _ := stampOf(r.Paths[0]); stamped && after == before && settled(r.Paths[0], time.Now()) {
-		r.stamp = before
+	switch {
+	case r.copy != nil:
+		if r.copy.settled {
+			r.stamp = r.copy.stamp // as Spark reported it
+		}
+	default:
+		if after, _ := stampOf(src); stamped && after == before && settled(src, time.Now()) {
+			r.stamp = before
+		}
 	}
 	r.InferredLocally = true
 	return true

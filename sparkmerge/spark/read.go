@@ -40,6 +40,9 @@ type Read struct {
 
 	// relation is a DataFrame source's plan.
 	relation proto.Message
+	// copy is a client-side copy of a file only the server sees, made to
+	// type it (remoteinfer.go); nil for local files.
+	copy *remoteCopy
 
 	// raw is a locally inferred JSON read's type before Spark's final
 	// canonicalisation, which merging with other files must precede.

@@ -47,6 +47,9 @@ func (p *Planned) String() string {
 		fmt.Fprintf(&b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
 			batched, len(batches), plural(len(batches), "scan", "scans"))
 	}
+	if p.RemoteTyped > 0 {
+		fmt.Fprintf(&b, "  %d files only the server sees typed by the client, from their contents fetched in %d Spark jobs\n", p.RemoteTyped, p.RemoteFetchJobs)
+	}
 	if p.InferenceNote != "" {
 		fmt.Fprintf(&b, "  %s\n", p.InferenceNote)
 	}

@@ -504,7 +504,7 @@ type SourceSchema struct {
 
 // Schemas returns each source's schema, one per source (never grouped).
 func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
-	specs, _, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+	specs, _, _, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
 	if err != nil {
 		return nil, err
 	}
