@@ -88,21 +88,28 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			mtime, _ := row[2].(int64)
 			content, _ := row[3].([]byte)
 			now, _ := row[4].(int64)
-			for given, r := range byPath {
-				if sameScheme(given, listedPath) != given {
-					continue
+			// The read names the file as the listing did: as Spark lists
+			// it, or without file: for a plain path or file:// URI.
+			var given string
+			var r *Read
+			for _, like := range []string{listedPath, "/", "file:"} {
+				if g := sameScheme(like, listedPath); byPath[g] != nil {
+					given, r = g, byPath[g]
+					break
 				}
-				f := listed[given]
-				if f.size != size || f.mtimeMillis != mtime || int64(len(content)) != size {
-					break // changed since the listing: Spark infers it
-				}
-				copyPath := filepath.Join(dir, strconv.Itoa(r.order)+"-"+path.Base(given))
-				if err := os.WriteFile(copyPath, content, 0o600); err != nil {
-					return jobs, fmt.Errorf("copy %s to type it: %w", given, err)
-				}
-				r.copy = &remoteCopy{path: copyPath, stamp: fileStamp{size: size, mtimeMillis: mtime}, settled: now-mtime > 2000}
-				break
 			}
+			if r == nil {
+				continue
+			}
+			f := listed[given]
+			if f.size != size || f.mtimeMillis != mtime || int64(len(content)) != size {
+				continue // changed since the listing: Spark infers it
+			}
+			copyPath := filepath.Join(dir, strconv.Itoa(r.order)+"-"+path.Base(given))
+			if err := os.WriteFile(copyPath, content, 0o600); err != nil {
+				return jobs, fmt.Errorf("copy %s to type it: %w", given, err)
+			}
+			r.copy = &remoteCopy{path: copyPath, stamp: fileStamp{size: size, mtimeMillis: mtime}, settled: now-mtime > 2000}
 		}
 	}
 	return jobs, nil
