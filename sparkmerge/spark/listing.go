@@ -72,6 +72,16 @@ type remoteFile struct {
 	path        string // as the merge names and reads it
 	size        int64
 	mtimeMillis int64
+	// listing is how it was listed: the path given to Spark and the
+	// listing options (fetchRemoteCopies reads a whole listing at once).
+	listing *listing
+}
+
+// listing is one listFiles call: what was listed, and how.
+type listing struct {
+	given   string
+	options map[string]string
+	files   []remoteFile
 }
 
 // expandRemote lists a path the client cannot see on the server and
@@ -89,14 +99,20 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 			options[k] = v
 		}
 	}
-	files, err = c.listFiles(ctx, literalPath(given), options)
+	listed := &listing{given: literalPath(given), options: options}
+	files, err = c.listFiles(ctx, listed.given, options)
 	if errorClass(err) == "PATH_NOT_FOUND" && literalPath(given) != given {
 		// No file is named so: the path is a pattern.
+		listed.given = given
 		files, err = c.listFiles(ctx, given, options)
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	for i := range files {
+		files[i].listing = listed
+	}
+	listed.files = files
 	if len(files) == 0 {
 		return nil, nil, nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
 	}

@@ -277,7 +277,7 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 		}
 	case "parquet":
 		if pq != nil {
-			r.Schema, _, ok = localParquetSchema(r.Paths[0], r.Options, *pq)
+			r.Schema, _, ok = localParquetSchema(src, r.Options, *pq)
 		}
 	}
 	if !ok {

@@ -329,7 +329,7 @@ func asNullable(t sparkmerge.DataType) sparkmerge.DataType {
 func (c *Client) parquetConfFor(ctx context.Context, reads []*Read) *parquetConf {
 	needed := false
 	for _, r := range reads {
-		if r.Format == "parquet" && len(r.Paths) == 1 && r.Table == "" && r.UserSchema == "" && isLocalPath(r.Paths[0]) {
+		if r.Format == "parquet" && len(r.Paths) == 1 && !r.relational() && r.UserSchema == "" && (isLocalPath(r.Paths[0]) || r.copy != nil) {
 			needed = true
 			break
 		}
