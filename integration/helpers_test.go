@@ -31,9 +31,12 @@ func newClient(t *testing.T) *spark.Client {
 }
 
 // writeFiles writes name -> content files into dir and returns their paths
-// in the order given by names.
+// in the order given by names. The files are modified a minute ago, at
+// rest as the files a merge reads are: a file modified in the last
+// milliseconds is read on its own, never in a positional scan.
 func writeFiles(t *testing.T, dir string, files map[string]string, names ...string) []string {
 	t.Helper()
+	past := time.Now().Add(-time.Minute)
 	var paths []string
 	for _, name := range names {
 		p := filepath.Join(dir, name)
@@ -41,6 +44,9 @@ func writeFiles(t *testing.T, dir string, files map[string]string, names ...stri
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(files[name]), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, past, past); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)

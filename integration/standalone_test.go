@@ -60,6 +60,12 @@ func TestStandaloneClusterSmoke(t *testing.T) {
 	_, onLocal := merge(t, newClient(t), spark.Job{Sources: pathSources(paths...), Policy: sparkmerge.Options{SourceColumn: "_source"}})
 	sameOutput(t, newClient(t), onLocal, job.Target.Path, "", nil)
 
+	// The container's log reaches the buffer through a consumer that may
+	// lag behind under load: wait for the worker's line a while.
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(logs.String(), "Asked to launch executor") && time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+	}
 	if l := logs.String(); !strings.Contains(l, "Asked to launch executor") {
 		t.Errorf("no executor launched by the worker; log tail:\n%s", l[max(0, len(l)-3000):])
 	}
