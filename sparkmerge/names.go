@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// foldName returns the key names are matched by: the name itself when
+// FoldName returns the key names are matched by: the name itself when
 // matching is case-sensitive, else its lower-case form (Spark's resolver uses
 // equalsIgnoreCase).
-func foldName(name string, caseSensitive bool) string {
+func FoldName(name string, caseSensitive bool) string {
 	if caseSensitive {
 		return name
 	}
@@ -29,7 +29,7 @@ func newNamer(opts Options) *namer {
 	if len(opts.Renames) > 0 {
 		n.renames = make(map[string]string, len(opts.Renames))
 		for old, new := range opts.Renames {
-			n.renames[foldName(normalizeName(old, opts.Normalize), opts.CaseSensitive)] = new
+			n.renames[FoldName(normalizeName(old, opts.Normalize), opts.CaseSensitive)] = new
 		}
 	}
 	return n
@@ -39,11 +39,11 @@ func newNamer(opts Options) *namer {
 // then renamed) and the key it is matched by.
 func (n *namer) name(original string) (spelling, key string) {
 	spelling = normalizeName(original, n.normalize)
-	key = foldName(spelling, n.caseSensitive)
+	key = FoldName(spelling, n.caseSensitive)
 	if n.renames != nil {
 		if to, ok := n.renames[key]; ok {
 			spelling = to
-			key = foldName(to, n.caseSensitive)
+			key = FoldName(to, n.caseSensitive)
 		}
 	}
 	return spelling, key

@@ -207,7 +207,7 @@ func (b *builder) addReference(ref Schema) error {
 		if err := checkNestedNames("", -1, f.Name, f.Type, b.opts.CaseSensitive); err != nil {
 			return err
 		}
-		key := foldName(f.Name, b.opts.CaseSensitive)
+		key := FoldName(f.Name, b.opts.CaseSensitive)
 		if id, dup := b.index[key]; dup {
 			return &DuplicateColumnError{Index: -1, Columns: []string{b.cols[id].name, f.Name}, Name: f.Name}
 		}
@@ -327,7 +327,7 @@ func checkNestedNames(source string, index int, path string, t DataType, caseSen
 				return &InvalidNameError{Source: source, Index: index, Position: i + 1, Path: path, Reason: "has a struct field with an empty name"}
 			}
 			if keys != nil {
-				k := foldName(f.Name, caseSensitive)
+				k := FoldName(f.Name, caseSensitive)
 				if other, dup := keys[k]; dup {
 					return &DuplicateColumnError{Source: source, Index: index, Columns: []string{path + "." + other, p}, Name: p}
 				}
@@ -475,9 +475,9 @@ func (b *builder) types(p *Plan) error {
 		return &TypeConflictError{Policy: b.opts.Types, Reference: external, Conflicts: conflicts}
 	}
 	if b.opts.SourceColumn != "" {
-		key := foldName(b.opts.SourceColumn, b.opts.CaseSensitive)
+		key := FoldName(b.opts.SourceColumn, b.opts.CaseSensitive)
 		for _, f := range fields {
-			if foldName(f.Name, b.opts.CaseSensitive) == key {
+			if FoldName(f.Name, b.opts.CaseSensitive) == key {
 				return &OptionError{Option: "source-column", Value: b.opts.SourceColumn,
 					Reason: fmt.Sprintf("collides with the merged column %q; choose another provenance column name", f.Name)}
 			}
@@ -543,7 +543,7 @@ func findField(fields []Field, name string, caseSensitive bool) (Field, bool) {
 	return Field{}, false
 }
 
-func equalFold(a, b string) bool { return foldName(a, false) == foldName(b, false) }
+func equalFold(a, b string) bool { return FoldName(a, false) == FoldName(b, false) }
 
 // sameShape reports whether t and u are the same type ignoring nullability
 // and the case of field names.

@@ -97,7 +97,7 @@ func needsRebuild(from, to DataType, caseSensitive bool) bool {
 		}
 		for i := range from.Fields {
 			ff, tf := &from.Fields[i], &to.Fields[i]
-			if foldName(ff.Name, caseSensitive) != foldName(tf.Name, caseSensitive) ||
+			if FoldName(ff.Name, caseSensitive) != FoldName(tf.Name, caseSensitive) ||
 				needsRebuild(ff.Type, tf.Type, caseSensitive) {
 				return true
 			}

@@ -64,7 +64,7 @@ func randomSchema(r *rand.Rand) Schema {
 // order of the sources removed: column order, name spelling and struct
 // field order.
 func canonical(p *Plan, err error, caseSensitive bool) any {
-	fold := func(s string) string { return foldName(s, caseSensitive) }
+	fold := func(s string) string { return FoldName(s, caseSensitive) }
 	if err != nil {
 		var tce *TypeConflictError
 		if errors.As(err, &tce) {

@@ -274,7 +274,7 @@ func (u *unifier) unifyStructs(path string, ts []DataType) (DataType, *clash) {
 	index := map[string]*slot{}
 	for _, t := range ts {
 		for _, f := range t.Fields {
-			k := foldName(f.Name, u.caseSensitive)
+			k := FoldName(f.Name, u.caseSensitive)
 			s := index[k]
 			if s == nil {
 				s = &slot{name: f.Name}

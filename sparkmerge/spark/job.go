@@ -27,7 +27,7 @@ const (
 var strategyNames = []string{"auto", "union", "multipath"}
 
 func (s Strategy) String() string {
-	if int(s) < len(strategyNames) {
+	if s >= 0 && int(s) < len(strategyNames) {
 		return strategyNames[s]
 	}
 	return fmt.Sprintf("Strategy(%d)", int(s))

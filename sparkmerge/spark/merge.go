@@ -330,7 +330,7 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		// planner adds it again, last.
 		kept := table.Fields[:0:0]
 		for _, f := range table.Fields {
-			if foldName(f.Name, policy.CaseSensitive) != foldName(policy.SourceColumn, policy.CaseSensitive) {
+			if sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(policy.SourceColumn, policy.CaseSensitive) {
 				kept = append(kept, f)
 			}
 		}
@@ -347,10 +347,10 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		}
 		have := map[string]bool{}
 		for _, f := range table.Fields {
-			have[foldName(f.Name, policy.CaseSensitive)] = true
+			have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] = true
 		}
 		for _, f := range merged.Target.Fields {
-			if !have[foldName(f.Name, policy.CaseSensitive)] {
+			if !have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] {
 				f.Nullable = true
 				planned.AddColumns = append(planned.AddColumns, f)
 				table.Fields = append(table.Fields, f)
@@ -368,13 +368,6 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		policy.Order = sparkmerge.OrderReference
 	}
 	return nil
-}
-
-func foldName(name string, caseSensitive bool) string {
-	if caseSensitive {
-		return name
-	}
-	return strings.ToLower(name)
 }
 
 // selectExprs is the projection of read i onto the target. A multi-path

@@ -271,3 +271,11 @@ func TestClientRulesMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestStrategyStringOutOfRange(t *testing.T) {
+	for s, want := range map[Strategy]string{StrategyAuto: "auto", Strategy(-1): "Strategy(-1)", Strategy(9): "Strategy(9)"} {
+		if got := s.String(); got != want {
+			t.Errorf("Strategy(%d).String() = %q, want %q", int(s), got, want)
+		}
+	}
+}

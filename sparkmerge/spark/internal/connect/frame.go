@@ -324,19 +324,6 @@ func (f Frame) Collect(ctx context.Context) (rows Rows, err error) {
 	return rows, nil
 }
 
-// Explain returns Spark's plan for the frame (extended: parsed, analyzed,
-// optimized and physical plans).
-func (f Frame) Explain(ctx context.Context, extended bool) (string, error) {
-	if f.err != nil {
-		return "", f.err
-	}
-	s, err := f.s.explain(ctx, rootPlan(f.rel), extended)
-	if err != nil {
-		return "", fmt.Errorf("explain: %w", err)
-	}
-	return s, nil
-}
-
 // WriteSpec describes a DataFrameWriter save.
 type WriteSpec struct {
 	// Format is the data source name (parquet, csv, json, orc, delta...).

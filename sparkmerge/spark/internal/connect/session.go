@@ -17,7 +17,6 @@ import (
 	"github.com/apache/spark-connect-go/spark/client/base"
 	"github.com/apache/spark-connect-go/spark/client/options"
 	"github.com/apache/spark-connect-go/spark/sql/types"
-	"github.com/apache/spark-connect-go/spark/sql/utils"
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -302,33 +301,6 @@ func (s *Session) analyzeSchema(ctx context.Context, plan proto.Message) (dt pro
 		return nil
 	})
 	return dt, s.convertError(err)
-}
-
-// explain runs AnalyzePlan(explain) and returns the plan text.
-func (s *Session) explain(ctx context.Context, plan proto.Message, extended bool) (text string, err error) {
-	err = s.retrying(ctx, func() (err error) {
-		defer guard("explain plan", &err)
-		if s == nil || s.exec == nil {
-			panic("session is not connected (use Dial)")
-		}
-		mode := utils.ExplainModeSimple
-		if extended {
-			mode = utils.ExplainModeExtended
-		}
-		m := reflect.ValueOf(s.exec).MethodByName("Explain")
-		out := m.Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(plan), reflect.ValueOf(mode)})
-		if err := errorAt(out, 1); err != nil {
-			return err
-		}
-		resp := out[0].Interface().(proto.Message).ProtoReflect()
-		ex := getMsg(resp, "explain")
-		if ex == nil {
-			return errors.New("explain: the response has no explain string")
-		}
-		text = ex.Get(fd(ex, "explain_string")).String()
-		return nil
-	})
-	return text, s.convertError(err)
 }
 
 // executeQuery runs a root plan and returns its result as one Arrow table
