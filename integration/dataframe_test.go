@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/spark-connect-go/spark/sql"
+
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
@@ -19,18 +21,7 @@ func TestDataFramesInAndOut(t *testing.T) {
 	ctx := context.Background()
 	s := upstreamSession(t)
 	exec(t, "CREATE OR REPLACE TEMPORARY VIEW pipeline_events AS SELECT * FROM VALUES (1, CAST('x' AS VARCHAR(5)), CAST(1.25 AS DECIMAL(10,4))), (2, 'yy', 2.5) AS t(id, tag, amount)")
-	id, err := spark.SessionIDOf(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := spark.Connect(ctx, requireSpark(t), spark.ConnectOptions{SessionID: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if c.SessionID() != id {
-		t.Fatalf("client session %s, want the caller's %s", c.SessionID(), id)
-	}
+	c := clientOnSession(t, s)
 	dir := workDir(t)
 	files := writeFiles(t, dir, map[string]string{"c.csv": "amount,id,note\n3.5,3,from a file\n"}, "c.csv")
 	job := spark.Job{
@@ -72,4 +63,23 @@ func TestDataFramesInAndOut(t *testing.T) {
 	if _, _, err := c.MergeFrame(ctx, job, s); err == nil || !strings.Contains(err.Error(), "Verify") {
 		t.Errorf("MergeFrame with Verify: err = %v", err)
 	}
+}
+
+// clientOnSession opens a client on the Spark Connect session of the
+// spark-connect-go session s, closed when the test ends.
+func clientOnSession(t *testing.T, s sql.SparkSession) *spark.Client {
+	t.Helper()
+	id, err := spark.SessionIDOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := spark.Connect(context.Background(), requireSpark(t), spark.ConnectOptions{SessionID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if c.SessionID() != id {
+		t.Fatalf("client session %s, want the caller's %s", c.SessionID(), id)
+	}
+	return c
 }

@@ -46,15 +46,7 @@ func TestGoPipeline(t *testing.T) {
 		types.StructOf(types.NewStructField("id", types.LONG), types.NewStructField("channel", types.STRING), types.NewStructField("amount", types.DOUBLE))))
 	priced := must(session.Sql(ctx, "SELECT 1 AS id, CAST(9.5 AS DECIMAL(12,4)) AS amount UNION ALL SELECT 2, 20")) // decimal(12,4)
 
-	id, err := spark.SessionIDOf(session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := spark.Connect(ctx, requireSpark(t), spark.ConnectOptions{SessionID: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := clientOnSession(t, session)
 	merged, planned, err := c.MergeFrame(ctx, spark.Job{Sources: []spark.SourceSpec{
 		{Name: "recent", DataFrame: recent},
 		{Name: "refunds", DataFrame: refunds},

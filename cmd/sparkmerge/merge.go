@@ -104,10 +104,11 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 	if opts.changed("partition-by") {
 		job.Target.PartitionBy = opts.partitionBy
 	}
-	if opts.view != "" || opts.globalView != "" {
-		return runMergeView(ctx, opts, job, jf, stdout, stderr)
+	view, globalView, err := viewTarget(opts, &job, jf)
+	if err != nil {
+		return err
 	}
-	if (job.Target.Path == "") == (job.Target.Table == "") {
+	if view == "" && (job.Target.Path == "") == (job.Target.Table == "") {
 		return usagef("give exactly one of --out PATH and --table NAME")
 	}
 	if job.Target.Files < 0 {
@@ -140,6 +141,9 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 			return err
 		}
 		return printPlanned(stdout, opts.global.output, "plan", planned)
+	}
+	if view != "" {
+		return mergeToView(ctx, client, job, view, globalView, opts.global.output, stdout)
 	}
 	result, err := client.Merge(ctx, job)
 	if err == nil && opts.show > 0 && opts.global.output == "json" {
@@ -191,15 +195,19 @@ func writeOutput(w io.Writer, output string, v any, text func() string) error {
 	return usagef("--output %q: use text or json", output)
 }
 
-// runMergeView registers the merged rows as a temporary view instead of
-// writing them.
-func runMergeView(ctx context.Context, opts *mergeOptions, job spark.Job, jf *jobFile, stdout, stderr io.Writer) error {
-	name, global := opts.view, false
+// viewTarget reads --view and --global-view: the view's name ("" when
+// the merge writes) and whether it is global. A merge to a view writes
+// nothing, so write flags are usage errors; job's target is cleared.
+func viewTarget(opts *mergeOptions, job *spark.Job, jf *jobFile) (name string, global bool, err error) {
 	switch {
+	case opts.view == "" && opts.globalView == "":
+		return "", false, nil
 	case opts.view != "" && opts.globalView != "":
-		return usagef("give one of --view and --global-view")
+		return "", false, usagef("give one of --view and --global-view")
 	case opts.globalView != "":
 		name, global = opts.globalView, true
+	default:
+		name = opts.view
 	}
 	for _, conflict := range []struct {
 		set  bool
@@ -211,24 +219,16 @@ func runMergeView(ctx context.Context, opts *mergeOptions, job spark.Job, jf *jo
 		{opts.changed("mode") || opts.changed("partition-by") || opts.changed("write-option") || opts.changed("out-format") || opts.changed("files") || opts.evolve, "write flags (--mode, --partition-by, --write-option, --out-format, --files, --evolve)"},
 	} {
 		if conflict.set {
-			return usagef("--view and --global-view write nothing: drop %s", conflict.flag)
+			return "", false, usagef("--view and --global-view write nothing: drop %s", conflict.flag)
 		}
 	}
 	job.Target = spark.Target{}
-	job.Progress = stderr
-	opts.global.useFileRemote(jf)
-	client, stop, err := opts.global.connect(ctx, stderr, &job)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	if opts.dryRun {
-		planned, err := client.Plan(ctx, job)
-		if err != nil {
-			return err
-		}
-		return printPlanned(stdout, opts.global.output, "plan", planned)
-	}
+	return name, global, nil
+}
+
+// mergeToView registers the merged rows as a temporary view and prints the
+// plan, the view and the session it lives in.
+func mergeToView(ctx context.Context, client *spark.Client, job spark.Job, name string, global bool, output string, stdout io.Writer) error {
 	planned, err := client.MergeView(ctx, job, name, global)
 	if err != nil {
 		return err
@@ -237,7 +237,7 @@ func runMergeView(ctx context.Context, opts *mergeOptions, job spark.Job, jf *jo
 	if global {
 		shown = "global_temp." + name
 	}
-	return writeOutput(stdout, opts.global.output, struct {
+	return writeOutput(stdout, output, struct {
 		*spark.Planned
 		View      string `json:"view"`
 		SessionID string `json:"session_id"`

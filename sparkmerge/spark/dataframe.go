@@ -34,7 +34,7 @@ func (c *Client) MergeFrame(ctx context.Context, job Job, session sql.SparkSessi
 	if err := merged.Err(); err != nil {
 		return nil, nil, err
 	}
-	df, err := connectNewUpstreamDataFrame(session, merged)
+	df, err := connect.NewUpstreamDataFrame(session, merged.Proto())
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge to a DataFrame: %w", err)
 	}
@@ -70,10 +70,4 @@ func (c *Client) planResult(ctx context.Context, job Job, result string) (*Plann
 		return nil, fmt.Errorf("merge to %s: Verify counts the rows written, and nothing is written", result)
 	}
 	return c.Plan(ctx, job)
-}
-
-// connectNewUpstreamDataFrame builds the caller's DataFrame over merged's
-// plan.
-func connectNewUpstreamDataFrame(session sql.SparkSession, merged connect.Frame) (sql.DataFrame, error) {
-	return connect.NewUpstreamDataFrame(session, merged.Proto())
 }

@@ -171,8 +171,3 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	}
 	return jobs, nil
 }
-
-// connectReadSpecBinary reads files' bytes and metadata (binaryFile).
-func connectReadSpecBinary(paths []string) connect.ReadSpec {
-	return connect.ReadSpec{Format: "binaryFile", Paths: paths}
-}
