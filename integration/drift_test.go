@@ -163,10 +163,10 @@ func TestSixHundredSources(t *testing.T) {
 	}
 	_, rows := query(t, "SELECT count(DISTINCT id), min(id), max(id), count(v), count(w) FROM parquet.`"+out+"`")
 	diff(t, "aggregates", [][]any{row(int64(2*n), int32(0), int32(2*n-1), int64(800), int64(800))}, rows)
-	// The 600 reads run as 6 positional CSV scans: 400 files of width 2
-	// and 200 of width 3, at most 128 files per scan.
-	if res.Scans != 6 {
-		t.Errorf("%d scans, want 6", res.Scans)
+	// The 600 reads run as one positional CSV scan: 400 files of width 2
+	// and 200 of width 3 together.
+	if res.Scans != 1 {
+		t.Errorf("%d scans, want 1", res.Scans)
 	}
 	// 600 tiny inputs are coalesced into a few files, not 600: 8.
 	if parts, _ := filepath.Glob(filepath.Join(out, "part-*")); len(parts) != 8 {

@@ -8,6 +8,11 @@ Writes, per N, under DIR:
   wide-drift-json-N/    the same rows as JSON lines
   parquet-evolve-N/     N Parquet files, columns added over "days", one
                         decimal and one timestamp column changing type
+  floor/CORPUS/         the no-drift floor of each corpus: the same rows in
+                        the same number of files, without drift (every file
+                        has every column, spelled and typed alike, in one
+                        order: one CSV header, one set of JSON keys, one
+                        Parquet schema), which Spark reads in one load
 and next to each corpus a file CORPUS.expected.json:
   {"rows": int, "columns": {lower-case name: expected type},
    "nonnull": {lower-case name: non-null values}, "files": [...]}
@@ -96,7 +101,10 @@ def gen_wide_drift(root, n, scale, seed):
     rows_per_file = rows_for(ROWS_PER_FILE, n, scale)
     csv_dir = os.path.join(root, f"wide-drift-csv-{n}")
     json_dir = os.path.join(root, f"wide-drift-json-{n}")
-    for d in (csv_dir, json_dir):
+    flat_csv_dir = os.path.join(root, "floor", f"wide-drift-csv-{n}")
+    flat_json_dir = os.path.join(root, "floor", f"wide-drift-json-{n}")
+    flat_names = [c["name"] for c in pool]
+    for d in (csv_dir, json_dir, flat_csv_dir, flat_json_dir):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
     exp_csv, exp_json = {}, {}
@@ -144,6 +152,17 @@ def gen_wide_drift(root, n, scale, seed):
                 out.write(json.dumps({nm: v for nm, v in zip(names, row)}, separators=(",", ":")) + "\n")
         csv_files.append(cpath)
         json_files.append(jpath)
+        # The floor: the same rows under one header, every column in the
+        # pool's order (empty / null where the file lacks it).
+        where = {c["name"]: j for j, c in enumerate(cols)}
+        flat = [[None if nm not in where else row[where[nm]] for nm in flat_names] for row in rows]
+        with open(os.path.join(flat_csv_dir, base + ".csv"), "w") as out:
+            out.write(",".join(flat_names) + "\n")
+            for row in flat:
+                out.write(",".join("" if v is None else str(v) for v in row) + "\n")
+        with open(os.path.join(flat_json_dir, base + ".json"), "w") as out:
+            for row in flat:
+                out.write(json.dumps(dict(zip(flat_names, row)), separators=(",", ":")) + "\n")
     for d, exp, files, fmt in ((csv_dir, exp_csv, csv_files, "csv"), (json_dir, exp_json, json_files, "json")):
         write_expected(d, fmt, total, exp, files, rows_per_file, nonnull)
 
@@ -155,8 +174,10 @@ def gen_parquet_evolve(root, n, scale, seed):
     rng = random.Random(seed * 7_000_001 + n)
     rows_per_file = rows_for(PARQUET_ROWS_PER_FILE, n, scale)
     d = os.path.join(root, f"parquet-evolve-{n}")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    flat_d = os.path.join(root, "floor", f"parquet-evolve-{n}")
+    for x in (d, flat_d):
+        shutil.rmtree(x, ignore_errors=True)
+        os.makedirs(x)
     features = 12  # feat_01..feat_12 added one by one over the days
     exp = {"id": "bigint", "day": "date", "name": "string", "amount": "decimal(18,4)", "ts": "timestamp"}
     total = 0
@@ -197,6 +218,14 @@ def gen_parquet_evolve(root, n, scale, seed):
             nonnull[k] = nonnull.get(k, 0) + m
         path = os.path.join(d, f"day-{f:05d}.parquet")
         pq.write_table(pa.table(cols), path)
+        # The floor: one schema for every day (decimal(18,4), microseconds
+        # with UTC, every feature, null before it appears).
+        flat = dict(cols)
+        flat["amount"] = cols["amount"].cast(pa.decimal128(18, 4))
+        flat["ts"] = pa.array([epoch + dt.timedelta(seconds=s) for s in secs], pa.timestamp("us", tz="UTC"))
+        for k in range(added + 1, features + 1):
+            flat[f"feat_{k:02d}"] = pa.nulls(m, pa.float64())
+        pq.write_table(pa.table(flat), os.path.join(flat_d, f"day-{f:05d}.parquet"))
         files.append(path)
         total += m
     write_expected(d, "parquet", total, exp, files, rows_per_file, nonnull)
@@ -221,7 +250,7 @@ def main():
     os.makedirs(args.root, exist_ok=True)
     for n in [int(x) for x in args.n.split(",")]:
         stamp = os.path.join(args.root, f".stamp-{n}")
-        want = json.dumps({"scale": args.scale, "seed": args.seed, "v": 5})
+        want = json.dumps({"scale": args.scale, "seed": args.seed, "v": 6})
         if os.path.exists(stamp) and open(stamp).read() == want:
             continue
         gen_wide_drift(args.root, n, args.scale, args.seed)

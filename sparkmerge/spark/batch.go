@@ -21,14 +21,15 @@ import (
 // and compiles code for each read's projection, about 0.1 s each (a 250 s
 // merge of 42,000 rows, measured). Files whose schemas the client inferred
 // (so it has seen every value) are therefore read in positional scans
-// instead, every value a string: CSV files of one width with a schema of
-// string columns, JSON lines as text parsed with from_json under a schema
-// of every key spelling as a string. Each row's file says which position
-// feeds which target column through which casts:
-// CAST(CAST(raw AS <file's type>) AS <target type>). For the values client
-// inference admits (see csvinfer.go and jsoninfer.go) a string cast to the
-// file's type is exactly what Spark's parser makes of it, so the rows are
-// those of the reads one by one.
+// instead, every value a string: all CSV files of one set of options in one
+// load with a schema of string columns as wide as the widest file, all
+// JSON-lines files as text parsed with from_json under a schema of every
+// key spelling as a string. Each row's file says, through a route table
+// joined once per row, which position feeds which target column through
+// which casts: CAST(CAST(raw AS <file's type>) AS <target type>). For the
+// values client inference admits (see csvinfer.go and jsoninfer.go) a
+// string cast to the file's type is exactly what Spark's parser makes of
+// it, so the rows are those of the reads one by one.
 //
 // Positional reading skips the header check of enforceSchema=false.
 // Instead each row's file is matched on path, size and modification time as
@@ -68,12 +69,14 @@ func settled(p string, now time.Time) bool {
 	return now.UnixMilli() > mod.UnixMilli()
 }
 
-// maxBatchFiles bounds the files of one positional scan: each row looks
-// its file up among the batch's, one string comparison per file.
-const maxBatchFiles = 128
+// maxBatchFiles bounds the files of one positional scan, and so the size
+// of its route table (a row per file) and the paths Spark lists on the
+// driver (see listSerially). A row finds its file by a hash lookup, so
+// the bound is not about the cost per row.
+const maxBatchFiles = 4096
 
-// scanBatch is a set of files read in one positional scan: CSV files of
-// one width, or JSON-lines files (whose keys, in all the spellings the
+// scanBatch is a set of files read in one positional scan: CSV files, or
+// JSON-lines files (whose keys, in all the spellings the
 // files use, are the positions). A file is a single-file read, or a member
 // of a multi-file JSON read (files that spell their keys alike, grouped by
 // groupLocalJSON), which then reads under the group's schema.
@@ -81,27 +84,27 @@ type scanBatch struct {
 	reads  []int   // per file: its read, an index into Planned.Reads
 	files  []*Read // per file: its single-file read (the read, or a member of it)
 	format string
-	width  int      // CSV: the files' number of columns
+	width  int      // CSV: the widest file's number of columns
 	keys   []string // JSON: the reads' keys, exactly as spelled, first seen first
 }
 
 // scanBatches partitions the plan's reads into positional batches and the
 // reads that run on their own (rest), both in read order. The files of one
-// multi-file read may span batches. Files up to maxBatchFileBytes join
-// batches; when more than manyReads reads would still run on their own,
-// files up to maxManyBatchFileBytes do.
+// multi-file read may span batches. Files up to their format's
+// batchFileLimit join batches; when more than manyReads reads would still
+// run on their own, files up to its many-reads limit do.
 func (p *Planned) scanBatches() (batches []scanBatch, rest []int) {
-	if batches, rest = p.scanBatchesUpTo(maxBatchFileBytes); len(rest) > manyReads {
-		return p.scanBatchesUpTo(maxManyBatchFileBytes)
+	if batches, rest = p.scanBatchesUpTo(false); len(rest) > manyReads {
+		return p.scanBatchesUpTo(true)
 	}
 	return batches, rest
 }
 
-// scanBatchesUpTo is scanBatches with files up to limit bytes.
-func (p *Planned) scanBatchesUpTo(limit int64) (batches []scanBatch, rest []int) {
+// scanBatchesUpTo is scanBatches with files up to batchFileLimit(format, many).
+func (p *Planned) scanBatchesUpTo(many bool) (batches []scanBatch, rest []int) {
 	byKey := map[string]int{} // key -> index in batches of the open batch
 	for i, r := range p.Reads {
-		key, ok := p.batchKey(i, limit)
+		key, ok := p.batchKey(i, many)
 		if !ok {
 			rest = append(rest, i)
 			continue
@@ -111,8 +114,9 @@ func (p *Planned) scanBatchesUpTo(limit int64) (batches []scanBatch, rest []int)
 			if !open || len(batches[b].files) == maxBatchFiles {
 				b = len(batches)
 				byKey[key] = b
-				batches = append(batches, scanBatch{format: r.Format, width: len(r.Schema.Fields)})
+				batches = append(batches, scanBatch{format: r.Format})
 			}
+			batches[b].width = max(batches[b].width, len(f.Schema.Fields))
 			batches[b].reads = append(batches[b].reads, i)
 			batches[b].files = append(batches[b].files, f)
 		}
@@ -141,43 +145,57 @@ func (p *Planned) scanBatchesUpTo(limit int64) (batches []scanBatch, rest []int)
 	return kept, rest
 }
 
-// maxBatchFileBytes bounds the files read in positional scans. A
-// positional scan saves Spark's cost per read but costs more per byte:
-// every value goes through a string, an array and a cast, and a JSON
-// number is printed back to text first. Measured: 200 CSV files of 1 MB
-// took 50 s in positional scans against 32 s read one by one; ten JSON
-// files of 2.2 MB 4.8 s against 2.2 s; 200 CSV files of 86 KB 16 s
-// against 22 s.
-const maxBatchFileBytes = 256 << 10
+// batchFileLimit bounds the files read in positional scans. A positional
+// scan saves Spark's cost per read (the driver plans each read and compiles
+// code for its projection, about 0.1 s) but costs more per byte: every
+// value is parsed as a string, routed and cast, and a JSON number is
+// printed back to text first. Measured with the benchmark's wide-drift
+// corpora (50 columns, Spark 4.0.1, local[2]), merge wall time in
+// positional scans against one read per file:
+//
+//	CSV,  200 files of 0.5 MB: 18-19 s against 21-25 s
+//	CSV,  200 files of 1 MB:   27-28 s against 20-23 s
+//	CSV,  10 files of 5 MB:     9 s against 5.6 s
+//	JSON, 200 files of 1.25 MB: 55 s against 49 s
+//	JSON, 2,000 files of 125 KB: 27 s against 42 s
+//
+// With many reads (see manyReads) the cost per read grows, and files up to
+// the larger limit join.
+func batchFileLimit(format string, many bool) int64 {
+	switch {
+	case format == "csv" && many:
+		return 1 << 20
+	case format == "csv":
+		return 640 << 10
+	case many:
+		return 1 << 20
+	default:
+		return 256 << 10
+	}
+}
 
 // manyReads is the number of reads past which Spark's cost per read
-// outweighs the per-byte cost of any file in a positional scan: it grows
-// with the reads of one merge (the driver plans a union of all of them, and
-// compiles code per read's projection once its code cache of 100 classes
-// is full). Measured: 2,000 JSON files of 250 KB took 186 s with the 883
-// files over 256 KiB read one by one, against 82 s all in positional
-// scans. The bound lies between that and the 200 files of 1 MB above.
+// outweighs the per-byte cost of bigger files in a positional scan: it
+// grows with the reads of one merge (the driver plans a union of all of
+// them, and compiles code per read's projection once its code cache of 100
+// classes is full). Measured: 2,000 JSON files of 250 KB took 186 s with
+// the 883 files over 256 KiB read one by one, against 82 s all in
+// positional scans.
 const manyReads = 500
-
-// maxManyBatchFileBytes bounds the files of positional scans past
-// manyReads: at 2,000 reads Spark's cost per read (about 0.12 s, from the
-// measurement above) and a positional scan's extra cost for a 1 MB file
-// (0.09-0.12 s, from the two measurements of maxBatchFileBytes) meet.
-const maxManyBatchFileBytes = 1 << 20
 
 // batchable says whether a read may run in a positional scan, as far as
 // the read itself tells (batchKey also checks the plan's projections): a
 // locally inferred single-file read, or a multi-file JSON read of such
-// files, up to limit bytes each.
-func batchable(r *Read, limit int64) bool {
+// files, each up to its format's batchFileLimit.
+func batchable(r *Read, many bool) bool {
 	if !r.InferredLocally || r.relational() || r.UserSchema != "" {
 		return false
 	}
 	if r.multiFile() && r.Format != "json" {
-		return false // CSV files batch by their own width and header
+		return false // CSV files batch by their own header
 	}
 	for _, f := range r.parts() {
-		if !batchableFile(f, limit) {
+		if !batchableFile(f, batchFileLimit(r.Format, many)) {
 			return false
 		}
 	}
@@ -223,20 +241,16 @@ func batchableFile(f *Read, limit int64) bool {
 }
 
 // batchKey says whether read i can join a positional batch, and which:
-// reads with the same key (format, options and, for CSV, width) share one
-// scan.
-func (p *Planned) batchKey(i int, limit int64) (string, bool) {
+// reads with the same key (format and options) share one scan.
+func (p *Planned) batchKey(i int, many bool) (string, bool) {
 	r := p.Reads[i]
-	if !batchable(r, limit) {
+	if !batchable(r, many) {
 		return "", false
 	}
 	for _, pr := range p.Plan.Projections(i) {
 		if _, _, ok := positionalValue(pr, fieldIndex(r.Schema)); !ok {
 			return "", false
 		}
-	}
-	if r.Format == "csv" {
-		return groupKey(r) + "\x00width:" + strconv.Itoa(len(r.Schema.Fields)), true
 	}
 	return groupKey(r), true
 }
@@ -262,16 +276,13 @@ func (b scanBatch) positionOf(m int) func(string) int {
 	return fieldIndex(b.files[m].Schema)
 }
 
-// sourceKey is the provenance of the rows of the batch's m-th file, a
-// literal: the source's name (sourceKeyExpr), or for a file of a
-// multi-file read its path, which sourceKeyExpr reads from each row's file
-// (batchableFile admits only paths that filePathExpr gives back as
-// written).
-func (b scanBatch) sourceKey(p *Planned, m int) string {
-	if p.Reads[b.reads[m]].multiFile() {
-		return sparkmerge.QuoteString(b.files[m].Paths[0])
+// sourceName is the provenance of the rows of the batch's m-th file: the
+// source's name, or for a file of a multi-file read its path.
+func (b scanBatch) sourceName(p *Planned, m int) string {
+	if r := p.Reads[b.reads[m]]; !r.multiFile() {
+		return r.Name
 	}
-	return p.sourceKeyExpr(b.reads[m])
+	return b.files[m].Paths[0]
 }
 
 // positionalValue is how one target column is made from a file's
@@ -326,35 +337,54 @@ func positionalColumn(pos int) string { return fmt.Sprintf("`c%d`", pos) }
 // Columns of the batch scan.
 const (
 	rawColumn       = "__sparkmerge_raw"  // array<string>: the row's values by position
-	fileIndexColumn = "__sparkmerge_file" // int: the row's file, 1-based in the batch
 	positionsColumn = "__sparkmerge_pos"  // array<int>: per target column, the 1-based position in the file
 	templatesColumn = "__sparkmerge_tmpl" // array<int>: per target column, the template (0: null)
+	sourceColumn    = "__sparkmerge_src"  // string: the row's source (sourceName)
+	fileColumn      = "__sparkmerge_file" // string: the row's file, as the client names it
 	jsonColumn      = "__sparkmerge_json" // struct: a JSON record's keys as strings, by position
 )
 
-// batchScan reads the batch's files positionally, as strings, and gives
-// each row its values as an array (rawColumn) and its file's position in
-// the batch (fileIndexColumn). A row from a file whose path, size or
-// modification time is not what the client saw fails the query.
+// Columns of the scan before its rows find their file in the route table.
+const (
+	rowPathColumn   = "__sparkmerge_row_path"
+	rowSizeColumn   = "__sparkmerge_row_size"
+	rowMTimeColumn  = "__sparkmerge_row_mtime"
+	routeSizeColumn = "__sparkmerge_route_size"
+	routeTimeColumn = "__sparkmerge_route_mtime"
+)
+
+// batchScan reads the batch's files positionally, as strings, in one load,
+// and gives each row its values as an array (rawColumn) and, from its
+// file's row in a route table, how they feed the target (positionsColumn,
+// templatesColumn) and its provenance (sourceColumn, fileColumn). The route
+// table is sent with the plan and broadcast, so a row finds its file by one
+// hash lookup whatever the number of files, and the expressions (and the
+// code Spark generates for them) do not grow with the files either. A row
+// from a file whose path, size or modification time is not what the client
+// saw fails the query.
 //
-// CSV files are read with a schema of string columns c0, c1, ... in the
-// files' order. JSON lines are read as text and parsed with from_json
-// under a schema of every key spelling as a string: Spark's JSON parser
-// gives a number or boolean in a string column as its text (the number as
-// parsed, then printed), which the templates parse back to the file's
-// type. Blank lines are no records, as for the JSON reader.
+// CSV files are read with a schema of string columns c0, c1, ... as wide as
+// the widest file: a narrower file's rows (client inference has seen that
+// each has exactly the header's width) are padded with nulls that no
+// position points at, which PERMISSIVE mode allows. JSON lines are read as
+// text and parsed with from_json under a schema of every key spelling as a
+// string: Spark's JSON parser gives a number or boolean in a string column
+// as its text (the number as parsed, then printed), which the templates
+// parse back to the file's type. Blank lines are no records, as for the
+// JSON reader.
 func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
 	first := p.Reads[b.reads[0]]
 	paths := make([]string, len(b.files))
-	keys := make([]string, len(b.files))
 	for m, f := range b.files {
 		paths[m] = literalPath(f.Paths[0])
-		keys[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", f.Paths[0], f.stamp.size, f.stamp.mtimeMillis))
 	}
-	rowKey := "concat_ws('|', " + filePathExpr + ", CAST(_metadata.file_size AS STRING), CAST(unix_millis(_metadata.file_modification_time) AS STRING))"
-	changed := "raise_error(concat('sparkmerge: ', " + filePathExpr + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
-	index := "CAST(coalesce(nullif(array_position(array(" + strings.Join(keys, ", ") + "), " + rowKey + "), 0), " + changed + ") AS INT) AS " + fileIndexColumn
+	row := []string{
+		filePathExpr + " AS " + rowPathColumn,
+		"_metadata.file_size AS " + rowSizeColumn,
+		"unix_millis(_metadata.file_modification_time) AS " + rowMTimeColumn,
+	}
 
+	var raw connect.Frame
 	if b.format == "json" {
 		parsed := make([]string, len(b.keys))
 		renamed := make([]string, len(b.keys))
@@ -376,42 +406,69 @@ func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
 			sparkmerge.QuoteString(strings.Join(parsed, ", ")), sparkmerge.QuoteString(mode), strings.Join(renamed, ", "), jsonColumn)
 		lines := c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
 			Filter("length(translate(value, ' \\t', '')) > 0")
-		return lines.SelectExpr(record, index).
-			SelectExpr("array("+strings.Join(refs, ", ")+") AS "+rawColumn, fileIndexColumn)
+		raw = lines.SelectExpr(append([]string{record}, row...)...).
+			SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, rowPathColumn, rowSizeColumn, rowMTimeColumn)...)
+	} else {
+		cols := make([]string, b.width)
+		refs := make([]string, b.width)
+		for j := range cols {
+			refs[j] = positionalColumn(j)
+			cols[j] = refs[j] + " STRING"
+		}
+		options := withOption(withOption(first.Options, "enforceSchema", "true"), "mode", "PERMISSIVE")
+		scan := c.sess.Read(connect.ReadSpec{Format: "csv", Paths: paths, Schema: strings.Join(cols, ", "), Options: options})
+		raw = scan.SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, row...)...)
 	}
 
-	cols := make([]string, b.width)
-	refs := make([]string, b.width)
-	for j := range cols {
-		refs[j] = positionalColumn(j)
-		cols[j] = refs[j] + " STRING"
+	route := c.sess.LocalTable(b.routeTable(p)...)
+	changed := "raise_error(concat('sparkmerge: ', " + rowPathColumn + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
+	return raw.BroadcastLeftJoin(route, rowPathColumn+" = "+fileColumn).
+		Filter("CASE WHEN "+fileColumn+" IS NOT NULL AND "+rowSizeColumn+" = "+routeSizeColumn+" AND "+rowMTimeColumn+" = "+routeTimeColumn+" THEN true ELSE "+changed+" END").
+		SelectExpr(rawColumn, positionsColumn, templatesColumn, sourceColumn, fileColumn)
+}
+
+// routeTable is the batch's route table: per file, its path, the size and
+// modification time the client saw, and its row of the layout.
+func (b scanBatch) routeTable(p *Planned) []connect.LocalColumn {
+	l := b.layout(p)
+	n := len(b.files)
+	files, sources := make([]string, n), make([]string, n)
+	sizes, times := make([]int64, n), make([]int64, n)
+	for m, f := range b.files {
+		files[m], sources[m] = f.Paths[0], b.sourceName(p, m)
+		sizes[m], times[m] = f.stamp.size, f.stamp.mtimeMillis
 	}
-	options := withOption(first.Options, "enforceSchema", "true")
-	scan := c.sess.Read(connect.ReadSpec{Format: "csv", Paths: paths, Schema: strings.Join(cols, ", "), Options: options})
-	return scan.SelectExpr("array("+strings.Join(refs, ", ")+") AS "+rawColumn, index)
+	return []connect.LocalColumn{
+		{Name: fileColumn, Strings: files},
+		{Name: routeSizeColumn, Longs: sizes},
+		{Name: routeTimeColumn, Longs: times},
+		{Name: positionsColumn, IntArrays: l.positions},
+		{Name: templatesColumn, IntArrays: l.codes},
+		{Name: sourceColumn, Strings: sources},
+	}
 }
 
 // batchLayout is how a batch's files feed the target: per file and target
 // column, the 1-based position in the file and the template (0: null);
-// per target column its distinct templates, or each file's literal for a
+// per target column its distinct templates, and whether it is the
 // provenance column.
 type batchLayout struct {
-	positions, codes [][]string // [file][target column]
-	templates        [][]string // [target column][template]
-	literals         [][]string // [target column][file]
+	positions, codes [][]int32 // [file][target column]
+	templates        [][]string
+	provenance       []bool
 }
 
 func (b scanBatch) layout(p *Planned) batchLayout {
 	n := len(p.Plan.Target.Fields)
 	l := batchLayout{
-		positions: make([][]string, len(b.files)),
-		codes:     make([][]string, len(b.files)),
-		templates: make([][]string, n),
-		literals:  make([][]string, n),
+		positions:  make([][]int32, len(b.files)),
+		codes:      make([][]int32, len(b.files)),
+		templates:  make([][]string, n),
+		provenance: make([]bool, n),
 	}
 	for m, i := range b.reads {
-		l.positions[m] = make([]string, n)
-		l.codes[m] = make([]string, n)
+		l.positions[m] = make([]int32, n)
+		l.codes[m] = make([]int32, n)
 		// Under PERMISSIVE Spark's parser nulls a value it cannot parse
 		// (the id of a repeated header line in an int column), where a
 		// cast would fail: the file's parse is a try_cast.
@@ -424,90 +481,60 @@ func (b scanBatch) layout(p *Planned) batchLayout {
 			if permissive {
 				tmpl = strings.ReplaceAll(tmpl, "CAST(\x00", "try_cast(\x00")
 			}
-			l.positions[m][k], l.codes[m][k] = "1", "0"
+			l.positions[m][k] = 1
 			switch {
 			case pr.Kind == sparkmerge.ProjectLiteral:
-				l.literals[k] = append(l.literals[k], b.sourceKey(p, m))
+				l.provenance[k] = true
 			case pos >= 0:
-				l.positions[m][k] = strconv.Itoa(pos + 1)
+				l.positions[m][k] = int32(pos + 1)
 				code := slices.Index(l.templates[k], tmpl)
 				if code < 0 {
 					code = len(l.templates[k])
 					l.templates[k] = append(l.templates[k], tmpl)
 				}
-				l.codes[m][k] = strconv.Itoa(code + 1)
+				l.codes[m][k] = int32(code + 1)
 			}
 		}
 	}
 	return l
 }
 
-// project maps a batch scan onto the target: each file's positions and
-// templates are rows of two literal tables, looked up by the row's file,
-// so that the expressions (and the code Spark generates for them) do not
-// grow with the number of files.
+// project maps a batch scan onto the target: per target column, the value
+// at the row's file's position through the file's template.
 func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 	l := b.layout(p)
-	positions, codes, templates, literals := l.positions, l.codes, l.templates, l.literals
-	n := len(p.Plan.Target.Fields)
-	table := func(rows [][]string) string {
-		parts := make([]string, len(rows))
-		for m, row := range rows {
-			parts[m] = "array(" + strings.Join(row, ", ") + ")"
-		}
-		return "array(" + strings.Join(parts, ", ") + ")"
-	}
-	looked := scan.SelectExpr(rawColumn, fileIndexColumn,
-		"element_at("+table(positions)+", "+fileIndexColumn+") AS "+positionsColumn,
-		"element_at("+table(codes)+", "+fileIndexColumn+") AS "+templatesColumn)
-
 	fill := func(tmpl, raw string) string {
-		tmpl = strings.ReplaceAll(tmpl, "\x00", raw)
-		if strings.Contains(tmpl, "\x01") {
-			files := make([]string, len(b.files))
-			for m, f := range b.files {
-				files[m] = sparkmerge.QuoteString(f.Paths[0])
-			}
-			tmpl = strings.ReplaceAll(tmpl, "\x01", b.keyOf(files))
-		}
-		return tmpl
+		return strings.ReplaceAll(strings.ReplaceAll(tmpl, "\x00", raw), "\x01", fileColumn)
 	}
-	out := make([]string, n)
+	out := make([]string, len(p.Plan.Target.Fields))
 	for k, tf := range p.Plan.Target.Fields {
-		to := tf.Type.String()
 		var e string
 		switch {
-		case len(literals[k]) == len(b.files):
-			e = "element_at(array(" + strings.Join(literals[k], ", ") + "), " + fileIndexColumn + ")"
-		case len(templates[k]) == 0:
+		case l.provenance[k]:
+			e = sourceColumn
+		case len(l.templates[k]) == 0:
 			e = "NULL"
 		default:
 			raw := fmt.Sprintf("element_at(%s, element_at(%s, %d))", rawColumn, positionsColumn, k+1)
 			uniform := true
-			for m := range codes {
-				uniform = uniform && codes[m][k] == "1"
+			for m := range l.codes {
+				uniform = uniform && l.codes[m][k] == 1
 			}
 			if uniform {
-				e = fill(templates[k][0], raw)
+				e = fill(l.templates[k][0], raw)
 				break
 			}
 			var cases strings.Builder
 			fmt.Fprintf(&cases, "CASE element_at(%s, %d)", templatesColumn, k+1)
-			for t, tmpl := range templates[k] {
+			for t, tmpl := range l.templates[k] {
 				fmt.Fprintf(&cases, " WHEN %d THEN %s", t+1, fill(tmpl, raw))
 			}
 			cases.WriteString(" END")
 			e = cases.String()
 		}
-		out[k] = "CAST(" + e + " AS " + to + ") AS " + ident(tf.Name)
+		out[k] = "CAST(" + e + " AS " + tf.Type.String() + ") AS " + ident(tf.Name)
 	}
-	return looked.SelectExpr(out...)
-}
-
-// keyOf is one expression that is exprs[m] for rows of the batch's m-th
-// file; exprs must be literals.
-func (b scanBatch) keyOf(exprs []string) string {
-	return "element_at(array(" + strings.Join(exprs, ", ") + "), " + fileIndexColumn + ")"
+	return scan.SelectExpr(out...)
 }
 
 // parallelListingKey is the number of paths from which Spark lists a

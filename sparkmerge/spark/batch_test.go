@@ -59,12 +59,13 @@ func batchPlan(t *testing.T, files map[string]string, names ...string) *Planned 
 
 func TestScanBatches(t *testing.T) {
 	files := map[string]string{
-		"a.csv":      "x,y\n1,2\n",
-		"b.csv":      "y,x\n3,4\n",
-		"c.csv":      "x,y,z\n1,2,3\n",
-		"d.csv":      "z,x,y\n1,2,3\n",
-		"e.csv":      "x,y\n\"q\",2\n", // quoted: Spark infers it, it reads alone
-		"f.csv":      "x\n1\n",         // the only one of its width
+		"a.csv": "x,y\n1,2\n",
+		"b.csv": "y,x\n3,4\n",
+		"c.csv": "x,y,z\n1,2,3\n",
+		"d.csv": "z,x,y\n1,2,3\n",
+		"e.csv": "x,y\n\"q\",2\n", // quoted: Spark infers it, it reads alone
+		"f.csv": "x\n1\n",         // narrower: its rows are padded
+
 		"g.semi.csv": "x;y\n1;2\n",
 	}
 	p := batchPlan(t, files, "a.csv", "b.csv", "c.csv", "d.csv", "e.csv", "f.csv")
@@ -81,8 +82,9 @@ func TestScanBatches(t *testing.T) {
 	for _, i := range rest {
 		alone = append(alone, filepath.Base(p.Reads[i].Paths[0]))
 	}
-	if strings.Join(got, " ") != "a.csv+b.csv c.csv+d.csv" || strings.Join(alone, " ") != "f.csv e.csv" {
-		t.Errorf("batches %v, alone %v", got, alone)
+	// Files of every width share one scan as wide as the widest.
+	if strings.Join(got, " ") != "a.csv+b.csv+c.csv+d.csv+f.csv" || strings.Join(alone, " ") != "e.csv" || batches[0].width != 3 {
+		t.Errorf("batches %v (width %d), alone %v", got, batches[0].width, alone)
 	}
 
 	// Other reader options never share a scan.
@@ -119,11 +121,11 @@ func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	if batches, _ := p.scanBatches(); len(batches) != 0 {
 		t.Errorf("a read without stamp batched: %v", batches)
 	}
-	// A big file reads faster on its own (see maxBatchFileBytes).
+	// A big file reads faster on its own (see batchFileLimit).
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	p.Reads[0].stamp.size = maxBatchFileBytes + 1
+	p.Reads[0].stamp.size = batchFileLimit("csv", false) + 1
 	if batches, _ := p.scanBatches(); len(batches) != 0 {
-		t.Errorf("a file over %d bytes batched: %v", maxBatchFileBytes, batches)
+		t.Errorf("a file over %d bytes batched: %v", batchFileLimit("csv", false), batches)
 	}
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[1].Paths = []string{"rel/b.csv"}
@@ -195,8 +197,8 @@ func TestCSVBatchLayout(t *testing.T) {
 	}
 	// File 0 has qty second (position 2, template 1), file 1 third
 	// (position 3, template 2).
-	if l.positions[0][1] != "2" || l.codes[0][1] != "1" || l.positions[1][1] != "3" || l.codes[1][1] != "2" {
-		t.Errorf("qty: file 0 at %s/%s, file 1 at %s/%s", l.positions[0][1], l.codes[0][1], l.positions[1][1], l.codes[1][1])
+	if l.positions[0][1] != 2 || l.codes[0][1] != 1 || l.positions[1][1] != 3 || l.codes[1][1] != 2 {
+		t.Errorf("qty: file 0 at %d/%d, file 1 at %d/%d", l.positions[0][1], l.codes[0][1], l.positions[1][1], l.codes[1][1])
 	}
 }
 
@@ -247,19 +249,21 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	col := func(name string) int { return slices.Index(target, name) }
 	// v is a bigint in every file of the group.
 	v := col("v")
-	if v < 0 || l.positions[0][v] != "2" || strings.ReplaceAll(l.templates[v][0], "\x00", "x") != "CAST(x AS bigint)" {
-		t.Errorf("v: position %s, templates %q", l.positions[0][v], l.templates[v])
+	if v < 0 || l.positions[0][v] != 2 || strings.ReplaceAll(l.templates[v][0], "\x00", "x") != "CAST(x AS bigint)" {
+		t.Errorf("v: position %d, templates %q", l.positions[0][v], l.templates[v])
 	}
 	// a lacks w: position 3 holds null for its rows, as in the group's read.
-	if w := col("w"); l.positions[0][w] != "3" || l.codes[0][w] == "0" {
-		t.Errorf("w of a: position %s, code %s; want the key's position", l.positions[0][w], l.codes[0][w])
+	if w := col("w"); l.positions[0][w] != 3 || l.codes[0][w] == 0 {
+		t.Errorf("w of a: position %d, code %d; want the key's position", l.positions[0][w], l.codes[0][w])
 	}
-	src := l.literals[col("_source")]
-	want := []string{
-		sparkmerge.QuoteString(p.Reads[0].Paths[0]),
-		sparkmerge.QuoteString(p.Reads[0].Paths[1]),
-		sparkmerge.QuoteString(p.Reads[1].Name),
+	if !l.provenance[col("_source")] {
+		t.Errorf("_source is not the provenance column")
 	}
+	var src []string
+	for m := range b.files {
+		src = append(src, b.sourceName(p, m))
+	}
+	want := []string{p.Reads[0].Paths[0], p.Reads[0].Paths[1], p.Reads[1].Name}
 	if fmt.Sprint(src) != fmt.Sprint(want) {
 		t.Errorf("provenance %v, want %v", src, want)
 	}
@@ -305,7 +309,7 @@ func TestJSONReprintedNumbersInStringColumns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := jsonGroupPlan(t, map[string]string{tt.name: tt.content}, tt.name)
-		if got := batchable(p.Reads[0], maxBatchFileBytes); got != tt.batchable {
+		if got := batchable(p.Reads[0], false); got != tt.batchable {
 			t.Errorf("%s: batchable = %v, want %v", tt.name, got, tt.batchable)
 		}
 	}
@@ -319,7 +323,7 @@ func describe(p *Planned) []string {
 	return out
 }
 
-// Past manyReads reads on their own, files over maxBatchFileBytes join
+// Past manyReads reads on their own, files over batchFileLimit join
 // positional scans too.
 func TestManyReadsBatchBigFiles(t *testing.T) {
 	for _, n := range []int{manyReads, manyReads + 1} {
@@ -332,7 +336,7 @@ func TestManyReadsBatchBigFiles(t *testing.T) {
 		}
 		p := batchPlan(t, files, names...)
 		for _, r := range p.Reads {
-			r.stamp.size = maxBatchFileBytes + 1 // as if bigger than it is
+			r.stamp.size = batchFileLimit("csv", false) + 1 // as if bigger than it is
 		}
 		batches, rest := p.scanBatches()
 		batched := 0

@@ -364,11 +364,7 @@ func (p *Planned) sourceKeyExpr(i int) string {
 func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
 	frames := c.scans(p,
 		func(b scanBatch, scan connect.Frame) connect.Frame {
-			keys := make([]string, len(b.files))
-			for m := range b.files {
-				keys[m] = b.sourceKey(p, m)
-			}
-			return scan.SelectExpr(b.keyOf(keys)+" AS src", "0 AS parsed")
+			return scan.SelectExpr(sourceColumn+" AS src", "0 AS parsed")
 		},
 		func(i int, read connect.Frame) connect.Frame {
 			parsed := "0"
