@@ -41,7 +41,7 @@ PY = sys.executable
 SPARKMERGE = os.environ.get("BENCH_SPARKMERGE", os.path.join(REPO, "bin", "sparkmerge"))
 KINDS = [("wide-drift-csv", "csv", "csv"), ("wide-drift-json", "json", "json"), ("parquet-evolve", "parquet", "parquet")]
 SPARK_CONTENDERS = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce",
-                    "pyspark-reduce-ansioff", "pyspark-multiread"]
+                    "pyspark-reduce-ansioff", "pyspark-multiread", "floor-infer", "floor-schema"]
 CONTENDERS = SPARK_CONTENDERS + ["duckdb"]
 
 
@@ -56,6 +56,15 @@ def command(contender, corpus, fmt, ext, out, listfile, remote):
         # A glob: sparkmerge expands it into one source per file.
         return [SPARKMERGE, "merge", "--remote", remote, "--strategy", strategy,
                 "--out", out, "--mode", "overwrite", "-o", "json", os.path.join(d, "*." + ext)]
+    if contender.startswith("floor-"):
+        # The no-drift floor: the same rows without drift (gen.py writes
+        # them under floor/), read by Spark in one load.
+        floor = os.path.join(os.path.dirname(d), "floor", os.path.basename(d))
+        cmd = [PY, os.path.join(HERE, "pyspark_driver.py"), "--remote", remote, "--mode", contender,
+               "--format", fmt, "--out", out, "--files", floor]
+        if contender == "floor-schema":
+            cmd += ["--schema", floor_schema(floor, fmt, corpus["expected"])]
+        return cmd
     if contender == "pyspark-reduce-ansioff":
         return [PY, os.path.join(HERE, "pyspark_driver.py"), "--remote", remote, "--mode", "reduce",
                 "--conf", "spark.sql.ansi.enabled=false", "--format", fmt, "--out", out, "--files", listfile]
@@ -63,6 +72,20 @@ def command(contender, corpus, fmt, ext, out, listfile, remote):
         return [PY, os.path.join(HERE, "pyspark_driver.py"), "--remote", remote, "--mode", contender.split("-", 1)[1],
                 "--format", fmt, "--out", out, "--files", listfile]
     return [PY, os.path.join(HERE, "duckdb_driver.py"), "--format", fmt, "--out", out, "--files", listfile]
+
+
+def floor_schema(floor, fmt, expected):
+    """The floor's schema in DDL: its columns in the floor files' order,
+    typed as the expected result."""
+    first = sorted(glob.glob(os.path.join(floor, "*." + ("parquet" if fmt == "parquet" else fmt))))[0]
+    if fmt == "csv":
+        names = open(first).readline().strip().split(",")
+    elif fmt == "json":
+        names = list(json.loads(open(first).readline()))
+    else:
+        import pyarrow.parquet as pq
+        names = pq.read_schema(first).names
+    return ", ".join(f"`{n}` {expected['columns'][n.lower()]}" for n in names)
 
 
 def run(cmd, timeout, env=None):

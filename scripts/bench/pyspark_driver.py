@@ -10,6 +10,12 @@ multiread: one multi-path read (spark.read.json(paths),
            spark.read.option("mergeSchema", "true").parquet(paths), or for CSV
            spark.read.csv(paths, header=True, inferSchema=True)), written as
            Parquet.
+floor-infer / floor-schema: the no-drift floor (issue 14): one read of the
+           corpus' floor directory (the same rows in the same number of
+           files, without drift), with Spark's inference (CSV header +
+           inferSchema, JSON, Parquet mergeSchema) or with the schema given
+           (--schema DDL), written as Parquet. --files then names the floor
+           directory.
 --conf sets session confs, e.g. spark.sql.ansi.enabled=false, under which
 Spark's union widening makes int + string a string instead of a bigint
 cast that fails on the first non-numeric value.
@@ -31,14 +37,27 @@ def read_one(spark, fmt, paths):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--remote", required=True)
-    ap.add_argument("--mode", choices=["reduce", "multiread"], required=True)
+    ap.add_argument("--mode", choices=["reduce", "multiread", "floor-infer", "floor-schema"], required=True)
+    ap.add_argument("--schema", default="", help="floor-schema: the floor's schema in DDL")
     ap.add_argument("--format", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--files", required=True)
     ap.add_argument("--conf", action="append", default=[], help="session conf key=value")
     args = ap.parse_args()
-    files = [line.strip() for line in open(args.files) if line.strip()]
     spark = SparkSession.builder.remote(args.remote).getOrCreate()
+    if args.mode.startswith("floor-"):
+        reader = spark.read
+        if args.mode == "floor-schema":
+            reader = reader.schema(args.schema)
+        if args.format == "csv":
+            df = reader.option("header", True).option("inferSchema", args.mode == "floor-infer").csv(args.files)
+        elif args.format == "json":
+            df = reader.json(args.files)
+        else:
+            df = reader.option("mergeSchema", args.mode == "floor-infer").parquet(args.files)
+        df.write.mode("overwrite").parquet(args.out)
+        return
+    files = [line.strip() for line in open(args.files) if line.strip()]
     for kv in args.conf:
         k, v = kv.split("=", 1)
         spark.conf.set(k, v)  # this session only

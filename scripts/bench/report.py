@@ -12,7 +12,7 @@ import subprocess
 from collections import defaultdict
 
 ORDER = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce", "pyspark-reduce-ansioff",
-         "pyspark-multiread", "duckdb"]
+         "pyspark-multiread", "duckdb", "floor-infer", "floor-schema"]
 KINDS = ["wide-drift-csv", "wide-drift-json", "parquet-evolve"]
 WHAT = {
     "sparkmerge-auto": "`sparkmerge merge --strategy auto DIR/*.ext`",
@@ -21,6 +21,8 @@ WHAT = {
     "pyspark-reduce": "PySpark: one read per file, `reduce(unionByName(allowMissingColumns=True))`, write Parquet",
     "pyspark-reduce-ansioff": "the same with `spark.sql.ansi.enabled=false` for the session",
     "pyspark-multiread": "PySpark: one multi-path read (`read.csv(paths, header, inferSchema)`, `read.json(paths)`, `read.option('mergeSchema','true').parquet(*paths)`)",
+    "floor-infer": "the no-drift floor (issue 14): the same rows in the same number of files without drift (one CSV header, one set of JSON keys, one Parquet schema; gen.py's `floor/`), one Spark read with inference (`read.csv(dir, header, inferSchema)`, `read.json(dir)`, `read.option('mergeSchema','true').parquet(dir)`), written as Parquet",
+    "floor-schema": "the same floor read once with the schema given (no inference pass), written as Parquet",
     "duckdb": "DuckDB in-process: `read_csv/read_json/read_parquet([...], union_by_name=true)` -> `COPY TO parquet`",
 }
 
@@ -248,6 +250,43 @@ def slow_spots(w, summary, analysis, disc, ns, rpcs=()):
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def floor_goals(w, summary, ns):
+    """Issue 14's goals: sparkmerge auto against the no-drift floor."""
+    rows = []
+    for kind in KINDS:
+        for n in ns:
+            auto = summary.get((kind, n, "sparkmerge-auto"))
+            infer = summary.get((kind, n, "floor-infer"))
+            schema = summary.get((kind, n, "floor-schema"))
+            if not auto or not infer:
+                continue
+            rows.append((kind, n, auto, infer, schema))
+    if not rows:
+        return
+    w("")
+    w("## Drift against the no-drift floor (issue 14), as measured")
+    w("")
+    w("Goals: sparkmerge auto at most 1.0x the inferring floor and 1.3x the one-scan floor (schema given) for CSV "
+      "and JSON lines, at most 1.1x a `mergeSchema` read of the undrifted Parquet, at N = 200 and 2,000.")
+    w("")
+    w("| corpus | N | auto s | floor, inferred s | auto / inferred | floor, schema given s | auto / schema given | goal |")
+    w("|---|---:|---:|---:|---:|---:|---:|---|")
+    for kind, n, auto, infer, schema in rows:
+        if not auto["ok"] or not infer["ok"]:
+            w(f"| {kind} | {n} | {fmt_s(auto['median'])} | {fmt_s(infer['median'])} | - | - | - | not comparable "
+              f"(auto {correctness(auto)[0]}, floor {correctness(infer)[0]}) |")
+            continue
+        r1 = auto["median"] / infer["median"]
+        r2 = auto["median"] / schema["median"] if schema and schema["ok"] else None
+        if kind.startswith("parquet"):
+            met = r1 <= 1.1
+        else:
+            met = r1 <= 1.0 and r2 is not None and r2 <= 1.3
+        goal = "-" if n not in (200, 2000) else ("met" if met else "NOT met")
+        w(f"| {kind} | {n} | {fmt_s(auto['median'])} | {fmt_s(infer['median'])} | {r1:.2f} | "
+          f"{fmt_s(schema['median']) if schema else '-'} | {f'{r2:.2f}' if r2 is not None else '-'} | {goal} |")
 
 
 def main():
@@ -495,6 +534,7 @@ def main():
             else:
                 w(f"- Client overhead (schema discovery + planning) of auto at N=200, {kind}: {s['discovery']:.2f} s of "
                   f"{s['median']:.2f} s = {share:.0f}% (goal < 5%: {'met' if share < 5 else 'NOT met'}).")
+    floor_goals(w, summary, ns)
     w("")
     w(f"![time vs N]({os.path.basename(args.png)})")
     w("")
