@@ -227,13 +227,14 @@ def slow_spots(w, summary, analysis, disc, ns, rpcs=()):
                  "JSON, its own spelling of some keys, so every file is its own read. Each read used to be its own "
                  "scan, and at N=2000 the server's per-scan work (planning each scan, compiling code for each "
                  "projection, about 0.1 s per read) took most of 250 s. Now files the client typed run as "
-                 "positional scans of up to 128 files: CSV files of one width with string columns c0, c1, ...; "
-                 "JSON lines as text parsed by from_json with every key spelling as a string (files auto groups "
-                 "into one JSON read join them under the group's schema); each row's file picks positions and "
-                 "casts from two lookup tables (see the `scans` column above). A positional scan costs more per "
-                 "byte (every value passes through a string and an array), so only files up to 256 KiB join one, "
-                 "or up to 1 MiB once more than 500 reads would run on their own: at N=200 (1 MB CSV files, "
-                 "2.5 MB JSON files) every file is its own scan.")
+                 "positional scans of up to 4,096 files: all CSV files of one set of options in one load with string "
+                 "columns c0, c1, ... as wide as the widest file; JSON lines as text parsed by from_json with every "
+                 "key spelling as a string (files auto groups into one JSON read join them under the group's "
+                 "schema); each row finds its file's positions and casts in a broadcast route table, one hash "
+                 "lookup per row (see the `scans` column above). A positional scan costs more per byte (every "
+                 "value passes through a string, an array and a cast), so only files up to 640 KiB (CSV) or "
+                 "256 KiB (JSON) join one, or up to 1 MiB once more than 500 reads would run on their own: at "
+                 "N=200 (1 MB CSV files, 2.5 MB JSON files) every file is its own scan.")
         w(line)
     big = [(kind, summary.get((kind, nn, "sparkmerge-auto"))) for kind in KINDS for nn in ns if nn >= 1000]
     big = [(k, s) for k, s in big if s and s.get("ok") and "discovery" in s]

@@ -12,7 +12,9 @@
 # and .cache/bench-venv. The full run's corpora are the issue's size (about
 # 200 MB at N=200); --quick's are 0.08 of that.
 #
-# Environment: BENCH_REMOTE, BENCH_NS (e.g. 10,200), BENCH_REPS,
+# Environment: BENCH_REMOTE, BENCH_NS (e.g. 10,200), BENCH_REPS, BENCH_NAME
+# (a report of its own: docs/benchmarks-NAME.md and results-NAME.jsonl, e.g.
+# for a run of a few contenders with "-- --only ..."),
 # BENCH_REPS_LARGE (repetitions at N >= 1000, default BENCH_REPS), BENCH_SCALE,
 # BENCH_TIMEOUT (seconds per run).
 set -euo pipefail
@@ -71,13 +73,16 @@ export BENCH_SPARKMERGE="$root/bin/sparkmerge"
 log "generating corpora (N=$ns, scale $scale) under $root/corpora"
 "$py" "$here/gen.py" --root "$root/corpora" --n "$ns" --scale "$scale"
 
-results="$root/results-$mode.jsonl"
+results="$root/results-${BENCH_NAME:-$mode}.jsonl"
 rm -f "$results"
 log "running ($mode: N=$ns, $reps repetitions) -> $results"
 "$py" "$here/bench.py" --root "$root" --ns "$ns" --reps "$reps" --timeout "$timeout" --remote "$remote" \
 	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --discovery "$discovery" --reps-large "${BENCH_REPS_LARGE:-$reps}" "${extra[@]}"
 
 suffix=$([ "$quick" = 1 ] && echo -quick || true)
+if [ -n "${BENCH_NAME:-}" ]; then
+	suffix="-$BENCH_NAME"
+fi
 log "writing docs/benchmarks$suffix.md and docs/bench$suffix.png"
-"$py" "$here/report.py" --results "$results" --mode "$mode" --command "scripts/bench/run.sh$([ "$quick" = 1 ] && echo ' --quick')" \
+"$py" "$here/report.py" --results "$results" --mode "$mode" --command "$([ -n "${BENCH_NAME:-}" ] && echo "BENCH_NAME=$BENCH_NAME ")scripts/bench/run.sh$([ "$quick" = 1 ] && echo ' --quick')${extra[*]:+ -- ${extra[*]}}" \
 	--md "$repo/docs/benchmarks$suffix.md" --png "$repo/docs/bench$suffix.png"

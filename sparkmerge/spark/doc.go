@@ -49,9 +49,9 @@
 // reads together only files whose one read gives exactly what each read
 // alone gives (CSV files with one header; Parquet, ORC and JSON files whose
 // shared columns agree in spelling and type), so that the result never
-// depends on the strategy. Locally typed CSV files of equal width, and
-// locally typed JSON-lines files, run as positional scans (batch.go),
-// whichever strategy planned them. Unions are
+// depends on the strategy. Small locally typed CSV and JSON-lines files run
+// as positional scans, one per format and options (counted in
+// [Result].Scans), whichever strategy planned them. Unions are
 // balanced trees, so thousands of inputs stay within Spark Connect's plan
 // nesting limit, and always UNION ALL: duplicate rows are kept.
 //

@@ -20,7 +20,8 @@ type Result struct {
 	// RowsWritten is the number of rows the merge added to the target.
 	RowsWritten int64 `json:"rows_written"`
 	// Scans is the number of relations Spark read: one per read, except
-	// that CSV reads of files of equal width share one (see batch.go).
+	// that small locally typed CSV or JSON files share one positional
+	// scan per format and options.
 	Scans int `json:"scans,omitempty"`
 	// RowsRead are the rows read per source (file, or table), counted when
 	// verifying.
