@@ -3,7 +3,7 @@
 
 PORT ?= 15002
 
-.PHONY: test demo unit differential image spark-up spark-down spark-status clean-containers
+.PHONY: test demo unit fuzz differential image spark-up spark-down spark-status clean-containers
 
 ## test: gofmt, vet, unit tests, then integration tests against Spark in a container
 test:
@@ -16,6 +16,10 @@ demo:
 ## unit: hermetic unit tests only (no Spark, no Docker)
 unit:
 	go test ./...
+
+## fuzz: every fuzz target for FUZZTIME each (default 1m)
+fuzz:
+	scripts/fuzz.sh $(or $(FUZZTIME),1m)
 
 ## differential: the long differential run (N=30 corpora per shape; N=... to change)
 differential:

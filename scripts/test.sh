@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh: every check and test, with set-up included (idempotent):
-#   gofmt, go vet, unit tests (hermetic), then the Docker engine, Spark, the
-#   local image, and the integration tests against Spark in a container.
+#   gofmt, go vet, unit tests (hermetic), a short run of every fuzz target,
+#   then the Docker engine, Spark, the local image, and the integration tests
+#   against Spark in a container.
 # Prints one timing line per step and a summary.
 #
 # Environment: SPARKMERGE_SPARK_IMAGE (default sparkmerge/spark-connect:4.0.1;
@@ -38,6 +39,10 @@ gofmt_clean() {
 }
 vet() { go vet $pkgs && go vet -tags integration $pkgs; }
 unit() { go test -count=1 $pkgs; }
+fuzz() {
+	[ "${SPARKMERGE_FUZZTIME:-10s}" != 0 ] || return 0
+	"$SPARKMERGE_REPO/scripts/fuzz.sh" "${SPARKMERGE_FUZZTIME:-10s}"
+}
 image() {
 	if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 		"$SPARKMERGE_REPO/scripts/build-image.sh"
@@ -55,6 +60,7 @@ integration() {
 run_step gofmt gofmt_clean
 run_step vet vet
 run_step unit unit
+run_step fuzz fuzz
 run_step docker-engine "$SPARKMERGE_REPO/scripts/docker-engine.sh"
 if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 	run_step fetch-spark "$SPARKMERGE_REPO/scripts/fetch-spark.sh"

@@ -150,14 +150,15 @@ func (p *Planned) scanBatchesUpTo(many bool) (batches []scanBatch, rest []int) {
 // code for its projection, about 0.1 s) but costs more per byte: every
 // value is parsed as a string, routed and cast, and a JSON number is
 // printed back to text first. Measured with the benchmark's wide-drift
-// corpora (50 columns, Spark 4.0.1, local[2]), merge wall time in
-// positional scans against one read per file:
+// corpora (50 columns, Spark 4.0.1, local[2], runs side by side with no
+// other work of this session), merge wall time in positional scans against
+// one read per file:
 //
-//	CSV,  200 files of 0.5 MB: 18-19 s against 21-25 s
-//	CSV,  200 files of 1 MB:   27-28 s against 20-23 s
-//	CSV,  10 files of 5 MB:     9 s against 5.6 s
-//	JSON, 200 files of 1.25 MB: 55 s against 49 s
-//	JSON, 2,000 files of 125 KB: 27 s against 42 s
+//	CSV,  200 files of 0.5 MB:   18-19 s against 21-25 s
+//	CSV,  200 files of 1 MB:     27-28 s against 20-23 s
+//	CSV,  10 files of 5 MB:       9.3 s against 5.5 s
+//	JSON, 200 files of 1.25 MB:  28-29 s against 21 s
+//	JSON, 2,000 files of 125 KB:  28 s against 45 s
 //
 // With many reads (see manyReads) the cost per read grows, and files up to
 // the larger limit join.

@@ -1,0 +1,212 @@
+package spark
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// Files are untrusted input. The fuzz targets below check that client
+// inference never panics, is deterministic, gives the same schema when the
+// file's records come twice (a join of types is idempotent), and, when it
+// accepts a file, that an independent reading of the bytes agrees with
+// what it claims: a reference splitter and Go's strconv for CSV, Go's
+// encoding/json for JSON lines. CI runs each for a few seconds (make
+// fuzz); the seeds run with every go test.
+
+func FuzzInferCSV(f *testing.F) {
+	for _, seed := range []string{
+		"id,qty,price\n1,007,1.50\n2,+3,2\n3,,0.1000\n",
+		"a;b\r\n1;x\r\n\r\n2;true\r\n",
+		"x\n99999999999999999999\n-0\n",
+		"k,v\n1, 2\nk,v\n3,4\n",
+		"a,b\n1\n",
+		"\ufeffa\n1\n",
+		"a,a\n1,2\n",
+		"h\n\n \n",
+	} {
+		f.Add([]byte(seed), false)
+	}
+	f.Add([]byte("a\tb\n1\t2.5e3\n"), true)
+	f.Fuzz(func(t *testing.T, data []byte, tab bool) {
+		sep := byte(',')
+		if tab {
+			sep = '\t'
+		}
+		schema, why, ok := inferCSV(data, sep)
+		again, _, okAgain := inferCSV(data, sep)
+		if ok != okAgain || ok && !schema.Equal(again) {
+			t.Fatalf("not deterministic: %v %v / %v %v", schema, ok, again, okAgain)
+		}
+		if !ok {
+			if why == "" {
+				t.Fatal("refused without a reason")
+			}
+			return
+		}
+		header, rows := referenceCSV(t, data, sep)
+		if len(schema.Fields) != len(header) {
+			t.Fatalf("%d columns, the header has %d", len(schema.Fields), len(header))
+		}
+		for j, fld := range schema.Fields {
+			if fld.Name != header[j] {
+				t.Fatalf("column %d is %q, the header says %q", j, fld.Name, header[j])
+			}
+			for _, row := range rows {
+				if len(row) != len(header) {
+					t.Fatalf("accepted a row of %d values under a header of %d", len(row), len(header))
+				}
+				if !csvValueFits(row[j], fld.Type) {
+					t.Fatalf("column %q typed %s holds %q", fld.Name, fld.Type, row[j])
+				}
+			}
+		}
+		doubled := append(append(append([]byte{}, data...), '\n'), data...)
+		if twice, why, ok := inferCSV(doubled, sep); !ok || !twice.Equal(schema) {
+			t.Fatalf("the records twice: %v (%v %s), once: %v", twice, ok, why, schema)
+		}
+	})
+}
+
+// referenceCSV splits data as Spark's reader sees a file without quotes:
+// lines end at \n or \r\n, empty lines are skipped, the first line is the
+// header and data lines equal to it are skipped (as inference does).
+func referenceCSV(t *testing.T, data []byte, sep byte) (header []string, rows [][]string) {
+	t.Helper()
+	var first string
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if line == "" {
+			continue
+		}
+		if header == nil {
+			first, header = line, strings.Split(line, string(sep))
+			continue
+		}
+		if line == first {
+			continue
+		}
+		rows = append(rows, strings.Split(line, string(sep)))
+	}
+	return header, rows
+}
+
+// csvValueFits says whether Spark's parse of v under type t succeeds, by
+// Go's own parsers: the empty string is null; an int is a 32-bit integer,
+// a bigint a 64-bit one, a decimal(p,0) an integer of at most p digits
+// (Java's parsers take a leading + as Go's do); a double a float; a
+// boolean true or false in any case.
+func csvValueFits(v string, t sparkmerge.DataType) bool {
+	if v == "" {
+		return true
+	}
+	switch t.Kind {
+	case sparkmerge.KindNull:
+		return false
+	case sparkmerge.KindInt:
+		_, err := strconv.ParseInt(v, 10, 32)
+		return err == nil
+	case sparkmerge.KindLong:
+		_, err := strconv.ParseInt(v, 10, 64)
+		return err == nil
+	case sparkmerge.KindDecimal:
+		n, ok := new(big.Int).SetString(v, 10)
+		return ok && t.Scale == 0 && len(strings.TrimLeft(n.String(), "-")) <= t.Precision
+	case sparkmerge.KindDouble:
+		_, err := strconv.ParseFloat(v, 64)
+		return err == nil || err.(*strconv.NumError).Err == strconv.ErrRange
+	case sparkmerge.KindBoolean:
+		return strings.EqualFold(v, "true") || strings.EqualFold(v, "false")
+	case sparkmerge.KindString:
+		return true
+	}
+	return false
+}
+
+func FuzzInferJSONLines(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":1,"qty":7,"price":1.50,"ok":true}` + "\n\n" + `{"id":2,"qty":-0,"price":2,"ok":null}` + "\n",
+		`{"ID":3,"Qty":"x","price":1e3}` + "\r\n",
+		`{"id":5,"note":"é \"q\" \u00e9","big":99999999999999999999}` + "\n   \n",
+		`{"a":{"x":1,"y":[1,2.5]},"b":[{"c":true}]}` + "\n",
+		`{"a":1,"A":2}` + "\n",
+		`{'a':1}` + "\n",
+		`{"a":NaN}` + "\n",
+		`[1,2]` + "\n",
+		`{"a":1} {"a":2}` + "\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, why, ok := scanJSONLines(data)
+		again, _, okAgain := scanJSONLines(data)
+		if ok != okAgain || ok && !file.raw.Equal(again.raw) {
+			t.Fatalf("not deterministic: %v %v / %v %v", file.raw, ok, again.raw, okAgain)
+		}
+		if !ok {
+			if why == "" {
+				t.Fatal("refused without a reason")
+			}
+			return
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSuffix(line, "\r")
+			if strings.Trim(line, " \t") == "" {
+				continue
+			}
+			if !json.Valid([]byte(line)) || strings.TrimLeft(line, " \t")[0] != '{' {
+				t.Fatalf("accepted %q, which is no JSON object", line)
+			}
+			var record map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(line), &record); err != nil {
+				t.Fatalf("accepted %q: %v", line, err)
+			}
+			for _, fld := range file.raw.Fields {
+				if v, ok := record[fld.Name]; ok && !jsonValueFits(v, fld.Type) {
+					t.Fatalf("key %q typed %s holds %s", fld.Name, fld.Type, v)
+				}
+			}
+		}
+		doubled := append(append(append([]byte{}, data...), '\n'), data...)
+		if twice, why, ok := scanJSONLines(doubled); !ok || !twice.raw.Equal(file.raw) {
+			t.Fatalf("the records twice: %v (%v %s), once: %v", twice.raw, ok, why, file.raw)
+		}
+	})
+}
+
+// jsonValueFits says whether a JSON value belongs in a column of type t
+// as Spark's JSON reader types columns: any scalar may be a string; a
+// bigint or decimal(p,0) is an integer; a double any number; a struct an
+// object; an array an array; null fits every type.
+func jsonValueFits(v json.RawMessage, t sparkmerge.DataType) bool {
+	v = bytes.TrimSpace(v)
+	if string(v) == "null" {
+		return true
+	}
+	switch c := v[0]; {
+	case c == '{':
+		return t.Kind == sparkmerge.KindStruct || t.Kind == sparkmerge.KindString
+	case c == '[':
+		return t.Kind == sparkmerge.KindArray || t.Kind == sparkmerge.KindString
+	case c == '"':
+		return t.Kind == sparkmerge.KindString
+	case c == 't' || c == 'f':
+		return t.Kind == sparkmerge.KindBoolean || t.Kind == sparkmerge.KindString
+	}
+	integer := !bytes.ContainsAny(v, ".eE")
+	switch t.Kind {
+	case sparkmerge.KindLong:
+		_, err := strconv.ParseInt(string(v), 10, 64)
+		return integer && err == nil
+	case sparkmerge.KindDecimal:
+		return integer && t.Scale == 0
+	case sparkmerge.KindDouble, sparkmerge.KindString:
+		return true
+	}
+	return false
+}
