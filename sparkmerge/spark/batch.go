@@ -367,7 +367,10 @@ const (
 // CSV files are read with a schema of string columns c0, c1, ... as wide as
 // the widest file: a narrower file's rows (client inference has seen that
 // each has exactly the header's width) are padded with nulls that no
-// position points at, which PERMISSIVE mode allows. JSON lines are read as
+// position points at, which PERMISSIVE mode allows. (Spark's parser raises
+// an exception per such row, which PERMISSIVE catches; one load per width
+// instead, unioned, was slower: 22.6-24.9 s against 17.4-17.9 s for 200
+// CSV files of 0.5 MB in 21 widths.) JSON lines are read as
 // text and parsed with from_json under a schema of every key spelling as a
 // string: Spark's JSON parser gives a number or boolean in a string column
 // as its text (the number as parsed, then printed), which the templates
@@ -508,6 +511,16 @@ func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 		return strings.ReplaceAll(strings.ReplaceAll(tmpl, "\x00", raw), "\x01", fileColumn)
 	}
 	out := make([]string, len(p.Plan.Target.Fields))
+	// Each target column's string is taken from the row once, in a
+	// projection of its own, rather than in every branch of its CASE:
+	// smaller generated code (200 CSV files of 0.5 MB: 15.1-17.1 s against
+	// 17.0-20.3 s, four runs each).
+	values := []string{templatesColumn, sourceColumn, fileColumn}
+	for k := range p.Plan.Target.Fields {
+		if !l.provenance[k] && len(l.templates[k]) > 0 {
+			values = append(values, fmt.Sprintf("element_at(%s, element_at(%s, %d)) AS %s", rawColumn, positionsColumn, k+1, valueColumn(k)))
+		}
+	}
 	for k, tf := range p.Plan.Target.Fields {
 		var e string
 		switch {
@@ -516,7 +529,7 @@ func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 		case len(l.templates[k]) == 0:
 			e = "NULL"
 		default:
-			raw := fmt.Sprintf("element_at(%s, element_at(%s, %d))", rawColumn, positionsColumn, k+1)
+			raw := valueColumn(k)
 			uniform := true
 			for m := range l.codes {
 				uniform = uniform && l.codes[m][k] == 1
@@ -535,8 +548,11 @@ func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
 		}
 		out[k] = "CAST(" + e + " AS " + tf.Type.String() + ") AS " + ident(tf.Name)
 	}
-	return scan.SelectExpr(out...)
+	return scan.SelectExpr(values...).SelectExpr(out...)
 }
+
+// valueColumn holds target column k's string for the row, in project.
+func valueColumn(k int) string { return fmt.Sprintf("__sparkmerge_v%d", k) }
 
 // parallelListingKey is the number of paths from which Spark lists a
 // read's files with a Spark job instead of on the driver.
