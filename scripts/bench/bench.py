@@ -337,7 +337,12 @@ def bench(args, ns, results):
 
 def rpc_count(args, n, results):
     """One run per Spark contender through the counting proxy."""
-    port = 15099
+    import socket
+
+    # A free port: a fixed one may be the Spark server's own.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     for corpus in corpora(args.root, [n]):
         for contender in [c for c in SPARK_CONTENDERS if c in args.rpc_contenders.split(",")]:
             count_file = os.path.join(args.root, "rpc.count")
