@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
 // writeSettled writes a file modified a minute ago, so that it is stamped
@@ -380,5 +381,57 @@ func TestSettled(t *testing.T) {
 	}
 	if settled(p+".missing", time.Now()) {
 		t.Error("a missing file is settled")
+	}
+}
+
+// The route table has a row per file of the batch, in the batch's order:
+// the path, size and modification time the client saw, and, per target
+// column, the position in the file that holds it (checked against each
+// file's own header) or a null template where the file lacks it.
+func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
+	files := map[string]string{
+		"a.csv": "id,qty,note\n1,2,z\n",
+		"b.csv": "note,ID,qty,extra\nz,1,x,9\n",
+		"c.csv": "qty\n5\n",
+	}
+	p := batchPlan(t, files, "a.csv", "b.csv", "c.csv")
+	batches, rest := p.scanBatches()
+	if len(batches) != 1 || len(rest) != 0 || batches[0].width != 4 {
+		t.Fatalf("batches %v, rest %v", batches, rest)
+	}
+	b := batches[0]
+	cols := map[string]connect.LocalColumn{}
+	for _, c := range b.routeTable(p) {
+		cols[c.Name] = c
+	}
+	target := p.Plan.Target.Fields
+	for m, f := range b.files {
+		info, err := os.Stat(f.Paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cols[fileColumn].Strings[m]; got != f.Paths[0] {
+			t.Errorf("file %d: path %s, want %s", m, got, f.Paths[0])
+		}
+		if cols[routeSizeColumn].Longs[m] != info.Size() || cols[routeTimeColumn].Longs[m] != info.ModTime().UnixMilli() {
+			t.Errorf("%s: size %d, mtime %d; the file has %d, %d", f.Paths[0],
+				cols[routeSizeColumn].Longs[m], cols[routeTimeColumn].Longs[m], info.Size(), info.ModTime().UnixMilli())
+		}
+		if got := cols[sourceColumn].Strings[m]; got != p.Reads[b.reads[m]].Name {
+			t.Errorf("%s: source %q, want %q", f.Paths[0], got, p.Reads[b.reads[m]].Name)
+		}
+		positions, codes := cols[positionsColumn].IntArrays[m], cols[templatesColumn].IntArrays[m]
+		if len(positions) != len(target) || len(codes) != len(target) {
+			t.Fatalf("%s: %d positions, %d templates for %d target columns", f.Paths[0], len(positions), len(codes), len(target))
+		}
+		for k, tf := range target {
+			j := slices.IndexFunc(f.Schema.Fields, func(x sparkmerge.Field) bool { return strings.EqualFold(x.Name, tf.Name) })
+			switch {
+			case j < 0 && codes[k] != 0:
+				t.Errorf("%s lacks %s but routes position %d (template %d) to it", f.Paths[0], tf.Name, positions[k], codes[k])
+			case j >= 0 && (codes[k] == 0 || int(positions[k]) != j+1):
+				t.Errorf("%s has %s at position %d, the route says %d (template %d)", f.Paths[0], tf.Name, j+1, positions[k], codes[k])
+			}
+		}
 	}
 }
