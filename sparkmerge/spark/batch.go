@@ -376,7 +376,7 @@ const (
 // as its text (the number as parsed, then printed), which the templates
 // parse back to the file's type. Blank lines are no records, as for the
 // JSON reader.
-func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
+func (c *Client) batchScan(p *Planned, b scanBatch, l batchLayout) connect.Frame {
 	first := p.Reads[b.reads[0]]
 	paths := make([]string, len(b.files))
 	for m, f := range b.files {
@@ -424,7 +424,7 @@ func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
 		raw = scan.SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, row...)...)
 	}
 
-	route := c.sess.LocalTable(b.routeTable(p)...)
+	route := c.sess.LocalTable(b.routeTable(p, l)...)
 	changed := "raise_error(concat('sparkmerge: ', " + rowPathColumn + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
 	return raw.BroadcastLeftJoin(route, rowPathColumn+" = "+fileColumn).
 		Filter("CASE WHEN "+fileColumn+" IS NOT NULL AND "+rowSizeColumn+" = "+routeSizeColumn+" AND "+rowMTimeColumn+" = "+routeTimeColumn+" THEN true ELSE "+changed+" END").
@@ -432,9 +432,8 @@ func (c *Client) batchScan(p *Planned, b scanBatch) connect.Frame {
 }
 
 // routeTable is the batch's route table: per file, its path, the size and
-// modification time the client saw, and its row of the layout.
-func (b scanBatch) routeTable(p *Planned) []connect.LocalColumn {
-	l := b.layout(p)
+// modification time the client saw, and its row of the layout l.
+func (b scanBatch) routeTable(p *Planned, l batchLayout) []connect.LocalColumn {
 	n := len(b.files)
 	files, sources := make([]string, n), make([]string, n)
 	sizes, times := make([]int64, n), make([]int64, n)
@@ -457,9 +456,9 @@ func (b scanBatch) routeTable(p *Planned) []connect.LocalColumn {
 // per target column its distinct templates, and whether it is the
 // provenance column.
 type batchLayout struct {
-	positions, codes [][]int32 // [file][target column]
-	templates        [][]string
-	provenance       []bool
+	positions, codes [][]int32  // [file][target column]
+	templates        [][]string // [target column][template]
+	provenance       []bool     // [target column]
 }
 
 func (b scanBatch) layout(p *Planned) batchLayout {
@@ -503,10 +502,10 @@ func (b scanBatch) layout(p *Planned) batchLayout {
 	return l
 }
 
-// project maps a batch scan onto the target: per target column, the value
-// at the row's file's position through the file's template.
-func (b scanBatch) project(p *Planned, scan connect.Frame) connect.Frame {
-	l := b.layout(p)
+// project maps a batch scan onto the target by the batch's layout l: per
+// target column, the value at the row's file's position through the file's
+// template.
+func (b scanBatch) project(p *Planned, l batchLayout, scan connect.Frame) connect.Frame {
 	fill := func(tmpl, raw string) string {
 		return strings.ReplaceAll(strings.ReplaceAll(tmpl, "\x00", raw), "\x01", fileColumn)
 	}

@@ -401,7 +401,7 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 	}
 	b := batches[0]
 	cols := map[string]connect.LocalColumn{}
-	for _, c := range b.routeTable(p) {
+	for _, c := range b.routeTable(p, b.layout(p)) {
 		cols[c.Name] = c
 	}
 	target := p.Plan.Target.Fields

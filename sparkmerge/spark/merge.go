@@ -410,7 +410,7 @@ const viewFilePathExpr = "url_decode(replace(regexp_replace(input_file_name(), '
 // how many scans it reads (reads in positional batches share one).
 func (c *Client) merged(p *Planned) (connect.Frame, int) {
 	frames := c.scans(p,
-		func(b scanBatch, scan connect.Frame) connect.Frame { return b.project(p, scan) },
+		func(b scanBatch, l batchLayout, scan connect.Frame) connect.Frame { return b.project(p, l, scan) },
 		func(i int, read connect.Frame) connect.Frame {
 			return read.SelectExpr(p.selectExprs(i, filePathExpr)...)
 		})
@@ -419,11 +419,12 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 
 // scans is one frame per scan of the plan's reads: each positional batch
 // (see batch.go) through batch, each other read through read.
-func (c *Client) scans(p *Planned, batch func(scanBatch, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
+func (c *Client) scans(p *Planned, batch func(scanBatch, batchLayout, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
 	batches, rest := p.scanBatches()
 	var frames []connect.Frame
 	for _, b := range batches {
-		frames = append(frames, batch(b, c.batchScan(p, b)))
+		l := b.layout(p) // once: the route table and the projection share it
+		frames = append(frames, batch(b, l, c.batchScan(p, b, l)))
 	}
 	for _, i := range rest {
 		frames = append(frames, read(i, c.frame(p.Reads[i])))

@@ -17,12 +17,11 @@ type LocalColumn struct {
 	Name      string
 	Strings   []string  // STRING
 	Longs     []int64   // BIGINT
-	Ints      []int32   // INT
 	IntArrays [][]int32 // ARRAY<INT>
 }
 
 func (c LocalColumn) len() (n int, set int) {
-	for _, l := range []int{len(c.Strings), len(c.Longs), len(c.Ints), len(c.IntArrays)} {
+	for _, l := range []int{len(c.Strings), len(c.Longs), len(c.IntArrays)} {
 		if l > 0 {
 			n, set = l, set+1
 		}
@@ -80,11 +79,6 @@ func arrowIPC(cols []LocalColumn) ([]byte, error) {
 			b := array.NewInt64Builder(mem)
 			b.AppendValues(c.Longs, nil)
 			fields[j], arrays[j] = arrow.Field{Name: c.Name, Type: arrow.PrimitiveTypes.Int64}, b.NewArray()
-			b.Release()
-		case c.Ints != nil:
-			b := array.NewInt32Builder(mem)
-			b.AppendValues(c.Ints, nil)
-			fields[j], arrays[j] = arrow.Field{Name: c.Name, Type: arrow.PrimitiveTypes.Int32}, b.NewArray()
 			b.Release()
 		case c.IntArrays != nil:
 			b := array.NewListBuilder(mem, arrow.PrimitiveTypes.Int32)
