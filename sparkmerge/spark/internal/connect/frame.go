@@ -310,7 +310,11 @@ func (f Frame) Collect(ctx context.Context) (rows Rows, err error) {
 	}
 	if tbl == nil {
 		if schema != nil {
-			for _, fl := range schema.Fields {
+			sch, err := SchemaFromProto(schema.Interface())
+			if err != nil {
+				return rows, fmt.Errorf("collect: %w", err)
+			}
+			for _, fl := range sch.Fields {
 				rows.Columns = append(rows.Columns, fl.Name)
 			}
 		}

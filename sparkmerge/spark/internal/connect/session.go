@@ -16,7 +16,6 @@ import (
 	"github.com/apache/spark-connect-go/spark/client"
 	"github.com/apache/spark-connect-go/spark/client/base"
 	"github.com/apache/spark-connect-go/spark/client/options"
-	"github.com/apache/spark-connect-go/spark/sql/types"
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -48,6 +47,10 @@ type Options struct {
 	KeepAlive time.Duration
 	// KeepAliveTimeout is how long a ping may go unanswered. Default 20s.
 	KeepAliveTimeout time.Duration
+	// ReattachFor is how long a query or command whose stream broke keeps
+	// trying to pick it up again on a new connection (ReattachExecute)
+	// before it fails as unreachable. Default DefaultReattachFor.
+	ReattachFor time.Duration
 }
 
 // DefaultKeepAlive is Options.KeepAlive's default: just over gRPC Java's
@@ -92,10 +95,14 @@ type Session struct {
 	remote    Remote
 	userID    string // as sent: the user_id given, else $USER, else "na"
 	sessionID string
+	agent     string      // client_type
+	md        metadata.MD // headers of every call, the routing header included
 	retry     RetryPolicy
-	conn      *grpc.ClientConn
-	exec      base.SparkConnectClient
-	version   string
+	// reattachFor bounds the reattach attempts of a broken stream.
+	reattachFor time.Duration
+	conn        *grpc.ClientConn
+	exec        base.SparkConnectClient
+	version     string
 }
 
 // maxMessageSize is the largest gRPC message accepted from the server
@@ -172,12 +179,19 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	if userID == "" {
 		userID = "na"
 	}
+	reattachFor := opts.ReattachFor
+	if reattachFor <= 0 {
+		reattachFor = DefaultReattachFor
+	}
 	s = &Session{
-		remote:    remote,
-		userID:    userID,
-		sessionID: sessionID,
-		retry:     opts.Retry.withDefaults(),
-		conn:      conn,
+		remote:      remote,
+		userID:      userID,
+		sessionID:   sessionID,
+		agent:       agent,
+		md:          md,
+		retry:       opts.Retry.withDefaults(),
+		reattachFor: reattachFor,
+		conn:        conn,
 		exec: client.NewSparkExecutor(conn, md, sessionID, options.SparkClientOptions{
 			UserAgent: agent,
 			UserId:    userID,
@@ -304,35 +318,26 @@ func (s *Session) analyzeSchema(ctx context.Context, plan proto.Message) (dt pro
 }
 
 // executeQuery runs a root plan and returns its result as one Arrow table
-// (nil when the server sent no batch) and the result schema.
-func (s *Session) executeQuery(ctx context.Context, plan proto.Message) (tbl arrow.Table, schema *types.StructType, err error) {
-	err = s.retrying(ctx, func() (err error) {
-		defer guard("execute plan", &err)
-		out := s.call(ctx, "ExecutePlan", plan)
-		if err := errorAt(out, 1); err != nil {
-			return err
-		}
-		stream, ok := out[0].Interface().(base.ExecuteResponseStream)
-		if !ok || stream == nil {
-			return errors.New("execute plan: no response stream")
-		}
-		schema, tbl, err = stream.ToTable()
-		return err
-	})
-	return tbl, schema, s.abandon(ctx, s.convertError(err), false)
+// (nil when the server sent no batch) and the result's schema (nil when
+// the server sent none).
+func (s *Session) executeQuery(ctx context.Context, plan proto.Message) (tbl arrow.Table, schema protoreflect.Message, err error) {
+	out, err := s.execute(ctx, plan)
+	if err != nil {
+		return nil, nil, s.abandon(ctx, s.convertError(err), false)
+	}
+	defer out.release()
+	return out.table(), out.schema, nil
 }
 
-// executeCommand runs a command plan for its effect, without retries.
-func (s *Session) executeCommand(ctx context.Context, plan proto.Message) (err error) {
-	err = func() (err error) {
-		defer guard("execute command", &err)
-		out := s.call(ctx, "ExecuteCommand", plan)
-		if t, ok := out[0].Interface().(arrow.Table); ok && t != nil {
-			t.Release()
-		}
-		return errorAt(out, 3)
-	}()
-	return s.abandon(ctx, s.convertError(err), true)
+// executeCommand runs a command plan for its effect. It is never sent
+// twice: a broken stream is reattached to the same operation.
+func (s *Session) executeCommand(ctx context.Context, plan proto.Message) error {
+	out, err := s.execute(ctx, plan)
+	if err != nil {
+		return s.abandon(ctx, s.convertError(err), true)
+	}
+	out.release()
+	return nil
 }
 
 // abandonTimeout bounds the interrupt sent after a lost connection.
@@ -364,16 +369,25 @@ func (s *Session) abandon(ctx context.Context, err error, command bool) error {
 // InterruptAll asks the server to stop every running operation of this
 // session (the Interrupt RPC with INTERRUPT_TYPE_ALL). Cancelling a call's
 // context only stops the client: the Spark job it started runs on.
-func (s *Session) InterruptAll(ctx context.Context) (err error) {
+func (s *Session) InterruptAll(ctx context.Context) error {
+	return s.interrupt(ctx, "INTERRUPT_TYPE_ALL", "")
+}
+
+// interrupt sends the Interrupt RPC of the given type (for
+// INTERRUPT_TYPE_OPERATION_ID, of that operation).
+func (s *Session) interrupt(ctx context.Context, kind, operationID string) (err error) {
 	defer guard("interrupt", &err)
 	req := newMsg("InterruptRequest")
 	setString(req, "session_id", s.sessionID)
 	setString(mut(req, "user_context"), "user_id", s.userID)
-	setString(req, "client_type", "sparkmerge")
-	setEnum(req, "interrupt_type", "INTERRUPT_TYPE_ALL")
+	setString(req, "client_type", s.agent)
+	setEnum(req, "interrupt_type", kind)
+	if operationID != "" {
+		setString(req, "operation_id", operationID)
+	}
 	resp := newMsg("InterruptResponse")
-	ctx = metadata.NewOutgoingContext(ctx, metadata.New(s.remote.Headers))
-	if err := s.conn.Invoke(ctx, "/spark.connect.SparkConnectService/Interrupt", req.Interface(), resp.Interface()); err != nil {
+	ctx = metadata.NewOutgoingContext(ctx, s.md)
+	if err := s.conn.Invoke(ctx, service+"Interrupt", req.Interface(), resp.Interface()); err != nil {
 		return fmt.Errorf("interrupt: %w", s.convertError(err))
 	}
 	return nil
@@ -388,11 +402,11 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 		req := newMsg("ConfigRequest")
 		setString(req, "session_id", s.sessionID)
 		setString(mut(req, "user_context"), "user_id", s.userID)
-		setString(req, "client_type", "sparkmerge")
+		setString(req, "client_type", s.agent)
 		appendStrings(mut(mut(req, "operation"), "get"), "keys", keys...)
 		resp := newMsg("ConfigResponse")
-		callCtx := metadata.NewOutgoingContext(ctx, metadata.New(s.remote.Headers))
-		if err := s.conn.Invoke(callCtx, "/spark.connect.SparkConnectService/Config", req.Interface(), resp.Interface()); err != nil {
+		callCtx := metadata.NewOutgoingContext(ctx, s.md)
+		if err := s.conn.Invoke(callCtx, service+"Config", req.Interface(), resp.Interface()); err != nil {
 			return err
 		}
 		values = make(map[string]string, len(keys))
@@ -424,7 +438,7 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 		req := newMsg("ConfigRequest")
 		setString(req, "session_id", s.sessionID)
 		setString(mut(req, "user_context"), "user_id", s.userID)
-		setString(req, "client_type", "sparkmerge")
+		setString(req, "client_type", s.agent)
 		set := mut(mut(req, "operation"), "set")
 		for _, k := range keys {
 			kv := newMsg("KeyValue")
@@ -433,8 +447,8 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 			appendMsg(set, "pairs", kv)
 		}
 		resp := newMsg("ConfigResponse")
-		callCtx := metadata.NewOutgoingContext(ctx, metadata.New(s.remote.Headers))
-		return s.conn.Invoke(callCtx, "/spark.connect.SparkConnectService/Config", req.Interface(), resp.Interface())
+		callCtx := metadata.NewOutgoingContext(ctx, s.md)
+		return s.conn.Invoke(callCtx, service+"Config", req.Interface(), resp.Interface())
 	})
 	return s.convertError(err)
 }
