@@ -50,7 +50,7 @@ func localCSVFile(path string, options map[string]string) (schema sparkmerge.Sch
 	if !ok {
 		return schema, false, why, false
 	}
-	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || InferFormat(path) != "csv" || !strings.HasSuffix(strings.ToLower(path), "sv") {
+	if !isLocalFile(path) || !isPlainCSV(path) {
 		return schema, false, "not a plain local .csv/.tsv file", false
 	}
 	data, why, ok := readSmallLocal(path)

@@ -37,8 +37,9 @@
 // Every read's schema comes from Spark, except for small local CSV and
 // JSON-lines files whose values Spark's inference rules type without
 // ambiguity, and local Parquet files, whose footers say their schema: the
-// client infers those itself, with Spark's rules (csvinfer.go,
-// jsoninfer.go, parquetinfer.go), instead of a Spark job per file or group.
+// client infers those itself, with Spark's rules (those of Spark 4.0's CSV
+// and JSON schema inference and of its Parquet schema converter), instead
+// of a Spark job per file or group.
 // [Read.InferredLocally] says which; [Job.SparkInference] turns it off.
 //
 // # Strategies

@@ -84,7 +84,7 @@ func inputPaths(reads []*Read) (paths, sources []string) {
 		}
 		for _, part := range r.parts() {
 			for _, p := range part.Paths {
-				if i := strings.IndexAny(p, "*?[{"); i >= 0 && part.patterns {
+				if i := strings.IndexAny(p, globChars); i >= 0 && part.patterns {
 					p = p[:strings.LastIndex(p[:i], "/")+1]
 				}
 				paths = append(paths, comparablePath(p))
@@ -106,7 +106,7 @@ func checkOverlap(t Target, reads []*Read, specs []SourceSpec) error {
 	paths, sources := inputPaths(reads)
 	for _, s := range specs {
 		for _, p := range s.Paths {
-			if !strings.ContainsAny(p, "*?[{") {
+			if !IsGlob(p) {
 				paths = append(paths, comparablePath(p))
 				sources = append(sources, s.DisplayName())
 			}

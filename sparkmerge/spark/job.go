@@ -106,10 +106,11 @@ type Job struct {
 	Verify bool
 	// Parallelism bounds concurrent schema requests (default 8).
 	Parallelism int
-	// SparkInference asks Spark for every CSV file's schema. By default
-	// the schemas of small local CSV files that need no more than Spark's
-	// number, boolean and text inference are inferred on the client, the
-	// same way, without a Spark job per file.
+	// SparkInference asks Spark for every file's schema. By default the
+	// client infers the schemas of small CSV and JSON-lines files whose
+	// values Spark's rules type without ambiguity, and of Parquet files
+	// from their footers, as Spark would, without a Spark job per file
+	// (see [Read.InferredLocally]).
 	SparkInference bool
 	// Progress, when set, receives progress lines for long schema discovery.
 	Progress io.Writer

@@ -11,7 +11,7 @@ import (
 	"github.com/sparkmerge/sparkmerge"
 )
 
-// Like CSV (see csvinfer.go), the schema of a small local JSON-lines file
+// Like CSV (see inferCSV), the schema of a small local JSON-lines file
 // is inferred on the client exactly as Spark's JsonInferSchema does with
 // the default options: integers are bigint (decimal(p,0) past bigint,
 // double past 38 digits), other numbers double, empty strings count as
@@ -49,7 +49,7 @@ func localJSONSchema(path string, options map[string]string) (f jsonFile, why st
 			return f, "reader option " + k, false
 		}
 	}
-	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || !strings.HasSuffix(strings.ToLower(path), ".json") && !strings.HasSuffix(strings.ToLower(path), ".jsonl") {
+	if !isLocalFile(path) || !strings.HasSuffix(strings.ToLower(path), ".json") && !strings.HasSuffix(strings.ToLower(path), ".jsonl") {
 		return f, "not a plain local .json/.jsonl file", false
 	}
 	data, why, ok := readSmallLocal(path)

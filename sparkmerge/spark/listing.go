@@ -27,7 +27,7 @@ func clientSees(p string) bool {
 	if _, err := os.Stat(lp); err == nil {
 		return true
 	}
-	if strings.ContainsAny(lp, "*?[{") {
+	if IsGlob(lp) {
 		matches, err := filepath.Glob(lp)
 		return err == nil && len(matches) > 0
 	}
@@ -120,7 +120,7 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 	if format == "" {
 		format = defaultFormat
 	}
-	isGlob := strings.ContainsAny(given, "*?[{")
+	isGlob := IsGlob(given)
 	if format == "" {
 		format = filesFormat(files)
 		if format == "" {

@@ -37,9 +37,9 @@ type Planned struct {
 	// Skipped are files in directory sources whose names say another
 	// format than the source's (a README.txt among CSV files): not read.
 	Skipped []string `json:"skipped,omitempty"`
-	// Inference is the part of Discovery the client spent typing local
-	// files from their contents: work Spark does on the server otherwise
-	// (see inferLocally). The rest is planning and requests to Spark.
+	// Inference is the part of Discovery the client spent typing files
+	// from their contents: work Spark does on the server otherwise (see
+	// [Read.InferredLocally]). The rest is planning and requests to Spark.
 	Inference time.Duration `json:"inference_ns"`
 }
 
@@ -198,10 +198,11 @@ func inferLocally(reads []*Read, pq *parquetConf) (local, remote []*Read) {
 
 // maxLocalInferTotal bounds the bytes the client reads to infer schemas:
 // past it a cluster's parallel inference may beat one client, which types
-// about 40 MB/s of CSV and 100 MB/s of JSON lines per core (go test -bench
-// Infer). Files past the budget, in input order, go to Spark. On one
-// machine the client wins well past it: with 256 MiB, 240 MB of a 496 MB
-// JSON corpus went to Spark, 12 s of a 46 s merge.
+// about 100 MB/s of CSV and 130 MB/s of JSON lines per core (go test -bench
+// Infer; docs/benchmarks-history.md). Files past the budget, in input
+// order, go to Spark. On one machine the client wins well past it: with
+// 256 MiB, 240 MB of a 496 MB JSON corpus went to Spark, 12 s of a 46 s
+// merge.
 const maxLocalInferTotal = 1 << 30
 
 // inferLocallyWithin is inferLocally with a budget for the bytes of CSV and
@@ -418,7 +419,7 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 }
 
 // scans is one frame per scan of the plan's reads: each positional batch
-// (see batch.go) through batch, each other read through read.
+// (see scanBatch) through batch, each other read through read.
 func (c *Client) scans(p *Planned, batch func(scanBatch, batchLayout, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
 	batches, rest := p.scanBatches()
 	var frames []connect.Frame

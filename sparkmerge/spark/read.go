@@ -32,10 +32,12 @@ type Read struct {
 	Options map[string]string `json:"options,omitempty"`
 	// UserSchema is the schema the user gave (DDL), if any.
 	UserSchema string `json:"user_schema,omitempty"`
-	// Schema is the schema Spark reports for the read.
+	// Schema is the read's schema: the one Spark reports, or, when
+	// InferredLocally, the one the client inferred by Spark's rules.
 	Schema sparkmerge.Schema `json:"schema"`
 	// InferredLocally is true when the client inferred Schema from the
-	// local file, as Spark would, instead of asking Spark.
+	// file's contents (a local file, or its copy of a file only the server
+	// sees), as Spark would, instead of asking Spark.
 	InferredLocally bool `json:"inferred_locally,omitempty"`
 
 	// relation is a DataFrame source's plan.
@@ -391,7 +393,7 @@ func (e *HeaderDriftError) Unwrap() error { return sparkmerge.ErrSchemaConflict 
 
 // localFirstLine reads the first line of a local, uncompressed file.
 func localFirstLine(p string) (string, bool) {
-	if !isLocalPath(p) || strings.ContainsAny(p, "*?[") || InferFormat(p) != "csv" || !strings.HasSuffix(strings.ToLower(p), "sv") {
+	if !isLocalFile(p) || !isPlainCSV(p) {
 		return "", false
 	}
 	f, err := os.Open(localPath(p))
@@ -429,7 +431,7 @@ func withOption(options map[string]string, k, v string) map[string]string {
 	return out
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

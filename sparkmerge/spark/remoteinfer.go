@@ -17,9 +17,9 @@ import (
 // through Spark: one binaryFile job per 64 MiB of small CSV, JSON and
 // Parquet files, instead of one Spark inference job (or footer request) per
 // file. The client applies Spark's
-// own rules (csvinfer.go, jsoninfer.go) to a temporary copy, and stamps
+// own rules (inferCSV, scanJSONLines) to a temporary copy, and stamps
 // each file with the size and modification time Spark reported, so that
-// such files join positional scans (batch.go), which fail on a file that
+// such files join positional scans (scanBatch), which fail on a file that
 // changed since, as for local files.
 
 const (

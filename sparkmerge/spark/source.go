@@ -216,6 +216,26 @@ func isLocalPath(p string) bool {
 	return i < 0 || strings.ContainsAny(p[:i], "/\\")
 }
 
+// globChars make a path a pattern in Hadoop's glob syntax, which Spark
+// reads paths with: the wildcards, a character class, an alternation and
+// the escape. (Spark's SparkHadoopUtil.isGlobPath counts the closing ]
+// and } too, which Hadoop reads literally when nothing opens them.)
+const globChars = `*?[{\`
+
+// IsGlob reports whether Spark reads the path p as a pattern (Hadoop's
+// glob syntax: it holds one of *?[{\) rather than as the path written.
+func IsGlob(p string) bool { return strings.ContainsAny(p, globChars) }
+
+// isLocalFile reports whether p is a local path (see isLocalPath) that
+// is no pattern: one file or directory the client can open as written.
+func isLocalFile(p string) bool { return isLocalPath(p) && !IsGlob(p) }
+
+// isPlainCSV reports whether p names a CSV file by its extension, as a
+// local file read on the client must: .csv or .tsv, not compressed.
+func isPlainCSV(p string) bool {
+	return InferFormat(p) == "csv" && strings.HasSuffix(strings.ToLower(p), "sv")
+}
+
 func localPath(p string) string {
 	p = strings.TrimPrefix(p, "file://")
 	return strings.TrimPrefix(p, "file:")
@@ -248,11 +268,11 @@ func expandLocal(specs []SourceSpec, defaultFormat string) (out []SourceSpec, sk
 		if format == "" {
 			format = defaultFormat
 		}
-		files, err := expandLocalPath(localPath(spec.Paths[0]), format)
+		files, pattern, err := expandLocalPath(localPath(spec.Paths[0]), format)
 		if err != nil {
 			return nil, nil, fmt.Errorf("source %q: %w", spec.DisplayName(), err)
 		}
-		if len(files) > 1 && !strings.ContainsAny(spec.Paths[0], "*?[") {
+		if len(files) > 1 && !pattern {
 			// A directory: its files of another format are not data.
 			dirFormat := format
 			if dirFormat == "" {
@@ -275,7 +295,7 @@ func expandLocal(specs []SourceSpec, defaultFormat string) (out []SourceSpec, sk
 		if format == "" {
 			format = directoryFormat(dir)
 		}
-		if spec.Name != "" && format != "csv" && !strings.ContainsAny(dir, "*?[") {
+		if spec.Name != "" && format != "csv" && !pattern {
 			// The user named the directory: it is one source, a dataset
 			// Spark reads with its format's merging (mergeSchema for
 			// Parquet and ORC, inference for JSON). CSV files are never
@@ -319,23 +339,27 @@ func splitByFormat(files []string, format string) (kept, others []string) {
 	return kept, others
 }
 
-func expandLocalPath(p, format string) ([]string, error) {
+// expandLocalPath lists the files a local path means: a pattern's
+// matches, a flat directory's files, or the path itself (a file, a
+// partitioned tree, or a path this machine does not have). pattern says
+// that p was expanded as a pattern.
+func expandLocalPath(p, format string) (paths []string, pattern bool, err error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	_, literalErr := os.Stat(abs)
-	if strings.ContainsAny(p, "*?[") && literalErr != nil {
+	if IsGlob(p) && literalErr != nil {
 		// A pattern; a path that exists as written (x[12].csv) is that
 		// file, read literally.
 		matches, err := filepath.Glob(abs)
 		if err != nil {
-			return nil, fmt.Errorf("bad glob %q: %w", p, err)
+			return nil, true, fmt.Errorf("bad glob %q: %w", p, err)
 		}
 		if len(matches) == 0 {
 			// Not on this machine: Spark expands the glob on its own
 			// filesystem and says so if nothing matches there either.
-			return []string{p}, nil
+			return []string{p}, true, nil
 		}
 		// Like a directory listing: no hidden files, no _SUCCESS markers,
 		// no subdirectories (a glob's files are sources of their own).
@@ -351,26 +375,26 @@ func expandLocalPath(p, format string) ([]string, error) {
 			files = append(files, m)
 		}
 		if len(files) == 0 {
-			return nil, fmt.Errorf("the pattern %q matches no data files (only hidden files, markers or directories)", p)
+			return nil, true, fmt.Errorf("the pattern %q matches no data files (only hidden files, markers or directories)", p)
 		}
 		sort.Strings(files)
-		return files, nil
+		return files, true, nil
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Not on this machine: the path may live on the cluster (a
 		// mounted volume, dbfs:/ on a driver); Spark reports it if not.
-		return []string{p}, nil
+		return []string{p}, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !info.IsDir() {
-		return []string{abs}, nil
+		return []string{abs}, false, nil
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var files []string
 	nested := false
@@ -389,17 +413,17 @@ func expandLocalPath(p, format string) ([]string, error) {
 	}
 	if len(files) == 0 && !nested {
 		if len(entries) == 0 {
-			return nil, fmt.Errorf("directory %s is empty: nothing to merge; remove it from the sources, or check that the files were written", abs)
+			return nil, false, fmt.Errorf("directory %s is empty: nothing to merge; remove it from the sources, or check that the files were written", abs)
 		}
-		return []string{abs}, nil
+		return []string{abs}, false, nil
 	}
 	if nested {
 		// A partitioned dataset (day=1/...): Spark reads the tree and
 		// its partition columns as one source.
-		return []string{abs}, nil
+		return []string{abs}, false, nil
 	}
 	sort.Strings(files)
-	return files, nil
+	return files, false, nil
 }
 
 // directoryFormat is the one format that the data files inside dir have

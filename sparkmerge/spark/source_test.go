@@ -59,6 +59,29 @@ func TestInferFormat(t *testing.T) {
 	}
 }
 
+// TestIsGlob pins the one set of glob characters every path check uses:
+// Hadoop's wildcards, class, alternation and escape; a lone ] or } is
+// literal.
+func TestIsGlob(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/data/a.csv":          false,
+		"s3a://b/x/part-0.csv": false,
+		"file:/data/a]b}.csv":  false,
+		"/data/*.csv":          true,
+		"/data/a?.csv":         true,
+		"/data/a[12].csv":      true,
+		"/data/{a,b}.csv":      true,
+		`/data/a\b.csv`:        true,
+	} {
+		if got := IsGlob(p); got != want {
+			t.Errorf("IsGlob(%q) = %v, want %v", p, got, want)
+		}
+		if got := isLocalFile(p); got != (!want && !strings.HasPrefix(p, "s3a:")) {
+			t.Errorf("isLocalFile(%q) = %v", p, got)
+		}
+	}
+}
+
 func TestSourceSpecDisplayName(t *testing.T) {
 	tests := []struct {
 		spec SourceSpec

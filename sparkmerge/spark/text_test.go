@@ -169,8 +169,8 @@ func TestVerifyError(t *testing.T) {
 func TestSortedCountKeysAndMergeKeys(t *testing.T) {
 	a := map[string]int64{"b": 1, "a": 2}
 	b := map[string]int64{"c": 3, "a": 9}
-	if diff := cmp.Diff([]string{"a", "b", "c"}, sortedCountKeys(mergeKeys(a, b))); diff != "" {
-		t.Errorf("sortedCountKeys(mergeKeys) (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"a", "b", "c"}, sortedKeys(mergeKeys(a, b))); diff != "" {
+		t.Errorf("sortedKeys(mergeKeys) (-want +got):\n%s", diff)
 	}
 }
 

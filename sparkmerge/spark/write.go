@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -70,9 +69,9 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 
 // MergePlanned runs a merge that [Client.Plan] planned for the same job,
 // for callers that inspect the plan first. Local files the client read to
-// plan must not change in between: a CSV batch (see batch.go) fails on a
-// file whose size or modification time changed, and Spark fails on a
-// header that no longer matches.
+// plan must not change in between: a positional scan (see [Result].Scans)
+// fails on a file whose size or modification time changed, and Spark
+// fails on a header that no longer matches.
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
 	job.Target = absoluteTarget(job.Target)
@@ -417,7 +416,7 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 		}
 	}
 	var total int64
-	for _, src := range sortedCountKeys(read) {
+	for _, src := range sortedKeys(read) {
 		result.RowsRead = append(result.RowsRead, SourceRows{Source: src, Rows: read[src]})
 		total += read[src]
 	}
@@ -434,7 +433,7 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 				return fmt.Errorf("verify: %w", err)
 			}
 		}
-		for _, src := range sortedCountKeys(mergeKeys(read, perSource)) {
+		for _, src := range sortedKeys(mergeKeys(read, perSource)) {
 			if read[src] != perSource[src] {
 				verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("%s: read %d, written %d", src, read[src], perSource[src]))
 			}
@@ -447,15 +446,6 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 		return verr
 	}
 	return nil
-}
-
-func sortedCountKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func mergeKeys(a, b map[string]int64) map[string]int64 {
@@ -527,7 +517,7 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 // chooses the number of files.
 const bytesPerOutputFile = 128 << 20
 
-// maxReadsPerTask bounds how many scans (reads, or positional CSV batches)
+// maxReadsPerTask bounds how many scans (reads, or positional batches)
 // one write task goes through. A task holds on to each scan's reader until
 // it ends: at 2,000 single-file
 // CSV reads coalesced into 8 tasks (250 reads each) Spark 4.0 ran out of a
@@ -568,7 +558,7 @@ func outputFiles(requested int, reads []*Read, scans int) int {
 // localSize is the size of a local file, or of the data files directly in
 // a local directory.
 func localSize(p string) (int64, bool) {
-	if !isLocalPath(p) || strings.ContainsAny(p, "*?[") {
+	if !isLocalFile(p) {
 		return 0, false
 	}
 	info, err := os.Stat(localPath(p))
