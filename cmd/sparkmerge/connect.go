@@ -36,7 +36,7 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 	if remote == "" {
 		remote = defaultRemote
 	}
-	conf, err := parseConf(g.conf) // before starting a container
+	conf, err := parseKeyValues("conf", g.conf, "spark.sql.caseSensitive=true") // before starting a container
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,22 +78,6 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 	}, nil
 }
 
-// parseConf reads --conf key=value settings.
-func parseConf(settings []string) (map[string]string, error) {
-	if len(settings) == 0 {
-		return nil, nil
-	}
-	conf := make(map[string]string, len(settings))
-	for _, kv := range settings {
-		k, v, ok := strings.Cut(kv, "=")
-		if k = strings.TrimSpace(k); !ok || k == "" {
-			return nil, usagef("--conf %q: want key=value, e.g. --conf spark.sql.caseSensitive=true", kv)
-		}
-		conf[k] = v
-	}
-	return conf, nil
-}
-
 // startLocal runs the project's Spark Connect image for this command, with
 // every local input and output directory mounted at the same absolute path
 // so that paths mean the same inside the container.
@@ -132,7 +116,7 @@ func (g *globalOptions) startLocal(ctx context.Context, stderr io.Writer, job *s
 	}
 	for _, s := range job.Sources {
 		for _, p := range s.Paths {
-			if strings.ContainsAny(p, "*?[") {
+			if spark.IsGlob(p) {
 				p = filepath.Dir(p)
 			}
 			addDir(p)

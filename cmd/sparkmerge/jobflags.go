@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
@@ -59,8 +62,68 @@ type targetFile struct {
 	Files       int               `yaml:"files"`
 }
 
+// jobCommand is what the plan, schema and merge commands share: the
+// global options, the job flags, and the command line they ran with.
+type jobCommand struct {
+	global  *globalOptions
+	job     jobFlags
+	args    []string
+	changed flagChanged
+}
+
+// runE is a command's RunE: it records the command line, then calls run.
+func (c *jobCommand) runE(run func(ctx context.Context, stdout, stderr io.Writer) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c.args = args
+		c.changed = cmd.Flags().Changed
+		return run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+	}
+}
+
+// withClient builds the job from the command line and the job file, lets
+// prepare complete it (nil: nothing to add), connects to Spark for it and
+// calls use with the client and the job, closing the client after.
+func (c *jobCommand) withClient(ctx context.Context, stderr io.Writer, prepare func(*spark.Job, *jobFile) error, use func(*spark.Client, spark.Job) error) error {
+	job, jf, err := c.job.buildJob(c.args, c.changed)
+	if err != nil {
+		return err
+	}
+	if prepare != nil {
+		if err := prepare(&job, jf); err != nil {
+			return err
+		}
+	}
+	c.global.useFileRemote(jf)
+	job.Progress = stderr
+	client, stop, err := c.global.connect(ctx, stderr, &job)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return use(client, job)
+}
+
+// flagChanged reports whether a flag was given on the command line.
+type flagChanged func(flag string) bool
+
+// pick is a setting given both by a flag and by the job file: the flag's
+// value if the flag was given or the file leaves the setting empty, else
+// the file's.
+func (changed flagChanged) pick(flag, flagValue, fileValue string) string {
+	if changed(flag) || fileValue == "" {
+		return flagValue
+	}
+	return fileValue
+}
+
+// pickBool is pick for a switch: set by the flag, or, when the flag was
+// not given, by the file.
+func (changed flagChanged) pickBool(flag string, flagValue, fileValue bool) bool {
+	return flagValue || (!changed(flag) && fileValue)
+}
+
 // jobFlags are the flags that describe sources and policies, shared by
-// plan and merge.
+// plan, schema and merge.
 type jobFlags struct {
 	file     string
 	strategy string
@@ -99,21 +162,25 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.reference, "reference", "", "reference schema for --missing reference / --order reference: a source name (source:NAME), a table (table:NAME) or DDL")
 	fs.BoolVar(&f.dropExtra, "drop-extra", false, "with a reference schema: drop columns it lacks instead of failing")
 	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent schema requests to Spark")
-	fs.BoolVar(&f.sparkInfer, "spark-inference", false, "ask Spark for every CSV file's schema (default: small local CSV files of numbers, booleans and text are inferred on the client, as Spark would)")
+	fs.BoolVar(&f.sparkInfer, "spark-inference", false, "ask Spark for every file's schema (default: the client infers small CSV and JSON-lines files, and Parquet files from their footers, by Spark's rules)")
 }
 
-// parseKeyValues reads repeated key=value flags.
-func parseKeyValues(flag string, pairs []string) (map[string]string, error) {
+// parseKeyValues reads repeated key=value flags (keys trimmed). A
+// malformed one is an error that shows example, if not "", as a good one.
+func parseKeyValues(flag string, pairs []string, example string) (map[string]string, error) {
 	if len(pairs) == 0 {
 		return nil, nil
 	}
 	out := make(map[string]string, len(pairs))
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
-		if !ok || strings.TrimSpace(k) == "" {
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			if example != "" {
+				return nil, usagef("--%s %q: want key=value, e.g. --%s %s", flag, p, flag, example)
+			}
 			return nil, usagef("--%s %q: want key=value", flag, p)
 		}
-		out[strings.TrimSpace(k)] = v
+		out[k] = v
 	}
 	return out, nil
 }
@@ -159,7 +226,7 @@ func parseSourceArg(arg string) spark.SourceSpec {
 // positional sources into a spark.Job. changed reports whether a flag was
 // given on the command line, so file values are only overridden by flags
 // the user actually typed.
-func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job, *jobFile, error) {
+func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *jobFile, error) {
 	jf := &jobFile{}
 	if f.file != "" {
 		var err error
@@ -167,12 +234,7 @@ func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job
 			return spark.Job{}, nil, err
 		}
 	}
-	pick := func(flag, flagValue, fileValue string) string {
-		if changed(flag) || fileValue == "" {
-			return flagValue
-		}
-		return fileValue
-	}
+	pick := changed.pick
 	var job spark.Job
 	var err error
 
@@ -208,7 +270,7 @@ func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job
 		return job, nil, usagef("--strategy: %w", err)
 	}
 	job.Format = pick("format", f.format, jf.Format)
-	flagOptions, err := parseKeyValues("option", f.options)
+	flagOptions, err := parseKeyValues("option", f.options, "")
 	if err != nil {
 		return job, nil, err
 	}
@@ -232,8 +294,8 @@ func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job
 	if p.Order, err = sparkmerge.ParseOrderPolicy(pick("order", f.order, jf.Policy.Order)); err != nil {
 		return job, nil, usagef("--order: %w", err)
 	}
-	p.CaseSensitive = f.caseSensitive || (!changed("case-sensitive") && jf.Policy.CaseSensitive)
-	p.LossyWidening = f.lossyWidening || (!changed("lossy-widening") && jf.Policy.LossyWidening)
+	p.CaseSensitive = changed.pickBool("case-sensitive", f.caseSensitive, jf.Policy.CaseSensitive)
+	p.LossyWidening = changed.pickBool("lossy-widening", f.lossyWidening, jf.Policy.LossyWidening)
 	normalize := jf.Policy.Normalize
 	if changed("normalize") {
 		normalize = f.normalize
@@ -247,7 +309,7 @@ func (f *jobFlags) buildJob(args []string, changed func(string) bool) (spark.Job
 	}
 	p.Renames = mergeMaps(jf.Policy.Renames, flagRenames)
 	p.SourceColumn = pick("source-column", f.sourceColumn, jf.Policy.SourceColumn)
-	p.DropExtra = f.dropExtra || (!changed("drop-extra") && jf.Policy.DropExtra)
+	p.DropExtra = changed.pickBool("drop-extra", f.dropExtra, jf.Policy.DropExtra)
 	if ref := pick("reference", f.reference, jf.Policy.Reference); ref != "" {
 		switch {
 		case strings.HasPrefix(ref, "source:"):

@@ -327,7 +327,7 @@ func TestRunJobFileUnknownKey(t *testing.T) {
 }
 
 func TestParseKeyValues(t *testing.T) {
-	got, err := parseKeyValues("option", []string{"sep=;", " header =true", "nullValue=", "a=b=c"})
+	got, err := parseKeyValues("option", []string{"sep=;", " header =true", "nullValue=", "a=b=c"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,8 +14,7 @@ import (
 )
 
 type mergeOptions struct {
-	global *globalOptions
-	job    jobFlags
+	jobCommand
 
 	out          string
 	table        string
@@ -29,13 +29,10 @@ type mergeOptions struct {
 	files        int
 	view         string
 	globalView   string
-
-	args    []string
-	changed func(string) bool
 }
 
 func newMergeCmd(g *globalOptions) *cobra.Command {
-	opts := &mergeOptions{global: g}
+	opts := &mergeOptions{jobCommand: jobCommand{global: g}}
 	cmd := &cobra.Command{
 		Use:   "merge SOURCE... (--out PATH | --table NAME | --view NAME | --global-view NAME)",
 		Short: "Merge sources into one path or table",
@@ -48,11 +45,7 @@ Sources are paths, directories or globs on the cluster's filesystem
 		Example: `  sparkmerge merge tides/*.csv --out /data/tides --mode overwrite
   sparkmerge merge a.json b.json --table lake.events --mode append --evolve
   sparkmerge merge -f nightly.yaml --verify`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			opts.changed = func(name string) bool { return cmd.Flags().Changed(name) }
-			return runMerge(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE: opts.runE(opts.run),
 	}
 	fs := cmd.Flags()
 	opts.job.register(fs)
@@ -72,75 +65,24 @@ Sources are paths, directories or globs on the cluster's filesystem
 	return cmd
 }
 
-func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer) error {
-	job, jf, err := opts.job.buildJob(opts.args, opts.changed)
-	if err != nil {
+func (opts *mergeOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	var view string
+	var globalView bool
+	prepare := func(job *spark.Job, jf *jobFile) (err error) {
+		view, globalView, err = opts.buildTarget(job, jf)
 		return err
 	}
-	t := jf.Target
-	pick := func(flag, flagValue, fileValue string) string {
-		if opts.changed(flag) || fileValue == "" {
-			return flagValue
-		}
-		return fileValue
-	}
-	writeOptions, err := parseKeyValues("write-option", opts.writeOptions)
-	if err != nil {
-		return err
-	}
-	job.Target = spark.Target{
-		Path:        pick("out", opts.out, t.Path),
-		Table:       pick("table", opts.table, t.Table),
-		Format:      pick("out-format", opts.outFormat, t.Format),
-		Mode:        pick("mode", opts.mode, t.Mode),
-		PartitionBy: t.PartitionBy,
-		Options:     mergeMaps(t.Options, writeOptions),
-		Evolve:      opts.evolve || (!opts.changed("evolve") && t.Evolve),
-		Files:       opts.files,
-	}
-	if !opts.changed("files") && t.Files > 0 {
-		job.Target.Files = t.Files
-	}
-	if opts.changed("partition-by") {
-		job.Target.PartitionBy = opts.partitionBy
-	}
-	view, globalView, err := viewTarget(opts, &job, jf)
-	if err != nil {
-		return err
-	}
-	if view == "" && (job.Target.Path == "") == (job.Target.Table == "") {
-		return usagef("give exactly one of --out PATH and --table NAME")
-	}
-	if job.Target.Files < 0 {
-		return usagef("--files %d: want 0 (automatic) or more", job.Target.Files)
-	}
-	if opts.show < 0 {
-		return usagef("--show %d: want 0 or more", opts.show)
-	}
-	switch strings.ToLower(job.Target.Mode) {
-	case "", "error", "errorifexists", "overwrite", "append", "ignore":
-	default:
-		return usagef("--mode %q: use errorifexists, overwrite, append or ignore", job.Target.Mode)
-	}
-	job.Verify = opts.verify || (!opts.changed("verify") && jf.Verify)
-	job.DryRun = opts.dryRun
-	if job.DryRun && job.Verify {
-		return usagef("--verify counts the rows a merge writes and --dry-run writes none: drop one of them")
-	}
-	job.Progress = stderr
-	opts.global.useFileRemote(jf)
+	return opts.withClient(ctx, stderr, prepare, func(client *spark.Client, job spark.Job) error {
+		return opts.merge(ctx, client, job, view, globalView, stdout)
+	})
+}
 
-	client, stop, err := opts.global.connect(ctx, stderr, &job)
-	if err != nil {
-		return err
-	}
-	defer stop()
+// merge runs the merge job describes and prints what it did: the plan
+// only with --dry-run, the view registered with --view or --global-view,
+// else the result of the write, and with --show the first rows written.
+func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job spark.Job, view string, globalView bool, stdout io.Writer) error {
 	if job.DryRun {
-		planned, err := client.Plan(ctx, job)
-		if err != nil {
-			return err
-		}
-		return printPlanned(stdout, opts.global.output, "plan", planned)
+		return printPlan(ctx, client, job, stdout, opts.global.output, "plan")
 	}
 	if view != "" {
 		return mergeToView(ctx, client, job, view, globalView, opts.global.output, stdout)
@@ -175,6 +117,56 @@ func runMerge(ctx context.Context, opts *mergeOptions, stdout, stderr io.Writer)
 		return err
 	}
 	return nil
+}
+
+// buildTarget completes job with where and how the merge writes: the
+// target from the flags and the job file, or the view to register instead
+// (see viewTarget), with the checks of what the user asked.
+func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string, globalView bool, err error) {
+	t := jf.Target
+	pick := opts.changed.pick
+	writeOptions, err := parseKeyValues("write-option", opts.writeOptions, "")
+	if err != nil {
+		return "", false, err
+	}
+	job.Target = spark.Target{
+		Path:        pick("out", opts.out, t.Path),
+		Table:       pick("table", opts.table, t.Table),
+		Format:      pick("out-format", opts.outFormat, t.Format),
+		Mode:        pick("mode", opts.mode, t.Mode),
+		PartitionBy: t.PartitionBy,
+		Options:     mergeMaps(t.Options, writeOptions),
+		Evolve:      opts.changed.pickBool("evolve", opts.evolve, t.Evolve),
+		Files:       opts.files,
+	}
+	if !opts.changed("files") && t.Files > 0 {
+		job.Target.Files = t.Files
+	}
+	if opts.changed("partition-by") {
+		job.Target.PartitionBy = opts.partitionBy
+	}
+	if view, globalView, err = viewTarget(opts, job, jf); err != nil {
+		return "", false, err
+	}
+	switch {
+	case view == "" && (job.Target.Path == "") == (job.Target.Table == ""):
+		err = usagef("give exactly one of --out PATH and --table NAME")
+	case job.Target.Files < 0:
+		err = usagef("--files %d: want 0 (automatic) or more", job.Target.Files)
+	case opts.show < 0:
+		err = usagef("--show %d: want 0 or more", opts.show)
+	case !slices.Contains([]string{"", "error", "errorifexists", "overwrite", "append", "ignore"}, strings.ToLower(job.Target.Mode)):
+		err = usagef("--mode %q: use errorifexists, overwrite, append or ignore", job.Target.Mode)
+	}
+	if err != nil {
+		return "", false, err
+	}
+	job.Verify = opts.changed.pickBool("verify", opts.verify, jf.Verify)
+	job.DryRun = opts.dryRun
+	if job.DryRun && job.Verify {
+		return "", false, usagef("--verify counts the rows a merge writes and --dry-run writes none: drop one of them")
+	}
+	return view, globalView, nil
 }
 
 func printResult(w io.Writer, output string, result *spark.Result) error {

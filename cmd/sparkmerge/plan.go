@@ -11,16 +11,12 @@ import (
 )
 
 type planOptions struct {
-	global *globalOptions
-	job    jobFlags
-	emit   string
-
-	args    []string
-	changed func(string) bool
+	jobCommand
+	emit string
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
-	opts := &planOptions{global: g}
+	opts := &planOptions{jobCommand: jobCommand{global: g}}
 	cmd := &cobra.Command{
 		Use:   "plan SOURCE...",
 		Short: "Show the unified schema and what each source needs, without reading rows",
@@ -32,41 +28,33 @@ source, which columns are kept, added as typed nulls, widened or dropped.
 does the merge, to paste into a notebook.`,
 		Example: `  sparkmerge plan data/2024-*.csv
   sparkmerge plan --types strict --emit sql a.parquet b.parquet`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			opts.changed = func(name string) bool { return cmd.Flags().Changed(name) }
-			return runPlan(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE: opts.runE(opts.run),
 	}
 	opts.job.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.emit, "emit", "plan", "what to print: plan or sql")
 	return cmd
 }
 
-func runPlan(ctx context.Context, opts *planOptions, stdout, stderr io.Writer) error {
+func (opts *planOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if opts.emit != "plan" && opts.emit != "sql" {
 		return usagef("--emit %q: use plan or sql", opts.emit)
 	}
-	job, jf, err := opts.job.buildJob(opts.args, opts.changed)
-	if err != nil {
-		return err
+	dryRun := func(job *spark.Job, _ *jobFile) error {
+		job.DryRun = true
+		return nil
 	}
-	opts.global.useFileRemote(jf)
-	job.DryRun = true
-	job.Progress = stderr
-	client, stop, err := opts.global.connect(ctx, stderr, &job)
-	if err != nil {
-		return err
-	}
-	defer stop()
+	return opts.withClient(ctx, stderr, dryRun, func(client *spark.Client, job spark.Job) error {
+		return printPlan(ctx, client, job, stdout, opts.global.output, opts.emit)
+	})
+}
+
+// printPlan plans job and prints the plan (emit "plan") or the SQL
+// statement that does the merge (emit "sql").
+func printPlan(ctx context.Context, client *spark.Client, job spark.Job, w io.Writer, output, emit string) error {
 	planned, err := client.Plan(ctx, job)
 	if err != nil {
 		return err
 	}
-	return printPlanned(stdout, opts.global.output, opts.emit, planned)
-}
-
-func printPlanned(w io.Writer, output, emit string, planned *spark.Planned) error {
 	if emit == "sql" {
 		stmt, err := planned.SQL()
 		if err != nil {

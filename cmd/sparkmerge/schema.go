@@ -7,51 +7,41 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sparkmerge/sparkmerge/spark"
 )
 
 type schemaOptions struct {
-	global *globalOptions
-	job    jobFlags
-	args   []string
-
-	changed func(string) bool
+	jobCommand
 }
 
 func newSchemaCmd(g *globalOptions) *cobra.Command {
-	opts := &schemaOptions{global: g}
+	opts := &schemaOptions{jobCommand{global: g}}
 	cmd := &cobra.Command{
 		Use:   "schema SOURCE...",
 		Short: "Print the exact schema Spark reads from each source",
 		Example: `  sparkmerge schema data/part-0001.parquet
   sparkmerge schema table:lake.events -o json`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			opts.changed = func(name string) bool { return cmd.Flags().Changed(name) }
-			return runSchema(cmd.Context(), opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE: opts.runE(opts.run),
 	}
 	opts.job.register(cmd.Flags())
 	return cmd
 }
 
-func runSchema(ctx context.Context, opts *schemaOptions, stdout, stderr io.Writer) error {
-	job, jf, err := opts.job.buildJob(opts.args, opts.changed)
-	if err != nil {
-		return err
-	}
-	opts.global.useFileRemote(jf)
-	job.Progress = stderr
-	client, stop, err := opts.global.connect(ctx, stderr, &job)
-	if err != nil {
-		return err
-	}
-	defer stop()
+func (opts *schemaOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	return opts.withClient(ctx, stderr, nil, func(client *spark.Client, job spark.Job) error {
+		return printSchemas(ctx, client, job, stdout, opts.global.output)
+	})
+}
+
+// printSchemas prints the schema Spark reads from each of job's sources.
+func printSchemas(ctx context.Context, client *spark.Client, job spark.Job, w io.Writer, output string) error {
 	schemas, err := client.Schemas(ctx, job)
 	if err != nil {
 		return err
 	}
-	return writeOutput(stdout, opts.global.output, schemas, func() string {
+	return writeOutput(w, output, schemas, func() string {
 		var b strings.Builder
 		for _, s := range schemas {
 			fmt.Fprintf(&b, "%s (%s)\n", s.Name, s.Format)
