@@ -73,29 +73,6 @@ const (
 	TypesString
 )
 
-var typePolicyNames = []string{"widen", "strict", "string"}
-
-// String returns the policy's name as ParseTypePolicy reads it.
-func (p TypePolicy) String() string { return enumName(typePolicyNames, int(p), "TypePolicy") }
-
-// MarshalText implements encoding.TextMarshaler.
-func (p TypePolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler with ParseTypePolicy.
-func (p *TypePolicy) UnmarshalText(b []byte) error {
-	v, err := ParseTypePolicy(string(b))
-	if err == nil {
-		*p = v
-	}
-	return err
-}
-
-// ParseTypePolicy parses "widen", "strict" or "string" (case-insensitive).
-func ParseTypePolicy(s string) (TypePolicy, error) {
-	i, err := parseEnum("types", s, typePolicyNames)
-	return TypePolicy(i), err
-}
-
 // MissingPolicy decides what happens to columns some sources lack.
 type MissingPolicy int
 
@@ -115,31 +92,6 @@ const (
 	MissingReference
 )
 
-var missingPolicyNames = []string{"fill", "fail", "intersect", "reference"}
-
-// String returns the policy's name as ParseMissingPolicy reads it.
-func (p MissingPolicy) String() string {
-	return enumName(missingPolicyNames, int(p), "MissingPolicy")
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (p MissingPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler with ParseMissingPolicy.
-func (p *MissingPolicy) UnmarshalText(b []byte) error {
-	v, err := ParseMissingPolicy(string(b))
-	if err == nil {
-		*p = v
-	}
-	return err
-}
-
-// ParseMissingPolicy parses "fill", "fail", "intersect" or "reference".
-func ParseMissingPolicy(s string) (MissingPolicy, error) {
-	i, err := parseEnum("missing", s, missingPolicyNames)
-	return MissingPolicy(i), err
-}
-
 // OrderPolicy decides the order of the target columns. The provenance
 // column, if any, is always last.
 type OrderPolicy int
@@ -157,28 +109,49 @@ const (
 	OrderReference
 )
 
-var orderPolicyNames = []string{"first-seen", "sorted", "reference"}
+// The policies' names, indexed by value: String writes them and the
+// Parse functions read them (case-insensitively).
+var (
+	typePolicies    = enum[TypePolicy]{"TypePolicy", "types", []string{"widen", "strict", "string"}}
+	missingPolicies = enum[MissingPolicy]{"MissingPolicy", "missing", []string{"fill", "fail", "intersect", "reference"}}
+	orderPolicies   = enum[OrderPolicy]{"OrderPolicy", "order", []string{"first-seen", "sorted", "reference"}}
+)
+
+// ParseTypePolicy parses "widen", "strict" or "string" (case-insensitive).
+func ParseTypePolicy(s string) (TypePolicy, error) { return typePolicies.parse(s) }
+
+// ParseMissingPolicy parses "fill", "fail", "intersect" or "reference".
+func ParseMissingPolicy(s string) (MissingPolicy, error) { return missingPolicies.parse(s) }
+
+// ParseOrderPolicy parses "first-seen", "sorted" or "reference".
+func ParseOrderPolicy(s string) (OrderPolicy, error) { return orderPolicies.parse(s) }
+
+// String returns the policy's name as ParseTypePolicy reads it.
+func (p TypePolicy) String() string { return typePolicies.name(p) }
+
+// String returns the policy's name as ParseMissingPolicy reads it.
+func (p MissingPolicy) String() string { return missingPolicies.name(p) }
 
 // String returns the policy's name as ParseOrderPolicy reads it.
-func (p OrderPolicy) String() string { return enumName(orderPolicyNames, int(p), "OrderPolicy") }
+func (p OrderPolicy) String() string { return orderPolicies.name(p) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (p TypePolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// MarshalText implements encoding.TextMarshaler.
+func (p MissingPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
 // MarshalText implements encoding.TextMarshaler.
 func (p OrderPolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
-// UnmarshalText implements encoding.TextUnmarshaler with ParseOrderPolicy.
-func (p *OrderPolicy) UnmarshalText(b []byte) error {
-	v, err := ParseOrderPolicy(string(b))
-	if err == nil {
-		*p = v
-	}
-	return err
-}
+// UnmarshalText implements encoding.TextUnmarshaler with ParseTypePolicy.
+func (p *TypePolicy) UnmarshalText(b []byte) error { return typePolicies.unmarshal(p, b) }
 
-// ParseOrderPolicy parses "first-seen", "sorted" or "reference".
-func ParseOrderPolicy(s string) (OrderPolicy, error) {
-	i, err := parseEnum("order", s, orderPolicyNames)
-	return OrderPolicy(i), err
-}
+// UnmarshalText implements encoding.TextUnmarshaler with ParseMissingPolicy.
+func (p *MissingPolicy) UnmarshalText(b []byte) error { return missingPolicies.unmarshal(p, b) }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseOrderPolicy.
+func (p *OrderPolicy) UnmarshalText(b []byte) error { return orderPolicies.unmarshal(p, b) }
 
 // NameNormalizer is a set of rewrites applied to top-level column names
 // before matching. They combine; whatever the set, they run in the order
@@ -285,15 +258,34 @@ func enumName(names []string, i int, typ string) string {
 	return typ + "(" + strconv.Itoa(i) + ")"
 }
 
-func parseEnum(option, s string, names []string) (int, error) {
+// enum is an int enumeration of the options: its Go type's name, the
+// option it sets (for errors) and its values' names, indexed by value.
+type enum[T ~int] struct {
+	typ, option string
+	names       []string
+}
+
+func (e enum[T]) name(v T) string { return enumName(e.names, int(v), e.typ) }
+
+// parse reads a name, case-insensitively and ignoring surrounding space.
+func (e enum[T]) parse(s string) (T, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	for i, n := range names {
+	for i, n := range e.names {
 		if t == n {
-			return i, nil
+			return T(i), nil
 		}
 	}
-	if option == "order" && (t == "first_seen" || t == "firstseen") {
+	if e.option == "order" && (t == "first_seen" || t == "firstseen") {
 		return 0, nil
 	}
-	return 0, &OptionError{Option: option, Value: s, Reason: "want one of " + strings.Join(names, ", ")}
+	return 0, &OptionError{Option: e.option, Value: s, Reason: "want one of " + strings.Join(e.names, ", ")}
+}
+
+// unmarshal parses b into *v, leaving *v as it was on an error.
+func (e enum[T]) unmarshal(v *T, b []byte) error {
+	x, err := e.parse(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
 }

@@ -236,31 +236,26 @@ func (p *parser) expected(what string) *ParseError {
 	return p.errorf(t, "expected %s, found %s", what, t.describe())
 }
 
-func (p *parser) isKeyword(kw string) bool {
+// is reports whether the next token is of kind k with the text s, in any
+// case for a word (a keyword).
+func (p *parser) is(k tokKind, s string) bool {
 	t := p.peek()
-	return t.kind == tokWord && strings.EqualFold(t.text, kw)
+	return t.kind == k && (t.text == s || k == tokWord && strings.EqualFold(t.text, s))
 }
 
-func (p *parser) acceptKeyword(kw string) bool {
-	if p.isKeyword(kw) {
+// accept consumes the next token if it is (see is) of kind k with text s.
+func (p *parser) accept(k tokKind, s string) bool {
+	if p.is(k, s) {
 		p.pos++
 		return true
 	}
 	return false
 }
 
-func (p *parser) isPunct(c string) bool {
-	t := p.peek()
-	return t.kind == tokPunct && t.text == c
-}
-
-func (p *parser) acceptPunct(c string) bool {
-	if p.isPunct(c) {
-		p.pos++
-		return true
-	}
-	return false
-}
+func (p *parser) isKeyword(kw string) bool     { return p.is(tokWord, kw) }
+func (p *parser) acceptKeyword(kw string) bool { return p.accept(tokWord, kw) }
+func (p *parser) isPunct(c string) bool        { return p.is(tokPunct, c) }
+func (p *parser) acceptPunct(c string) bool    { return p.accept(tokPunct, c) }
 
 func (p *parser) expectPunct(c string) error {
 	if !p.acceptPunct(c) {
@@ -323,36 +318,17 @@ func (p *parser) dataType(depth int) (DataType, error) {
 	name := strings.ToLower(start.text)
 	switch name {
 	case "array":
-		if err := p.expectPunct("<"); err != nil {
-			return DataType{}, err
-		}
-		elem, err := p.dataType(depth + 1)
+		t, err := p.typeParams(depth, 1)
 		if err != nil {
 			return DataType{}, err
 		}
-		if err := p.expectPunct(">"); err != nil {
-			return DataType{}, err
-		}
-		return ArrayOf(elem, true), nil
+		return ArrayOf(t[0], true), nil
 	case "map":
-		if err := p.expectPunct("<"); err != nil {
-			return DataType{}, err
-		}
-		k, err := p.dataType(depth + 1)
+		t, err := p.typeParams(depth, 2)
 		if err != nil {
 			return DataType{}, err
 		}
-		if err := p.expectPunct(","); err != nil {
-			return DataType{}, err
-		}
-		v, err := p.dataType(depth + 1)
-		if err != nil {
-			return DataType{}, err
-		}
-		if err := p.expectPunct(">"); err != nil {
-			return DataType{}, err
-		}
-		return MapOf(k, v, true), nil
+		return MapOf(t[0], t[1], true), nil
 	case "struct":
 		if err := p.expectPunct("<"); err != nil {
 			return DataType{}, err
@@ -412,6 +388,31 @@ func (p *parser) dataType(depth int) (DataType, error) {
 		return DataType{}, p.errorf(p.peek(), "type %s takes no parameters", name)
 	}
 	return DataType{Kind: k}, nil
+}
+
+// typeParams reads the n comma-separated types between angle brackets
+// that follow array or map: <T> or <K, V>.
+func (p *parser) typeParams(depth, n int) ([]DataType, error) {
+	if err := p.expectPunct("<"); err != nil {
+		return nil, err
+	}
+	types := make([]DataType, n)
+	for i := range types {
+		if i > 0 {
+			if err := p.expectPunct(","); err != nil {
+				return nil, err
+			}
+		}
+		t, err := p.dataType(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		types[i] = t
+	}
+	if err := p.expectPunct(">"); err != nil {
+		return nil, err
+	}
+	return types, nil
 }
 
 // typeArgs reads an optional "(n[,n...])" with at most max numbers.

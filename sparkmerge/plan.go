@@ -547,7 +547,16 @@ func equalFold(a, b string) bool { return FoldName(a, false) == FoldName(b, fals
 
 // sameShape reports whether t and u are the same type ignoring nullability
 // and the case of field names.
-func sameShape(t, u DataType) bool {
+func sameShape(t, u DataType) bool { return sameType(t, u, true) }
+
+// sameExact reports whether a source type needs no conversion at all to
+// become the target type: equal up to nullability, with the same field
+// spelling.
+func sameExact(from, to DataType) bool { return sameType(from, to, false) }
+
+// sameType reports whether t and u are the same type ignoring nullability,
+// and with foldCase the case of field names.
+func sameType(t, u DataType, foldCase bool) bool {
 	if t.Kind != u.Kind {
 		return false
 	}
@@ -557,15 +566,16 @@ func sameShape(t, u DataType) bool {
 			return false
 		}
 		for i := range t.Fields {
-			if !equalFold(t.Fields[i].Name, u.Fields[i].Name) || !sameShape(t.Fields[i].Type, u.Fields[i].Type) {
+			a, b := t.Fields[i].Name, u.Fields[i].Name
+			if (a != b && !(foldCase && equalFold(a, b))) || !sameType(t.Fields[i].Type, u.Fields[i].Type, foldCase) {
 				return false
 			}
 		}
 		return true
 	case KindArray:
-		return sameShape(deref(t.Elem), deref(u.Elem))
+		return sameType(deref(t.Elem), deref(u.Elem), foldCase)
 	case KindMap:
-		return sameShape(deref(t.Key), deref(u.Key)) && sameShape(deref(t.Value), deref(u.Value))
+		return sameType(deref(t.Key), deref(u.Key), foldCase) && sameType(deref(t.Value), deref(u.Value), foldCase)
 	}
 	return t.Equal(u)
 }
@@ -649,32 +659,6 @@ func (p *Plan) Diagnostics(i int) Diagnostics {
 	d.Added = append(d.Added, nestedAdded...)
 	d.Dropped = append(d.Dropped, nestedDropped...)
 	return d
-}
-
-// sameExact reports whether a source type needs no conversion at all to
-// become the target type: equal up to nullability, with the same field
-// spelling.
-func sameExact(from, to DataType) bool {
-	if from.Kind != to.Kind {
-		return false
-	}
-	switch from.Kind {
-	case KindStruct:
-		if len(from.Fields) != len(to.Fields) {
-			return false
-		}
-		for i := range from.Fields {
-			if from.Fields[i].Name != to.Fields[i].Name || !sameExact(from.Fields[i].Type, to.Fields[i].Type) {
-				return false
-			}
-		}
-		return true
-	case KindArray:
-		return sameExact(deref(from.Elem), deref(to.Elem))
-	case KindMap:
-		return sameExact(deref(from.Key), deref(to.Key)) && sameExact(deref(from.Value), deref(to.Value))
-	}
-	return from.Equal(to)
 }
 
 // typeDiff is what converting one type into another involves.
