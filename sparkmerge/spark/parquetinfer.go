@@ -74,7 +74,7 @@ func localParquetSchema(path string, options map[string]string, conf parquetConf
 			return schema, fmt.Sprintf("reader option %q", k), false
 		}
 	}
-	if !isLocalPath(path) || strings.ContainsAny(path, "*?[{") || InferFormat(path) != "parquet" {
+	if !isLocalFile(path) || InferFormat(path) != "parquet" {
 		return schema, "not a plain local .parquet file", false
 	}
 	meta, err := parquetfooter.ReadFile(localPath(path))
@@ -166,19 +166,8 @@ func parquetColumnType(e parquetfooter.Element, conf parquetConf) (t sparkmerge.
 		case 0:
 			return simple(sparkmerge.KindInt)
 		case parquetfooter.LogicalInteger:
-			switch {
-			case l.Signed && l.BitWidth == 8:
-				return simple(sparkmerge.KindByte)
-			case l.Signed && l.BitWidth == 16:
-				return simple(sparkmerge.KindShort)
-			case l.Signed && l.BitWidth == 32:
-				return simple(sparkmerge.KindInt)
-			case !l.Signed && l.BitWidth == 8:
-				return simple(sparkmerge.KindShort)
-			case !l.Signed && l.BitWidth == 16:
-				return simple(sparkmerge.KindInt)
-			case !l.Signed && l.BitWidth == 32:
-				return simple(sparkmerge.KindLong)
+			if k, ok := int32Integers[intAnnotation{l.BitWidth, l.Signed}]; ok {
+				return simple(k)
 			}
 		case parquetfooter.LogicalDate:
 			return simple(sparkmerge.KindDate)
@@ -238,58 +227,56 @@ func parquetColumnType(e parquetfooter.Element, conf parquetConf) (t sparkmerge.
 	return unsupported()
 }
 
+// intAnnotation is an integer annotation: its bit width and signedness.
+type intAnnotation struct {
+	bits   int
+	signed bool
+}
+
+// int32Integers are the types of INT32 columns annotated as integers: an
+// unsigned one takes the next wider type.
+var int32Integers = map[intAnnotation]sparkmerge.Kind{
+	{8, true}: sparkmerge.KindByte, {16, true}: sparkmerge.KindShort, {32, true}: sparkmerge.KindInt,
+	{8, false}: sparkmerge.KindShort, {16, false}: sparkmerge.KindInt, {32, false}: sparkmerge.KindLong,
+}
+
 // logicalOf returns e's annotation as parquet-mr reads it: the LogicalType
 // when the file has one, else the one its ConvertedType stands for
 // (ParquetMetadataConverter.getLogicalTypeAnnotation). An annotation with
 // no Spark meaning here comes back with Kind -1.
 func logicalOf(e parquetfooter.Element) *parquetfooter.Logical {
-	if e.Logical != nil {
+	switch {
+	case e.Logical != nil:
 		return e.Logical
-	}
-	c := func(kind int) *parquetfooter.Logical { return &parquetfooter.Logical{Kind: kind} }
-	ints := func(bits int, signed bool) *parquetfooter.Logical {
-		return &parquetfooter.Logical{Kind: parquetfooter.LogicalInteger, BitWidth: bits, Signed: signed}
-	}
-	ts := func(unit int) *parquetfooter.Logical {
-		return &parquetfooter.Logical{Kind: parquetfooter.LogicalTimestamp, AdjustedToUTC: true, Unit: unit}
-	}
-	switch e.Converted {
-	case -1:
+	case e.Converted == -1:
 		return nil
-	case parquetfooter.ConvertedUTF8:
-		return c(parquetfooter.LogicalString)
-	case parquetfooter.ConvertedEnum:
-		return c(parquetfooter.LogicalEnum)
-	case parquetfooter.ConvertedJSON:
-		return c(parquetfooter.LogicalJSON)
-	case parquetfooter.ConvertedBSON:
-		return c(parquetfooter.LogicalBSON)
-	case parquetfooter.ConvertedDate:
-		return c(parquetfooter.LogicalDate)
-	case parquetfooter.ConvertedDecimal:
+	case e.Converted == parquetfooter.ConvertedDecimal:
 		return &parquetfooter.Logical{Kind: parquetfooter.LogicalDecimal, Scale: e.Scale, Precision: e.Precision}
-	case parquetfooter.ConvertedTimestampMillis:
-		return ts(parquetfooter.Millis)
-	case parquetfooter.ConvertedTimestampMicros:
-		return ts(parquetfooter.Micros)
-	case parquetfooter.ConvertedInt8:
-		return ints(8, true)
-	case parquetfooter.ConvertedInt16:
-		return ints(16, true)
-	case parquetfooter.ConvertedInt32:
-		return ints(32, true)
-	case parquetfooter.ConvertedInt64:
-		return ints(64, true)
-	case parquetfooter.ConvertedUint8:
-		return ints(8, false)
-	case parquetfooter.ConvertedUint16:
-		return ints(16, false)
-	case parquetfooter.ConvertedUint32:
-		return ints(32, false)
-	case parquetfooter.ConvertedUint64:
-		return ints(64, false)
 	}
-	return c(-1)
+	if l, ok := convertedLogical[e.Converted]; ok {
+		return &l
+	}
+	return &parquetfooter.Logical{Kind: -1}
+}
+
+// convertedLogical is the annotation each ConvertedType without
+// parameters stands for, as parquet-mr reads it.
+var convertedLogical = map[int]parquetfooter.Logical{
+	parquetfooter.ConvertedUTF8:            {Kind: parquetfooter.LogicalString},
+	parquetfooter.ConvertedEnum:            {Kind: parquetfooter.LogicalEnum},
+	parquetfooter.ConvertedJSON:            {Kind: parquetfooter.LogicalJSON},
+	parquetfooter.ConvertedBSON:            {Kind: parquetfooter.LogicalBSON},
+	parquetfooter.ConvertedDate:            {Kind: parquetfooter.LogicalDate},
+	parquetfooter.ConvertedTimestampMillis: {Kind: parquetfooter.LogicalTimestamp, AdjustedToUTC: true, Unit: parquetfooter.Millis},
+	parquetfooter.ConvertedTimestampMicros: {Kind: parquetfooter.LogicalTimestamp, AdjustedToUTC: true, Unit: parquetfooter.Micros},
+	parquetfooter.ConvertedInt8:            {Kind: parquetfooter.LogicalInteger, BitWidth: 8, Signed: true},
+	parquetfooter.ConvertedInt16:           {Kind: parquetfooter.LogicalInteger, BitWidth: 16, Signed: true},
+	parquetfooter.ConvertedInt32:           {Kind: parquetfooter.LogicalInteger, BitWidth: 32, Signed: true},
+	parquetfooter.ConvertedInt64:           {Kind: parquetfooter.LogicalInteger, BitWidth: 64, Signed: true},
+	parquetfooter.ConvertedUint8:           {Kind: parquetfooter.LogicalInteger, BitWidth: 8},
+	parquetfooter.ConvertedUint16:          {Kind: parquetfooter.LogicalInteger, BitWidth: 16},
+	parquetfooter.ConvertedUint32:          {Kind: parquetfooter.LogicalInteger, BitWidth: 32},
+	parquetfooter.ConvertedUint64:          {Kind: parquetfooter.LogicalInteger, BitWidth: 64},
 }
 
 // maxPrecisionForBytes is Decimal.maxPrecisionForBytes: the most decimal

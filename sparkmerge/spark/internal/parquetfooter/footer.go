@@ -242,26 +242,15 @@ func Decode(data []byte) (m *Meta, err error) {
 
 func (d *decoder) element() Element {
 	e := Element{Type: -1, Repetition: -1, NumChildren: -1, Converted: -1, FieldID: -1}
+	// SchemaElement's i32 fields, by field id.
+	i32 := [...]*int{1: &e.Type, 2: &e.TypeLength, 3: &e.Repetition, 5: &e.NumChildren,
+		6: &e.Converted, 7: &e.Scale, 8: &e.Precision, 9: &e.FieldID}
 	d.readStruct(func(id int16, typ byte) {
 		switch {
-		case id == 1 && typ == typeI32:
-			e.Type = int(d.varint())
-		case id == 2 && typ == typeI32:
-			e.TypeLength = int(d.varint())
-		case id == 3 && typ == typeI32:
-			e.Repetition = int(d.varint())
+		case id >= 0 && int(id) < len(i32) && i32[id] != nil && typ == typeI32:
+			*i32[id] = int(d.varint())
 		case id == 4 && typ == typeBinary:
 			e.Name = string(d.binary())
-		case id == 5 && typ == typeI32:
-			e.NumChildren = int(d.varint())
-		case id == 6 && typ == typeI32:
-			e.Converted = int(d.varint())
-		case id == 7 && typ == typeI32:
-			e.Scale = int(d.varint())
-		case id == 8 && typ == typeI32:
-			e.Precision = int(d.varint())
-		case id == 9 && typ == typeI32:
-			e.FieldID = int(d.varint())
 		case id == 10 && typ == typeStruct:
 			e.Logical = d.logical()
 		default:
