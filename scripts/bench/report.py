@@ -107,6 +107,13 @@ def correctness(s):
     return verdict, "; ".join(n for n in notes if n)
 
 
+def table_head(w, header, rule):
+    """Starts a Markdown table after a blank line: its header row and the rule that aligns its columns."""
+    w("")
+    w(header)
+    w(rule)
+
+
 def md_escape(s):
     return s.replace("|", "\\|").replace("\n", " ")
 
@@ -271,9 +278,8 @@ def floor_goals(w, summary, ns):
     w("")
     w("Goals: sparkmerge auto at most 1.0x the inferring floor and 1.3x the one-scan floor (schema given) for CSV "
       "and JSON lines, at most 1.1x a `mergeSchema` read of the undrifted Parquet, at N = 200 and 2,000.")
-    w("")
-    w("| corpus | N | auto s | floor, inferred s | auto / inferred | floor, schema given s | auto / schema given | goal |")
-    w("|---|---:|---:|---:|---:|---:|---:|---|")
+    table_head(w, "| corpus | N | auto s | floor, inferred s | auto / inferred | floor, schema given s | auto / schema given | goal |",
+               "|---|---:|---:|---:|---:|---:|---:|---|")
     for kind, n, auto, infer, schema in rows:
         if not auto["ok"] or not infer["ok"]:
             w(f"| {kind} | {n} | {fmt_s(auto['median'])} | {fmt_s(infer['median'])} | - | - | - | not comparable "
@@ -358,9 +364,8 @@ def main():
       "12 double columns `feat_01..12` appear one by one over the days, `amount` is decimal(9,2) in the first "
       "half and decimal(18,4) after, `ts` is timestamp(ms, UTC), then timestamp(us, UTC), then timestamp "
       "without time zone (Spark: timestamp_ntz) in the last third.")
-    w("")
-    w("| corpus | N | rows per file | rows | size | expected columns |")
-    w("|---|---:|---:|---:|---:|---:|")
+    table_head(w, "| corpus | N | rows per file | rows | size | expected columns |",
+               "|---|---:|---:|---:|---:|---:|")
     for n in ns:
         for kind in KINDS:
             p = os.path.join(root, "corpora", f"{kind}-{n}.expected.json")
@@ -398,9 +403,8 @@ def main():
                 continue
             w("")
             w(f"### {kind}, N = {n}")
-            w("")
-            w("| contender | median s [min-max] | runs | peak RSS MiB | ratio to auto | correct | notes |")
-            w("|---|---:|---:|---:|---:|---|---|")
+            table_head(w, "| contender | median s [min-max] | runs | peak RSS MiB | ratio to auto | correct | notes |",
+                       "|---|---:|---:|---:|---:|---|---|")
             for c, s in rows:
                 ratio = "-"
                 if base and base["ok"] and s["ran"]:
@@ -417,9 +421,8 @@ def main():
       "Where recorded, `inference_ns` is the part of discovery the client spent typing local files from their "
       "contents (work Spark does on the server for the other contenders); the rest is sparkmerge's own "
       "overhead: planning and requests to Spark.")
-    w("")
-    w("| corpus | N | strategy | reads | inferred on the client | scans | discovery s | of which client inference s | merge elapsed s | end-to-end wall s | discovery share | planning + RPC share |")
-    w("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    table_head(w, "| corpus | N | strategy | reads | inferred on the client | scans | discovery s | of which client inference s | merge elapsed s | end-to-end wall s | discovery share | planning + RPC share |",
+               "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for kind in KINDS:
         for n in ns:
             for c in ("sparkmerge-auto", "sparkmerge-union"):
@@ -438,9 +441,8 @@ def main():
         w("Counted once per contender (not timed) through `scripts/bench/rpcproxy.py`, a TCP relay that counts the "
           "HTTP/2 streams the client opens: every AnalyzePlan, ExecutePlan, ReattachExecute, ReleaseExecute, Config "
           "call is one.")
-        w("")
-        w("| corpus | N | " + " | ".join(c for c in ORDER if c != "duckdb") + " |")
-        w("|---|---:|" + "---:|" * (len(ORDER) - 1))
+        table_head(w, "| corpus | N | " + " | ".join(c for c in ORDER if c != "duckdb") + " |",
+                   "|---|---:|" + "---:|" * (len(ORDER) - 1))
         by = {(r["corpus"], r["n"], r["contender"]): r for r in rpcs}
         for kind in KINDS:
             for n in sorted({r["n"] for r in rpcs}):
@@ -459,9 +461,8 @@ def main():
           "with `unionByName(allowMissingColumns=True)` either as the seed articles' left-deep `reduce` or as a "
           "balanced tree (the shape sparkmerge's union strategy sends); then `df.schema`, one AnalyzePlan RPC in "
           "which the server resolves the whole plan.")
-        w("")
-        w("| inputs | shape | client build s | AnalyzePlan s | result |")
-        w("|---:|---|---:|---:|---|")
+        table_head(w, "| inputs | shape | client build s | AnalyzePlan s | result |",
+                   "|---:|---|---:|---:|---|")
         for r in analysis:
             if r["rc"] == 0:
                 w(f"| {r.get('inputs', r['n'])} | {r['shape']} | {r['build_s']} | {r['analyze_s']} | {r['columns']} columns |")
@@ -481,9 +482,8 @@ def main():
           "column is Python reading the same CSV header lines / JSON first lines / Parquet footers "
           "(`pyarrow.parquet.read_schema`), a floor for any client-side approach (for CSV and JSON it reads one "
           "line, not the whole file).")
-        w("")
-        w("| corpus | N | default s (files inferred locally) | Spark P=1 s | Spark P=8 s | Spark P=32 s | Python header/footer read s |")
-        w("|---|---:|---:|---:|---:|---:|---:|")
+        table_head(w, "| corpus | N | default s (files inferred locally) | Spark P=1 s | Spark P=8 s | Spark P=32 s | Python header/footer read s |",
+                   "|---|---:|---:|---:|---:|---:|---:|")
         byc = defaultdict(dict)
         for r in disc:
             key = "local" if not r.get("spark_inference", True) else r["parallelism"]
