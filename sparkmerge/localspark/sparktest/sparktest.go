@@ -83,6 +83,11 @@ func Main(m *testing.M, mounts ...string) int {
 		Image:   image,
 		Mounts:  mounts,
 		Volumes: map[string]string{clusterRoot: ClusterMount},
+		// The server ends a reattachable stream after this long and the
+		// client must pick it up again (2 minutes by default, less behind
+		// some proxies): short here, so every call of the suite that
+		// outlasts it goes through a reattach.
+		Conf: map[string]string{"spark.connect.execute.reattachable.senderMaxStreamDuration": "5s"},
 	})
 	if err != nil {
 		if os.Getenv("CI") == "true" {

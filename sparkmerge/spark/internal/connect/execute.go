@@ -269,6 +269,7 @@ func (op *operation) reattach(ctx context.Context) (grpc.ClientStream, error) {
 		setString(req, "last_response_id", op.lastResponse)
 	}
 	op.reattached = true
+	op.s.reattaches.Add(1)
 	return op.s.openStream(ctx, "ReattachExecute", req.Interface())
 }
 

@@ -340,3 +340,51 @@ func TestLiveInterruptAll(t *testing.T) {
 		t.Fatal("the query still runs 60 s after InterruptAll")
 	}
 }
+
+// The server ends a reattachable stream every senderMaxStreamDuration (the
+// test server's is 5 s; 2 minutes by default): a query and a command that
+// outlast it are picked up again and come back whole, the command run once.
+func TestLiveReattach(t *testing.T) {
+	sess := liveSession(t)
+	ctx := context.Background()
+	const key = "spark.connect.execute.reattachable.senderMaxStreamDuration"
+	conf, err := sess.Conf(ctx, key)
+	if err != nil {
+		t.Fatalf("Conf: %v", err)
+	}
+	if d, err := time.ParseDuration(conf[key]); err != nil || d > 5*time.Second {
+		msg := fmt.Sprintf("the server's %s is %q: start it with --conf %s=5s (sparktest does) for this test", key, conf[key], key)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	// 40 rows, a quarter second each, on one task: about 10 s.
+	slow := "SELECT id, reflect('java.lang.Thread', 'sleep', CAST(250 AS BIGINT)) AS slept FROM range(0, 40, 1, 1)"
+	before := sess.reattaches.Load()
+	// count(slept) keeps the sleeps in the plan.
+	rows, err := sess.SQL("SELECT count(*), sum(id), count(slept) FROM (" + slow + ")").Collect(ctx)
+	if err != nil {
+		t.Fatalf("query: %v", err)
+	}
+	if got := fmt.Sprint(rows.Values); got != "[[40 780 40]]" {
+		t.Errorf("query result %s, want [[40 780 40]]", got)
+	}
+	if sess.reattaches.Load() == before {
+		t.Errorf("a 10 s query was never reattached: the server did not end its stream, or the client did not notice")
+	}
+
+	table := "reattached_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	t.Cleanup(func() { _ = sess.ExecSQL(context.Background(), "DROP TABLE IF EXISTS "+table) })
+	before = sess.reattaches.Load()
+	if err := sess.ExecSQL(ctx, "CREATE TABLE "+table+" USING parquet AS "+slow); err != nil {
+		t.Fatalf("command: %v", err)
+	}
+	if sess.reattaches.Load() == before {
+		t.Errorf("a 10 s command was never reattached")
+	}
+	rows, err = sess.SQL("SELECT count(*) FROM " + table).Collect(ctx)
+	if err != nil || fmt.Sprint(rows.Values) != "[[40]]" {
+		t.Errorf("the table holds %v (%v), want 40 rows: the command ran once", rows.Values, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/spark-connect-go/spark/client/base"
 	"github.com/apache/spark-connect-go/spark/client/options"
 	"github.com/google/uuid"
+	"golang.org/x/oauth2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -51,6 +53,12 @@ type Options struct {
 	// trying to pick it up again on a new connection (ReattachExecute)
 	// before it fails as unreachable. Default DefaultReattachFor.
 	ReattachFor time.Duration
+	// TokenSource, when set, gives the bearer token of every call (see
+	// [ClientCredentials], [CommandTokenSource]), fetched anew
+	// [RefreshBefore] its expiry: for OAuth tokens, which outlive no
+	// long merge. It excludes token= in the connection string, and like
+	// it switches on TLS except to host localhost.
+	TokenSource oauth2.TokenSource
 }
 
 // DefaultKeepAlive is Options.KeepAlive's default: just over gRPC Java's
@@ -100,9 +108,11 @@ type Session struct {
 	retry     RetryPolicy
 	// reattachFor bounds the reattach attempts of a broken stream.
 	reattachFor time.Duration
-	conn        *grpc.ClientConn
-	exec        base.SparkConnectClient
-	version     string
+	// reattaches counts the streams picked up again, for tests.
+	reattaches atomic.Int64
+	conn       *grpc.ClientConn
+	exec       base.SparkConnectClient
+	version    string
 }
 
 // maxMessageSize is the largest gRPC message accepted from the server
@@ -114,8 +124,12 @@ const maxMessageSize = 128 << 20
 // the error wraps [ErrUnreachable] and names host:port.
 func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err error) {
 	defer guard("connect to spark", &err)
+	if opts.TokenSource != nil && remote.Token() != "" {
+		return nil, errors.New("connect to spark: the connection string has a token and a token source was given: give one of them")
+	}
+	secure := remote.Secure() || opts.TokenSource != nil && remote.Host != "localhost"
 	var creds credentials.TransportCredentials
-	if remote.Secure() {
+	if secure {
 		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 	} else {
 		creds = insecure.NewCredentials()
@@ -125,7 +139,10 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize)),
 	}
 	if tok := remote.Token(); tok != "" {
-		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{token: tok, secure: remote.Secure()}))
+		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{token: tok, secure: secure}))
+	}
+	if opts.TokenSource != nil {
+		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(newTokenCredentials(opts.TokenSource, secure)))
 	}
 	if opts.KeepAlive >= 0 {
 		ka := keepalive.ClientParameters{Time: opts.KeepAlive, Timeout: opts.KeepAliveTimeout}
