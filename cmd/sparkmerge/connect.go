@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/sparkmerge/sparkmerge/localspark"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
@@ -56,7 +58,12 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 			}
 		}
 	}
-	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version, Conf: conf, KeepAlive: g.keepAlive})
+	tokens, err := g.tokenSource(remote)
+	if err != nil {
+		stopServer()
+		return nil, nil, err
+	}
+	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version, Conf: conf, KeepAlive: g.keepAlive, TokenSource: tokens})
 	if err != nil {
 		stopServer()
 		if errors.Is(err, spark.ErrInvalidRemote) {
@@ -76,6 +83,44 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 		client.Close()
 		stopServer()
 	}, nil
+}
+
+// tokenSource is where the access tokens of a connection without token=
+// come from, when anywhere: --token-command (or $SPARKMERGE_TOKEN_COMMAND),
+// else a Databricks service principal's OAuth credentials
+// ($DATABRICKS_CLIENT_ID and $DATABRICKS_CLIENT_SECRET, exchanged at
+// $DATABRICKS_HOST, by default the server's host), as Databricks' own
+// tools read them. Either one refreshes tokens, which expire within the
+// hour, for merges that run longer.
+func (g *globalOptions) tokenSource(remote string) (oauth2.TokenSource, error) {
+	command := g.tokenCommand
+	if command == "" {
+		command = g.getenv("SPARKMERGE_TOKEN_COMMAND")
+	}
+	id, secret := g.getenv("DATABRICKS_CLIENT_ID"), g.getenv("DATABRICKS_CLIENT_SECRET")
+	if command == "" && (id == "" || secret == "" || g.local) {
+		return nil, nil
+	}
+	r, err := spark.ParseRemote(remote)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--remote: %w", err)}
+	}
+	if r.Token() != "" {
+		if command != "" {
+			return nil, usagef("the connection string has token= and a token command is set: give one of them")
+		}
+		return nil, nil // a token given outright wins over credentials in the environment
+	}
+	if command != "" {
+		// Tokens without an expiry are taken to last as long as OAuth
+		// access tokens usually do.
+		return spark.CommandTokenSource(command, time.Hour), nil
+	}
+	host := g.getenv("DATABRICKS_HOST")
+	if host == "" {
+		host = r.Host
+	}
+	return spark.ClientCredentials(spark.DatabricksTokenURL(host), id, secret, "all-apis"), nil
 }
 
 // startLocal runs the project's Spark Connect image for this command, with

@@ -14,7 +14,9 @@ type globalOptions struct {
 	output    string
 	conf      []string
 	keepAlive time.Duration
-	getenv    func(string) string
+	// tokenCommand prints an access token; run again before it expires.
+	tokenCommand string
+	getenv       func(string) string
 }
 
 func newRootCmd(getenv func(string) string) *cobra.Command {
@@ -64,6 +66,7 @@ widen, and conflicts are errors that name the source and column.`,
 	pf.BoolVar(&g.local, "local", false, "start the project's Spark container for this run and stop it after (needs Docker)")
 	pf.StringVarP(&g.output, "output", "o", "text", "result format: text or json")
 	pf.DurationVar(&g.keepAlive, "keepalive", 0, "ping a silent connection after this long and fail the run (exit 4) if the server does not answer within 20s (default 5m30s, just over what Spark Connect servers accept during a call; negative: never)")
+	pf.StringVar(&g.tokenCommand, "token-command", "", "command that prints an access token (alone, or JSON with access_token and expiry), run again before each token expires, e.g. 'databricks auth token --host https://...' (default $SPARKMERGE_TOKEN_COMMAND)")
 	pf.StringArrayVar(&g.conf, "conf", nil, "Spark session setting `key=value` for this run, as with spark-submit (repeatable)")
 
 	root.AddCommand(

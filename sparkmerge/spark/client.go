@@ -1,15 +1,15 @@
 package spark
 
 import (
-	"os"
-
-	"github.com/apache/spark-connect-go/spark/sql"
-	"github.com/google/uuid"
-
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
+
+	"github.com/apache/spark-connect-go/spark/sql"
+	"github.com/google/uuid"
+	"golang.org/x/oauth2"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -70,7 +70,49 @@ type ConnectOptions struct {
 	// session_id in the connection string. Empty: the connection string's
 	// session_id, else a new session.
 	SessionID string
+	// ReattachFor is how long a call whose connection broke keeps trying
+	// to pick its operation up again on a new connection before it fails
+	// as unreachable (every query and write runs as a reattachable
+	// operation). Zero means 2 minutes.
+	ReattachFor time.Duration
+	// TokenSource, when set, gives the bearer token of every call, fetched
+	// anew 5 minutes before it expires: for OAuth tokens, which expire
+	// within the hour (see [ClientCredentials], [CommandTokenSource]). It
+	// excludes token= in the connection string, and like it switches on
+	// TLS except to host localhost.
+	TokenSource oauth2.TokenSource
 }
+
+// ClientCredentials returns a token source for OAuth machine-to-machine
+// authentication: a service principal's id and secret exchanged at
+// tokenURL for access tokens (the client credentials grant). For
+// Databricks: ClientCredentials(DatabricksTokenURL(host), id, secret,
+// "all-apis").
+func ClientCredentials(tokenURL, clientID, clientSecret string, scopes ...string) oauth2.TokenSource {
+	return connect.ClientCredentials(tokenURL, clientID, clientSecret, scopes...)
+}
+
+// DatabricksTokenURL is the OAuth token endpoint of a Databricks
+// workspace, given its URL or host name.
+func DatabricksTokenURL(host string) string { return connect.DatabricksTokenURL(host) }
+
+// CommandTokenSource returns a token source that runs command (sh -c) for
+// each new token, e.g. "databricks auth token --host https://...". The
+// command prints the token alone or a JSON object with access_token and
+// an expiry (expiry in RFC 3339, expires_on in Unix seconds, or
+// expires_in); a token without one is used for withoutExpiry.
+func CommandTokenSource(command string, withoutExpiry time.Duration) oauth2.TokenSource {
+	return connect.CommandTokenSource(command, withoutExpiry)
+}
+
+// Remote is a parsed Spark Connect connection string: Host, Port, the
+// parameters, and Token() (never printed: String redacts it).
+type Remote = connect.Remote
+
+// ParseRemote parses a connection string in PySpark's form
+// (sc://host:port/;token=...;use_ssl=true;...). Its errors match
+// [ErrInvalidRemote].
+func ParseRemote(remote string) (Remote, error) { return connect.ParseRemote(remote) }
 
 // DefaultRemote is the server [Connect] uses when neither its remote nor
 // SPARK_REMOTE names one, as PySpark does.
@@ -103,7 +145,10 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 		}
 		r.SessionID = opts.SessionID
 	}
-	sess, err := connect.Dial(ctx, r, connect.Options{UserAgent: opts.UserAgent, KeepAlive: opts.KeepAlive, KeepAliveTimeout: opts.KeepAliveTimeout})
+	sess, err := connect.Dial(ctx, r, connect.Options{
+		UserAgent: opts.UserAgent, KeepAlive: opts.KeepAlive, KeepAliveTimeout: opts.KeepAliveTimeout,
+		ReattachFor: opts.ReattachFor, TokenSource: opts.TokenSource,
+	})
 	if err != nil {
 		return nil, err
 	}

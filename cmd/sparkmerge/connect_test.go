@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// Where a run's access tokens come from: a token command, else a
+// Databricks service principal's credentials in the environment, never
+// both a token= and a token command, and nothing for --local.
+func TestTokenSource(t *testing.T) {
+	var asked []string
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, secret, _ := r.BasicAuth()
+		asked = append(asked, r.URL.Path+" "+id+":"+secret+" "+r.FormValue("scope"))
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"access_token": "from-oauth", "token_type": "Bearer", "expires_in": 3600})
+	}))
+	defer tokens.Close()
+	sp := map[string]string{"DATABRICKS_CLIENT_ID": "sp", "DATABRICKS_CLIENT_SECRET": "s3cret", "DATABRICKS_HOST": tokens.URL}
+
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		command string
+		local   bool
+		remote  string
+		token   string // the source's token; "" for no source
+		usage   bool
+	}{
+		{name: "nothing set", remote: "sc://h:443"},
+		{name: "service principal", env: sp, remote: "sc://dbc-1.cloud.databricks.com:443/;use_ssl=true", token: "from-oauth"},
+		{name: "token= wins over the environment", env: sp, remote: "sc://h:443/;token=abc"},
+		{name: "--local ignores the environment", env: sp, local: true, remote: "sc://127.0.0.1:15002"},
+		{name: "token command", env: sp, command: "echo cmd-token", remote: "sc://h:443", token: "cmd-token"},
+		{name: "token command from the environment", env: map[string]string{"SPARKMERGE_TOKEN_COMMAND": "echo env-token"}, remote: "sc://h:443", token: "env-token"},
+		{name: "token= and a token command", command: "echo x", remote: "sc://h:443/;token=abc", usage: true},
+		{name: "only an id", env: map[string]string{"DATABRICKS_CLIENT_ID": "sp"}, remote: "sc://h:443"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &globalOptions{tokenCommand: tc.command, local: tc.local, getenv: func(k string) string { return tc.env[k] }}
+			src, err := g.tokenSource(tc.remote)
+			var ue *usageError
+			if tc.usage {
+				if !errors.As(err, &ue) {
+					t.Errorf("err = %v, want a usage error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.token == "" {
+				if src != nil {
+					t.Errorf("a token source, want none")
+				}
+				return
+			}
+			if src == nil {
+				t.Fatal("no token source")
+			}
+			tok, err := src.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tok.AccessToken != tc.token {
+				t.Errorf("token %q, want %q", tok.AccessToken, tc.token)
+			}
+		})
+	}
+	if len(asked) != 1 || asked[0] != "/oidc/v1/token sp:s3cret all-apis" {
+		t.Errorf("token endpoint asked %q, want once at /oidc/v1/token with the principal's credentials and scope all-apis", asked)
+	}
+}
