@@ -67,10 +67,11 @@ type Options struct {
 // (GOAWAY "too_many_pings"), failing the call.
 const DefaultKeepAlive = 5*time.Minute + 30*time.Second
 
-// RetryPolicy retries idempotent calls (analyze, queries, the dial check)
-// that fail with gRPC UNAVAILABLE, with exponential backoff. Commands
-// (writes, SQL statements, views) are not retried: a lost answer could mean
-// they ran. The zero value means 4 attempts, 250ms initial and 4s maximum backoff.
+// RetryPolicy retries the unary calls (analyze, settings, the dial check)
+// that fail with gRPC UNAVAILABLE, with exponential backoff. Queries and
+// commands are never sent twice: their broken streams are picked up again
+// under their operation id (see Options.ReattachFor). The zero value means
+// 4 attempts, 250ms initial and 4s maximum backoff.
 type RetryPolicy struct {
 	// MaxAttempts counts the first call; 1 disables retries. 0 means 4.
 	MaxAttempts int
