@@ -27,9 +27,9 @@ import (
 // key spelling as a string. Each row's file says, through a route table
 // joined once per row, which position feeds which target column through
 // which casts: CAST(CAST(raw AS <file's type>) AS <target type>). For the
-// values client inference admits (see inferCSV and scanJSONLines) a
-// string cast to the file's type is exactly what Spark's parser makes of
-// it, so the rows are those of the reads one by one.
+// values client inference admits (see package infer) a string cast to the
+// file's type is exactly what Spark's parser makes of it, so the rows are
+// those of the reads one by one.
 //
 // Positional reading skips the header check of enforceSchema=false.
 // Instead each row's file is matched on path, size and modification time as

@@ -2,6 +2,7 @@ package spark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // Planned is a merge plan together with how each of its inputs is read.
@@ -102,7 +104,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 				return nil, err
 			}
 			pq := c.parquetConfFor(ctx, reads)
-			kept, reads = inferLocally(reads, pq)
+			kept, reads = inferLocally(reads, c.SparkVersion(), pq)
 			inference = time.Since(began)
 		}
 		for _, r := range reads {
@@ -187,27 +189,32 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 }
 
 // inferLocally infers the schemas of the CSV, JSON and Parquet reads it can
-// on the client (see localCSVSchema, localJSONSchema and
-// localParquetSchema; Parquet only with the server's settings in pq) and
-// returns them apart from the reads whose schema Spark must give. Local
-// CSV reads carry enforceSchema=false: Spark then checks every file's
-// header against the inferred names.
-func inferLocally(reads []*Read, pq *parquetConf) (local, remote []*Read) {
-	return inferLocallyWithin(reads, pq, maxLocalInferTotal)
+// on the client, by the inference rules of a server of sparkVersion (see
+// localCSVFile, localJSONFile and localParquetFile; Parquet only with the
+// server's settings in pq), and returns them apart from the reads whose
+// schema Spark must give: all of them when the client has no rules for
+// that version. Local CSV reads carry enforceSchema=false: Spark then
+// checks every file's header against the inferred names.
+func inferLocally(reads []*Read, sparkVersion string, pq *infer.ParquetConf) (local, remote []*Read) {
+	rules, ok := infer.RulesFor(sparkVersion)
+	if !ok {
+		return nil, reads
+	}
+	return inferLocallyWithin(reads, rules, pq, maxLocalInferTotal)
 }
 
 // maxLocalInferTotal bounds the bytes the client reads to infer schemas:
 // past it a cluster's parallel inference may beat one client, which types
 // about 100 MB/s of CSV and 130 MB/s of JSON lines per core (go test -bench
-// Infer; docs/benchmarks-history.md). Files past the budget, in input
-// order, go to Spark. On one machine the client wins well past it: with
-// 256 MiB, 240 MB of a 496 MB JSON corpus went to Spark, 12 s of a 46 s
-// merge.
+// Infer ./sparkmerge/spark/internal/infer; docs/benchmarks-history.md).
+// Files past the budget, in input order, go to Spark. On one machine the
+// client wins well past it: with 256 MiB, 240 MB of a 496 MB JSON corpus
+// went to Spark, 12 s of a 46 s merge.
 const maxLocalInferTotal = 1 << 30
 
 // inferLocallyWithin is inferLocally with a budget for the bytes of CSV and
 // JSON files read (a Parquet file costs only its footer).
-func inferLocallyWithin(reads []*Read, pq *parquetConf, budget int64) (local, remote []*Read) {
+func inferLocallyWithin(reads []*Read, rules infer.Rules, pq *infer.ParquetConf, budget int64) (local, remote []*Read) {
 	inferred := make([]bool, len(reads))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -216,7 +223,7 @@ func inferLocallyWithin(reads []*Read, pq *parquetConf, budget int64) (local, re
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				inferred[i] = inferLocal(reads[i], pq)
+				inferred[i] = inferLocal(reads[i], rules, pq)
 			}
 		}()
 	}
@@ -251,8 +258,8 @@ func inferLocallyWithin(reads []*Read, pq *parquetConf, budget int64) (local, re
 	return local, remote
 }
 
-// inferLocal infers r's schema on the client if it can.
-func inferLocal(r *Read, pq *parquetConf) bool {
+// inferLocal infers r's schema on the client by rules if it can.
+func inferLocal(r *Read, rules infer.Rules, pq *infer.ParquetConf) bool {
 	if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 {
 		return false
 	}
@@ -263,28 +270,32 @@ func inferLocal(r *Read, pq *parquetConf) bool {
 		src = r.copy.path
 	}
 	before, stamped := stampOf(src)
-	ok := false
-	var why string
+	err := errNotPlainLocal // a format the client does not infer
 	switch r.Format {
 	case "csv":
-		if r.Schema, r.shortNumbers, why, ok = localCSVFile(src, r.Options); ok {
+		var f infer.CSVFile
+		// ShortNumbers holds for a file read even when Spark must type it.
+		f, err = localCSVFile(rules, src, r.Options)
+		r.Schema, r.shortNumbers = f.Schema, f.ShortNumbers
+		if err == nil {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
 	case "json":
-		var f jsonFile
-		if f, why, ok = localJSONSchema(src, r.Options); ok {
-			r.raw, r.reprinted, r.shortNumbers = f.raw, f.reprinted, f.shortNumbers
-			r.Schema, ok = jsonSchemaOf(r.raw)
+		var f infer.JSONFile
+		if f, err = localJSONFile(rules, src, r.Options); err == nil {
+			r.raw, r.reprinted, r.shortNumbers = f.Raw, f.Reprinted, f.ShortNumbers
+			r.Schema, err = rules.JSONSchema(r.raw)
 		}
 	case "parquet":
 		if pq != nil {
-			r.Schema, _, ok = localParquetSchema(src, r.Options, *pq)
+			r.Schema, err = localParquetFile(rules, src, r.Options, *pq)
 		}
 	}
-	if !ok {
+	if err != nil {
 		r.Schema, r.raw = sparkmerge.Schema{}, sparkmerge.DataType{}
-		if strings.HasPrefix(why, notUTF8Prefix) {
-			r.encodingProblem = why
+		var refused *infer.Unsupported
+		if errors.As(err, &refused) && refused.Reason == infer.NotUTF8 {
+			r.encodingProblem = refused.Error()
 		}
 		return false
 	}
@@ -528,11 +539,12 @@ func fieldNames(fields []sparkmerge.Field) string {
 
 // clientRulesVersion is the Spark version whose schema inference rules the
 // client implements (CSVInferSchema, JsonInferSchema, the Parquet schema
-// converter).
-const clientRulesVersion = "4.0"
+// converter), for messages.
+var clientRulesVersion = infer.Spark40.Version()
 
 // clientRulesMatch reports whether a server of this Spark version infers
-// by the rules the client implements.
+// by rules the client implements.
 func clientRulesMatch(version string) bool {
-	return version == clientRulesVersion || strings.HasPrefix(version, clientRulesVersion+".")
+	_, ok := infer.RulesFor(version)
+	return ok
 }

@@ -50,7 +50,8 @@ type Read struct {
 	// canonicalisation, which merging with other files must precede.
 	raw sparkmerge.DataType
 	// reprinted are a locally inferred JSON file's keys whose numbers
-	// from_json prints otherwise than Spark's reader (see jsonFile).
+	// from_json prints otherwise than Spark's reader (see
+	// infer.JSONFile.Reprinted).
 	reprinted map[string]bool
 	// pinned is the schema DDL sent with the read when it runs, so that
 	// Spark does not infer the schema a second time.
@@ -66,7 +67,8 @@ type Read struct {
 	// (client inference read it and no encoding was given), or "".
 	encodingProblem string
 	// shortNumbers: the client read the file and no number in it has more
-	// than 15 digits, so its casts to double are exact (see shortNumbers).
+	// than 15 digits, so its casts to double are exact (see
+	// infer.CSVFile.ShortNumbers).
 	shortNumbers bool
 	// patterns is true when Paths are the user's own list of paths, read
 	// as Spark reads patterns; otherwise each path is one file or dataset

@@ -16,11 +16,10 @@ import (
 // server alone) are typed by the client too, from their contents fetched
 // through Spark: one binaryFile job per 64 MiB of small CSV, JSON and
 // Parquet files, instead of one Spark inference job (or footer request) per
-// file. The client applies Spark's
-// own rules (inferCSV, scanJSONLines) to a temporary copy, and stamps
-// each file with the size and modification time Spark reported, so that
-// such files join positional scans (scanBatch), which fail on a file that
-// changed since, as for local files.
+// file. The client applies Spark's own rules (package infer) to a
+// temporary copy, and stamps each file with the size and modification time
+// Spark reported, so that such files join positional scans (scanBatch),
+// which fail on a file that changed since, as for local files.
 
 const (
 	// maxRemoteInferFile is the largest remote file fetched to type it.

@@ -1,4 +1,4 @@
-package spark
+package infer
 
 import (
 	"os"
@@ -40,9 +40,9 @@ func TestInferCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			schema, why, ok := inferCSV([]byte(tt.csv), ',')
-			if !ok {
-				t.Fatalf("not inferred locally: %s", why)
+			schema, err := inferCSV([]byte(tt.csv), ',')
+			if err != nil {
+				t.Fatalf("not inferred locally: %v", err)
 			}
 			if got := schema.String(); got != tt.want {
 				t.Errorf("schema = %s, want %s", got, tt.want)
@@ -52,9 +52,9 @@ func TestInferCSV(t *testing.T) {
 }
 
 func TestInferCSVTab(t *testing.T) {
-	schema, why, ok := inferCSV([]byte("a\tb\n1\tx,y\n"), '\t')
-	if !ok {
-		t.Fatalf("not inferred locally: %s", why)
+	schema, err := inferCSV([]byte("a\tb\n1\tx,y\n"), '\t')
+	if err != nil {
+		t.Fatalf("not inferred locally: %v", err)
 	}
 	if got, want := schema.String(), "a int, b string"; got != want {
 		t.Errorf("schema = %s, want %s", got, want)
@@ -88,18 +88,28 @@ func TestInferCSVLeavesToSpark(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			schema, why, ok := inferCSV([]byte(tt.csv), ',')
-			if ok {
+			schema, err := inferCSV([]byte(tt.csv), ',')
+			if err == nil {
 				t.Fatalf("inferred locally as %s; want it left to Spark", schema)
 			}
-			if !strings.Contains(why, tt.why) {
+			if why := err.Error(); !strings.Contains(why, tt.why) {
 				t.Errorf("reason %q does not mention %q", why, tt.why)
+			}
+			want := UnsupportedContents
+			if tt.name == "not utf-8" {
+				want = NotUTF8
+			}
+			if u, ok := err.(*Unsupported); !ok || u.Reason != want {
+				t.Errorf("error %#v: want an *Unsupported of reason %d", err, want)
 			}
 		})
 	}
 }
 
-func TestLocalCSVSchemaOptionsAndFiles(t *testing.T) {
+// The options and files whose inference the CSV rules reproduce; which
+// paths the executor hands them is its own test
+// (TestLocalCSVFileOptionsAndFiles).
+func TestCSVFileOptionsAndFiles(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "a.csv")
 	if err := os.WriteFile(csv, []byte("a,b\n1,x\n"), 0o644); err != nil {
@@ -109,95 +119,79 @@ func TestLocalCSVSchemaOptionsAndFiles(t *testing.T) {
 	if err := os.WriteFile(semi, []byte("a;b\n1;x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gz := filepath.Join(dir, "a.csv.gz")
-	if err := os.WriteFile(gz, []byte("not really gzip"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	big := filepath.Join(dir, "big.csv")
-	if err := os.WriteFile(big, []byte("a\n"+strings.Repeat("1\n", maxLocalInferBytes/2)), 0o644); err != nil {
+	if err := os.WriteFile(big, []byte("a\n"+strings.Repeat("1\n", MaxFileBytes/2)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defaults := defaultReaderOptions("csv")
+	latin1 := filepath.Join(dir, "latin1.csv")
+	if err := os.WriteFile(latin1, []byte("a\nZ\xfcrich\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	with := func(k, v string) map[string]string {
+		return map[string]string{"header": "true", "inferSchema": "true", "mode": "FAILFAST", k: v}
+	}
+	defaults := with("mode", "FAILFAST")
 	tests := []struct {
 		name    string
 		path    string
 		options map[string]string
-		ok      bool
+		reason  Reason // 0: inferred
 	}{
-		{"defaults", csv, defaults, true},
-		{"file: URI", "file://" + csv, defaults, true},
-		{"semicolon", semi, withOption(defaults, "sep", ";"), true},
-		{"mode is irrelevant", csv, withOption(defaults, "mode", "PERMISSIVE"), true},
-		{"other option", csv, withOption(defaults, "nullValue", "NA"), false},
-		{"odd separator", csv, withOption(defaults, "sep", "::"), false},
-		{"no header", csv, withOption(defaults, "header", "false"), false},
-		{"no inference", csv, withOption(defaults, "inferSchema", "false"), false},
-		{"compressed", gz, defaults, false},
-		{"too big", big, defaults, false},
-		{"remote", "s3a://bucket/a.csv", defaults, false},
-		{"missing", filepath.Join(dir, "missing.csv"), defaults, false},
-		{"glob", filepath.Join(dir, "*.csv"), defaults, false},
+		{"defaults", csv, defaults, 0},
+		{"semicolon", semi, with("sep", ";"), 0},
+		{"delimiter", semi, with("delimiter", ";"), 0},
+		{"mode is irrelevant", csv, with("mode", "PERMISSIVE"), 0},
+		{"enforceSchema is irrelevant", csv, with("enforceSchema", "false"), 0},
+		{"other option", csv, with("nullValue", "NA"), UnsupportedOptions},
+		{"odd separator", csv, with("sep", "::"), UnsupportedOptions},
+		{"no header", csv, with("header", "false"), UnsupportedOptions},
+		{"no inference", csv, with("inferSchema", "false"), UnsupportedOptions},
+		{"too big", big, defaults, UnsupportedFile},
+		{"missing", filepath.Join(dir, "missing.csv"), defaults, UnsupportedFile},
+		{"directory", dir, defaults, UnsupportedFile},
+		{"not utf-8", latin1, defaults, NotUTF8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, why, ok := localCSVSchema(tt.path, tt.options)
-			if ok != tt.ok {
-				t.Errorf("inferred locally = %v (%s), want %v", ok, why, tt.ok)
+			f, err := Spark40.CSVFile(tt.path, tt.options)
+			var reason Reason
+			if err != nil {
+				u, ok := err.(*Unsupported)
+				if !ok {
+					t.Fatalf("error %#v is no *Unsupported", err)
+				}
+				reason = u.Reason
+			}
+			if reason != tt.reason {
+				t.Errorf("reason %d (%v), want %d", reason, err, tt.reason)
+			}
+			if err == nil && f.Schema.String() != "a int, b string" {
+				t.Errorf("schema %s", f.Schema)
 			}
 		})
 	}
-}
-
-func TestInferLocallySplitsReads(t *testing.T) {
-	dir := t.TempDir()
-	plain := filepath.Join(dir, "plain.csv")
-	quoted := filepath.Join(dir, "quoted.csv")
-	if err := os.WriteFile(plain, []byte("a,b\n1,x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(quoted, []byte("a,b\n1,\"x\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sources, err := resolveSources([]SourceSpec{{Paths: []string{plain}}, {Paths: []string{quoted}}}, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reads := []*Read{newRead(sources[0]), newRead(sources[1])}
-	local, remote := inferLocally(reads, nil)
-	if len(local) != 1 || local[0].Paths[0] != plain || len(remote) != 1 || remote[0].Paths[0] != quoted {
-		t.Fatalf("local %v, remote %v: want plain.csv local and quoted.csv remote", local, remote)
-	}
-	r := local[0]
-	if !r.InferredLocally || r.Schema.String() != "a int, b string" {
-		t.Errorf("local read: inferred %v, schema %s", r.InferredLocally, r.Schema)
-	}
-	// Spark checks each file's header against the names inferred here.
-	if r.Options["enforceSchema"] != "false" {
-		t.Errorf("options %v: want enforceSchema=false", r.Options)
-	}
-	if remote[0].InferredLocally || remote[0].Options["enforceSchema"] != "" {
-		t.Errorf("remote read changed: %+v", remote[0])
+	if _, err := (Rules{}).CSVFile(csv, defaults); err == nil || err.(*Unsupported).Reason != NoRules {
+		t.Errorf("zero Rules: %v, want NoRules", err)
 	}
 }
 
-// The client reads at most a budget of bytes; later files go to Spark.
-func TestInferLocallyBudget(t *testing.T) {
-	dir := t.TempDir()
-	var reads []*Read
-	for _, name := range []string{"a.csv", "b.csv", "c.csv"} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("id\n1\n"), 0o644); err != nil { // 5 bytes
-			t.Fatal(err)
-		}
-		sources, err := resolveSources([]SourceSpec{{Paths: []string{p}}}, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reads = append(reads, newRead(sources[0]))
+// A file read whose contents are left to Spark still tells whether its
+// numbers are short, and bytes are typed as the file of them is.
+func TestCSVShortNumbers(t *testing.T) {
+	options := map[string]string{"header": "true", "inferSchema": "true"}
+	f, err := Spark40.CSV([]byte("a,b\n\"1\",2\n"), options)
+	if err == nil || !f.ShortNumbers {
+		t.Errorf("quoted file: %+v, %v: want refused with ShortNumbers", f, err)
 	}
-	local, remote := inferLocallyWithin(reads, nil, 12)
-	if len(local) != 2 || len(remote) != 1 || filepath.Base(remote[0].Paths[0]) != "c.csv" {
-		t.Fatalf("local %d, remote %d (%v): want a.csv and b.csv local within 12 bytes, c.csv to Spark", len(local), len(remote), remote)
+	f, err = Spark40.CSV([]byte("a,b\n1,12345678901234567\n"), options)
+	if err != nil || f.ShortNumbers || f.Schema.String() != "a int, b bigint" {
+		t.Errorf("long number: %+v, %v", f, err)
+	}
+	if f, err = Spark40.CSV([]byte("a\n\xff\n"), options); err == nil || f.ShortNumbers {
+		t.Errorf("not UTF-8: %+v, %v: want refused without ShortNumbers", f, err)
+	}
+	if _, err = Spark40.CSV([]byte("a\n1\n"), nil); err == nil {
+		t.Error("without header and inferSchema: inferred")
 	}
 }
 

@@ -1,12 +1,15 @@
-package spark
+package infer
 
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sparkmerge/sparkmerge"
 )
@@ -38,14 +41,22 @@ func FuzzInferCSV(f *testing.F) {
 		if tab {
 			sep = '\t'
 		}
-		schema, why, ok := inferCSV(data, sep)
-		again, _, okAgain := inferCSV(data, sep)
-		if ok != okAgain || ok && !schema.Equal(again) {
-			t.Fatalf("not deterministic: %v %v / %v %v", schema, ok, again, okAgain)
+		options := map[string]string{"header": "true", "inferSchema": "true"}
+		if tab {
+			options["sep"] = "\t"
+		}
+		file, err := Spark40.CSV(data, options)
+		again, errAgain := Spark40.CSV(data, options)
+		schema, ok, okAgain := file.Schema, err == nil, errAgain == nil
+		if ok != okAgain || ok && !schema.Equal(again.Schema) || file.ShortNumbers != again.ShortNumbers {
+			t.Fatalf("not deterministic: %v %v / %v %v", schema, ok, again.Schema, okAgain)
+		}
+		if file.ShortNumbers && !shortNumbersByRegexp(data) || !file.ShortNumbers && utf8.Valid(data) && !bytes.HasPrefix(data, []byte("\ufeff")) && shortNumbersByRegexp(data) {
+			t.Fatalf("short numbers %v for %q", file.ShortNumbers, data)
 		}
 		if !ok {
-			if why == "" {
-				t.Fatal("refused without a reason")
+			if u, isUnsupported := err.(*Unsupported); !isUnsupported || u.Error() == "" || u.Reason == 0 {
+				t.Fatalf("refused without a reason: %#v", err)
 			}
 			return
 		}
@@ -67,8 +78,8 @@ func FuzzInferCSV(f *testing.F) {
 			}
 		}
 		doubled := append(append(append([]byte{}, data...), '\n'), data...)
-		if twice, why, ok := inferCSV(doubled, sep); !ok || !twice.Equal(schema) {
-			t.Fatalf("the records twice: %v (%v %s), once: %v", twice, ok, why, schema)
+		if twice, err := inferCSV(doubled, sep); err != nil || !twice.Equal(schema) {
+			t.Fatalf("the records twice: %v (%v), once: %v", twice, err, schema)
 		}
 	})
 }
@@ -143,16 +154,20 @@ func FuzzInferJSONLines(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, why, ok := scanJSONLines(data)
-		again, _, okAgain := scanJSONLines(data)
-		if ok != okAgain || ok && !file.raw.Equal(again.raw) {
-			t.Fatalf("not deterministic: %v %v / %v %v", file.raw, ok, again.raw, okAgain)
+		file, err := Spark40.JSONLines(data, nil)
+		again, errAgain := Spark40.JSONLines(data, nil)
+		ok, okAgain := err == nil, errAgain == nil
+		if ok != okAgain || ok && (!file.Raw.Equal(again.Raw) || !maps.Equal(file.Reprinted, again.Reprinted) || file.ShortNumbers != again.ShortNumbers) {
+			t.Fatalf("not deterministic: %v %v / %v %v", file.Raw, ok, again.Raw, okAgain)
 		}
 		if !ok {
-			if why == "" {
-				t.Fatal("refused without a reason")
+			if u, isUnsupported := err.(*Unsupported); !isUnsupported || u.Error() == "" || u.Reason == 0 {
+				t.Fatalf("refused without a reason: %#v", err)
 			}
 			return
+		}
+		if file.ShortNumbers != shortNumbersByRegexp(data) {
+			t.Fatalf("short numbers %v for %q", file.ShortNumbers, data)
 		}
 		for _, line := range strings.Split(string(data), "\n") {
 			line = strings.TrimSuffix(line, "\r")
@@ -166,15 +181,15 @@ func FuzzInferJSONLines(f *testing.F) {
 			if err := json.Unmarshal([]byte(line), &record); err != nil {
 				t.Fatalf("accepted %q: %v", line, err)
 			}
-			for _, fld := range file.raw.Fields {
+			for _, fld := range file.Raw.Fields {
 				if v, ok := record[fld.Name]; ok && !jsonValueFits(v, fld.Type) {
 					t.Fatalf("key %q typed %s holds %s", fld.Name, fld.Type, v)
 				}
 			}
 		}
 		doubled := append(append(append([]byte{}, data...), '\n'), data...)
-		if twice, why, ok := scanJSONLines(doubled); !ok || !twice.raw.Equal(file.raw) {
-			t.Fatalf("the records twice: %v (%v %s), once: %v", twice.raw, ok, why, file.raw)
+		if twice, err := scanJSONLines(doubled); err != nil || !twice.Raw.Equal(file.Raw) {
+			t.Fatalf("the records twice: %v (%v), once: %v", twice.Raw, err, file.Raw)
 		}
 	})
 }
@@ -210,3 +225,9 @@ func jsonValueFits(v json.RawMessage, t sparkmerge.DataType) bool {
 	}
 	return false
 }
+
+// longDigitRun is a run of more than 15 digits, which shortNumbers looks
+// for byte by byte.
+var longDigitRun = regexp.MustCompile(`[0-9]{16}`)
+
+func shortNumbersByRegexp(data []byte) bool { return !longDigitRun.Match(data) }

@@ -1,7 +1,6 @@
-package spark
+package infer
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -10,32 +9,30 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark/internal/parquetfooter"
 )
 
-// Asking Spark for the schema of a group of Parquet files with
-// mergeSchema=true runs a Spark job that opens every footer; a group it
-// cannot merge is split and asked again. At 200 files that was about 3 s,
-// half of a whole merge. A Parquet schema is all in the file's footer, so
-// for local files the client reads the footers itself and converts them as
-// Spark 4.0's ParquetFileFormat.readSchemaFromFooter does: the Spark schema
-// a Spark writer stored in the key-value metadata if there is one, else
+// A Parquet schema is all in the file's footer: the Parquet rules read the
+// footer and convert it as Spark 4.0's
+// ParquetFileFormat.readSchemaFromFooter does: the Spark schema a Spark
+// writer stored in the key-value metadata if there is one, else
 // ParquetToSparkSchemaConverter's rules for each column. Anything outside
-// the rules reproduced here (nested columns from other writers, types Spark
-// rejects, names equal but for case) is left to Spark, which then gives
+// the rules reproduced here (nested columns from other writers, types
+// Spark rejects, names equal but for case) is refused: Spark then gives
 // its own schema or error.
 
 // sparkRowMetadataKey is where Spark's Parquet writer stores the schema
 // (ParquetReadSupport.SPARK_METADATA_KEY).
 const sparkRowMetadataKey = "org.apache.spark.sql.parquet.row.metadata"
 
-// parquetConf holds the session settings that Spark's Parquet schema
-// conversion reads; Plan fetches them from the server.
-type parquetConf struct {
-	binaryAsString   bool // spark.sql.parquet.binaryAsString
-	int96AsTimestamp bool // spark.sql.parquet.int96AsTimestamp
-	inferNTZ         bool // spark.sql.parquet.inferTimestampNTZ.enabled
-	nanosAsLong      bool // spark.sql.legacy.parquet.nanosAsLong
+// ParquetConf holds the session settings that Spark's Parquet schema
+// conversion reads (see [ParquetConfKeys]); the executor fetches them
+// from the server.
+type ParquetConf struct {
+	BinaryAsString   bool // spark.sql.parquet.binaryAsString
+	Int96AsTimestamp bool // spark.sql.parquet.int96AsTimestamp
+	InferNTZ         bool // spark.sql.parquet.inferTimestampNTZ.enabled
+	NanosAsLong      bool // spark.sql.legacy.parquet.nanosAsLong
 }
 
-// parquetConfKeys are the settings parquetConf holds, in field order.
+// parquetConfKeys are the settings ParquetConf holds, in field order.
 var parquetConfKeys = []string{
 	"spark.sql.parquet.binaryAsString",
 	"spark.sql.parquet.int96AsTimestamp",
@@ -43,9 +40,15 @@ var parquetConfKeys = []string{
 	"spark.sql.legacy.parquet.nanosAsLong",
 }
 
-func parquetConfFrom(values map[string]string) (parquetConf, error) {
-	var c parquetConf
-	for i, dst := range []*bool{&c.binaryAsString, &c.int96AsTimestamp, &c.inferNTZ, &c.nanosAsLong} {
+// ParquetConfKeys are the names of the session settings [ParquetConf]
+// holds, for [ParquetConfFrom].
+func ParquetConfKeys() []string { return append([]string(nil), parquetConfKeys...) }
+
+// ParquetConfFrom reads the settings from their values by name, as the
+// server reports them; each must be true or false.
+func ParquetConfFrom(values map[string]string) (ParquetConf, error) {
+	var c ParquetConf
+	for i, dst := range []*bool{&c.BinaryAsString, &c.Int96AsTimestamp, &c.InferNTZ, &c.NanosAsLong} {
 		switch v := strings.ToLower(strings.TrimSpace(values[parquetConfKeys[i]])); v {
 		case "true":
 			*dst = true
@@ -65,51 +68,54 @@ var parquetSchemaOptions = map[string]bool{
 	"int96rebasemode":    true,
 }
 
-// localParquetSchema returns the schema Spark would give the local Parquet
-// file at path, from its footer. ok is false, with the reason, when the
-// file or options are outside what the client reproduces.
-func localParquetSchema(path string, options map[string]string, conf parquetConf) (schema sparkmerge.Schema, why string, ok bool) {
+// ParquetFile returns the schema Spark would give the Parquet file at
+// path, a path of this machine's file system, from its footer, under the
+// given reader options and session settings. The error is an
+// [*Unsupported] when the file or options are outside what the rules
+// reproduce.
+func (r Rules) ParquetFile(path string, options map[string]string, conf ParquetConf) (sparkmerge.Schema, error) {
+	if err := r.check(); err != nil {
+		return sparkmerge.Schema{}, err
+	}
 	for k := range options {
 		if !parquetSchemaOptions[strings.ToLower(k)] {
-			return schema, fmt.Sprintf("reader option %q", k), false
+			return sparkmerge.Schema{}, unsupported(UnsupportedOptions, "reader option %q", k)
 		}
 	}
-	if !isLocalFile(path) || InferFormat(path) != "parquet" {
-		return schema, "not a plain local .parquet file", false
-	}
-	meta, err := parquetfooter.ReadFile(localPath(path))
+	meta, err := parquetfooter.ReadFile(path)
 	if err != nil {
-		return schema, err.Error(), false
+		return sparkmerge.Schema{}, &Unsupported{Reason: UnsupportedFile, Msg: err.Error(), Err: err}
 	}
 	return parquetSchemaOf(meta, conf)
 }
 
 // parquetSchemaOf converts a footer as readSchemaFromFooter does, then
 // makes every field nullable, as Spark does for any file source.
-func parquetSchemaOf(meta *parquetfooter.Meta, conf parquetConf) (schema sparkmerge.Schema, why string, ok bool) {
+func parquetSchemaOf(meta *parquetfooter.Meta, conf ParquetConf) (sparkmerge.Schema, error) {
+	var schema sparkmerge.Schema
 	if stored, present := meta.KeyValue[sparkRowMetadataKey]; present {
 		t, err := sparkmerge.ParseTypeJSON([]byte(stored))
 		if err != nil || t.Kind != sparkmerge.KindStruct {
 			// Spark would try its legacy schema string parser, then
 			// the converter.
-			return schema, "the footer's Spark schema is not in JSON form", false
+			return schema, unsupported(UnsupportedContents, "the footer's Spark schema is not in JSON form")
 		}
 		schema.Fields = t.Fields
 	} else {
 		root := meta.Schema[0]
 		if root.NumChildren != len(meta.Schema)-1 {
-			return schema, "nested columns", false
+			return schema, unsupported(UnsupportedContents, "nested columns")
 		}
 		for _, e := range meta.Schema[1:] {
 			if e.NumChildren >= 0 {
-				return schema, fmt.Sprintf("nested column %q", e.Name), false
+				return schema, unsupported(UnsupportedContents, "nested column %q", e.Name)
 			}
 			if e.Repetition == parquetfooter.Repeated {
-				return schema, fmt.Sprintf("repeated column %q", e.Name), false
+				return schema, unsupported(UnsupportedContents, "repeated column %q", e.Name)
 			}
 			t, why, ok := parquetColumnType(e, conf)
 			if !ok {
-				return schema, fmt.Sprintf("column %q: %s", e.Name, why), false
+				return schema, unsupported(UnsupportedContents, "column %q: %s", e.Name, why)
 			}
 			schema.Fields = append(schema.Fields, sparkmerge.Field{Name: e.Name, Type: t})
 		}
@@ -120,18 +126,18 @@ func parquetSchemaOf(meta *parquetfooter.Meta, conf parquetConf) (schema sparkme
 		// session): leave the error to it.
 		folded := strings.ToLower(f.Name)
 		if f.Name == "" || seen[folded] {
-			return sparkmerge.Schema{}, fmt.Sprintf("column name %q twice, or empty", f.Name), false
+			return sparkmerge.Schema{}, unsupported(UnsupportedContents, "column name %q twice, or empty", f.Name)
 		}
 		seen[folded] = true
 		schema.Fields[i].Nullable = true
 		schema.Fields[i].Type = asNullable(f.Type)
 	}
-	return schema, "", true
+	return schema, nil
 }
 
 // parquetColumnType is ParquetToSparkSchemaConverter.convertPrimitiveField
 // (Spark 4.0.1) for a column without a Spark read type.
-func parquetColumnType(e parquetfooter.Element, conf parquetConf) (t sparkmerge.DataType, why string, ok bool) {
+func parquetColumnType(e parquetfooter.Element, conf ParquetConf) (t sparkmerge.DataType, why string, ok bool) {
 	l := logicalOf(e)
 	simple := func(k sparkmerge.Kind) (sparkmerge.DataType, string, bool) { return sparkmerge.Simple(k), "", true }
 	unsupported := func() (sparkmerge.DataType, string, bool) {
@@ -190,16 +196,16 @@ func parquetColumnType(e parquetfooter.Element, conf parquetConf) (t sparkmerge.
 		case parquetfooter.LogicalTimestamp:
 			switch {
 			case l.Unit == parquetfooter.Millis || l.Unit == parquetfooter.Micros:
-				if l.AdjustedToUTC || !conf.inferNTZ {
+				if l.AdjustedToUTC || !conf.InferNTZ {
 					return simple(sparkmerge.KindTimestamp)
 				}
 				return simple(sparkmerge.KindTimestampNTZ)
-			case l.Unit == parquetfooter.Nanos && conf.nanosAsLong:
+			case l.Unit == parquetfooter.Nanos && conf.NanosAsLong:
 				return simple(sparkmerge.KindLong)
 			}
 		}
 	case parquetfooter.Int96:
-		if conf.int96AsTimestamp {
+		if conf.Int96AsTimestamp {
 			return simple(sparkmerge.KindTimestamp)
 		}
 	case parquetfooter.ByteArray:
@@ -207,7 +213,7 @@ func parquetColumnType(e parquetfooter.Element, conf parquetConf) (t sparkmerge.
 		case parquetfooter.LogicalString, parquetfooter.LogicalEnum, parquetfooter.LogicalJSON:
 			return simple(sparkmerge.KindString)
 		case 0:
-			if conf.binaryAsString {
+			if conf.BinaryAsString {
 				return simple(sparkmerge.KindString)
 			}
 			return simple(sparkmerge.KindBinary)
@@ -307,30 +313,4 @@ func asNullable(t sparkmerge.DataType) sparkmerge.DataType {
 		return sparkmerge.MapOf(asNullable(*t.Key), asNullable(*t.Value), true)
 	}
 	return t
-}
-
-// parquetConfFor fetches the settings Spark's Parquet schema conversion
-// reads, in one call, when some read is a single local Parquet file. It
-// returns nil when none is, or when the server does not say (then Spark
-// infers those schemas as before).
-func (c *Client) parquetConfFor(ctx context.Context, reads []*Read) *parquetConf {
-	needed := false
-	for _, r := range reads {
-		if r.Format == "parquet" && len(r.Paths) == 1 && !r.relational() && r.UserSchema == "" && (isLocalPath(r.Paths[0]) || r.copy != nil) {
-			needed = true
-			break
-		}
-	}
-	if !needed {
-		return nil
-	}
-	values, err := c.sess.Conf(ctx, parquetConfKeys...)
-	if err != nil {
-		return nil
-	}
-	conf, err := parquetConfFrom(values)
-	if err != nil {
-		return nil
-	}
-	return &conf
 }

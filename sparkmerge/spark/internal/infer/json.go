@@ -1,4 +1,4 @@
-package spark
+package infer
 
 import (
 	"bytes"
@@ -11,67 +11,115 @@ import (
 	"github.com/sparkmerge/sparkmerge"
 )
 
-// Like CSV (see inferCSV), the schema of a small local JSON-lines file
-// is inferred on the client exactly as Spark's JsonInferSchema does with
-// the default options: integers are bigint (decimal(p,0) past bigint,
-// double past 38 digits), other numbers double, empty strings count as
-// null, objects are structs with fields sorted by name, arrays take the
-// merged type of their elements, a type conflict gives string, and after
-// merging every record, null becomes string and empty structs vanish.
-// Files Spark would parse differently (a record over several lines,
-// NaN, single quotes, duplicate or non-ASCII keys, other options) are left
-// to Spark.
+// The JSON rules infer the schema of a JSON-lines file exactly as Spark's
+// JsonInferSchema does with the default options: integers are bigint
+// (decimal(p,0) past bigint, double past 38 digits), other numbers double,
+// empty strings count as null, objects are structs with fields sorted by
+// name, arrays take the merged type of their elements, a type conflict
+// gives string, and after merging every record, null becomes string and
+// empty structs vanish. Files Spark would parse differently (a record over
+// several lines, NaN, single quotes, duplicate or non-ASCII keys, other
+// options) are refused.
 
-// jsonRawSchema is the merged, not yet canonical, type of a JSON file's
-// records: a struct whose fields may still be void (null so far).
-type jsonRawSchema = sparkmerge.DataType
-
-// jsonFile is what the client learns from a JSON-lines file.
-type jsonFile struct {
-	raw jsonRawSchema
-	// reprinted are the top-level keys (as spelled) with a value whose
+// JSONFile is what the rules learn from a JSON-lines file.
+type JSONFile struct {
+	// Raw is the merged type of the file's records before Spark's final
+	// canonicalisation ([Rules.JSONSchema]), which merging with other
+	// files must precede: a struct whose fields may still be void (null
+	// so far) or empty structs.
+	Raw sparkmerge.DataType
+	// Reprinted are the top-level keys (as spelled) with a value whose
 	// text Spark's JSON reader keeps in a string column while from_json
 	// prints the parsed value (1.50 is "1.50" to the reader, "1.5" to
 	// from_json, as Spark 4's exact string parsing needs the raw bytes):
-	// a number with a fraction or an exponent, -0, an object or an array. Positional scans (batch.go) parse
-	// with from_json, so such a file cannot join one where that key is a
-	// string.
-	reprinted map[string]bool
-	// shortNumbers: no number in the file has more than 15 digits.
-	shortNumbers bool
+	// a number with a fraction or an exponent, -0, an object or an array.
+	// A scan that parses the file with from_json cannot read such a key
+	// into a string column.
+	Reprinted map[string]bool
+	// ShortNumbers: no number in the file has more than 15 digits, so
+	// every one becomes a double exactly (see sparkmerge.RoundsValues).
+	ShortNumbers bool
 }
 
-// localJSONSchema infers the raw schema of the local JSON-lines file at
-// path. ok is false, with the reason, when Spark must infer it.
-func localJSONSchema(path string, options map[string]string) (f jsonFile, why string, ok bool) {
+// JSONFile infers the raw schema of the JSON-lines file at path, a path of
+// this machine's file system, under the given reader options. The error is
+// an [*Unsupported] when the options or the file are outside what the
+// rules reproduce.
+func (r Rules) JSONFile(path string, options map[string]string) (JSONFile, error) {
+	if err := r.jsonOptions(options); err != nil {
+		return JSONFile{}, err
+	}
+	data, err := readSmall(path)
+	if err != nil {
+		return JSONFile{}, err
+	}
+	return jsonFile(data)
+}
+
+// JSONLines is [Rules.JSONFile] on a file's bytes.
+func (r Rules) JSONLines(data []byte, options map[string]string) (JSONFile, error) {
+	if err := r.jsonOptions(options); err != nil {
+		return JSONFile{}, err
+	}
+	return jsonFile(data)
+}
+
+// jsonOptions refuses every reader option but mode, which does not affect
+// inference.
+func (r Rules) jsonOptions(options map[string]string) error {
+	if err := r.check(); err != nil {
+		return err
+	}
 	for k := range options {
 		if !strings.EqualFold(k, "mode") {
-			return f, "reader option " + k, false
+			return unsupported(UnsupportedOptions, "reader option %s", k)
 		}
 	}
-	if !isLocalFile(path) || !strings.HasSuffix(strings.ToLower(path), ".json") && !strings.HasSuffix(strings.ToLower(path), ".jsonl") {
-		return f, "not a plain local .json/.jsonl file", false
+	return nil
+}
+
+// JSONSchema is the schema Spark reads a JSON file with, from the raw
+// type of its records ([JSONFile.Raw], or several files' raw types
+// merged): JsonInferSchema.canonicalizeType. It refuses a type that has
+// no column left.
+func (r Rules) JSONSchema(raw sparkmerge.DataType) (sparkmerge.Schema, error) {
+	if err := r.check(); err != nil {
+		return sparkmerge.Schema{}, err
 	}
-	data, why, ok := readSmallLocal(path)
+	schema, ok := jsonSchemaOf(raw)
 	if !ok {
-		return f, why, false
+		return schema, unsupported(UnsupportedContents, "no column is left once empty structs vanish")
 	}
-	f, why, ok = scanJSONLines(data)
-	f.shortNumbers = ok && shortNumbers(data)
-	return f, why, ok
+	return schema, nil
 }
 
-// inferJSONLines is localJSONSchema's schema of a file's bytes.
-func inferJSONLines(data []byte) (jsonRawSchema, string, bool) {
-	f, why, ok := scanJSONLines(data)
-	return f.raw, why, ok
+// jsonSchemaOf is the read schema of a raw inferred struct.
+func jsonSchemaOf(raw sparkmerge.DataType) (sparkmerge.Schema, bool) {
+	t, ok := jsonCanonical(raw)
+	if !ok {
+		return sparkmerge.Schema{}, false
+	}
+	return sparkmerge.NewSchema(t.Fields...), true
 }
 
-// scanJSONLines is localJSONSchema on a file's bytes.
-func scanJSONLines(data []byte) (jsonFile, string, bool) {
+// jsonFile is what the rules learn from a file's bytes.
+func jsonFile(data []byte) (JSONFile, error) {
+	f, err := scanJSONLines(data)
+	f.ShortNumbers = err == nil && shortNumbers(data)
+	return f, err
+}
+
+// inferJSONLines is the raw schema of a file's bytes.
+func inferJSONLines(data []byte) (sparkmerge.DataType, error) {
+	f, err := scanJSONLines(data)
+	return f.Raw, err
+}
+
+// scanJSONLines is jsonFile but for ShortNumbers.
+func scanJSONLines(data []byte) (JSONFile, error) {
 	raw := sparkmerge.StructOf()
-	if _, why, ok := checkText(data); !ok {
-		return jsonFile{raw: raw}, why, false
+	if err := checkText(data); err != nil {
+		return JSONFile{Raw: raw}, err
 	}
 	// The records' fields merge by name, whatever their order: one map for
 	// the file instead of a sorted struct per record.
@@ -79,7 +127,7 @@ func scanJSONLines(data []byte) (jsonFile, string, bool) {
 		sc        jsonScanner
 		columns   []sparkmerge.DataType // by key id; Kind 0 (void) until seen
 		seenKey   []bool                // by key id: in some record
-		reprinted []bool                // by key id: see jsonFile.reprinted
+		reprinted []bool                // by key id: see JSONFile.Reprinted
 		stamp     []int                 // by folded key id: the record that last had it
 	)
 	records := 0
@@ -87,7 +135,7 @@ func scanJSONLines(data []byte) (jsonFile, string, bool) {
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
-			return jsonFile{raw: raw}, "has a carriage return that does not end a line", false
+			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
 		if len(bytes.Trim(line, " \t")) == 0 {
 			continue
@@ -95,18 +143,18 @@ func scanJSONLines(data []byte) (jsonFile, string, bool) {
 		sc.data, sc.pos = line, 0
 		sc.skipSpace()
 		if sc.peek() != '{' {
-			return jsonFile{raw: raw}, "a record that is not an object", false
+			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "a record that is not an object")
 		}
 		if err := sc.record(&columns, &seenKey, &reprinted, &stamp, records+1); err != nil {
-			return jsonFile{raw: raw}, "a record: " + err.Error(), false
+			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "a record: %s", err)
 		}
 		if sc.skipSpace(); sc.pos != len(sc.data) {
-			return jsonFile{raw: raw}, "a line holds more than one record", false
+			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "a line holds more than one record")
 		}
 		records++
 	}
 	if records == 0 {
-		return jsonFile{raw: raw}, "no records", false
+		return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "no records")
 	}
 	fields := make([]sparkmerge.Field, 0, len(sc.names))
 	spelled := map[int]bool{}
@@ -117,7 +165,7 @@ func scanJSONLines(data []byte) (jsonFile, string, bool) {
 		}
 		t := &columns[k.id]
 		if spelled[k.foldedID] {
-			return jsonFile{raw: raw}, "spells a key two ways", false // Spark fails on it
+			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "spells a key two ways") // Spark fails on it
 		}
 		spelled[k.foldedID] = true
 		fields = append(fields, sparkmerge.NewField(k.name, *t))
@@ -129,7 +177,7 @@ func scanJSONLines(data []byte) (jsonFile, string, bool) {
 		}
 	}
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
-	return jsonFile{raw: sparkmerge.StructOf(fields...), reprinted: reprintedKeys}, "", true
+	return JSONFile{Raw: sparkmerge.StructOf(fields...), Reprinted: reprintedKeys}, nil
 }
 
 var errJSONUnsupported = errors.New("a value Spark may read differently")
@@ -231,8 +279,8 @@ func (s *jsonScanner) value() (sparkmerge.DataType, error) {
 
 // record scans a top-level object, the n-th record, and merges its
 // fields' types into columns (by key id), marking in reprinted the keys
-// of numbers from_json prints otherwise (see jsonFile); stamp (by folded
-// key id) finds a key repeated in the record.
+// of numbers from_json prints otherwise (see JSONFile.Reprinted); stamp
+// (by folded key id) finds a key repeated in the record.
 func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted *[]bool, stamp *[]int, n int) error {
 	return s.members(true, func(k jsonKey) bool {
 		for len(*stamp) <= k.foldedID {
@@ -595,15 +643,6 @@ func jsonCanonical(t sparkmerge.DataType) (sparkmerge.DataType, bool) {
 		return sparkmerge.StructOf(fields...), true
 	}
 	return t, true
-}
-
-// jsonSchemaOf is the read schema of a raw inferred struct.
-func jsonSchemaOf(raw jsonRawSchema) (sparkmerge.Schema, bool) {
-	t, ok := jsonCanonical(raw)
-	if !ok {
-		return sparkmerge.Schema{}, false
-	}
-	return sparkmerge.NewSchema(t.Fields...), true
 }
 
 // overflowsDouble reports whether a JSON number is too large for a double.

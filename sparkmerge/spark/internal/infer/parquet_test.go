@@ -1,7 +1,6 @@
-package spark
+package infer
 
 import (
-	"github.com/sparkmerge/sparkmerge"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,9 +9,11 @@ import (
 )
 
 // defaultParquetConf is Spark 4.0's defaults.
-var defaultParquetConf = parquetConf{int96AsTimestamp: true, inferNTZ: true}
+var defaultParquetConf = ParquetConf{Int96AsTimestamp: true, InferNTZ: true}
 
-func fixture(name string) string { return filepath.Join("testdata", "parquet", name) }
+// fixture is a Parquet file of the executor's testdata/parquet (gen.py),
+// which the integration tests give Spark too.
+func fixture(name string) string { return filepath.Join("..", "..", "testdata", "parquet", name) }
 
 // The schemas Spark 4.0.1 infers for the fixtures (the integration test
 // TestLocalParquetInferenceMatchesSpark compares with the server itself).
@@ -30,9 +31,9 @@ func TestLocalParquetSchema(t *testing.T) {
 		{"int96.parquet", "id int, at timestamp"},
 	}
 	for _, tc := range cases {
-		s, why, ok := localParquetSchema(fixture(tc.file), nil, defaultParquetConf)
-		if !ok {
-			t.Errorf("%s: not inferred: %s", tc.file, why)
+		s, err := Spark40.ParquetFile(fixture(tc.file), nil, defaultParquetConf)
+		if err != nil {
+			t.Errorf("%s: not inferred: %v", tc.file, err)
 			continue
 		}
 		if s.String() != tc.want {
@@ -52,21 +53,30 @@ func TestLocalParquetSchema(t *testing.T) {
 		"case-duplicates.parquet": "twice",
 	}
 	for file, why := range declined {
-		if s, got, ok := localParquetSchema(fixture(file), nil, defaultParquetConf); ok || !strings.Contains(got, why) {
-			t.Errorf("%s: inferred %v (%s), reason %q: want it left to Spark for %q", file, ok, s, got, why)
+		s, err := Spark40.ParquetFile(fixture(file), nil, defaultParquetConf)
+		if err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: inferred %v (%s), reason %v: want it left to Spark for %q", file, err == nil, s, err, why)
+		} else if err.(*Unsupported).Reason != UnsupportedContents {
+			t.Errorf("%s: %#v, want refused for its contents", file, err)
 		}
 	}
-	if _, why, ok := localParquetSchema(fixture("day-1.parquet"), map[string]string{"recursiveFileLookup": "true"}, defaultParquetConf); ok {
-		t.Errorf("inferred with an unknown reader option (%s)", why)
+	if _, err := Spark40.ParquetFile(fixture("day-1.parquet"), map[string]string{"recursiveFileLookup": "true"}, defaultParquetConf); err == nil || err.(*Unsupported).Reason != UnsupportedOptions {
+		t.Errorf("inferred with an unknown reader option (%v)", err)
 	}
-	if _, _, ok := localParquetSchema(fixture("day-1.parquet"), map[string]string{"mergeSchema": "true"}, defaultParquetConf); !ok {
+	if _, err := Spark40.ParquetFile(fixture("day-1.parquet"), map[string]string{"mergeSchema": "true"}, defaultParquetConf); err != nil {
 		t.Error("mergeSchema=true is a schema-neutral option for one file")
+	}
+	if _, err := Spark40.ParquetFile(fixture("gen.py"), nil, defaultParquetConf); err == nil || err.(*Unsupported).Reason != UnsupportedFile {
+		t.Errorf("not a Parquet file: %v, want refused for the file", err)
+	}
+	if _, err := (Rules{}).ParquetFile(fixture("day-1.parquet"), nil, defaultParquetConf); err == nil || err.(*Unsupported).Reason != NoRules {
+		t.Errorf("zero Rules: %v", err)
 	}
 }
 
 // Session settings change the conversion as they change Spark's.
 func TestParquetConfSettings(t *testing.T) {
-	conf, err := parquetConfFrom(map[string]string{
+	conf, err := ParquetConfFrom(map[string]string{
 		"spark.sql.parquet.binaryAsString":            "TRUE",
 		"spark.sql.parquet.int96AsTimestamp":          "false",
 		"spark.sql.parquet.inferTimestampNTZ.enabled": "false",
@@ -75,21 +85,33 @@ func TestParquetConfSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, why, ok := localParquetSchema(fixture("primitives.parquet"), nil, conf)
-	if !ok {
-		t.Fatal(why)
+	s, err := Spark40.ParquetFile(fixture("primitives.parquet"), nil, conf)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if got := s.String(); !strings.Contains(got, "bin string") || !strings.Contains(got, "ts_us_local timestamp,") {
 		t.Errorf("with binaryAsString and without NTZ inference: %s", got)
 	}
-	if s, _, ok := localParquetSchema(fixture("nanos.parquet"), nil, conf); !ok || s.String() != "at bigint" {
-		t.Errorf("nanos with nanosAsLong: %v %s, want at bigint", ok, s)
+	if s, err := Spark40.ParquetFile(fixture("nanos.parquet"), nil, conf); err != nil || s.String() != "at bigint" {
+		t.Errorf("nanos with nanosAsLong: %v %s, want at bigint", err == nil, s)
 	}
-	if _, why, ok := localParquetSchema(fixture("int96.parquet"), nil, conf); ok || !strings.Contains(why, `"at"`) {
-		t.Errorf("int96 without int96AsTimestamp: inferred %v (%s), want Spark's error", ok, why)
+	if _, err := Spark40.ParquetFile(fixture("int96.parquet"), nil, conf); err == nil || !strings.Contains(err.Error(), `"at"`) {
+		t.Errorf("int96 without int96AsTimestamp: inferred %v (%v), want Spark's error", err == nil, err)
 	}
-	if _, err := parquetConfFrom(map[string]string{}); err == nil {
+	if _, err := ParquetConfFrom(map[string]string{}); err == nil {
 		t.Error("missing settings: no error")
+	}
+	keys := ParquetConfKeys()
+	values := map[string]string{}
+	for _, k := range keys {
+		values[k] = " False "
+	}
+	if conf, err := ParquetConfFrom(values); err != nil || conf != (ParquetConf{}) {
+		t.Errorf("all false: %+v, %v", conf, err)
+	}
+	keys[0] = "changed"
+	if ParquetConfKeys()[0] == "changed" {
+		t.Error("ParquetConfKeys shares its slice")
 	}
 }
 
@@ -104,9 +126,9 @@ func TestParquetSparkRowMetadata(t *testing.T) {
 		Schema:   []parquetfooter.Element{{Name: "spark_schema", NumChildren: 1}, {Name: "ignored", Type: parquetfooter.Int32, NumChildren: -1, Converted: -1}},
 		KeyValue: map[string]string{sparkRowMetadataKey: stored},
 	}
-	s, why, ok := parquetSchemaOf(meta, defaultParquetConf)
-	if !ok {
-		t.Fatal(why)
+	s, err := parquetSchemaOf(meta, defaultParquetConf)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if got := s.String(); got != "id bigint, tags array<string>, c char(3)" && got != "id bigint, tags array<string>, c string" {
 		t.Errorf("schema %s", got)
@@ -115,7 +137,7 @@ func TestParquetSparkRowMetadata(t *testing.T) {
 		t.Errorf("not made nullable: %+v", s.Fields[:2])
 	}
 	meta.KeyValue[sparkRowMetadataKey] = "StructType(StructField(id,LongType,true))" // Spark 1.x form
-	if _, _, ok := parquetSchemaOf(meta, defaultParquetConf); ok {
+	if _, err := parquetSchemaOf(meta, defaultParquetConf); err == nil {
 		t.Error("legacy schema string: inferred, want it left to Spark")
 	}
 }
@@ -171,42 +193,5 @@ func TestParquetConvertedTypes(t *testing.T) {
 		if got := maxPrecisionForBytes(n); got != want {
 			t.Errorf("maxPrecisionForBytes(%d) = %d, want %d", n, got, want)
 		}
-	}
-}
-
-func TestGroupLocalParquet(t *testing.T) {
-	var reads []*Read
-	for _, name := range []string{"day-1.parquet", "day-3.parquet", "day-2.parquet", "day-4.parquet", "int96.parquet"} {
-		sources, err := resolveSources([]SourceSpec{{Paths: []string{fixture(name)}}}, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reads = append(reads, newRead(sources[0]))
-	}
-	conf := defaultParquetConf
-	local, remote := inferLocally(reads, &conf)
-	if len(remote) != 0 || len(local) != len(reads) {
-		t.Fatalf("local %d, remote %v", len(local), remote)
-	}
-	var got []string
-	for _, g := range groupExact(local, sparkmerge.Options{}) {
-		var base []string
-		for _, p := range g.Paths {
-			base = append(base, filepath.Base(p))
-		}
-		got = append(got, strings.Join(base, "+")+": "+g.Schema.String())
-		if !g.InferredLocally {
-			t.Errorf("%v: not marked inferred locally", base)
-		}
-	}
-	want := []string{
-		// day-2 adds y; day-3's id is an int, like int96's; day-4
-		// spells ID.
-		"day-1.parquet+day-2.parquet: id bigint, x double, y string",
-		"day-3.parquet+int96.parquet: id int, x double, at timestamp",
-		"day-4.parquet: ID bigint, x double",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("groups:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -1,4 +1,4 @@
-package spark
+package infer
 
 import (
 	"fmt"
@@ -57,8 +57,8 @@ func BenchmarkInferCSV(b *testing.B) {
 	data := wideRows(2000, true)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, why, ok := inferCSV(data, ','); !ok {
-			b.Fatal(why)
+		if _, err := inferCSV(data, ','); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
@@ -67,8 +67,8 @@ func BenchmarkInferJSONLines(b *testing.B) {
 	data := wideRows(2000, false)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, why, ok := inferJSONLines(data); !ok {
-			b.Fatal(why)
+		if _, err := inferJSONLines(data); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1,131 +1,74 @@
-package spark
+package infer
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sparkmerge/sparkmerge"
 )
 
-// Asking Spark for a CSV file's schema runs two Spark jobs (the header,
-// then a pass over every row), about 0.1 s of server time per file: most
-// of a merge of many small files. For small local files the client infers
-// the schema itself, exactly as Spark's CSV inference would
-// (CSVInferSchema in Spark 4.0), and falls back to Spark whenever a file
-// holds anything outside the cases it reproduces exactly: quotes, escapes,
-// values that could be dates or timestamps, numbers in other notations,
-// rows whose width differs from the header, and so on. The read then
-// carries enforceSchema=false, so that Spark checks each file's header
-// against the names inferred here and fails, rather than maps columns by
-// position, if the server's file is not the client's.
-
-// maxLocalInferBytes bounds the files inferred on the client, which reads
-// each whole into memory (one per core at a time). Spark splits a file
-// over 4 MiB into partitions whose types it infers apart and then merges;
-// the client folds the records in order. Both merges are the same joins
-// of types, so the schemas agree (integration test
-// TestLocalInferenceOfSplitFilesMatchesSpark; and the benchmark's 10 MB
-// CSV and 25 MB JSON files, checked against Spark's inference).
-const maxLocalInferBytes = 64 << 20
+// The CSV rules infer a schema exactly as Spark's CSVInferSchema does with
+// header=true and inferSchema=true, and refuse whatever file holds anything
+// outside the cases they reproduce exactly: quotes, escapes, values that
+// could be dates or timestamps, numbers in other notations, rows whose
+// width differs from the header, and so on.
 
 // maxCSVColumns is the CSV reader's default maxColumns.
 const maxCSVColumns = 20480
 
-// localCSVSchema infers the schema of the local CSV file at path as Spark
-// does with header=true and inferSchema=true, under the given reader
-// options. It returns ok=false, with the reason, when the options or the
-// file are outside what it reproduces exactly; then Spark must infer it.
-func localCSVSchema(path string, options map[string]string) (schema sparkmerge.Schema, why string, ok bool) {
-	schema, _, why, ok = localCSVFile(path, options)
-	return schema, why, ok
+// CSVFile is what the rules learn from a CSV file.
+type CSVFile struct {
+	// Schema is the schema Spark infers for the file alone.
+	Schema sparkmerge.Schema
+	// ShortNumbers: no number in the file has more than 15 digits, so
+	// every one becomes a double exactly (see sparkmerge.RoundsValues).
+	ShortNumbers bool
 }
 
-// localCSVFile is localCSVSchema, also telling whether every number in
-// the file has at most 15 digits (see shortNumbers).
-func localCSVFile(path string, options map[string]string) (schema sparkmerge.Schema, short bool, why string, ok bool) {
-	sep, why, ok := localInferSep(options)
-	if !ok {
-		return schema, false, why, false
+// CSVFile infers the schema of the CSV file at path, a path of this
+// machine's file system, under the given reader options. The error is an
+// [*Unsupported] when the options or the file are outside what the rules
+// reproduce; when the file was read and only its contents are refused,
+// ShortNumbers is still set, since it holds whoever infers the schema.
+func (r Rules) CSVFile(path string, options map[string]string) (CSVFile, error) {
+	sep, err := r.csvSeparator(options)
+	if err != nil {
+		return CSVFile{}, err
 	}
-	if !isLocalFile(path) || !isPlainCSV(path) {
-		return schema, false, "not a plain local .csv/.tsv file", false
+	data, err := readSmall(path)
+	if err != nil {
+		return CSVFile{}, err
 	}
-	data, why, ok := readSmallLocal(path)
-	if !ok {
-		return schema, false, why, false
-	}
-	schema, why, ok = inferCSV(data, sep)
-	return schema, shortNumbers(data), why, ok
+	return csvFile(data, sep)
 }
 
-// shortNumbers reports whether data holds no run of more than 15 digits:
-// then no integer (or decimal) in it has more than 15 digits, and every
-// one becomes a double exactly, so the merge need not check such casts
-// value by value (sparkmerge.RoundsValues). Digits of text count too,
-// which can only make the answer false.
-func shortNumbers(data []byte) bool {
-	run := 0
-	for _, c := range data {
-		if c >= '0' && c <= '9' {
-			if run++; run > 15 {
-				return false
-			}
-			continue
-		}
-		run = 0
+// CSV is [Rules.CSVFile] on a file's bytes.
+func (r Rules) CSV(data []byte, options map[string]string) (CSVFile, error) {
+	sep, err := r.csvSeparator(options)
+	if err != nil {
+		return CSVFile{}, err
 	}
-	return true
+	if err := checkText(data); err != nil {
+		return CSVFile{}, err
+	}
+	return csvFile(data, sep)
 }
 
-// readSmallLocal reads a local text file for client-side inference: a
-// regular file of at most maxLocalInferBytes, valid UTF-8 without a byte
-// order mark (Spark's readers keep the mark in the first value).
-func readSmallLocal(path string) (data []byte, why string, ok bool) {
-	p := localPath(path)
-	info, err := os.Stat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return nil, "not a regular local file", false
-	}
-	if info.Size() > maxLocalInferBytes {
-		return nil, fmt.Sprintf("larger than %d bytes", maxLocalInferBytes), false
-	}
-	if data, err = os.ReadFile(p); err != nil {
-		return nil, err.Error(), false
-	}
-	return checkText(data)
+// csvFile is what the rules learn from a CSV file's text, which
+// checkText accepted.
+func csvFile(data []byte, sep byte) (CSVFile, error) {
+	schema, err := inferCSV(data, sep)
+	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data)}, err
 }
 
-func checkText(data []byte) ([]byte, string, bool) {
-	switch {
-	case !utf8.Valid(data):
-		return nil, notUTF8(data), false
-	case bytes.HasPrefix(data, []byte("\ufeff")):
-		return nil, "starts with a byte order mark", false
+// csvSeparator is the separator when the reader options are ones whose
+// inference the rules reproduce: header and inferSchema on, and otherwise
+// defaults, except mode (which does not affect inference), enforceSchema
+// and a plain separator.
+func (r Rules) csvSeparator(options map[string]string) (byte, error) {
+	if err := r.check(); err != nil {
+		return 0, err
 	}
-	return data, "", true
-}
-
-// nextLine cuts the first line off data as Hadoop's line reader does for
-// Spark (\n or \r\n); ok is false for a lone \r, which it would also take
-// for a line end and this does not follow.
-func nextLine(data []byte) (line, rest []byte, ok bool) {
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		line, rest = data[:i], data[i+1:]
-	} else {
-		line = data
-	}
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	return line, rest, bytes.IndexByte(line, '\r') < 0
-}
-
-// localInferSep is the separator when the reader options are ones whose
-// inference localCSVSchema reproduces: header and inferSchema on, and
-// otherwise defaults, except mode (which does not affect inference),
-// enforceSchema and a plain separator.
-func localInferSep(options map[string]string) (byte, string, bool) {
 	sep := byte(',')
 	var header, infer bool
 	for k, v := range options {
@@ -137,27 +80,27 @@ func localInferSep(options map[string]string) (byte, string, bool) {
 		case "mode", "enforceschema":
 		case "sep", "delimiter":
 			if len(v) != 1 || !strings.Contains(",;|\t", v) {
-				return 0, "separator " + quoteName(v), false
+				return 0, unsupported(UnsupportedOptions, "separator %q", v)
 			}
 			sep = v[0]
 		default:
-			return 0, "reader option " + k, false
+			return 0, unsupported(UnsupportedOptions, "reader option %s", k)
 		}
 	}
 	if !header || !infer {
-		return 0, "header or inferSchema off", false
+		return 0, unsupported(UnsupportedOptions, "header or inferSchema off")
 	}
-	return sep, "", true
+	return sep, nil
 }
 
-// inferCSV is localCSVSchema on a file's bytes.
-func inferCSV(data []byte, sep byte) (sparkmerge.Schema, string, bool) {
+// inferCSV is the schema of a CSV file's bytes with separator sep.
+func inferCSV(data []byte, sep byte) (sparkmerge.Schema, error) {
 	var schema sparkmerge.Schema
-	if _, why, ok := checkText(data); !ok {
-		return schema, why, false
+	if err := checkText(data); err != nil {
+		return schema, err
 	}
 	if bytes.ContainsAny(data, "\"\\\x00") {
-		return schema, "has quotes, backslashes or NUL bytes", false
+		return schema, unsupported(UnsupportedContents, "has quotes, backslashes or NUL bytes")
 	}
 	var (
 		header    string
@@ -169,27 +112,27 @@ func inferCSV(data []byte, sep byte) (sparkmerge.Schema, string, bool) {
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
-			return schema, "has a carriage return that does not end a line", false
+			return schema, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
 		if len(line) == 0 {
 			continue // skipped by Spark's reader and its inference
 		}
 		if line[0] <= ' ' && len(bytes.TrimLeft(line, javaWhitespace)) == 0 {
-			return schema, "has a line of only blanks", false
+			return schema, unsupported(UnsupportedContents, "has a line of only blanks")
 		}
 		if !haveFirst {
 			haveFirst = true
 			header = string(line)
 			names = strings.Split(header, string(sep))
 			if len(names) > maxCSVColumns {
-				return schema, "has more columns than the reader's maxColumns", false
+				return schema, unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
 			}
 			seen := make(map[string]bool, len(names))
 			for _, n := range names {
 				// Spark names empty headers _c<i> and renames duplicates;
 				// the Spark path reports those.
 				if n == "" || strings.Trim(n, javaWhitespace) != n || seen[strings.ToLower(n)] {
-					return schema, "has an empty, padded or repeated column name", false
+					return schema, unsupported(UnsupportedContents, "has an empty, padded or repeated column name")
 				}
 				seen[strings.ToLower(n)] = true
 			}
@@ -209,23 +152,23 @@ func inferCSV(data []byte, sep byte) (sparkmerge.Schema, string, bool) {
 			case j >= 0 && i < len(types)-1:
 				v, rest = rest[:j], rest[j+1:]
 			case j >= 0 || i < len(types)-1:
-				return schema, "has a row whose width differs from the header", false
+				return schema, unsupported(UnsupportedContents, "has a row whose width differs from the header")
 			}
 			t, ok := inferCSVField(types[i], v)
 			if !ok {
-				return schema, fmt.Sprintf("column %s has a value whose type only Spark can tell", quoteName(names[i])), false
+				return schema, unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", names[i])
 			}
 			types[i] = t
 		}
 	}
 	if !haveFirst {
-		return schema, "has no header line", false
+		return schema, unsupported(UnsupportedContents, "has no header line")
 	}
 	fields := make([]sparkmerge.Field, len(names))
 	for i, n := range names {
 		fields[i] = sparkmerge.NewField(n, types[i].dataType())
 	}
-	return sparkmerge.NewSchema(fields...), "", true
+	return sparkmerge.NewSchema(fields...), nil
 }
 
 // javaWhitespace is what Java's String.trim removes at the ends of a line
@@ -488,20 +431,3 @@ func decimalFor(t csvType) csvType {
 
 // decimalWider is DecimalType.isWiderThan for two scale-0 decimals.
 func decimalWider(a, b csvType) bool { return a.precision >= b.precision }
-
-// notUTF8Prefix starts the reason client inference gives for a file that
-// is not valid UTF-8; Plan refuses such a file unless the user gave its
-// encoding, since Spark would turn every invalid byte into U+FFFD.
-const notUTF8Prefix = "not UTF-8"
-
-func notUTF8(data []byte) string {
-	off := 0
-	for off < len(data) {
-		r, size := utf8.DecodeRune(data[off:])
-		if r == utf8.RuneError && size <= 1 {
-			break
-		}
-		off += size
-	}
-	return fmt.Sprintf("%s: the byte at offset %d (0x%02x) is not valid UTF-8", notUTF8Prefix, off, data[min(off, len(data)-1)])
-}

@@ -1,0 +1,80 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
+)
+
+// Asking Spark for a file's schema runs a Spark job or two per file (a
+// CSV file's header, then a pass over every row; a Parquet group's
+// footers), about 0.1 s of server time per file: most of a merge of many
+// small files. For small local files, and client-side copies of small
+// files only the server sees (fetchRemoteCopies), the client infers the
+// schema itself by the server's own rules (package infer, rules chosen by
+// the server's version), and leaves to Spark every file those rules refuse.
+// A CSV read inferred so carries enforceSchema=false, so that Spark checks
+// each file's header against the names inferred here and fails, rather
+// than maps columns by position, if the server's file is not the client's.
+
+// errNotPlainLocal refuses a path the client does not read to infer its
+// schema: not local, a glob, or not of its format's plain extension (a
+// compressed file, say).
+var errNotPlainLocal = errors.New("not a plain local file of its format")
+
+// localCSVFile infers the schema of the plain local .csv or .tsv file at
+// path (a path or file: URI as the read names it) by rules.
+func localCSVFile(rules infer.Rules, path string, options map[string]string) (infer.CSVFile, error) {
+	if !isLocalFile(path) || !isPlainCSV(path) {
+		return infer.CSVFile{}, errNotPlainLocal
+	}
+	return rules.CSVFile(localPath(path), options)
+}
+
+// localJSONFile infers the raw schema of the plain local .json or .jsonl
+// file at path by rules.
+func localJSONFile(rules infer.Rules, path string, options map[string]string) (infer.JSONFile, error) {
+	lower := strings.ToLower(path)
+	if !isLocalFile(path) || !strings.HasSuffix(lower, ".json") && !strings.HasSuffix(lower, ".jsonl") {
+		return infer.JSONFile{}, errNotPlainLocal
+	}
+	return rules.JSONFile(localPath(path), options)
+}
+
+// localParquetFile types the plain local .parquet file at path from its
+// footer by rules, under the server's settings conf.
+func localParquetFile(rules infer.Rules, path string, options map[string]string, conf infer.ParquetConf) (sparkmerge.Schema, error) {
+	if !isLocalFile(path) || InferFormat(path) != "parquet" {
+		return sparkmerge.Schema{}, errNotPlainLocal
+	}
+	return rules.ParquetFile(localPath(path), options, conf)
+}
+
+// parquetConfFor fetches the settings Spark's Parquet schema conversion
+// reads, in one call, when some read is a single local Parquet file. It
+// returns nil when none is, or when the server does not say (then Spark
+// infers those schemas as before).
+func (c *Client) parquetConfFor(ctx context.Context, reads []*Read) *infer.ParquetConf {
+	needed := false
+	for _, r := range reads {
+		if r.Format == "parquet" && len(r.Paths) == 1 && !r.relational() && r.UserSchema == "" && (isLocalPath(r.Paths[0]) || r.copy != nil) {
+			needed = true
+			break
+		}
+	}
+	if !needed {
+		return nil
+	}
+	values, err := c.sess.Conf(ctx, infer.ParquetConfKeys()...)
+	if err != nil {
+		return nil
+	}
+	conf, err := infer.ParquetConfFrom(values)
+	if err != nil {
+		return nil
+	}
+	return &conf
+}

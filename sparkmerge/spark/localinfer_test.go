@@ -1,0 +1,215 @@
+package spark
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
+)
+
+// defaultParquetConf is Spark 4.0's defaults.
+var defaultParquetConf = infer.ParquetConf{Int96AsTimestamp: true, InferNTZ: true}
+
+// fixture is a Parquet file of testdata/parquet (gen.py), shared with
+// package infer's tests and the integration tests.
+func fixture(name string) string { return filepath.Join("testdata", "parquet", name) }
+
+func TestLocalCSVFileOptionsAndFiles(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(csv, []byte("a,b\n1,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	semi := filepath.Join(dir, "semi.csv")
+	if err := os.WriteFile(semi, []byte("a;b\n1;x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gz := filepath.Join(dir, "a.csv.gz")
+	if err := os.WriteFile(gz, []byte("not really gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(big, []byte("a\n"+strings.Repeat("1\n", infer.MaxFileBytes/2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defaults := defaultReaderOptions("csv")
+	tests := []struct {
+		name    string
+		path    string
+		options map[string]string
+		ok      bool
+	}{
+		{"defaults", csv, defaults, true},
+		{"file: URI", "file://" + csv, defaults, true},
+		{"semicolon", semi, withOption(defaults, "sep", ";"), true},
+		{"mode is irrelevant", csv, withOption(defaults, "mode", "PERMISSIVE"), true},
+		{"other option", csv, withOption(defaults, "nullValue", "NA"), false},
+		{"odd separator", csv, withOption(defaults, "sep", "::"), false},
+		{"no header", csv, withOption(defaults, "header", "false"), false},
+		{"no inference", csv, withOption(defaults, "inferSchema", "false"), false},
+		{"compressed", gz, defaults, false},
+		{"too big", big, defaults, false},
+		{"remote", "s3a://bucket/a.csv", defaults, false},
+		{"missing", filepath.Join(dir, "missing.csv"), defaults, false},
+		{"glob", filepath.Join(dir, "*.csv"), defaults, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := localCSVFile(infer.Spark40, tt.path, tt.options)
+			if ok := err == nil; ok != tt.ok {
+				t.Errorf("inferred locally = %v (%v), want %v", ok, err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestInferLocallySplitsReads(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.csv")
+	quoted := filepath.Join(dir, "quoted.csv")
+	if err := os.WriteFile(plain, []byte("a,b\n1,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(quoted, []byte("a,b\n1,\"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sources, err := resolveSources([]SourceSpec{{Paths: []string{plain}}, {Paths: []string{quoted}}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := []*Read{newRead(sources[0]), newRead(sources[1])}
+	local, remote := inferLocally(reads, "4.0.1", nil)
+	if len(local) != 1 || local[0].Paths[0] != plain || len(remote) != 1 || remote[0].Paths[0] != quoted {
+		t.Fatalf("local %v, remote %v: want plain.csv local and quoted.csv remote", local, remote)
+	}
+	r := local[0]
+	if !r.InferredLocally || r.Schema.String() != "a int, b string" {
+		t.Errorf("local read: inferred %v, schema %s", r.InferredLocally, r.Schema)
+	}
+	// Spark checks each file's header against the names inferred here.
+	if r.Options["enforceSchema"] != "false" {
+		t.Errorf("options %v: want enforceSchema=false", r.Options)
+	}
+	if remote[0].InferredLocally || remote[0].Options["enforceSchema"] != "" {
+		t.Errorf("remote read changed: %+v", remote[0])
+	}
+}
+
+// The client reads at most a budget of bytes; later files go to Spark.
+func TestInferLocallyBudget(t *testing.T) {
+	dir := t.TempDir()
+	var reads []*Read
+	for _, name := range []string{"a.csv", "b.csv", "c.csv"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("id\n1\n"), 0o644); err != nil { // 5 bytes
+			t.Fatal(err)
+		}
+		sources, err := resolveSources([]SourceSpec{{Paths: []string{p}}}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads = append(reads, newRead(sources[0]))
+	}
+	local, remote := inferLocallyWithin(reads, infer.Spark40, nil, 12)
+	if len(local) != 2 || len(remote) != 1 || filepath.Base(remote[0].Paths[0]) != "c.csv" {
+		t.Fatalf("local %d, remote %d (%v): want a.csv and b.csv local within 12 bytes, c.csv to Spark", len(local), len(remote), remote)
+	}
+}
+
+func TestGroupLocalParquet(t *testing.T) {
+	var reads []*Read
+	for _, name := range []string{"day-1.parquet", "day-3.parquet", "day-2.parquet", "day-4.parquet", "int96.parquet"} {
+		sources, err := resolveSources([]SourceSpec{{Paths: []string{fixture(name)}}}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads = append(reads, newRead(sources[0]))
+	}
+	conf := defaultParquetConf
+	local, remote := inferLocally(reads, "4.0.1", &conf)
+	if len(remote) != 0 || len(local) != len(reads) {
+		t.Fatalf("local %d, remote %v", len(local), remote)
+	}
+	var got []string
+	for _, g := range groupExact(local, sparkmerge.Options{}) {
+		var base []string
+		for _, p := range g.Paths {
+			base = append(base, filepath.Base(p))
+		}
+		got = append(got, strings.Join(base, "+")+": "+g.Schema.String())
+		if !g.InferredLocally {
+			t.Errorf("%v: not marked inferred locally", base)
+		}
+	}
+	want := []string{
+		// day-2 adds y; day-3's id is an int, like int96's; day-4
+		// spells ID.
+		"day-1.parquet+day-2.parquet: id bigint, x double, y string",
+		"day-3.parquet+int96.parquet: id int, x double, at timestamp",
+		"day-4.parquet: ID bigint, x double",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("groups:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// What inference learns stays on the read when Spark must type the file:
+// why a file is not UTF-8 (Plan refuses it), and a CSV file's short
+// numbers; and a server whose rules the client lacks types every file.
+func TestInferLocallyRefusals(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"latin1.csv":  "a\nZ\xfcrich\n",
+		"latin1.json": "{\"a\":\"Z\xfcrich\"}\n",
+		"bom.csv":     "\ufeffa\n1\n",
+		"quoted.csv":  "a,b\n\"1\",2\n",
+		"long.csv":    "a,b\n\"1\",12345678901234567\n",
+		"empty.json":  "{\"e\":{},\"a\":[{}]}\n",
+		"plain.csv":   "a\n1\n",
+	}
+	var reads []*Read
+	byName := map[string]*Read{}
+	for _, name := range sortedKeys(files) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sources, err := resolveSources([]SourceSpec{{Paths: []string{p}}}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRead(sources[0])
+		reads = append(reads, r)
+		byName[name] = r
+	}
+	if local, remote := inferLocally(reads, "3.5.2", nil); len(local) != 0 || len(remote) != len(reads) {
+		t.Fatalf("Spark 3.5: %d inferred on the client, want none", len(local))
+	}
+	local, _ := inferLocally(reads, "4.0.1", nil)
+	if len(local) != 1 || local[0] != byName["plain.csv"] {
+		t.Fatalf("inferred %v, want plain.csv alone", local)
+	}
+	for name, r := range byName {
+		if strings.HasPrefix(name, "latin1") {
+			if !strings.HasPrefix(r.encodingProblem, "not UTF-8: the byte at offset ") || !strings.HasSuffix(r.encodingProblem, " (0xfc) is not valid UTF-8") {
+				t.Errorf("%s: encoding problem %q", name, r.encodingProblem)
+			}
+		} else if r.encodingProblem != "" {
+			t.Errorf("%s: encoding problem %q", name, r.encodingProblem)
+		}
+		if name != "plain.csv" && (r.InferredLocally || len(r.Schema.Fields) > 0 || r.raw.Kind != 0 || r.Options["enforceSchema"] != "") {
+			t.Errorf("%s: left to Spark but changed: %+v", name, r)
+		}
+	}
+	// The file was read: its numbers are short, whoever types it.
+	if !byName["quoted.csv"].shortNumbers || byName["long.csv"].shortNumbers || byName["latin1.csv"].shortNumbers || byName["bom.csv"].shortNumbers {
+		t.Errorf("short numbers: quoted %v, long %v, latin1 %v, bom %v", byName["quoted.csv"].shortNumbers, byName["long.csv"].shortNumbers, byName["latin1.csv"].shortNumbers, byName["bom.csv"].shortNumbers)
+	}
+	// A JSON file whose columns all vanish keeps the facts of its records.
+	if e := byName["empty.json"]; !e.reprinted["a"] || !e.reprinted["e"] || !e.shortNumbers {
+		t.Errorf("empty.json: reprinted %v, short %v", e.reprinted, e.shortNumbers)
+	}
+}
