@@ -121,7 +121,11 @@ const DefaultRemote = "sc://localhost:15002"
 // Client runs merges on one Spark Connect session. It is safe for
 // concurrent use.
 type Client struct {
+	// sess runs merges.
 	sess *connect.Session
+	// server answers what planning asks: sess's in a connected client
+	// (see [sessionServer]), a fake in unit tests.
+	server server
 }
 
 // Connect parses remote, a Spark Connect connection string in PySpark's
@@ -156,7 +160,7 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 		sess.Close()
 		return nil, fmt.Errorf("set session settings: %w", err)
 	}
-	return &Client{sess: sess}, nil
+	return &Client{sess: sess, server: sessionServer{sess}}, nil
 }
 
 // SessionID is the Spark Connect session this client runs on: give it to
@@ -177,7 +181,7 @@ func (c *Client) Close() error { return c.sess.Close() }
 func (c *Client) Remote() string { return c.sess.Remote().Redacted() }
 
 // SparkVersion is the server's Spark version.
-func (c *Client) SparkVersion() string { return c.sess.SparkVersion() }
+func (c *Client) SparkVersion() string { return c.server.sparkVersion() }
 
 // RedactRemote hides the token of a connection string, for logs. A string
 // that does not parse is returned as "<invalid connection string>".

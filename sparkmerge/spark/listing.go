@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
 // listingOptions are the reader options that decide which files a path
@@ -176,21 +174,15 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 // listFiles lists the data files a path means on the server, as Spark's
 // file index lists them for a read (globs expanded, directories listed,
 // hidden files and _SUCCESS markers skipped, the listing options applied),
-// through the binaryFile source without reading any file's contents: only
-// the path and length columns are selected. It is one small Spark job.
+// without reading any file's contents, named as the user wrote the path
+// (see sameScheme) and sorted by name.
 func (c *Client) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
-	frame := c.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).
-		SelectExpr("path", "length", "unix_millis(modificationTime)")
-	rows, err := frame.Collect(ctx)
+	files, err := c.server.listFiles(ctx, given, options)
 	if err != nil {
 		return nil, fmt.Errorf("list files on the Spark server: %w", err)
 	}
-	files := make([]remoteFile, 0, len(rows.Values))
-	for _, row := range rows.Values {
-		listed, _ := row[0].(string)
-		size, _ := row[1].(int64)
-		mtime, _ := row[2].(int64)
-		files = append(files, remoteFile{path: sameScheme(given, listed), size: size, mtimeMillis: mtime})
+	for i := range files {
+		files[i].path = sameScheme(given, files[i].path)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	return files, nil

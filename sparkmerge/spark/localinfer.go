@@ -68,7 +68,7 @@ func (c *Client) parquetConfFor(ctx context.Context, reads []*Read) *infer.Parqu
 	if !needed {
 		return nil
 	}
-	values, err := c.sess.Conf(ctx, infer.ParquetConfKeys()...)
+	values, err := c.server.conf(ctx, infer.ParquetConfKeys()...)
 	if err != nil {
 		return nil
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -43,149 +41,6 @@ type Planned struct {
 	// from their contents: work Spark does on the server otherwise (see
 	// [Read.InferredLocally]). The rest is planning and requests to Spark.
 	Inference time.Duration `json:"inference_ns"`
-}
-
-// Plan reads every source's schema (no rows, except what schema inference
-// needs), groups sources per the job's strategy and computes the merge plan.
-// It writes nothing.
-func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
-	start := time.Now()
-	if err := CheckReaderOptions(job.ReaderOptions); err != nil {
-		return nil, err
-	}
-	for _, s := range job.Sources {
-		if err := CheckReaderOptions(s.Options); err != nil {
-			return nil, fmt.Errorf("source %s: %w", s.DisplayName(), err)
-		}
-	}
-	specs, skipped, listed, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
-	if err != nil {
-		return nil, err
-	}
-	sources, err := resolveSources(specs, job.Format, job.ReaderOptions)
-	if err != nil {
-		return nil, err
-	}
-	var inference time.Duration
-	reads := make([]*Read, len(sources))
-	for i, s := range sources {
-		reads[i] = newRead(s)
-		reads[i].order = i
-	}
-
-	if err := checkDuplicateInputs(reads); err != nil {
-		return nil, err
-	}
-	if err := checkOverlap(absoluteTarget(job.Target), reads, job.Sources); err != nil {
-		return nil, err
-	}
-
-	sparkInference := job.SparkInference
-	var inferenceNote string
-	var fetchJobs int
-	if !sparkInference && !clientRulesMatch(c.SparkVersion()) {
-		// The client implements Spark 4.0's inference rules: another
-		// server might type the same file otherwise.
-		sparkInference = true
-		inferenceNote = fmt.Sprintf("the server runs Spark %s and the client infers schemas by Spark %s's rules: Spark infers them all", c.SparkVersion(), clientRulesVersion)
-	}
-
-	switch job.Strategy {
-	case StrategyUnion, StrategyAuto:
-		var kept []*Read
-		if !sparkInference {
-			dir, err := os.MkdirTemp("", "sparkmerge-remote-")
-			if err != nil {
-				return nil, err
-			}
-			defer os.RemoveAll(dir)
-			began := time.Now()
-			if fetchJobs, err = c.fetchRemoteCopies(ctx, reads, listed, dir); err != nil {
-				return nil, err
-			}
-			pq := c.parquetConfFor(ctx, reads)
-			kept, reads = inferLocally(reads, c.SparkVersion(), pq)
-			inference = time.Since(began)
-		}
-		for _, r := range reads {
-			if r.encodingProblem != "" {
-				return nil, fmt.Errorf("source %q is %s: Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", r.Name, r.encodingProblem)
-			}
-		}
-		// Every other file's own schema, as Spark reads the file alone.
-		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
-			return nil, err
-		}
-		reads = append(kept, reads...)
-		// Back in input order, for first-seen column order.
-		sort.SliceStable(reads, func(i, j int) bool { return reads[i].order < reads[j].order })
-		if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
-			reads = groupExact(reads, job.Policy)
-		}
-	case StrategyMultipath:
-		reads = groupReads(reads, groupKey)
-		for _, r := range reads {
-			if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
-				if _, set := r.Options["mergeSchema"]; !set {
-					r.Options = withOption(r.Options, "mergeSchema", "true")
-				}
-			}
-			if err := c.checkCSVHeaders(ctx, r, job.Parallelism); err != nil {
-				return nil, err
-			}
-		}
-		if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("unknown strategy %v", job.Strategy)
-	}
-	for _, r := range reads {
-		if !r.relational() && r.UserSchema == "" {
-			r.pinned = r.Schema.String()
-			if r.Format == "csv" && r.Options["header"] == "true" && !namedByPosition(r.Schema) {
-				if _, set := r.Options["enforceSchema"]; !set {
-					// Spark checks every file's header against the
-					// discovered names instead of mapping by position: a
-					// file rewritten since discovery fails, never shifts.
-					r.Options = withOption(r.Options, "enforceSchema", "false")
-				}
-			}
-		}
-	}
-
-	policy := job.Policy
-	planned := &Planned{Strategy: job.Strategy, Reads: reads, Skipped: skipped, InferenceNote: inferenceNote, RemoteFetchJobs: fetchJobs}
-	for _, r := range reads {
-		for _, part := range r.parts() {
-			if part.copy != nil && part.InferredLocally {
-				planned.RemoteTyped++
-			}
-			part.copy = nil // removed with the plan's temporary directory
-		}
-	}
-	if job.ReferenceTable != "" {
-		ref, err := c.sess.Table(job.ReferenceTable, nil).Schema(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read reference table %q: %w", job.ReferenceTable, err)
-		}
-		policy.Reference = &ref
-	}
-	if strings.EqualFold(job.Target.Mode, "append") {
-		if err := c.planAppend(ctx, job, &policy, planned); err != nil {
-			return nil, err
-		}
-	}
-	plan, err := sparkmerge.NewPlan(planSources(reads), policy)
-	if err != nil {
-		return nil, err
-	}
-	planned.Plan = plan
-	planned.Discovery, planned.Inference = time.Since(start), inference
-	if err := checkPartitionColumns(job.Target, planned); err != nil {
-		return nil, err
-	}
-	return planned, nil
 }
 
 // inferLocally infers the schemas of the CSV, JSON and Parquet reads it can
@@ -329,7 +184,7 @@ func planSources(reads []*Read) []sparkmerge.Source {
 // sparkmerge reads Parquet and ORC datasets with mergeSchema). A CSV
 // dataset cannot gain columns: its files would differ by position.
 func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Options, planned *Planned) error {
-	table, err := c.targetFrame(job.Target).Schema(ctx)
+	table, err := c.server.targetSchema(ctx, job.Target)
 	switch errorClass(err) {
 	case "TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
 		return nil // created by the write
@@ -439,7 +294,7 @@ func (c *Client) scans(p *Planned, batch func(scanBatch, batchLayout, connect.Fr
 		frames = append(frames, batch(b, l, c.batchScan(p, b, l)))
 	}
 	for _, i := range rest {
-		frames = append(frames, read(i, c.frame(p.Reads[i])))
+		frames = append(frames, read(i, readFrame(c.sess, p.Reads[i])))
 	}
 	return frames
 }

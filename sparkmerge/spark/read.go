@@ -89,21 +89,21 @@ func (r *Read) parts() []*Read {
 // provenance must come from each row's file.
 func (r *Read) multiFile() bool { return len(r.Sources) > 1 }
 
-// frame is the relation Spark reads for r.
-func (c *Client) frame(r *Read) connect.Frame {
+// readFrame is the relation Spark reads for r.
+func readFrame(sess *connect.Session, r *Read) connect.Frame {
 	switch {
 	case r.Table != "":
-		return c.sess.Table(r.Table, r.Options)
+		return sess.Table(r.Table, r.Options)
 	case r.Query != "":
-		return c.sess.SQL(r.Query)
+		return sess.SQL(r.Query)
 	case r.relation != nil:
-		return c.sess.FromRelation(r.relation)
+		return sess.FromRelation(r.relation)
 	}
 	schema := r.UserSchema
 	if schema == "" {
 		schema = r.pinned
 	}
-	return c.sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: r.Options})
+	return sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: r.Options})
 }
 
 // readPaths are the paths sent to Spark: the user's patterns as given, and
@@ -278,7 +278,7 @@ func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism
 		sem <- struct{}{}
 		go func(i int, r *Read) {
 			defer func() { <-sem; wg.Done() }()
-			schema, err := c.frame(r).Schema(ctx)
+			schema, err := c.server.readSchema(ctx, r)
 			if err == nil && len(schema.Fields) == 0 {
 				err = fmt.Errorf("it has no columns (an empty file, or a CSV without header?): remove it or give its schema (SourceSpec.Schema)")
 			}

@@ -8,8 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
-
-	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
 // Files only the server sees (cluster storage, a path mounted on the
@@ -65,9 +63,9 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	}
 	budget := int64(maxRemoteInferTotal)
 	var loose []*Read // fetched by name, in chunks
-	// A fetch reads a listing again (frame set) or names its files.
+	// A fetch reads a listing again or names its files (files.paths).
 	type fetch struct {
-		frame *connect.Frame
+		files fileFetch
 		reads []*Read
 	}
 	var fetches []fetch
@@ -90,9 +88,8 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			// 13 s for 2,000 files). binaryFile skips files by length
 			// before reading them.
 			budget -= small
-			frame := c.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{l.given}, Options: l.options}).
-				Filter(fmt.Sprintf("length <= %d", maxRemoteInferFile))
-			fetches = append(fetches, fetch{frame: &frame, reads: candidates})
+			files := fileFetch{given: l.given, options: l.options, maxSize: maxRemoteInferFile}
+			fetches = append(fetches, fetch{files: files, reads: candidates})
 		default:
 			for _, r := range candidates {
 				if size := listed[r.Paths[0]].size; size <= budget {
@@ -107,11 +104,12 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	for _, r := range loose {
 		size := listed[r.Paths[0]].size
 		if !open || chunkBytes+size > remoteFetchChunk {
-			fetches = append(fetches, fetch{})
+			fetches = append(fetches, fetch{files: fileFetch{paths: []string{}}})
 			open, chunkBytes = true, 0
 		}
 		last := &fetches[len(fetches)-1]
 		last.reads = append(last.reads, r)
+		last.files.paths = append(last.files.paths, literalPath(r.Paths[0]))
 		chunkBytes += size
 	}
 	for _, f := range fetches {
@@ -120,17 +118,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		for _, r := range chunk {
 			byPath[r.Paths[0]] = r
 		}
-		var frame connect.Frame
-		if f.frame != nil {
-			frame = *f.frame
-		} else {
-			paths := make([]string, len(chunk))
-			for i, r := range chunk {
-				paths[i] = literalPath(r.Paths[0])
-			}
-			frame = c.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: paths})
-		}
-		rows, err := frame.SelectExpr("path", "length", "unix_millis(modificationTime)", "content", "unix_millis(current_timestamp())").Collect(ctx)
+		fetched, err := c.server.fetchFiles(ctx, f.files)
 		jobs++
 		if err != nil {
 			if errors.Is(err, ErrUnreachable) || ctx.Err() != nil {
@@ -138,18 +126,13 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			}
 			continue // Spark infers these files, as before
 		}
-		for _, row := range rows.Values {
-			listedPath, _ := row[0].(string)
-			size, _ := row[1].(int64)
-			mtime, _ := row[2].(int64)
-			content, _ := row[3].([]byte)
-			now, _ := row[4].(int64)
+		for _, file := range fetched {
 			// The read names the file as the listing did: as Spark lists
 			// it, or without file: for a plain path or file:// URI.
 			var given string
 			var r *Read
-			for _, like := range []string{listedPath, "/", "file:"} {
-				if g := sameScheme(like, listedPath); byPath[g] != nil {
+			for _, like := range []string{file.path, "/", "file:"} {
+				if g := sameScheme(like, file.path); byPath[g] != nil {
 					given, r = g, byPath[g]
 					break
 				}
@@ -158,14 +141,15 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 				continue // another format's file in a directory
 			}
 			lf := listed[given]
-			if lf.size != size || lf.mtimeMillis != mtime || int64(len(content)) != size {
+			if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || int64(len(file.content)) != file.size {
 				continue // changed since the listing: Spark infers it
 			}
 			copyPath := filepath.Join(dir, strconv.Itoa(r.order)+"-"+path.Base(given))
-			if err := os.WriteFile(copyPath, content, 0o600); err != nil {
+			if err := os.WriteFile(copyPath, file.content, 0o600); err != nil {
 				return jobs, fmt.Errorf("copy %s to type it: %w", given, err)
 			}
-			r.copy = &remoteCopy{path: copyPath, stamp: fileStamp{size: size, mtimeMillis: mtime}, settled: now-mtime > 2000}
+			stamp := fileStamp{size: file.size, mtimeMillis: file.mtimeMillis}
+			r.copy = &remoteCopy{path: copyPath, stamp: stamp, settled: file.nowMillis-file.mtimeMillis > 2000}
 		}
 	}
 	return jobs, nil

@@ -172,7 +172,7 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		}
 		return nil, err
 	}
-	frame := c.targetFrame(written)
+	frame := targetFrame(c.sess, written)
 	rowsWritten := &frame
 	if filesBefore != nil {
 		files, err := c.filesOfThisWrite(ctx, written, filesBefore)
@@ -182,7 +182,7 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		own = true
 		rowsWritten = nil
 		if len(files) > 0 {
-			frame = c.targetFilesFrame(written, files)
+			frame = targetFilesFrame(c.sess, written, files)
 			rowsWritten = &frame
 		}
 	}
@@ -251,7 +251,7 @@ func (c *Client) checkTargetAbsent(ctx context.Context, t Target) error {
 	default:
 		return nil
 	}
-	_, err := c.targetFrame(t).Schema(ctx)
+	_, err := targetFrame(c.sess, t).Schema(ctx)
 	switch errorClass(err) {
 	case "PATH_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND":
 		return nil
@@ -284,16 +284,16 @@ func writeHint(err error) error {
 }
 
 // targetFrame reads the target back.
-func (c *Client) targetFrame(t Target) connect.Frame {
+func targetFrame(sess *connect.Session, t Target) connect.Frame {
 	if t.Table != "" {
-		return c.sess.Table(t.Table, nil)
+		return sess.Table(t.Table, nil)
 	}
-	return c.targetFilesFrame(t, []string{t.Path})
+	return targetFilesFrame(sess, t, []string{t.Path})
 }
 
 // targetFilesFrame reads some files of path target t (all of them for
 // its path), as targetFrame reads t.
-func (c *Client) targetFilesFrame(t Target, paths []string) connect.Frame {
+func targetFilesFrame(sess *connect.Session, t Target, paths []string) connect.Frame {
 	format := t.Format
 	if format == "" {
 		format = "parquet"
@@ -318,7 +318,7 @@ func (c *Client) targetFilesFrame(t Target, paths []string) connect.Frame {
 		// directories below the target.
 		options["basePath"] = t.Path
 	}
-	return c.sess.Read(connect.ReadSpec{Format: format, Paths: paths, Options: options})
+	return sess.Read(connect.ReadSpec{Format: format, Paths: paths, Options: options})
 }
 
 // csvHeader is the header option of a CSV target: "true" unless the user
@@ -333,7 +333,7 @@ func csvHeader(t Target) string {
 // countTarget counts the target's rows; a target that does not exist yet
 // has none when missingOK.
 func (c *Client) countTarget(ctx context.Context, t Target, missingOK bool) (int64, error) {
-	return countFrame(ctx, c.targetFrame(t), t, missingOK)
+	return countFrame(ctx, targetFrame(c.sess, t), t, missingOK)
 }
 
 // countFrame counts the rows of frame, which reads target t.
@@ -478,7 +478,7 @@ func (c *Client) addColumns(ctx context.Context, table string, fields []sparkmer
 
 // ReadTarget returns the first n rows of a written target.
 func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) {
-	rows, err := c.targetFrame(t).Limit(n).Collect(ctx)
+	rows, err := targetFrame(c.sess, t).Limit(n).Collect(ctx)
 	return rowsFrom(rows), err
 }
 
@@ -491,23 +491,15 @@ type SourceSchema struct {
 
 // Schemas returns each source's schema, one per source (never grouped).
 func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
-	specs, _, _, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+	in, err := c.expand(ctx, job)
 	if err != nil {
 		return nil, err
 	}
-	sources, err := resolveSources(specs, job.Format, job.ReaderOptions)
-	if err != nil {
+	if err := c.fetchSchemas(ctx, in.reads, job.Parallelism, job.Progress); err != nil {
 		return nil, err
 	}
-	reads := make([]*Read, len(sources))
-	for i, s := range sources {
-		reads[i] = newRead(s)
-	}
-	if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
-		return nil, err
-	}
-	out := make([]SourceSchema, len(reads))
-	for i, r := range reads {
+	out := make([]SourceSchema, len(in.reads))
+	for i, r := range in.reads {
 		out[i] = SourceSchema{Name: r.Name, Format: r.Format, Schema: r.Schema}
 	}
 	return out, nil

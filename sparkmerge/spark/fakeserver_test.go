@@ -1,0 +1,184 @@
+package spark
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// fakeServer is a [server] that answers from its fields and records every
+// call, so that planning runs, and is checked, without Spark. A call it
+// has no answer for fails, naming the call, so that a test never passes on
+// a default it did not mean.
+type fakeServer struct {
+	version string
+	// schemas are Spark's schemas (DDL) by call, e.g.
+	// "readSchema /d/a.csv", "tableSchema db.ref", "targetSchema db.t".
+	schemas map[string]string
+	// fail are the errors of calls, by call as schemas keys them (or
+	// "conf", "listFiles <given>", "fetchFiles <given or paths>").
+	fail map[string]error
+	// settings are the session's settings (conf answers).
+	settings map[string]string
+	// files are the files only the server sees, by path as Spark lists
+	// them, and nowMillis the server's clock.
+	files     map[string]fakeFile
+	nowMillis int64
+
+	mu    sync.Mutex
+	calls []string
+	// options are the reader options of each readSchema call, by call.
+	options map[string]map[string]string
+}
+
+// fakeFile is a file on the fake server.
+type fakeFile struct {
+	content     string
+	mtimeMillis int64
+}
+
+// newFakeClient is a client whose server is fake: Spark 4.0.1, no
+// answers yet.
+func newFakeClient() (*Client, *fakeServer) {
+	fake := &fakeServer{version: "4.0.1", schemas: map[string]string{}, fail: map[string]error{}, files: map[string]fakeFile{}, options: map[string]map[string]string{}}
+	return &Client{server: fake}, fake
+}
+
+// record notes a call and returns its configured error.
+func (f *fakeServer) record(call string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+	return f.fail[call]
+}
+
+// recorded are the calls so far, in order.
+func (f *fakeServer) recorded() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+func (f *fakeServer) schema(call string) (sparkmerge.Schema, error) {
+	if err := f.record(call); err != nil {
+		return sparkmerge.Schema{}, err
+	}
+	ddl, ok := f.schemas[call]
+	if !ok {
+		return sparkmerge.Schema{}, fmt.Errorf("fake server: no answer for %q", call)
+	}
+	return sparkmerge.ParseSchema(ddl)
+}
+
+func (f *fakeServer) sparkVersion() string { return f.version }
+
+// readSchema fails, as Spark Connect's client does, once ctx is done.
+func (f *fakeServer) readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error) {
+	call := "readSchema " + strings.Join(r.Paths, ",")
+	switch {
+	case r.Table != "":
+		call = "readSchema table " + r.Table
+	case r.Query != "":
+		call = "readSchema query " + r.Query
+	}
+	f.mu.Lock()
+	f.options[call] = maps.Clone(r.Options)
+	f.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		f.record(call)
+		return sparkmerge.Schema{}, err
+	}
+	return f.schema(call)
+}
+
+func (f *fakeServer) tableSchema(_ context.Context, table string) (sparkmerge.Schema, error) {
+	return f.schema("tableSchema " + table)
+}
+
+func (f *fakeServer) targetSchema(_ context.Context, t Target) (sparkmerge.Schema, error) {
+	return f.schema("targetSchema " + t.Table + t.Path)
+}
+
+func (f *fakeServer) conf(_ context.Context, keys ...string) (map[string]string, error) {
+	if err := f.record("conf"); err != nil {
+		return nil, err
+	}
+	values := map[string]string{}
+	for _, k := range keys {
+		if v, ok := f.settings[k]; ok {
+			values[k] = v
+		}
+	}
+	return values, nil
+}
+
+// listFiles lists the files at or below given, as Spark lists them.
+func (f *fakeServer) listFiles(_ context.Context, given string, _ map[string]string) ([]remoteFile, error) {
+	if err := f.record("listFiles " + given); err != nil {
+		return nil, err
+	}
+	files := f.list(given)
+	if len(files) == 0 {
+		return nil, &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: " + given}
+	}
+	return files, nil
+}
+
+// list is the files given means, as Spark lists them: those at or below
+// it, or matching it as a pattern, file: paths also by their plain path;
+// in reverse order of names, since the client must sort them.
+func (f *fakeServer) list(given string) []remoteFile {
+	var files []remoteFile
+	for _, p := range slices.Backward(slices.Sorted(maps.Keys(f.files))) {
+		for _, name := range []string{p, strings.TrimPrefix(p, "file:")} {
+			if matched, _ := path.Match(given, name); matched || strings.HasPrefix(name, strings.TrimSuffix(given, "/")+"/") {
+				files = append(files, remoteFile{path: p, size: int64(len(f.files[p].content)), mtimeMillis: f.files[p].mtimeMillis})
+				break
+			}
+		}
+	}
+	return files
+}
+
+func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFile, error) {
+	paths := want.paths
+	call := "fetchFiles " + strings.Join(paths, " ")
+	if paths == nil {
+		call = "fetchFiles " + want.given
+		for _, l := range f.list(want.given) {
+			if l.size <= want.maxSize {
+				paths = append(paths, l.path)
+			}
+		}
+	}
+	if err := f.record(call); err != nil {
+		return nil, err
+	}
+	var out []fetchedFile
+	for _, p := range paths {
+		file := f.files[p]
+		listed := remoteFile{path: p, size: int64(len(file.content)), mtimeMillis: file.mtimeMillis}
+		out = append(out, fetchedFile{remoteFile: listed, content: []byte(file.content), nowMillis: f.nowMillis})
+	}
+	return out, nil
+}
+
+// The fake must stay a [server].
+var _ server = (*fakeServer)(nil)
+
+// TestFakeServerAnswersOnlyWhatItWasGiven: a call without an answer fails,
+// so that a plan test cannot pass on a schema nobody chose.
+func TestFakeServerAnswersOnlyWhatItWasGiven(t *testing.T) {
+	_, fake := newFakeClient()
+	if _, err := fake.tableSchema(context.Background(), "db.none"); err == nil || !strings.Contains(err.Error(), `"tableSchema db.none"`) {
+		t.Errorf("err = %v, want no answer for the call", err)
+	}
+}

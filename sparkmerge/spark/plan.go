@@ -1,0 +1,283 @@
+package spark
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// Plan reads every source's schema (no rows, except what schema inference
+// needs), groups sources per the job's strategy and computes the merge plan.
+// It writes nothing.
+func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
+	start := time.Now()
+	if err := checkJobReaderOptions(job); err != nil {
+		return nil, err
+	}
+	in, err := c.expand(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInputs(job, in.reads); err != nil {
+		return nil, err
+	}
+	found, err := c.discover(ctx, job, in)
+	if err != nil {
+		return nil, err
+	}
+	planned, err := c.planReads(ctx, job, pinSchemas(groupDiscovered(job, found.reads)))
+	if err != nil {
+		return nil, err
+	}
+	planned.Skipped, planned.InferenceNote = in.skipped, found.note
+	planned.RemoteTyped, planned.RemoteFetchJobs = found.remoteTyped, found.fetchJobs
+	planned.Discovery, planned.Inference = time.Since(start), found.inference
+	if err := checkPartitionColumns(job.Target, planned); err != nil {
+		return nil, err
+	}
+	return planned, nil
+}
+
+// checkJobReaderOptions refuses reader options, the job's and each
+// source's, that Spark would silently replace (see [CheckReaderOptions]):
+// before anything is asked of the server, so that a typo costs no Spark
+// job.
+func checkJobReaderOptions(job Job) error {
+	if err := CheckReaderOptions(job.ReaderOptions); err != nil {
+		return err
+	}
+	for _, s := range job.Sources {
+		if err := CheckReaderOptions(s.Options); err != nil {
+			return fmt.Errorf("source %s: %w", s.DisplayName(), err)
+		}
+	}
+	return nil
+}
+
+// expanded are a job's inputs once its sources are expanded.
+type expanded struct {
+	// reads are one per source, in input order (see [Read.order]).
+	reads []*Read
+	// skipped are files of directory sources not read (see
+	// [Planned.Skipped]).
+	skipped []string
+	// listed are the files only the server sees, by path, as Spark listed
+	// them: client-side inference fetches the small ones.
+	listed map[string]remoteFile
+}
+
+// expand turns the job's sources into the reads of single sources: a
+// directory or pattern becomes one read per file (see expandSources), so
+// that each file's schema is learnt, and each CSV header applied, on its
+// own.
+func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
+	specs, skipped, listed, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+	if err != nil {
+		return expanded{}, err
+	}
+	sources, err := resolveSources(specs, job.Format, job.ReaderOptions)
+	if err != nil {
+		return expanded{}, err
+	}
+	reads := make([]*Read, len(sources))
+	for i, s := range sources {
+		reads[i] = newRead(s)
+		reads[i].order = i
+	}
+	return expanded{reads: reads, skipped: skipped, listed: listed}, nil
+}
+
+// checkInputs refuses a file that two sources reach, and a path target
+// that overlaps an input, before any schema is asked for: the merge would
+// hold the file's rows twice, or write where it reads.
+func checkInputs(job Job, reads []*Read) error {
+	if err := checkDuplicateInputs(reads); err != nil {
+		return err
+	}
+	return checkOverlap(absoluteTarget(job.Target), reads, job.Sources)
+}
+
+// discovered is what discovery learnt.
+type discovered struct {
+	// reads carry their schemas, in input order.
+	reads []*Read
+	// note is [Planned.InferenceNote].
+	note string
+	// inference is the time the client spent typing files (see
+	// [Planned.Inference]).
+	inference time.Duration
+	// remoteTyped and fetchJobs are [Planned.RemoteTyped] and
+	// [Planned.RemoteFetchJobs].
+	remoteTyped, fetchJobs int
+}
+
+// discover gives every read its schema as the strategy reads it. Auto and
+// union read each file alone, so each file is typed on its own
+// (discoverEach); multipath reads a group of files in one load, whose
+// schema is Spark's merge over the group (discoverGroups).
+func (c *Client) discover(ctx context.Context, job Job, in expanded) (discovered, error) {
+	switch job.Strategy {
+	case StrategyUnion, StrategyAuto:
+		return c.discoverEach(ctx, job, in)
+	case StrategyMultipath:
+		reads, err := c.discoverGroups(ctx, job, in.reads)
+		return discovered{reads: reads}, err
+	}
+	return discovered{}, fmt.Errorf("unknown strategy %v", job.Strategy)
+}
+
+// discoverEach types every file read alone: on the client where it can
+// and may (by the server's own rules, without a Spark job per file; see
+// inferOnClient), by Spark for the rest.
+func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discovered, error) {
+	var found discovered
+	remote := in.reads
+	switch {
+	case job.SparkInference:
+	case !clientRulesMatch(c.SparkVersion()):
+		// The client implements Spark 4.0's inference rules: another
+		// server might type the same file otherwise.
+		found.note = fmt.Sprintf("the server runs Spark %s and the client infers schemas by Spark %s's rules: Spark infers them all", c.SparkVersion(), clientRulesVersion)
+	default:
+		var err error
+		if found, remote, err = c.inferOnClient(ctx, in); err != nil {
+			return discovered{}, err
+		}
+	}
+	if err := checkEncodings(remote); err != nil {
+		return discovered{}, err
+	}
+	// Every other file's own schema, as Spark reads the file alone.
+	if err := c.fetchSchemas(ctx, remote, job.Parallelism, job.Progress); err != nil {
+		return discovered{}, err
+	}
+	found.reads = append(found.reads, remote...)
+	// Back in input order, for first-seen column order.
+	sort.SliceStable(found.reads, func(i, j int) bool { return found.reads[i].order < found.reads[j].order })
+	return found, nil
+}
+
+// inferOnClient types the reads the client can by the server's rules:
+// local files, and copies of small files only the server sees, fetched
+// into a temporary directory removed on return (see fetchRemoteCopies and
+// inferLocally). It returns those reads in found.reads, and the reads left
+// to Spark.
+func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discovered, remote []*Read, err error) {
+	began := time.Now()
+	dir, err := os.MkdirTemp("", "sparkmerge-remote-")
+	if err != nil {
+		return discovered{}, nil, err
+	}
+	defer os.RemoveAll(dir)
+	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir); err != nil {
+		return discovered{}, nil, err
+	}
+	pq := c.parquetConfFor(ctx, in.reads)
+	found.reads, remote = inferLocally(in.reads, c.SparkVersion(), pq)
+	for _, r := range in.reads {
+		if r.copy != nil && r.InferredLocally {
+			found.remoteTyped++
+		}
+		r.copy = nil // removed with dir
+	}
+	found.inference = time.Since(began)
+	return found, remote, nil
+}
+
+// checkEncodings refuses a file the client found is not UTF-8 while no
+// encoding was given: Spark would read it without an error, every such
+// byte as U+FFFD.
+func checkEncodings(reads []*Read) error {
+	for _, r := range reads {
+		if r.encodingProblem != "" {
+			return fmt.Errorf("source %q is %s: Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", r.Name, r.encodingProblem)
+		}
+	}
+	return nil
+}
+
+// discoverGroups is multipath's discovery: files of one format and options
+// are grouped first (groupReads), since Spark's merge over a group's files
+// is the group's schema. Parquet and ORC groups merge their files' schemas
+// (mergeSchema), which Spark does not by default; CSV groups whose files'
+// headers differ are refused (checkCSVHeaders), before Spark types them.
+func (c *Client) discoverGroups(ctx context.Context, job Job, reads []*Read) ([]*Read, error) {
+	reads = groupReads(reads, groupKey)
+	for _, r := range reads {
+		if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
+			if _, set := r.Options["mergeSchema"]; !set {
+				r.Options = withOption(r.Options, "mergeSchema", "true")
+			}
+		}
+		if err := c.checkCSVHeaders(ctx, r, job.Parallelism); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
+		return nil, err
+	}
+	return reads, nil
+}
+
+// groupDiscovered groups auto's files once their schemas are known: those
+// whose one load reads each file's rows as the file alone (groupExact), so
+// that Spark runs fewer scans. Union reads every file alone; multipath
+// grouped before discovery. With a reference source every source stays a
+// read of its own, for the plan to find the reference by its name.
+func groupDiscovered(job Job, reads []*Read) []*Read {
+	if job.Strategy == StrategyAuto && job.Policy.ReferenceSource == "" {
+		return groupExact(reads, job.Policy)
+	}
+	return reads
+}
+
+// pinSchemas pins every file read's discovered schema: sent with the read
+// when it runs, so that Spark does not infer it a second time. A CSV read
+// with a header then has Spark check every file's header against the
+// discovered names instead of mapping columns by position: a file
+// rewritten since discovery fails, never shifts.
+func pinSchemas(reads []*Read) []*Read {
+	for _, r := range reads {
+		if r.relational() || r.UserSchema != "" {
+			continue
+		}
+		r.pinned = r.Schema.String()
+		if r.Format == "csv" && r.Options["header"] == "true" && !namedByPosition(r.Schema) {
+			if _, set := r.Options["enforceSchema"]; !set {
+				r.Options = withOption(r.Options, "enforceSchema", "false")
+			}
+		}
+	}
+	return reads
+}
+
+// planReads computes the merge plan over the reads under the job's policy,
+// aligned to the schema of its reference table, or of the target it
+// appends to (planAppend), which the server gives.
+func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planned, error) {
+	policy := job.Policy
+	planned := &Planned{Strategy: job.Strategy, Reads: reads}
+	if job.ReferenceTable != "" {
+		ref, err := c.server.tableSchema(ctx, job.ReferenceTable)
+		if err != nil {
+			return nil, fmt.Errorf("read reference table %q: %w", job.ReferenceTable, err)
+		}
+		policy.Reference = &ref
+	}
+	if strings.EqualFold(job.Target.Mode, "append") {
+		if err := c.planAppend(ctx, job, &policy, planned); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := sparkmerge.NewPlan(planSources(reads), policy)
+	if err != nil {
+		return nil, err
+	}
+	planned.Plan = plan
+	return planned, nil
+}

@@ -1,0 +1,766 @@
+package spark
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
+)
+
+// planCase is one run of [Client.Plan] against a [fakeServer]. "$D" in
+// paths, answers and expectations is the test's directory, which holds
+// files; the remote files live on the fake server only.
+type planCase struct {
+	name    string
+	files   map[string]string // local files, by name below $D
+	job     Job
+	version string            // the server's Spark version; default 4.0.1
+	schemas map[string]string // Spark's answers (see fakeServer.schemas)
+	fail    map[string]error  // failing calls
+	conf    map[string]string // session settings
+	remote  map[string]string // files only the server sees, by path
+
+	wantErr    string   // a part of the error; "" for none
+	wantErrAs  any      // a pointer to the error type, for errors.As
+	wantReads  []string // see describeReads
+	wantTarget string
+	wantCalls  []string // every call to the server, in order
+	check      func(t *testing.T, p *Planned, fake *fakeServer)
+}
+
+// Small local files the client types itself.
+var (
+	csvA    = "id,name\n1,x\n"
+	csvB    = "id,name\n2,y\n"
+	csvNote = "id,note\n3,z\n"
+	// Spark's rules type a quoted value otherwise than the client can
+	// tell: such a file goes to Spark.
+	csvQuoted = "id,name\n4,\"w\"\n"
+	jsonC     = `{"id":5,"note":"v"}` + "\n"
+)
+
+func TestPlan(t *testing.T) {
+	unreachable := &connect.UnreachableError{Addr: "spark:15002", Err: errors.New("connection refused")}
+	pathNotFound := &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: file:/data/q.csv."}
+	threeFiles := map[string]string{"a.csv": csvA, "b.csv": csvB, "c.json": jsonC}
+	threeSources := []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/b.csv"}}, {Paths: []string{"$D/c.json"}}}
+	tests := []planCase{
+		{
+			name:  "auto groups the files the client typed",
+			files: threeFiles,
+			job:   Job{Sources: threeSources},
+			wantReads: []string{
+				"$D/ (2 csv files) [$D/a.csv $D/b.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"$D/c.json [$D/c.json]: id bigint, note string; client, pinned",
+			},
+			wantTarget: "id bigint, name string, note string",
+			wantCalls:  nil, // small local files: no Spark job
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.InferenceNote != "" || p.RemoteTyped != 0 || p.RemoteFetchJobs != 0 {
+					t.Errorf("note %q, remote typed %d in %d jobs: want none", p.InferenceNote, p.RemoteTyped, p.RemoteFetchJobs)
+				}
+				if p.Inference <= 0 || p.Discovery < p.Inference {
+					t.Errorf("inference %v, discovery %v: want 0 < inference <= discovery", p.Inference, p.Discovery)
+				}
+			},
+		},
+		{
+			name:  "union reads every file alone",
+			files: threeFiles,
+			job:   Job{Sources: threeSources, Strategy: StrategyUnion},
+			wantReads: []string{
+				"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"$D/b.csv [$D/b.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"$D/c.json [$D/c.json]: id bigint, note string; client, pinned",
+			},
+			wantTarget: "id bigint, name string, note string",
+		},
+		{
+			name:  "a directory is read file by file, others' formats skipped",
+			files: map[string]string{"in/a.csv": csvA, "in/b.csv": csvNote, "in/README.txt": "about"},
+			job:   Job{Sources: []SourceSpec{{Paths: []string{"$D/in"}}}, Strategy: StrategyUnion},
+			wantReads: []string{
+				"$D/in/a.csv [$D/in/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"$D/in/b.csv [$D/in/b.csv]: id int, note string; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string, note string",
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if len(p.Skipped) != 1 || !strings.HasSuffix(p.Skipped[0], "/in/README.txt") {
+					t.Errorf("Skipped = %q, want the README", p.Skipped)
+				}
+			},
+		},
+		{
+			name:    "Spark types what the client refuses, in input order",
+			files:   map[string]string{"q.csv": csvQuoted, "a.csv": csvA, "n.csv": csvNote},
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}, {Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/n.csv"}}}},
+			schemas: map[string]string{"readSchema $D/q.csv": "id int, name string"},
+			wantReads: []string{
+				// Not grouped with a.csv: only the client's CSV reads have
+				// Spark check the header (enforceSchema=false), and files
+				// group by their options.
+				"$D/q.csv [$D/q.csv]: id int, name string; pinned, enforceSchema=false",
+				"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"$D/n.csv [$D/n.csv]: id int, note string; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string, note string",
+			wantCalls:  []string{"readSchema $D/q.csv"},
+		},
+		{
+			name:  "tables and queries are Spark's, never pinned",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Query: "SELECT 1 AS id"}, {Table: "db.events"}, {Paths: []string{"$D/a.csv"}}},
+				Policy: sparkmerge.Options{SourceColumn: "_source"}},
+			schemas: map[string]string{"readSchema query SELECT 1 AS id": "id int NOT NULL", "readSchema table db.events": "id bigint, at timestamp"},
+			wantReads: []string{
+				"query: SELECT 1 AS id [query: SELECT 1 AS id]: id int NOT NULL",
+				"db.events [db.events]: id bigint, at timestamp",
+				"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "id bigint, at timestamp, name string, _source string NOT NULL",
+			wantCalls:  []string{"readSchema query SELECT 1 AS id", "readSchema table db.events"},
+		},
+		{
+			name:  "multipath reads a group in one load, typed by Spark",
+			files: threeFiles,
+			job:   Job{Sources: threeSources, Strategy: StrategyMultipath},
+			schemas: map[string]string{
+				"readSchema $D/a.csv,$D/b.csv": "id int, name string",
+				"readSchema $D/c.json":         "id bigint, note string",
+			},
+			wantReads: []string{
+				"$D/ (2 csv files) [$D/a.csv $D/b.csv]: id int, name string; pinned, enforceSchema=false",
+				"$D/c.json [$D/c.json]: id bigint, note string; pinned",
+			},
+			wantTarget: "id bigint, name string, note string",
+			// The local headers are read on the client.
+			wantCalls: []string{"readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
+		},
+		{
+			name:      "multipath refuses CSV files whose headers differ",
+			files:     map[string]string{"a.csv": csvA, "n.csv": csvNote},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/n.csv"}}}, Strategy: StrategyMultipath},
+			wantErr:   "refusing a multi-path CSV read of 2 files: their headers differ",
+			wantErrAs: new(*HeaderDriftError),
+		},
+		{
+			name: "multipath asks Spark for the headers of files only it sees",
+			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyMultipath},
+			remote: map[string]string{
+				"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvB,
+			},
+			schemas: map[string]string{
+				"readSchema s3a://b/in/a.csv":                  "id string, name string",
+				"readSchema s3a://b/in/b.csv":                  "id string, name string",
+				"readSchema s3a://b/in/a.csv,s3a://b/in/b.csv": "id int, name string",
+			},
+			wantReads: []string{
+				"s3a://b/in/ (2 csv files) [s3a://b/in/a.csv s3a://b/in/b.csv]: id int, name string; pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string",
+			wantCalls: []string{
+				"listFiles s3a://b/in",
+				"readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv",
+				"readSchema s3a://b/in/a.csv,s3a://b/in/b.csv",
+			},
+			check: func(t *testing.T, _ *Planned, fake *fakeServer) {
+				// A header is asked for without a pass over the rows.
+				for _, call := range []string{"readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"} {
+					if got := fake.options[call]["inferSchema"]; got != "false" {
+						t.Errorf("%s: inferSchema=%q, want false", call, got)
+					}
+				}
+				if got := fake.options["readSchema s3a://b/in/a.csv,s3a://b/in/b.csv"]["inferSchema"]; got != "true" {
+					t.Errorf("the group's read: inferSchema=%q, want true", got)
+				}
+			},
+		},
+		{
+			name: "auto types small remote files from copies fetched in one job",
+			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}, {Paths: []string{"s3a://b/x.json"}}}},
+			remote: map[string]string{
+				"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvB, "s3a://b/x.json": jsonC,
+			},
+			wantReads: []string{
+				"s3a://b/in/ (2 csv files) [s3a://b/in/a.csv s3a://b/in/b.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"s3a://b/x.json [s3a://b/x.json]: id bigint, note string; client, pinned",
+			},
+			wantTarget: "id bigint, name string, note string",
+			wantCalls:  []string{"listFiles s3a://b/in", "listFiles s3a://b/x.json", "fetchFiles s3a://b/in", "fetchFiles s3a://b/x.json"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.RemoteTyped != 3 || p.RemoteFetchJobs != 2 {
+					t.Errorf("remote typed %d in %d jobs, want 3 in 2", p.RemoteTyped, p.RemoteFetchJobs)
+				}
+				for _, r := range p.Reads {
+					for _, part := range r.parts() {
+						if part.copy != nil {
+							t.Errorf("read %s keeps its removed copy %s", part.Name, part.copy.path)
+						}
+						if part.stamp != (fileStamp{size: int64(len(csvA)), mtimeMillis: 1000}) && part.Format == "csv" {
+							t.Errorf("read %s is stamped %+v, want Spark's listing", part.Name, part.stamp)
+						}
+					}
+				}
+			},
+		},
+		{
+			name:    "a failed fetch leaves remote files to Spark",
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyUnion},
+			remote:  map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvNote},
+			fail:    map[string]error{"fetchFiles s3a://b/in": errors.New("binaryFile: permission denied")},
+			schemas: map[string]string{"readSchema s3a://b/in/a.csv": "id int, name string", "readSchema s3a://b/in/b.csv": "id int, note string"},
+			wantReads: []string{
+				"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; pinned, enforceSchema=false",
+				"s3a://b/in/b.csv [s3a://b/in/b.csv]: id int, note string; pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string, note string",
+			wantCalls:  []string{"listFiles s3a://b/in", "fetchFiles s3a://b/in", "readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.RemoteTyped != 0 || p.RemoteFetchJobs != 1 {
+					t.Errorf("remote typed %d in %d jobs, want 0 in 1", p.RemoteTyped, p.RemoteFetchJobs)
+				}
+			},
+		},
+		{
+			name:      "an unreachable server fails the fetch",
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}},
+			remote:    map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvB},
+			fail:      map[string]error{"fetchFiles s3a://b/in": unreachable},
+			wantErr:   "spark connect server at spark:15002 is unreachable",
+			wantErrAs: new(*UnreachableError),
+			wantCalls: []string{"listFiles s3a://b/in", "fetchFiles s3a://b/in"},
+		},
+		{
+			name: "a remote listing mostly of other files is fetched file by file",
+			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}},
+			remote: map[string]string{
+				"s3a://b/in/a.csv": csvA, "s3a://b/in/notes.txt": strings.Repeat("about\n", 200),
+			},
+			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"listFiles s3a://b/in", "fetchFiles s3a://b/in/a.csv"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.RemoteTyped != 1 || p.RemoteFetchJobs != 1 || len(p.Skipped) != 1 || p.Skipped[0] != "s3a://b/in/notes.txt" {
+					t.Errorf("remote typed %d in %d jobs, skipped %q: want 1 in 1, the notes skipped", p.RemoteTyped, p.RemoteFetchJobs, p.Skipped)
+				}
+			},
+		},
+		{
+			name: "a remote pattern is listed as such when no file has its name",
+			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in/*.csv"}}}, Strategy: StrategyUnion},
+			remote: map[string]string{
+				"s3a://b/in/a.csv": csvA, "s3a://b/in/n.csv": csvNote, "s3a://b/in/x.json": jsonC,
+			},
+			wantReads: []string{
+				"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"s3a://b/in/n.csv [s3a://b/in/n.csv]: id int, note string; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string, note string",
+			wantCalls:  []string{`listFiles s3a://b/in/\*.csv`, "listFiles s3a://b/in/*.csv", "fetchFiles s3a://b/in/*.csv"},
+		},
+		{
+			name: "a partitioned remote tree is one dataset, typed by Spark",
+			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/t"}}}},
+			remote: map[string]string{
+				"s3a://b/t/day=1/a.json": jsonC, "s3a://b/t/day=2/b.json": jsonC,
+			},
+			schemas:    map[string]string{"readSchema s3a://b/t": "id bigint, note string, day int"},
+			wantReads:  []string{"s3a://b/t [s3a://b/t]: id bigint, note string, day int; pinned"},
+			wantTarget: "id bigint, note string, day int",
+			wantCalls:  []string{"listFiles s3a://b/t", "readSchema s3a://b/t"},
+		},
+		{
+			name:   "a server-side path written like a local one keeps its spelling",
+			job:    Job{Sources: []SourceSpec{{Paths: []string{"/sparkmerge-server-only/in"}}}, Strategy: StrategyUnion},
+			remote: map[string]string{"file:/sparkmerge-server-only/in/a.csv": csvA, "file:/sparkmerge-server-only/in/b.csv": csvB},
+			wantReads: []string{
+				"/sparkmerge-server-only/in/a.csv [/sparkmerge-server-only/in/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"/sparkmerge-server-only/in/b.csv [/sparkmerge-server-only/in/b.csv]: id int, name string; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"listFiles /sparkmerge-server-only/in", "fetchFiles /sparkmerge-server-only/in"},
+		},
+		{
+			name:      "remote files whose names say no format",
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/raw"}}}},
+			remote:    map[string]string{"s3a://b/raw/a.dat": "1", "s3a://b/raw/b.dat": "2"},
+			wantErr:   `read source "s3a://b/raw": cannot tell the format from the names of its 2 files (s3a://b/raw/a.dat, ...)`,
+			wantCalls: []string{"listFiles s3a://b/raw"},
+		},
+		{
+			name:      "a remote path that lists nothing names its source",
+			job:       Job{Sources: []SourceSpec{{Name: "events", Paths: []string{"s3a://b/none"}}}},
+			wantErr:   `read source "events": list files on the Spark server: [PATH_NOT_FOUND] Path does not exist: s3a://b/none` + "\n  hint: check the path",
+			wantCalls: []string{"listFiles s3a://b/none"},
+		},
+		{
+			name:  "a reference table orders and types the target",
+			files: map[string]string{"a.csv": csvA, "n.csv": csvNote},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/n.csv"}}},
+				ReferenceTable: "db.ref", Policy: sparkmerge.Options{Missing: sparkmerge.MissingReference, DropExtra: true}},
+			schemas: map[string]string{"tableSchema db.ref": "note string, id bigint"},
+			wantReads: []string{
+				"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"$D/n.csv [$D/n.csv]: id int, note string; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "note string, id bigint",
+			wantCalls:  []string{"tableSchema db.ref"},
+		},
+		{
+			name:      "a reference table Spark cannot read",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, ReferenceTable: "db.ref"},
+			fail:      map[string]error{"tableSchema db.ref": &connect.SparkError{ErrorClass: "TABLE_OR_VIEW_NOT_FOUND", Message: "[TABLE_OR_VIEW_NOT_FOUND] db.ref"}},
+			wantErr:   `read reference table "db.ref": [TABLE_OR_VIEW_NOT_FOUND] db.ref`,
+			wantCalls: []string{"tableSchema db.ref"},
+		},
+		{
+			name:  "a reference source keeps auto's files apart",
+			files: map[string]string{"a.csv": csvA, "b.csv": csvB},
+			job: Job{Sources: []SourceSpec{{Name: "first", Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/b.csv"}}},
+				Policy: sparkmerge.Options{Missing: sparkmerge.MissingReference, ReferenceSource: "first"}},
+			wantReads: []string{
+				"first [first]: id int, name string; client, pinned, enforceSchema=false",
+				"$D/b.csv [$D/b.csv]: id int, name string; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string",
+		},
+		{
+			name:  "append aligns to the target table",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Policy: sparkmerge.Options{SourceColumn: "_source"},
+				Target: Target{Table: "db.t", Mode: "APPEND"}},
+			schemas: map[string]string{"targetSchema db.t": "name string, id bigint, _source string, extra double"},
+			wantReads: []string{
+				"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false",
+			},
+			// The table's order; its provenance column is added again, last.
+			wantTarget: "name string, id bigint, extra double, _source string NOT NULL",
+			wantCalls:  []string{"targetSchema db.t"},
+		},
+		{
+			name:  "append with Evolve adds the columns the table lacks",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Table: "db.t", Mode: "append", Evolve: true}},
+			schemas:    map[string]string{"targetSchema db.t": "id bigint NOT NULL"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id bigint, name string",
+			wantCalls:  []string{"targetSchema db.t"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if got := fieldNames(p.AddColumns); got != "name" {
+					t.Errorf("AddColumns = %s, want name", got)
+				}
+			},
+		},
+		{
+			name:       "append to a table not there yet plans as a new one",
+			files:      map[string]string{"a.csv": csvA},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
+			fail:       map[string]error{"targetSchema db.t": &connect.SparkError{ErrorClass: "TABLE_OR_VIEW_NOT_FOUND"}},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"targetSchema db.t"},
+		},
+		{
+			name:      "append to a table that lacks a column",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
+			schemas:   map[string]string{"targetSchema db.t": "id bigint"},
+			wantErrAs: new(*sparkmerge.MissingColumnsError),
+			wantCalls: []string{"targetSchema db.t"},
+		},
+		{
+			name:      "append to a target Spark cannot read",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
+			fail:      map[string]error{"targetSchema db.t": errors.New("permission denied")},
+			wantErr:   `read the schema of table "db.t": permission denied`,
+			wantCalls: []string{"targetSchema db.t"},
+		},
+		{
+			name:  "a CSV dataset cannot gain columns",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Path: "/out/data", Format: "csv", Mode: "append", Evolve: true}},
+			schemas:   map[string]string{"targetSchema /out/data": "id int"},
+			wantErr:   `append to "/out/data": a CSV dataset cannot gain columns (name)`,
+			wantCalls: []string{"targetSchema /out/data"},
+		},
+		{
+			name:  "SparkInference asks Spark for every schema",
+			files: threeFiles,
+			job:   Job{Sources: threeSources, Strategy: StrategyUnion, SparkInference: true},
+			schemas: map[string]string{
+				"readSchema $D/a.csv": "id int, name string", "readSchema $D/b.csv": "id int, name string",
+				"readSchema $D/c.json": "id bigint, note string",
+			},
+			wantReads: []string{
+				"$D/a.csv [$D/a.csv]: id int, name string; pinned, enforceSchema=false",
+				"$D/b.csv [$D/b.csv]: id int, name string; pinned, enforceSchema=false",
+				"$D/c.json [$D/c.json]: id bigint, note string; pinned",
+			},
+			wantTarget: "id bigint, name string, note string",
+			wantCalls:  []string{"readSchema $D/a.csv", "readSchema $D/b.csv", "readSchema $D/c.json"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.Inference != 0 || p.InferenceNote != "" {
+					t.Errorf("inference %v, note %q: want none when asked for", p.Inference, p.InferenceNote)
+				}
+			},
+		},
+		{
+			name:    "a server of other rules types every file itself, saying why",
+			files:   map[string]string{"a.csv": csvA, "b.csv": csvB},
+			version: "3.5.2",
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/b.csv"}}}},
+			schemas: map[string]string{"readSchema $D/a.csv": "id int, name string", "readSchema $D/b.csv": "id int, name string"},
+			wantReads: []string{
+				"$D/ (2 csv files) [$D/a.csv $D/b.csv]: id int, name string; pinned, enforceSchema=false",
+			},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"readSchema $D/a.csv", "readSchema $D/b.csv"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				want := "the server runs Spark 3.5.2 and the client infers schemas by Spark 4.0's rules: Spark infers them all"
+				if p.InferenceNote != want {
+					t.Errorf("InferenceNote = %q, want %q", p.InferenceNote, want)
+				}
+			},
+		},
+		{
+			name:  "a Parquet file is typed from its footer under the server's settings",
+			files: map[string]string{"p.parquet": readFixture("primitives.parquet")},
+			job:   Job{Sources: []SourceSpec{{Paths: []string{"$D/p.parquet"}}}},
+			conf:  parquetConfValues(defaultParquetConf),
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if len(p.Reads) != 1 || !p.Reads[0].InferredLocally || len(p.Reads[0].Schema.Fields) == 0 {
+					t.Errorf("reads %s: want the Parquet file typed on the client", describeReads(p.Reads, ""))
+				}
+			},
+			wantCalls: []string{"conf"},
+		},
+		{
+			name:    "a failed settings request leaves Parquet to Spark",
+			files:   map[string]string{"p.parquet": readFixture("primitives.parquet")},
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/p.parquet"}}}},
+			fail:    map[string]error{"conf": errors.New("config: permission denied")},
+			schemas: map[string]string{"readSchema $D/p.parquet": "id bigint"},
+			wantReads: []string{
+				"$D/p.parquet [$D/p.parquet]: id bigint; pinned, mergeSchema=true",
+			},
+			wantTarget: "id bigint",
+			wantCalls:  []string{"conf", "readSchema $D/p.parquet"},
+		},
+		{
+			name:      "an unknown parse mode is refused before any call",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, ReaderOptions: map[string]string{"MODE": "lenient"}},
+			wantErr:   `reader option mode "lenient"`,
+			wantCalls: nil,
+		},
+		{
+			name:      "a source's unknown parse mode names the source",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Name: "a", Paths: []string{"$D/a.csv"}, Options: map[string]string{"mode": "x"}}}},
+			wantErr:   `source a: reader option mode "x"`,
+			wantCalls: nil,
+		},
+		{
+			name:      "no sources",
+			job:       Job{},
+			wantErr:   "no sources: give at least one path or table",
+			wantCalls: nil,
+		},
+		{
+			name:      "a file two sources reach",
+			files:     map[string]string{"in/a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/in/a.csv"}}, {Paths: []string{"$D/in"}}}},
+			wantErr:   `$D/in/a.csv is read by 2 sources ("$D/in/a.csv" and "$D/in/a.csv"): its rows would be merged twice`,
+			wantErrAs: new(*DuplicateInputError),
+			wantCalls: nil,
+		},
+		{
+			name:      "a target overlapping an input",
+			files:     map[string]string{"in/a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/in/a.csv"}}}, Target: Target{Path: "$D/in"}},
+			wantErr:   `output $D/in overlaps input $D/in/a.csv (source "$D/in/a.csv")`,
+			wantErrAs: new(*OverlapError),
+			wantCalls: nil,
+		},
+		{
+			name:      "an unknown strategy, after expansion",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Strategy: Strategy(7)},
+			wantErr:   "unknown strategy Strategy(7)",
+			wantCalls: nil,
+		},
+		{
+			name:      "a file that is not UTF-8 and names no encoding",
+			files:     map[string]string{"a.csv": csvA, "latin1.csv": "id,name\n1,caf\xe9\n"},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/latin1.csv"}}}},
+			wantErr:   `source "$D/latin1.csv" is `,
+			wantCalls: nil, // refused before Spark types the file
+		},
+		{
+			name:      "a schema Spark fails to give names its source, with a hint",
+			files:     map[string]string{"q.csv": csvQuoted},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}}},
+			fail:      map[string]error{"readSchema $D/q.csv": pathNotFound},
+			wantErr:   `read source "$D/q.csv": [PATH_NOT_FOUND] Path does not exist: file:/data/q.csv.` + "\n  hint: check the path",
+			wantCalls: []string{"readSchema $D/q.csv"},
+		},
+		{
+			name:      "a source Spark reads no column from",
+			files:     map[string]string{"q.csv": csvQuoted},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}}},
+			schemas:   map[string]string{"readSchema $D/q.csv": ""},
+			wantErr:   `read source "$D/q.csv": it has no columns`,
+			wantCalls: []string{"readSchema $D/q.csv"},
+		},
+		{
+			name:      "a partition column the merge lacks",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Path: "/out", PartitionBy: []string{"day"}}},
+			wantErr:   `partition column "day" is not in the merged table; its columns are id, name`,
+			wantCalls: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.run(t)
+		})
+	}
+}
+
+// run plans tt's job and checks the outcome and the calls made.
+func (tt planCase) run(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range tt.files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := func(s string) string { return strings.ReplaceAll(s, "$D", dir) }
+	client, fake := newFakeClient()
+	if tt.version != "" {
+		fake.version = tt.version
+	}
+	for call, ddl := range tt.schemas {
+		fake.schemas[in(call)] = ddl
+	}
+	for call, err := range tt.fail {
+		fake.fail[in(call)] = err
+	}
+	fake.settings = tt.conf
+	for p, content := range tt.remote {
+		fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
+	}
+	fake.nowMillis = 10_000 // the files settled long ago
+
+	job := tt.job
+	job.Sources = nil
+	for _, s := range tt.job.Sources {
+		s.Paths = append([]string(nil), s.Paths...)
+		for i, p := range s.Paths {
+			s.Paths[i] = in(p)
+		}
+		job.Sources = append(job.Sources, s)
+	}
+	job.Target.Path = in(job.Target.Path)
+	if job.Parallelism == 0 {
+		job.Parallelism = 1 // the calls in input order
+	}
+
+	planned, err := client.Plan(context.Background(), job)
+	if tt.wantErr != "" || tt.wantErrAs != nil {
+		if err == nil {
+			t.Fatalf("Plan succeeded with reads %q, want an error", describeReads(planned.Reads, dir))
+		}
+		if tt.wantErr != "" && !strings.Contains(err.Error(), in(tt.wantErr)) {
+			t.Errorf("err = %v\nwant it to contain %q", err, in(tt.wantErr))
+		}
+		if tt.wantErrAs != nil && !errors.As(err, tt.wantErrAs) {
+			t.Errorf("err = %v (%T), want a %T", err, err, tt.wantErrAs)
+		}
+	} else if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	var wantCalls []string
+	for _, c := range tt.wantCalls {
+		wantCalls = append(wantCalls, in(c))
+	}
+	if diff := cmp.Diff(wantCalls, fake.recorded()); diff != "" {
+		t.Errorf("calls to the server (-want +got):\n%s", diff)
+	}
+	if err != nil {
+		return
+	}
+	if planned.Strategy != job.Strategy {
+		t.Errorf("Strategy = %v, want %v", planned.Strategy, job.Strategy)
+	}
+	if tt.wantReads != nil {
+		var want []string
+		for _, r := range tt.wantReads {
+			want = append(want, in(r))
+		}
+		if diff := cmp.Diff(want, describeReads(planned.Reads, "")); diff != "" {
+			t.Errorf("reads (-want +got):\n%s", diff)
+		}
+	}
+	if tt.wantTarget != "" && planned.Plan.Target.String() != tt.wantTarget {
+		t.Errorf("target = %s, want %s", planned.Plan.Target, tt.wantTarget)
+	}
+	if len(planned.Plan.Sources) != len(planned.Reads) {
+		t.Errorf("the plan has %d sources for %d reads", len(planned.Plan.Sources), len(planned.Reads))
+	}
+	if tt.check != nil {
+		tt.check(t, planned, fake)
+	}
+}
+
+// describeReads is one line per read: name, sources, schema, and whether
+// the client typed it, whether its schema is pinned, and the reader
+// options planning set (with dir written as $D when given).
+func describeReads(reads []*Read, dir string) []string {
+	var out []string
+	for _, r := range reads {
+		var tags []string
+		if r.InferredLocally {
+			tags = append(tags, "client")
+		}
+		if r.pinned != "" {
+			if r.pinned != r.Schema.String() {
+				tags = append(tags, "pinned "+r.pinned)
+			} else {
+				tags = append(tags, "pinned")
+			}
+		}
+		for _, k := range []string{"enforceSchema", "mergeSchema"} {
+			if v, ok := r.Options[k]; ok {
+				tags = append(tags, k+"="+v)
+			}
+		}
+		line := fmt.Sprintf("%s %v: %s", r.Name, r.Sources, r.Schema)
+		if len(tags) > 0 {
+			line += "; " + strings.Join(tags, ", ")
+		}
+		if dir != "" {
+			line = strings.ReplaceAll(line, dir, "$D")
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// readFixture is the contents of a Parquet fixture (testdata/parquet).
+func readFixture(name string) string {
+	b, err := os.ReadFile(fixture(name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// parquetConfValues are the session settings that give conf.
+func parquetConfValues(conf infer.ParquetConf) map[string]string {
+	values := map[string]string{}
+	for i, v := range []bool{conf.BinaryAsString, conf.Int96AsTimestamp, conf.InferNTZ, conf.NanosAsLong} {
+		values[infer.ParquetConfKeys()[i]] = fmt.Sprint(v)
+	}
+	return values
+}
+
+// Many schemas from Spark are fetched in parallel, with progress, and the
+// first real failure, not another read's cancellation, is reported.
+func TestPlanFetchesSchemasInParallel(t *testing.T) {
+	dir := t.TempDir()
+	client, fake := newFakeClient()
+	var sources []SourceSpec
+	for i := range 60 {
+		p := filepath.Join(dir, fmt.Sprintf("f%02d.csv", i))
+		if err := os.WriteFile(p, []byte(csvQuoted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, SourceSpec{Paths: []string{p}})
+		fake.schemas["readSchema "+p] = "id int, name string"
+	}
+	var progress bytes.Buffer
+	planned, err := client.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(planned.Reads) != 60 || len(fake.recorded()) != 60 {
+		t.Errorf("%d reads after %d calls, want 60 and 60", len(planned.Reads), len(fake.recorded()))
+	}
+	for i, r := range planned.Reads {
+		if want := sources[i].Paths[0]; r.Name != want {
+			t.Errorf("read %d is %s, want %s: input order", i, r.Name, want)
+		}
+	}
+	if got := progress.String(); got != "schemas: 60/60\n" {
+		t.Errorf("progress = %q", got)
+	}
+
+	bad := sources[41].Paths[0]
+	fake.fail["readSchema "+bad] = errors.New("boom")
+	_, err = client.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, Parallelism: 4})
+	if err == nil || err.Error() != fmt.Sprintf("read source %q: boom", bad) {
+		t.Errorf("err = %v, want the failing source's own error", err)
+	}
+}
+
+// A cancelled plan fails with the cancellation, naming the source.
+func TestPlanCancelled(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "q.csv")
+	if err := os.WriteFile(p, []byte(csvQuoted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client, fake := newFakeClient()
+	fake.schemas["readSchema "+p] = "id int, name string"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := client.Plan(ctx, Job{Sources: []SourceSpec{{Paths: []string{p}}}})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), p) {
+		t.Errorf("err = %v, want context.Canceled naming %s", err, p)
+	}
+}
+
+// Schemas reads every source alone through the same seam, never grouped.
+func TestSchemas(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{"a.csv": csvA, "b.csv": csvB} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client, fake := newFakeClient()
+	fake.schemas["readSchema "+filepath.Join(dir, "a.csv")] = "id int, name string"
+	fake.schemas["readSchema "+filepath.Join(dir, "b.csv")] = "id bigint, name string"
+	got, err := client.Schemas(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{dir}}}, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a.csv") + " csv: id int, name string", filepath.Join(dir, "b.csv") + " csv: id bigint, name string"}
+	var lines []string
+	for _, s := range got {
+		lines = append(lines, fmt.Sprintf("%s %s: %s", s.Name, s.Format, s.Schema))
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("Schemas (-want +got):\n%s", diff)
+	}
+}

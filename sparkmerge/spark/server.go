@@ -1,0 +1,127 @@
+package spark
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// server is everything planning ([Client.Plan], [Client.Schemas]) asks of
+// the Spark server: schemas, settings, and the files only the server
+// sees. It is the seam that lets the planning stages run without Spark:
+// [Connect] sets a [sessionServer], unit tests a fake that records what
+// was asked. Running a merge talks to the session itself.
+type server interface {
+	// sparkVersion is the server's Spark version, which chooses the
+	// inference rules the client may apply.
+	sparkVersion() string
+	// readSchema is the schema Spark gives read r (an analysis: no rows
+	// are read, except what Spark's schema inference reads).
+	readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error)
+	// tableSchema is the schema of a table or view.
+	tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error)
+	// targetSchema is the schema of target t read back (see targetFrame).
+	targetSchema(ctx context.Context, t Target) (sparkmerge.Schema, error)
+	// conf is the values of session settings (the server's defaults for
+	// those the session has not set).
+	conf(ctx context.Context, keys ...string) (map[string]string, error)
+	// listFiles lists the data files path given means on the server (see
+	// [Client.listFiles]), named as Spark lists them, in Spark's order.
+	listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error)
+	// fetchFiles returns the contents of files only the server sees (see
+	// [Client.fetchRemoteCopies]).
+	fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFile, error)
+}
+
+// fileFetch names the files of one fetchFiles call: when paths is nil, a
+// listing read again (given and its listing options, files up to maxSize
+// bytes); otherwise those files one by one (as Spark reads paths: escaped
+// by literalPath).
+type fileFetch struct {
+	given   string
+	options map[string]string
+	maxSize int64
+	paths   []string
+}
+
+// fetchedFile is one file's contents as fetchFiles returns it, with its
+// listing facts (path as Spark lists it) and the server's clock at the
+// fetch, in Unix milliseconds.
+type fetchedFile struct {
+	remoteFile
+	content   []byte
+	nowMillis int64
+}
+
+// sessionServer is the [server] of a Spark Connect session.
+type sessionServer struct {
+	sess *connect.Session
+}
+
+func (s sessionServer) sparkVersion() string { return s.sess.SparkVersion() }
+
+func (s sessionServer) readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error) {
+	return readFrame(s.sess, r).Schema(ctx)
+}
+
+func (s sessionServer) tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error) {
+	return s.sess.Table(table, nil).Schema(ctx)
+}
+
+func (s sessionServer) targetSchema(ctx context.Context, t Target) (sparkmerge.Schema, error) {
+	return targetFrame(s.sess, t).Schema(ctx)
+}
+
+func (s sessionServer) conf(ctx context.Context, keys ...string) (map[string]string, error) {
+	return s.sess.Conf(ctx, keys...)
+}
+
+// listFiles reads the files through the binaryFile source without their
+// contents: only the path, length and modification time columns are
+// selected. It is one small Spark job.
+func (s sessionServer) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
+	rows, err := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).
+		SelectExpr("path", "length", "unix_millis(modificationTime)").
+		Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]remoteFile, 0, len(rows.Values))
+	for _, row := range rows.Values {
+		path, _ := row[0].(string)
+		size, _ := row[1].(int64)
+		mtime, _ := row[2].(int64)
+		files = append(files, remoteFile{path: path, size: size, mtimeMillis: mtime})
+	}
+	return files, nil
+}
+
+// fetchFiles is one binaryFile job. A listing is read again rather than
+// its files named: Spark lists a directory or pattern at once, where
+// thousands of paths named one by one cost a listing task each; binaryFile
+// skips files by length before reading them.
+func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFile, error) {
+	var frame connect.Frame
+	if f.paths != nil {
+		frame = s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: f.paths})
+	} else {
+		frame = s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{f.given}, Options: f.options}).
+			Filter(fmt.Sprintf("length <= %d", f.maxSize))
+	}
+	rows, err := frame.SelectExpr("path", "length", "unix_millis(modificationTime)", "content", "unix_millis(current_timestamp())").Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]fetchedFile, 0, len(rows.Values))
+	for _, row := range rows.Values {
+		path, _ := row[0].(string)
+		size, _ := row[1].(int64)
+		mtime, _ := row[2].(int64)
+		content, _ := row[3].([]byte)
+		now, _ := row[4].(int64)
+		files = append(files, fetchedFile{remoteFile: remoteFile{path: path, size: size, mtimeMillis: mtime}, content: content, nowMillis: now})
+	}
+	return files, nil
+}
