@@ -43,13 +43,23 @@ KINDS = [("wide-drift-csv", "csv", "csv"), ("wide-drift-json", "json", "json"), 
 SPARK_CONTENDERS = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce",
                     "pyspark-reduce-ansioff", "pyspark-multiread", "floor-infer", "floor-schema"]
 CONTENDERS = SPARK_CONTENDERS + ["duckdb"]
+# --server-root: the corpora as the server sees them, and as this machine does.
+SERVER_ROOT, CLIENT_ROOT = "", ""
 
 
 def loadavg():
     return os.getloadavg()
 
 
+REMOTE = "@remote"
+
+
 def command(contender, corpus, fmt, ext, out, listfile, remote):
+    if contender.endswith(REMOTE):
+        # The same contender on the corpus where only the server sees it
+        # (--server-root): every input path names the server's copy.
+        corpus = dict(corpus, dir=corpus["server_dir"])
+        contender, listfile = contender[:-len(REMOTE)], corpus["server_listfile"]
     d = corpus["dir"]
     if contender.startswith("sparkmerge-"):
         strategy = contender.split("-", 1)[1]
@@ -77,6 +87,8 @@ def command(contender, corpus, fmt, ext, out, listfile, remote):
 def floor_schema(floor, fmt, expected):
     """The floor's schema in DDL: its columns in the floor files' order,
     typed as the expected result."""
+    if SERVER_ROOT and floor.startswith(SERVER_ROOT):
+        floor = CLIENT_ROOT + floor[len(SERVER_ROOT):]  # read here, from the client's copy
     first = sorted(glob.glob(os.path.join(floor, "*." + ("parquet" if fmt == "parquet" else fmt))))[0]
     if fmt == "csv":
         names = open(first).readline().strip().split(",")
@@ -259,8 +271,14 @@ def corpora(root, ns, kinds=""):
             listfile = os.path.join(root, "corpora", name + ".files")
             with open(listfile, "w") as out:
                 out.write("\n".join(expected["files"]) + "\n")
-            yield {"name": name, "kind": kind, "n": n, "format": fmt, "ext": ext, "dir": os.path.join(root, "corpora", name),
-                   "expected": expected, "listfile": listfile}
+            corpus = {"name": name, "kind": kind, "n": n, "format": fmt, "ext": ext, "dir": os.path.join(root, "corpora", name),
+                      "expected": expected, "listfile": listfile}
+            if SERVER_ROOT:
+                server_listfile = os.path.join(root, "corpora", name + ".server-files")
+                with open(server_listfile, "w") as out:
+                    out.write("\n".join(SERVER_ROOT + f[len(CLIENT_ROOT):] for f in expected["files"]) + "\n")
+                corpus.update(server_dir=os.path.join(SERVER_ROOT, name), server_listfile=server_listfile)
+            yield corpus
 
 
 def warm_up(args, ns):
@@ -271,8 +289,8 @@ def warm_up(args, ns):
     corpus = next(corpora(args.root, ns, args.corpora), None)
     if corpus is None:
         return
-    for contender in CONTENDERS:
-        if contender == "duckdb" or (args.only and contender not in args.only.split(",")):
+    for contender in all_contenders(args):
+        if contender == "duckdb":
             continue
         out = os.path.join(args.root, "out", "warm-up", contender)
         shutil.rmtree(out, ignore_errors=True)
@@ -281,8 +299,17 @@ def warm_up(args, ns):
         print(f"warm-up {corpus['name']:<24} {contender:<24} {wall:6.2f}s rc {rc} (not recorded)", flush=True)
 
 
+def all_contenders(args):
+    """The contenders, with each of --remote-contenders again on the
+    server-only corpus when --server-root is set."""
+    out = list(CONTENDERS)
+    if args.server_root:
+        out += [c + REMOTE for c in args.remote_contenders.split(",") if c]
+    return [c for c in out if not args.only or c in args.only.split(",")]
+
+
 def bench(args, ns, results):
-    contenders = [c for c in CONTENDERS if not args.only or c in args.only.split(",")]
+    contenders = all_contenders(args)
     for corpus in corpora(args.root, ns, args.corpora):
         failed = set()
         for rep in range(args.reps):
@@ -311,6 +338,8 @@ def bench(args, ns, results):
                     if contender.startswith("sparkmerge-"):
                         try:
                             res = json.loads(stdout)
+                            rec["remote_typed"] = res.get("remote_typed", 0)
+                            rec["remote_fetch_jobs"] = res.get("remote_fetch_jobs", 0)
                             rec["discovery_s"] = res.get("discovery_ns", 0) / 1e9
                             rec["inference_s"] = res.get("inference_ns", 0) / 1e9
                             rec["elapsed_s"] = res.get("elapsed_ns", 0) / 1e9
@@ -447,8 +476,18 @@ def main():
     ap.add_argument("--large", type=int, default=1000, help="N from which --reps-large applies; run after the rest")
     ap.add_argument("--reps-large", type=int, default=0, help="repetitions for N >= --large (default --reps)")
     ap.add_argument("--rpc-contenders", default="sparkmerge-auto,sparkmerge-union,pyspark-reduce-ansioff,pyspark-multiread")
+    ap.add_argument("--server-root", default="",
+                    help="where the Spark server sees ROOT/corpora, a path absent on this machine (e.g. a directory "
+                         "mounted into the Spark container alone): adds each --remote-contenders contender again, "
+                         "named CONTENDER@remote, reading from there (issue 11)")
+    ap.add_argument("--remote-contenders", default="sparkmerge-auto,pyspark-reduce,pyspark-reduce-ansioff,pyspark-multiread")
     args = ap.parse_args()
     args.root = os.path.abspath(args.root)
+    global SERVER_ROOT, CLIENT_ROOT
+    if args.server_root:
+        if os.path.exists(args.server_root):
+            sys.exit(f"bench.py: --server-root {args.server_root} exists on this machine: it must be a path only the server sees")
+        SERVER_ROOT, CLIENT_ROOT = args.server_root.rstrip("/"), os.path.join(args.root, "corpora")
     ns = [int(x) for x in args.ns.split(",") if x]
     with open(args.results, "a") as results:
         meta = {"pass": "meta", "started": time.strftime("%Y-%m-%d %H:%M:%S"), "argv": sys.argv[1:], "load": loadavg(), "sparkmerge": SPARKMERGE,

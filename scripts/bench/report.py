@@ -12,7 +12,8 @@ import subprocess
 from collections import defaultdict
 
 ORDER = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce", "pyspark-reduce-ansioff",
-         "pyspark-multiread", "duckdb", "floor-infer", "floor-schema"]
+         "pyspark-multiread", "duckdb", "floor-infer", "floor-schema",
+         "sparkmerge-auto@remote", "pyspark-reduce@remote", "pyspark-reduce-ansioff@remote", "pyspark-multiread@remote"]
 KINDS = ["wide-drift-csv", "wide-drift-json", "parquet-evolve"]
 WHAT = {
     "sparkmerge-auto": "`sparkmerge merge --strategy auto DIR/*.ext`",
@@ -23,6 +24,10 @@ WHAT = {
     "pyspark-multiread": "PySpark: one multi-path read (`read.csv(paths, header, inferSchema)`, `read.json(paths)`, `read.option('mergeSchema','true').parquet(*paths)`)",
     "floor-infer": "the no-drift floor (issue 14): the same rows in the same number of files without drift (one CSV header, one set of JSON keys, one Parquet schema; gen.py's `floor/`), one Spark read with inference (`read.csv(dir, header, inferSchema)`, `read.json(dir)`, `read.option('mergeSchema','true').parquet(dir)`), written as Parquet",
     "floor-schema": "the same floor read once with the schema given (no inference pass), written as Parquet",
+    "sparkmerge-auto@remote": "sparkmerge auto on the same files where only the server sees them (bench.py --server-root: the corpora mounted into the Spark container alone, at a path absent on the client, as with `s3a://` or a volume only the cluster mounts)",
+    "pyspark-reduce@remote": "pyspark-reduce on the server-only files",
+    "pyspark-reduce-ansioff@remote": "pyspark-reduce-ansioff on the server-only files",
+    "pyspark-multiread@remote": "pyspark-multiread on the server-only files",
     "duckdb": "DuckDB in-process: `read_csv/read_json/read_parquet([...], union_by_name=true)` -> `COPY TO parquet`",
 }
 
@@ -118,6 +123,13 @@ def md_escape(s):
     return s.replace("|", "\\|").replace("\n", " ")
 
 
+def line_style(c):
+    """A contender's colour and line: a contender on server-only files
+    (@remote) is drawn dashed in its local counterpart's colour."""
+    base = c.split("@")[0]
+    return f"C{ORDER.index(base) % 10}", ("o--" if "@" in c else "o-")
+
+
 def plot(summary, png, ns):
     import matplotlib
 
@@ -126,15 +138,15 @@ def plot(summary, png, ns):
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 5.6), sharey=True)
     for ax, kind in zip(axes, KINDS):
-        for i, c in enumerate(ORDER):
+        for c in ORDER:
             pts = [(n, summary[(kind, n, c)]) for n in ns if (kind, n, c) in summary]
             if not pts:
                 continue
-            color = f"C{i}"
+            color, style = line_style(c)
             ok = [(n, s["median"]) for n, s in pts if s["ok"]]
             bad = [(n, s["median"]) for n, s in pts if not s["ok"]]
             if ok:
-                ax.plot([p[0] for p in ok], [p[1] for p in ok], "o-", color=color, label=c)
+                ax.plot([p[0] for p in ok], [p[1] for p in ok], style, color=color, label=c)
             if bad:
                 ax.plot([p[0] for p in bad], [p[1] for p in bad], "x", color=color, markersize=9)
         ax.set_xscale("log")
@@ -145,7 +157,9 @@ def plot(summary, png, ns):
     axes[0].set_ylabel("median wall time, s")
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=f"C{i}", marker="o", label=c) for i, c in enumerate(ORDER)]
+    present = {c for (_, _, c) in summary}
+    handles = [Line2D([], [], color=line_style(c)[0], linestyle=line_style(c)[1][1:], marker="o", label=c)
+               for c in ORDER if c in present]
     handles.append(Line2D([], [], color="grey", marker="x", linestyle="", markersize=9,
                           label="x: failed or wrong output (time until then)"))
     fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=9)
@@ -294,6 +308,39 @@ def floor_goals(w, summary, ns):
         goal = "-" if n not in (200, 2000) else ("met" if met else "NOT met")
         w(f"| {kind} | {n} | {fmt_s(auto['median'])} | {fmt_s(infer['median'])} | {r1:.2f} | "
           f"{fmt_s(schema['median']) if schema else '-'} | {f'{r2:.2f}' if r2 is not None else '-'} | {goal} |")
+
+
+def remote_goals(w, summary, ns):
+    """Issue 11's goals: sparkmerge auto on files only the server sees."""
+    rows = []
+    for kind in KINDS:
+        for n in ns:
+            local = summary.get((kind, n, "sparkmerge-auto"))
+            remote = summary.get((kind, n, "sparkmerge-auto@remote"))
+            if local and remote:
+                rows.append((kind, n, local, remote))
+    if not rows:
+        return
+    w("")
+    w("## Files only the server sees (issue 11), as measured")
+    w("")
+    w("The same corpora where only the Spark server sees them (`sparkmerge-auto@remote`) against where the "
+      "client reads them too (`sparkmerge-auto`), interleaved. Goals at N = 200 and 2,000: correct everywhere, "
+      "remote at most 1.5x local, remote discovery under 10% of the merge. PySpark's contenders on the "
+      "server-only files are in the tables above (`@remote`).")
+    table_head(w, "| corpus | N | local s | remote s | remote / local | remote discovery s | discovery share | typed by the client (fetch jobs) | correct (local, remote) | goal |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for kind, n, local, remote in rows:
+        ratio = remote["median"] / local["median"]
+        disc = remote.get("discovery")
+        share = disc / remote["median"] if disc is not None else None
+        first = remote["first"]
+        typed = f"{first.get('remote_typed', '-')} ({first.get('remote_fetch_jobs', '-')})"
+        met = local["ok"] and remote["ok"] and ratio <= 1.5 and share is not None and share < 0.10
+        goal = "-" if n not in (200, 2000) else ("met" if met else "NOT met")
+        w(f"| {kind} | {n} | {fmt_s(local['median'])} | {fmt_s(remote['median'])} | {ratio:.2f} | "
+          f"{'-' if disc is None else f'{disc:.2f}'} | {'-' if share is None else f'{100 * share:.0f}%'} | {typed} | "
+          f"{correctness(local)[0]}; {correctness(remote)[0]} | {goal} |")
 
 
 def main():
@@ -536,6 +583,7 @@ def main():
                 w(f"- Client overhead (schema discovery + planning) of auto at N=200, {kind}: {s['discovery']:.2f} s of "
                   f"{s['median']:.2f} s = {share:.0f}% (goal < 5%: {'met' if share < 5 else 'NOT met'}).")
     floor_goals(w, summary, ns)
+    remote_goals(w, summary, ns)
     w("")
     w(f"![time vs N]({os.path.basename(args.png)})")
     w("")
