@@ -197,10 +197,13 @@ func FuzzInferJSONLines(f *testing.F) {
 // jsonValueFits says whether a JSON value belongs in a column of type t
 // as Spark's JSON reader types columns: any scalar may be a string; a
 // bigint or decimal(p,0) is an integer; a double any number; a struct an
-// object; an array an array; null fits every type.
+// object; an array an array; null and the empty string fit every type.
 func jsonValueFits(v json.RawMessage, t sparkmerge.DataType) bool {
 	v = bytes.TrimSpace(v)
-	if string(v) == "null" {
+	// Spark infers an empty string as it infers null (NullType), "to deal
+	// with JSON generators that do not distinguish between the two"
+	// (JsonInferSchema), so it fits every type too.
+	if string(v) == "null" || string(v) == `""` {
 		return true
 	}
 	switch c := v[0]; {
