@@ -88,6 +88,11 @@ func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
 	for i, s := range sources {
 		reads[i] = newRead(s)
 		reads[i].order = i
+		if r := reads[i]; len(r.Paths) == 1 {
+			if f, ok := listed[r.Paths[0]]; ok {
+				reads[i].listedSize, reads[i].listed = f.size, true
+			}
+		}
 	}
 	return expanded{reads: reads, skipped: skipped, listed: listed}, nil
 }

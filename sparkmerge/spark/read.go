@@ -59,6 +59,11 @@ type Read struct {
 	// stamp is a locally inferred file's size and modification time when
 	// the client read it.
 	stamp fileStamp
+	// listedSize is the size Spark listed for a file only the server
+	// sees (listed true): the client sizes the output by it, as by a
+	// local file's.
+	listedSize int64
+	listed     bool
 	// members are the single-source reads a grouped read was made of.
 	members []*Read
 	// order is the position of the read's first source in the input.

@@ -16,6 +16,13 @@ func TestOutputFiles(t *testing.T) {
 		}
 		small = append(small, &Read{Paths: []string{p}})
 	}
+	var remote []*Read
+	var remotePaths []string
+	for i := 0; i < 20; i++ {
+		p := "/only/on/the/server/" + string(rune('a'+i)) + ".csv"
+		remote = append(remote, &Read{Paths: []string{p}, listed: true, listedSize: 1 << 20})
+		remotePaths = append(remotePaths, p)
+	}
 	var many []*Read
 	for i := 0; i < 400; i++ {
 		many = append(many, small[i%len(small)])
@@ -31,6 +38,8 @@ func TestOutputFiles(t *testing.T) {
 		{"400 reads: at most 32 per task", 0, many, 13},
 		{"5 small files: Spark's own partitions", 0, small[:5], 0},
 		{"a remote input: sizes unknown", 0, append(small[:3:3], &Read{Paths: []string{"s3a://b/x.csv"}}), 0},
+		{"20 files only the server sees, sized by their listing: 8 output files", 0, remote, 8},
+		{"a group of them, sized by its members", 0, []*Read{{Paths: remotePaths, members: remote}}, 8},
 		{"a table: sizes unknown", 0, []*Read{{Table: "db.t"}}, 0},
 		{"a dataset directory keeps its partitioning", 0, []*Read{{Paths: []string{dir}}}, 0},
 	}
