@@ -184,10 +184,7 @@ func versionNumbers(v string) (major, minor int, ok bool) {
 
 // executeRequest builds the ExecutePlanRequest for plan.
 func (s *Session) executeRequest(plan proto.Message, operationID string, reattachable bool) protoreflect.Message {
-	req := newMsg("ExecutePlanRequest")
-	setString(req, "session_id", s.sessionID)
-	setString(mut(req, "user_context"), "user_id", s.userID)
-	setString(req, "client_type", s.agent)
+	req := s.request("ExecutePlanRequest")
 	setMsg(req, "plan", plan.ProtoReflect())
 	setString(req, "operation_id", operationID)
 	if reattachable {
@@ -260,10 +257,7 @@ func (op *operation) take(resp protoreflect.Message) error {
 // reattach opens a stream that resumes the operation after the last
 // response read.
 func (op *operation) reattach(ctx context.Context) (grpc.ClientStream, error) {
-	req := newMsg("ReattachExecuteRequest")
-	setString(req, "session_id", op.s.sessionID)
-	setString(mut(req, "user_context"), "user_id", op.s.userID)
-	setString(req, "client_type", op.s.agent)
+	req := op.s.request("ReattachExecuteRequest")
 	setString(req, "operation_id", op.id)
 	if op.lastResponse != "" {
 		setString(req, "last_response_id", op.lastResponse)
@@ -279,14 +273,10 @@ func (op *operation) reattach(ctx context.Context) (grpc.ClientStream, error) {
 func (op *operation) release() {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	req := newMsg("ReleaseExecuteRequest")
-	setString(req, "session_id", op.s.sessionID)
-	setString(mut(req, "user_context"), "user_id", op.s.userID)
-	setString(req, "client_type", op.s.agent)
+	req := op.s.request("ReleaseExecuteRequest")
 	setString(req, "operation_id", op.id)
 	mut(req, "release_all")
-	resp := newMsg("ReleaseExecuteResponse")
-	_ = op.s.conn.Invoke(metadata.NewOutgoingContext(ctx, op.s.md), service+"ReleaseExecute", req.Interface(), resp.Interface())
+	_ = op.s.invoke(ctx, "ReleaseExecute", req, newMsg("ReleaseExecuteResponse"))
 }
 
 // interrupt asks the server to stop the operation (best effort, bounded).

@@ -384,6 +384,22 @@ func (s *Session) abandon(ctx context.Context, err error, command bool) error {
 	return err
 }
 
+// request returns a new request message (spark.connect.<name>) of this
+// session: its session id, user and client type set.
+func (s *Session) request(name string) protoreflect.Message {
+	req := newMsg(name)
+	setString(req, "session_id", s.sessionID)
+	setString(mut(req, "user_context"), "user_id", s.userID)
+	setString(req, "client_type", s.agent)
+	return req
+}
+
+// invoke makes a unary call of the Spark Connect service with the
+// session's headers.
+func (s *Session) invoke(ctx context.Context, method string, req, resp protoreflect.Message) error {
+	return s.conn.Invoke(metadata.NewOutgoingContext(ctx, s.md), service+method, req.Interface(), resp.Interface())
+}
+
 // InterruptAll asks the server to stop every running operation of this
 // session (the Interrupt RPC with INTERRUPT_TYPE_ALL). Cancelling a call's
 // context only stops the client: the Spark job it started runs on.
@@ -395,17 +411,12 @@ func (s *Session) InterruptAll(ctx context.Context) error {
 // INTERRUPT_TYPE_OPERATION_ID, of that operation).
 func (s *Session) interrupt(ctx context.Context, kind, operationID string) (err error) {
 	defer guard("interrupt", &err)
-	req := newMsg("InterruptRequest")
-	setString(req, "session_id", s.sessionID)
-	setString(mut(req, "user_context"), "user_id", s.userID)
-	setString(req, "client_type", s.agent)
+	req := s.request("InterruptRequest")
 	setEnum(req, "interrupt_type", kind)
 	if operationID != "" {
 		setString(req, "operation_id", operationID)
 	}
-	resp := newMsg("InterruptResponse")
-	ctx = metadata.NewOutgoingContext(ctx, s.md)
-	if err := s.conn.Invoke(ctx, service+"Interrupt", req.Interface(), resp.Interface()); err != nil {
+	if err := s.invoke(ctx, "Interrupt", req, newMsg("InterruptResponse")); err != nil {
 		return fmt.Errorf("interrupt: %w", s.convertError(err))
 	}
 	return nil
@@ -417,14 +428,10 @@ func (s *Session) interrupt(ctx context.Context, kind, operationID string) (err 
 func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]string, err error) {
 	err = s.retrying(ctx, func() (err error) {
 		defer guard("get config", &err)
-		req := newMsg("ConfigRequest")
-		setString(req, "session_id", s.sessionID)
-		setString(mut(req, "user_context"), "user_id", s.userID)
-		setString(req, "client_type", s.agent)
+		req := s.request("ConfigRequest")
 		appendStrings(mut(mut(req, "operation"), "get"), "keys", keys...)
 		resp := newMsg("ConfigResponse")
-		callCtx := metadata.NewOutgoingContext(ctx, s.md)
-		if err := s.conn.Invoke(callCtx, service+"Config", req.Interface(), resp.Interface()); err != nil {
+		if err := s.invoke(ctx, "Config", req, resp); err != nil {
 			return err
 		}
 		values = make(map[string]string, len(keys))
@@ -453,10 +460,7 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 	sort.Strings(keys)
 	err = s.retrying(ctx, func() (err error) {
 		defer guard("set config", &err)
-		req := newMsg("ConfigRequest")
-		setString(req, "session_id", s.sessionID)
-		setString(mut(req, "user_context"), "user_id", s.userID)
-		setString(req, "client_type", s.agent)
+		req := s.request("ConfigRequest")
 		set := mut(mut(req, "operation"), "set")
 		for _, k := range keys {
 			kv := newMsg("KeyValue")
@@ -464,9 +468,7 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 			setString(kv, "value", values[k])
 			appendMsg(set, "pairs", kv)
 		}
-		resp := newMsg("ConfigResponse")
-		callCtx := metadata.NewOutgoingContext(ctx, s.md)
-		return s.conn.Invoke(callCtx, service+"Config", req.Interface(), resp.Interface())
+		return s.invoke(ctx, "Config", req, newMsg("ConfigResponse"))
 	})
 	return s.convertError(err)
 }

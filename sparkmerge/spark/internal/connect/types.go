@@ -57,55 +57,21 @@ func dataType(m protoreflect.Message, path string) (sparkmerge.DataType, error) 
 		}
 		return int(body.Get(f).Int())
 	}
+	if kind, ok := protoKinds[string(kf.Name())]; ok {
+		t.Kind = kind
+		switch kind {
+		case sparkmerge.KindDecimal:
+			t.Precision, t.Scale = optInt("precision", 10), optInt("scale", 0)
+		case sparkmerge.KindChar, sparkmerge.KindVarchar:
+			t.Length = optInt("length", 0)
+		case sparkmerge.KindYearMonthInterval:
+			t.StartField, t.EndField = optInt("start_field", 0), optInt("end_field", 1)
+		case sparkmerge.KindDayTimeInterval:
+			t.StartField, t.EndField = optInt("start_field", 0), optInt("end_field", 3)
+		}
+		return t, nil
+	}
 	switch kf.Name() {
-	case "null":
-		t.Kind = sparkmerge.KindNull
-	case "boolean":
-		t.Kind = sparkmerge.KindBoolean
-	case "byte":
-		t.Kind = sparkmerge.KindByte
-	case "short":
-		t.Kind = sparkmerge.KindShort
-	case "integer":
-		t.Kind = sparkmerge.KindInt
-	case "long":
-		t.Kind = sparkmerge.KindLong
-	case "float":
-		t.Kind = sparkmerge.KindFloat
-	case "double":
-		t.Kind = sparkmerge.KindDouble
-	case "decimal":
-		t.Kind = sparkmerge.KindDecimal
-		t.Precision = optInt("precision", 10)
-		t.Scale = optInt("scale", 0)
-	case "string":
-		t.Kind = sparkmerge.KindString
-	case "char":
-		t.Kind = sparkmerge.KindChar
-		t.Length = optInt("length", 0)
-	case "var_char":
-		t.Kind = sparkmerge.KindVarchar
-		t.Length = optInt("length", 0)
-	case "binary":
-		t.Kind = sparkmerge.KindBinary
-	case "date":
-		t.Kind = sparkmerge.KindDate
-	case "timestamp":
-		t.Kind = sparkmerge.KindTimestamp
-	case "timestamp_ntz":
-		t.Kind = sparkmerge.KindTimestampNTZ
-	case "calendar_interval":
-		t.Kind = sparkmerge.KindCalendarInterval
-	case "year_month_interval":
-		t.Kind = sparkmerge.KindYearMonthInterval
-		t.StartField = optInt("start_field", 0)
-		t.EndField = optInt("end_field", 1)
-	case "day_time_interval":
-		t.Kind = sparkmerge.KindDayTimeInterval
-		t.StartField = optInt("start_field", 0)
-		t.EndField = optInt("end_field", 3)
-	case "variant":
-		t.Kind = sparkmerge.KindVariant
 	case "array":
 		t.Kind = sparkmerge.KindArray
 		elem, err := dataType(getMsg(body, "element_type"), path+".element")
@@ -155,6 +121,32 @@ func dataType(m protoreflect.Message, path string) (sparkmerge.DataType, error) 
 		return t, fmt.Errorf("convert data type%s: unsupported kind %s", at(path), kf.Name())
 	}
 	return t, nil
+}
+
+// protoKinds are the kinds of spark.connect.DataType without nested
+// types, by the name of their field in its kind oneof; a missing parameter
+// (precision, length, interval fields) takes Spark's default.
+var protoKinds = map[string]sparkmerge.Kind{
+	"null":                sparkmerge.KindNull,
+	"boolean":             sparkmerge.KindBoolean,
+	"byte":                sparkmerge.KindByte,
+	"short":               sparkmerge.KindShort,
+	"integer":             sparkmerge.KindInt,
+	"long":                sparkmerge.KindLong,
+	"float":               sparkmerge.KindFloat,
+	"double":              sparkmerge.KindDouble,
+	"decimal":             sparkmerge.KindDecimal,
+	"string":              sparkmerge.KindString,
+	"char":                sparkmerge.KindChar,
+	"var_char":            sparkmerge.KindVarchar,
+	"binary":              sparkmerge.KindBinary,
+	"date":                sparkmerge.KindDate,
+	"timestamp":           sparkmerge.KindTimestamp,
+	"timestamp_ntz":       sparkmerge.KindTimestampNTZ,
+	"calendar_interval":   sparkmerge.KindCalendarInterval,
+	"year_month_interval": sparkmerge.KindYearMonthInterval,
+	"day_time_interval":   sparkmerge.KindDayTimeInterval,
+	"variant":             sparkmerge.KindVariant,
 }
 
 // at renders a nested field path for error messages.
