@@ -154,7 +154,7 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 	if paths == nil {
 		call = "fetchFiles " + want.given
 		for _, l := range f.list(want.given) {
-			if l.size <= want.maxSize {
+			if l.size >= want.minSize && l.size <= want.maxSize {
 				paths = append(paths, l.path)
 			}
 		}
@@ -166,7 +166,11 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 	for _, p := range paths {
 		file := f.files[p]
 		listed := remoteFile{path: p, size: int64(len(file.content)), mtimeMillis: file.mtimeMillis}
-		out = append(out, fetchedFile{remoteFile: listed, content: []byte(file.content), nowMillis: f.nowMillis})
+		content := []byte(file.content)
+		if strings.HasSuffix(strings.ToLower(p), ".parquet") && len(content) > parquetTailBytes {
+			content = content[len(content)-parquetTailBytes:] // as fetchedContent
+		}
+		out = append(out, fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis})
 	}
 	return out, nil
 }

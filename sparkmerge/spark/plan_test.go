@@ -3,6 +3,7 @@ package spark
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -449,6 +450,34 @@ func TestPlan(t *testing.T) {
 			wantCalls: []string{"conf"},
 		},
 		{
+			name:   "a large remote Parquet file is typed from its fetched end alone",
+			job:    Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/big.parquet"}}, {Paths: []string{"s3a://b/small.parquet"}}}},
+			remote: map[string]string{"s3a://b/big.parquet": paddedParquet(100 << 10), "s3a://b/small.parquet": readFixture("primitives.parquet")},
+			conf:   parquetConfValues(defaultParquetConf),
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if len(p.Reads) != 1 || len(p.Reads[0].parts()) != 2 || p.RemoteTyped != 2 {
+					t.Fatalf("reads %s, %d typed remotely: want both files typed on the client, grouped", describeReads(p.Reads, ""), p.RemoteTyped)
+				}
+				big, small := p.Reads[0].parts()[0], p.Reads[0].parts()[1]
+				if !big.InferredLocally || !big.Schema.Equal(small.Schema) || big.stamp.size != 100<<10+int64(len(readFixture("primitives.parquet"))) {
+					t.Errorf("the large file: %s stamped %+v, want the small one's schema %s and its listed size", big.Schema, big.stamp, small.Schema)
+				}
+			},
+			wantCalls: []string{"listFiles s3a://b/big.parquet", "listFiles s3a://b/small.parquet", "fetchFiles s3a://b/big.parquet", "fetchFiles s3a://b/small.parquet", "conf"},
+		},
+		{
+			name:    "a remote Parquet footer past the fetched end is left to Spark",
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/wide.parquet"}}}},
+			remote:  map[string]string{"s3a://b/wide.parquet": footerClaiming(100<<10, parquetTailBytes)},
+			conf:    parquetConfValues(defaultParquetConf),
+			schemas: map[string]string{"readSchema s3a://b/wide.parquet": "id bigint"},
+			wantReads: []string{
+				"s3a://b/wide.parquet [s3a://b/wide.parquet]: id bigint; pinned, mergeSchema=true",
+			},
+			wantTarget: "id bigint",
+			wantCalls:  []string{"listFiles s3a://b/wide.parquet", "fetchFiles s3a://b/wide.parquet", "readSchema s3a://b/wide.parquet"},
+		},
+		{
 			name:    "a failed settings request leaves Parquet to Spark",
 			files:   map[string]string{"p.parquet": readFixture("primitives.parquet")},
 			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/p.parquet"}}}},
@@ -664,6 +693,23 @@ func describeReads(reads []*Read, dir string) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// paddedParquet is the primitives fixture made pad bytes longer before
+// its footer (column chunks no reader here looks at), so that only its
+// end is fetched.
+func paddedParquet(pad int) string {
+	f := readFixture("primitives.parquet")
+	return f[:4] + strings.Repeat("\x00", pad) + f[4:]
+}
+
+// footerClaiming is a file of size bytes that ends like a Parquet file
+// whose footer is footer bytes long.
+func footerClaiming(size, footer int) string {
+	end := make([]byte, 8)
+	binary.LittleEndian.PutUint32(end, uint32(footer))
+	copy(end[4:], "PAR1")
+	return "PAR1" + strings.Repeat("\x00", size-12) + string(end)
 }
 
 // readFixture is the contents of a Parquet fixture (testdata/parquet).

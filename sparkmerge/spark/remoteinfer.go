@@ -2,12 +2,15 @@ package spark
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 )
 
 // Files only the server sees (cluster storage, a path mounted on the
@@ -73,26 +76,35 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		candidates := byListing[l]
 		var want, small int64
 		for _, r := range candidates {
-			want += listed[r.Paths[0]].size
+			want += fetchedBytes(listed[r.Paths[0]])
 		}
 		for _, f := range l.files {
 			if f.size <= maxRemoteInferFile {
-				small += f.size
+				small += fetchedBytes(f)
 			}
 		}
 		switch {
-		case small <= budget && small <= remoteFetchChunk && want*10 >= small*9:
-			// Read the listing again, contents included: Spark lists a
+		case small <= budget && want*10 >= small*9:
+			// Read the listing again, contents included, once per range
+			// of sizes that holds up to remoteFetchChunk: Spark lists a
 			// directory or pattern at once, where thousands of paths
 			// named one by one cost a listing task each (1.6 s against
 			// 13 s for 2,000 files). binaryFile skips files by length
 			// before reading them.
 			budget -= small
-			files := fileFetch{given: l.given, options: l.options, maxSize: maxRemoteInferFile}
-			fetches = append(fetches, fetch{files: files, reads: candidates})
+			for _, sizes := range sizeRanges(l.files) {
+				files := fileFetch{given: l.given, options: l.options, minSize: sizes[0], maxSize: sizes[1]}
+				var reads []*Read
+				for _, r := range candidates {
+					if size := listed[r.Paths[0]].size; size >= sizes[0] && size <= sizes[1] {
+						reads = append(reads, r)
+					}
+				}
+				fetches = append(fetches, fetch{files: files, reads: reads})
+			}
 		default:
 			for _, r := range candidates {
-				if size := listed[r.Paths[0]].size; size <= budget {
+				if size := fetchedBytes(listed[r.Paths[0]]); size <= budget {
 					budget -= size
 					loose = append(loose, r)
 				}
@@ -102,7 +114,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	var chunkBytes int64
 	open := false // the last fetch names files and has room
 	for _, r := range loose {
-		size := listed[r.Paths[0]].size
+		size := fetchedBytes(listed[r.Paths[0]])
 		if !open || chunkBytes+size > remoteFetchChunk {
 			fetches = append(fetches, fetch{files: fileFetch{paths: []string{}}})
 			open, chunkBytes = true, 0
@@ -141,11 +153,12 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 				continue // another format's file in a directory
 			}
 			lf := listed[given]
-			if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || int64(len(file.content)) != file.size {
+			whole := int64(len(file.content)) == file.size
+			if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || !whole && !footerFetched(r, file) {
 				continue // changed since the listing: Spark infers it
 			}
 			copyPath := filepath.Join(dir, strconv.Itoa(r.order)+"-"+path.Base(given))
-			if err := os.WriteFile(copyPath, file.content, 0o600); err != nil {
+			if err := writeCopy(copyPath, file); err != nil {
 				return jobs, fmt.Errorf("copy %s to type it: %w", given, err)
 			}
 			stamp := fileStamp{size: file.size, mtimeMillis: file.mtimeMillis}
@@ -153,4 +166,78 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		}
 	}
 	return jobs, nil
+}
+
+// footerFetched reports whether file's content is the end of the Parquet
+// file r reads, long enough to hold its whole footer (the 4-byte footer
+// length and the PAR1 magic end the file): all that typing it reads.
+func footerFetched(r *Read, file fetchedFile) bool {
+	n := int64(len(file.content))
+	if r.Format != "parquet" || n != min(file.size, parquetTailBytes) || n < 8 || string(file.content[n-4:]) != "PAR1" {
+		return false
+	}
+	footer := int64(binary.LittleEndian.Uint32(file.content[n-8 : n-4]))
+	return footer+8 <= n
+}
+
+// writeCopy writes a fetched file where the client types it: whole, or a
+// Parquet file's end at its place in a file of the listed size (the rest
+// a hole, which no footer reader touches).
+func writeCopy(path string, file fetchedFile) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Truncate(file.size); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.WriteAt(file.content, file.size-int64(len(file.content))); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// fetchedBytes is how much of a listed file a fetch returns (see
+// fetchedFile.content).
+func fetchedBytes(f remoteFile) int64 {
+	if strings.HasSuffix(strings.ToLower(f.path), ".parquet") {
+		return min(f.size, parquetTailBytes)
+	}
+	return f.size
+}
+
+// sizeRanges cuts the sizes of a listing's files up to maxRemoteInferFile
+// into ranges [min, max] whose files' fetched bytes add up to at most
+// remoteFetchChunk each, except where files of one size alone exceed it
+// (a range cannot split them).
+func sizeRanges(files []remoteFile) [][2]int64 {
+	var small []remoteFile
+	for _, f := range files {
+		if f.size <= maxRemoteInferFile {
+			small = append(small, f)
+		}
+	}
+	sort.Slice(small, func(i, j int) bool { return small[i].size < small[j].size })
+	var ranges [][2]int64
+	var bytes int64
+	for i := 0; i < len(small); {
+		// The files of one size go together.
+		size, group := small[i].size, int64(0)
+		for ; i < len(small) && small[i].size == size; i++ {
+			group += fetchedBytes(small[i])
+		}
+		if len(ranges) == 0 || bytes > 0 && bytes+group > remoteFetchChunk {
+			ranges = append(ranges, [2]int64{size, size})
+			bytes = 0
+		}
+		ranges[len(ranges)-1][1] = size
+		bytes += group
+	}
+	if len(ranges) > 0 {
+		ranges[0][0] = 0
+		ranges[len(ranges)-1][1] = maxRemoteInferFile
+	}
+	return ranges
 }

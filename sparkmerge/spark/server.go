@@ -42,8 +42,9 @@ type server interface {
 type fileFetch struct {
 	given   string
 	options map[string]string
-	maxSize int64
-	paths   []string
+	// minSize and maxSize bound the sizes of the listing's files fetched.
+	minSize, maxSize int64
+	paths            []string
 }
 
 // fetchedFile is one file's contents as fetchFiles returns it, with its
@@ -51,9 +52,22 @@ type fileFetch struct {
 // fetch, in Unix milliseconds.
 type fetchedFile struct {
 	remoteFile
+	// content is the file's bytes; of a .parquet file over
+	// parquetTailBytes, only its last parquetTailBytes (see fetchedTail).
 	content   []byte
 	nowMillis int64
 }
+
+// parquetTailBytes is how much of a large Parquet file is fetched to type
+// it: its end, where the footer is. The client reads nothing else of a
+// Parquet file, so fetching it whole cost 200 MB of transfer for 200
+// files of 1 MB (5.1 s of discovery of a 12 s merge).
+const parquetTailBytes = 64 << 10
+
+// fetchedContent is the SQL of fetchedFile.content over binaryFile's
+// columns.
+var fetchedContent = fmt.Sprintf("IF(lower(path) LIKE '%%.parquet' AND length > %d, substring(content, length - %d, %d), content)",
+	parquetTailBytes, parquetTailBytes-1, parquetTailBytes)
 
 // sessionServer is the [server] of a Spark Connect session.
 type sessionServer struct {
@@ -108,9 +122,9 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 		frame = s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: f.paths})
 	} else {
 		frame = s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{f.given}, Options: f.options}).
-			Filter(fmt.Sprintf("length <= %d", f.maxSize))
+			Filter(fmt.Sprintf("length >= %d AND length <= %d", f.minSize, f.maxSize))
 	}
-	rows, err := frame.SelectExpr("path", "length", "unix_millis(modificationTime)", "content", "unix_millis(current_timestamp())").Collect(ctx)
+	rows, err := frame.SelectExpr("path", "length", "unix_millis(modificationTime)", fetchedContent, "unix_millis(current_timestamp())").Collect(ctx)
 	if err != nil {
 		return nil, err
 	}

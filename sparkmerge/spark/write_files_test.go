@@ -54,3 +54,44 @@ func TestOutputFiles(t *testing.T) {
 		}
 	}
 }
+
+// A listing of many small files is fetched in a few size ranges of at
+// most remoteFetchChunk each (a Parquet file counts only its fetched end),
+// together covering every small file, and files of one size are never
+// split between two ranges.
+func TestSizeRanges(t *testing.T) {
+	var files []remoteFile
+	for i := 0; i < 300; i++ {
+		files = append(files, remoteFile{path: "/d/f.csv", size: int64(1<<20 + i%40)})
+	}
+	files = append(files, remoteFile{path: "/d/big.csv", size: maxRemoteInferFile + 1}, remoteFile{path: "/d/empty.csv"})
+	for i := 0; i < 1000; i++ {
+		files = append(files, remoteFile{path: "/d/p.parquet", size: 10 << 20})
+	}
+	ranges := sizeRanges(files)
+	if len(ranges) < 5 || len(ranges) > 7 {
+		t.Errorf("%d ranges for 300 MB of CSV and 64 MB of Parquet ends, want 5 to 7 of 64 MiB: %v", len(ranges), ranges)
+	}
+	if ranges[0][0] != 0 || ranges[len(ranges)-1][1] != maxRemoteInferFile {
+		t.Errorf("ranges %v do not span [0, %d]", ranges, maxRemoteInferFile)
+	}
+	for i, r := range ranges {
+		var bytes int64
+		sizes := map[int64]bool{}
+		for _, f := range files {
+			if f.size >= r[0] && f.size <= r[1] {
+				bytes += fetchedBytes(f)
+				sizes[f.size] = true
+			}
+		}
+		if bytes > remoteFetchChunk && len(sizes) > 1 {
+			t.Errorf("range %v fetches %d bytes of %d sizes, over %d", r, bytes, len(sizes), remoteFetchChunk)
+		}
+		if i > 0 && r[0] <= ranges[i-1][1] {
+			t.Errorf("ranges %v and %v overlap", ranges[i-1], r)
+		}
+	}
+	if got := sizeRanges(nil); len(got) != 0 {
+		t.Errorf("ranges of no files: %v", got)
+	}
+}

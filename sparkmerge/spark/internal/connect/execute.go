@@ -55,7 +55,9 @@ type operation struct {
 	lastResponse string
 	// reattached is whether the stream open now came from ReattachExecute.
 	reattached bool
-	complete   bool
+	// ended: the last stream closed without an error.
+	ended    bool
+	complete bool
 
 	schema  protoreflect.Message // the result's DataType, when sent
 	records []arrow.Record
@@ -110,7 +112,7 @@ func (s *Session) execute(ctx context.Context, plan proto.Message) (out executed
 		if err == nil {
 			var resp protoreflect.Message
 			if resp, err = receive(stream); err == nil {
-				failingSince, backoff = time.Time{}, 250*time.Millisecond
+				failingSince, backoff, op.ended = time.Time{}, 250*time.Millisecond, false
 				if err = op.take(resp); err != nil {
 					return out, err
 				}
@@ -122,6 +124,7 @@ func (s *Session) execute(ctx context.Context, plan proto.Message) (out executed
 				break // the stream's end is the result's
 			}
 			// The server ended this stream on purpose: go on on a new one.
+			op.ended = true
 			stream, err = op.reattach(ctx)
 			continue
 		}
@@ -131,6 +134,15 @@ func (s *Session) execute(ctx context.Context, plan proto.Message) (out executed
 		}
 		if !op.reattachable || !retriable(err) {
 			if op.reattached && operationNotFound(err) {
+				if op.ended {
+					// A server that keeps no reattachable operations
+					// (spark.connect.execute.reattachable.enabled=false)
+					// runs the plan to the end of one stream, sends no
+					// ResultComplete and forgets the operation; one that
+					// keeps them knows an unreleased operation for 5
+					// minutes. So the clean end was the result's.
+					break
+				}
 				if op.lastResponse == "" {
 					// The server never got the request: send it again,
 					// under the same operation id.
@@ -138,7 +150,7 @@ func (s *Session) execute(ctx context.Context, plan proto.Message) (out executed
 					stream, err = s.openStream(ctx, "ExecutePlan", op.request.Interface())
 					continue
 				}
-				return out, fmt.Errorf("the server no longer knows operation %s after its stream broke (it drops an operation left detached for 5 minutes, or keeps none when spark.connect.execute.reattachable.enabled is false): %w", op.id, err)
+				return out, fmt.Errorf("the server no longer knows operation %s after its stream broke (it drops an operation left detached for 5 minutes): %w", op.id, err)
 			}
 			return out, err
 		}
@@ -158,7 +170,7 @@ func (s *Session) execute(ctx context.Context, plan proto.Message) (out executed
 		backoff = min(2*backoff, 5*time.Second)
 		stream, err = op.reattach(ctx)
 	}
-	if op.reattachable {
+	if op.complete {
 		go op.release()
 	}
 	return executed{records: op.records, schema: op.schema}, nil

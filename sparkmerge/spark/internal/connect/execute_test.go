@@ -435,3 +435,39 @@ func TestVersionNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A server that keeps no reattachable operations
+// (spark.connect.execute.reattachable.enabled=false) ends the one stream
+// without ResultComplete and forgets the operation: the clean end is the
+// result's, and a command, answered by no response at all, is never sent
+// again.
+func TestExecuteOnAServerThatKeepsNoOperations(t *testing.T) {
+	script := func(rows bool) func(int, string, protoreflect.Message, func(protoreflect.Message) error, context.Context) error {
+		return func(n int, method string, req protoreflect.Message, send func(protoreflect.Message) error, _ context.Context) error {
+			switch {
+			case n == 0 && rows:
+				return send(batch(t, "r1", 5, 6))
+			case n == 0:
+				return nil
+			case n == 1 && method == "ReattachExecute":
+				return sparkErr("INVALID_HANDLE.OPERATION_NOT_FOUND")
+			}
+			return status.Errorf(codes.Internal, "unexpected call %d %s", n, method)
+		}
+	}
+	f := startExecServer(t, "4.0.1", script(true))
+	got, err := collectN(t, dialExec(t, f, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{5, 6}, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	f = startExecServer(t, "4.0.1", script(false))
+	if err := dialExec(t, f, Options{}).ExecSQL(context.Background(), "INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ExecutePlan", "ReattachExecute"}, f.methods()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s (a command sent twice?)", diff)
+	}
+}
