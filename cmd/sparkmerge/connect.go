@@ -98,7 +98,9 @@ func (g *globalOptions) tokenSource(remote string) (oauth2.TokenSource, error) {
 		command = g.getenv("SPARKMERGE_TOKEN_COMMAND")
 	}
 	id, secret := g.getenv("DATABRICKS_CLIENT_ID"), g.getenv("DATABRICKS_CLIENT_SECRET")
-	if command == "" && (id == "" || secret == "" || g.local) {
+	if g.local || command == "" && (id == "" || secret == "") {
+		// The local container asks for no token: credentials meant for a
+		// cluster, in the environment, must not stop --local.
 		return nil, nil
 	}
 	r, err := spark.ParseRemote(remote)

@@ -35,6 +35,7 @@ func TestTokenSource(t *testing.T) {
 		{name: "service principal", env: sp, remote: "sc://dbc-1.cloud.databricks.com:443/;use_ssl=true", token: "from-oauth"},
 		{name: "token= wins over the environment", env: sp, remote: "sc://h:443/;token=abc"},
 		{name: "--local ignores the environment", env: sp, local: true, remote: "sc://127.0.0.1:15002"},
+		{name: "--local ignores a token command", env: map[string]string{"SPARKMERGE_TOKEN_COMMAND": "echo env-token"}, local: true, remote: "sc://127.0.0.1:15002"},
 		{name: "token command", env: sp, command: "echo cmd-token", remote: "sc://h:443", token: "cmd-token"},
 		{name: "token command from the environment", env: map[string]string{"SPARKMERGE_TOKEN_COMMAND": "echo env-token"}, remote: "sc://h:443", token: "env-token"},
 		{name: "token= and a token command", command: "echo x", remote: "sc://h:443/;token=abc", usage: true},
