@@ -116,6 +116,9 @@ type clusterCase struct {
 	sources []string // relative to the files' root; "" is the root itself
 	orderBy string
 	policy  sparkmerge.Options
+	// remoteTyped, when set, is how many remote files the client must
+	// type itself (Parquet ones included).
+	remoteTyped int
 }
 
 // parquetFile is the bytes of one Parquet file holding the rows of query,
@@ -131,6 +134,15 @@ func parquetFile(t *testing.T, query string) []byte {
 	b, err := os.ReadFile(parts[0])
 	if err != nil {
 		t.Fatal(err)
+	}
+	return b
+}
+
+// largerThan fails the test unless b is over n bytes.
+func largerThan(t *testing.T, n int, b []byte) []byte {
+	t.Helper()
+	if len(b) <= n {
+		t.Fatalf("a fixture of %d bytes, want over %d", len(b), n)
 	}
 	return b
 }
@@ -215,6 +227,18 @@ func clusterCases(t *testing.T) []clusterCase {
 			orderBy: "id",
 		},
 		{
+			// Over parquetTailBytes (64 KiB): typed from the fetched end of
+			// each file alone, a directory fetched by ranges of sizes.
+			name: "parquet files larger than their fetched end",
+			files: map[string][]byte{
+				"big1.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT CAST(id AS INT) AS id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)")),
+				"big2.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT id, sha2(CAST(id AS STRING), 256) AS h, CAST(id AS DOUBLE) / 3 AS third FROM range(3000, 6000)")),
+			},
+			sources:     []string{""},
+			orderBy:     "id",
+			remoteTyped: 2,
+		},
+		{
 			name: "partitioned tree",
 			files: map[string][]byte{
 				"day=1/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, 'a' AS v"),
@@ -278,6 +302,9 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 					// scans is the same.
 					if got, want := inferredLocally(res.Planned), inferredLocally(localRes.Planned); got != want {
 						t.Errorf("%d remote files typed by the client, %d local ones", got, want)
+					}
+					if tc.remoteTyped > 0 && res.Planned.RemoteTyped != tc.remoteTyped {
+						t.Errorf("%d remote files typed by the client, want %d", res.Planned.RemoteTyped, tc.remoteTyped)
 					}
 					if res.Planned.RemoteFetchJobs > 1 {
 						t.Errorf("%d Spark jobs fetched the remote files' contents, want at most 1", res.Planned.RemoteFetchJobs)
