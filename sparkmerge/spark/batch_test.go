@@ -58,6 +58,13 @@ func batchPlan(t *testing.T, files map[string]string, names ...string) *Planned 
 	return &Planned{Reads: reads, Plan: plan}
 }
 
+// scansOf lays out p's positional scans afresh (tests change the reads'
+// facts after planning).
+func scansOf(p *Planned) (batches []scanBatch, rest []int) {
+	s := planScans(p.Reads, p.Plan)
+	return s.batches, s.rest
+}
+
 func TestScanBatches(t *testing.T) {
 	files := map[string]string{
 		"a.csv": "x,y\n1,2\n",
@@ -70,7 +77,7 @@ func TestScanBatches(t *testing.T) {
 		"g.semi.csv": "x;y\n1;2\n",
 	}
 	p := batchPlan(t, files, "a.csv", "b.csv", "c.csv", "d.csv", "e.csv", "f.csv")
-	batches, rest := p.scanBatches()
+	batches, rest := scansOf(p)
 	var got []string
 	for _, b := range batches {
 		var names []string
@@ -106,7 +113,7 @@ func TestScanBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if batches, _ := (&Planned{Reads: local, Plan: plan}).scanBatches(); len(local) != 2 || len(batches) != 0 {
+	if batches, _ := scansOf(&Planned{Reads: local, Plan: plan}); len(local) != 2 || len(batches) != 0 {
 		t.Errorf("%d local reads, batches %v: want two reads, no batch", len(local), batches)
 	}
 }
@@ -115,51 +122,74 @@ func TestScanBatches(t *testing.T) {
 // with no stamp cannot be checked, and a big file is faster alone.
 func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	p := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	if batches, _ := p.scanBatches(); len(batches) != 1 {
+	if batches, _ := scansOf(p); len(batches) != 1 {
 		t.Fatalf("batches %v, want one", batches)
 	}
 	p.Reads[0].stamp = fileStamp{}
-	if batches, _ := p.scanBatches(); len(batches) != 0 {
+	if batches, _ := scansOf(p); len(batches) != 0 {
 		t.Errorf("a read without stamp batched: %v", batches)
 	}
 	// A big file reads faster on its own (see batchFileLimit).
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[0].stamp.size = batchFileLimit("csv", false) + 1
-	if batches, _ := p.scanBatches(); len(batches) != 0 {
+	if batches, _ := scansOf(p); len(batches) != 0 {
 		t.Errorf("a file over %d bytes batched: %v", batchFileLimit("csv", false), batches)
 	}
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[1].Paths = []string{"rel/b.csv"}
-	if batches, _ := p.scanBatches(); len(batches) != 0 {
+	if batches, _ := scansOf(p); len(batches) != 0 {
 		t.Errorf("a relative path batched: %v", batches)
 	}
 }
 
-func TestCastTemplate(t *testing.T) {
+func TestCastKindFor(t *testing.T) {
 	s := sparkmerge.Simple
 	cases := []struct {
 		from, to sparkmerge.DataType
-		want     string
+		want     castKind
 	}{
-		{s(sparkmerge.KindString), s(sparkmerge.KindString), "x"},
-		{s(sparkmerge.KindInt), s(sparkmerge.KindInt), "CAST(x AS int)"},
-		{s(sparkmerge.KindString), s(sparkmerge.KindLong), "CAST(x AS bigint)"},
-		{s(sparkmerge.KindInt), s(sparkmerge.KindLong), "CAST(x AS bigint)"},
+		{s(sparkmerge.KindString), s(sparkmerge.KindString), castNone},
+		{s(sparkmerge.KindInt), s(sparkmerge.KindInt), castDirect},
+		{s(sparkmerge.KindString), s(sparkmerge.KindLong), castDirect},
+		{s(sparkmerge.KindInt), s(sparkmerge.KindLong), castDirect},
 		// "-0" is an integer 0 first, then 0.0 (not -0.0).
-		{s(sparkmerge.KindInt), s(sparkmerge.KindDouble), "CAST(CAST(x AS int) AS double)"},
-		{sparkmerge.NewDecimal(20, 0), s(sparkmerge.KindDouble), "CAST(CAST(x AS decimal(20,0)) AS double)"},
-		{s(sparkmerge.KindLong), sparkmerge.NewDecimal(22, 2), "CAST(x AS decimal(22,2))"},
+		{s(sparkmerge.KindInt), s(sparkmerge.KindDouble), castThrough},
+		{sparkmerge.NewDecimal(20, 0), s(sparkmerge.KindDouble), castThrough},
+		{s(sparkmerge.KindLong), sparkmerge.NewDecimal(22, 2), castDirect},
 		// Parsed, then printed: "007" is "7", "1.50" is "1.5".
-		{s(sparkmerge.KindInt), s(sparkmerge.KindString), "CAST(CAST(x AS int) AS string)"},
-		{s(sparkmerge.KindDouble), s(sparkmerge.KindString), "CAST(CAST(x AS double) AS string)"},
-		{s(sparkmerge.KindBoolean), s(sparkmerge.KindString), "CAST(CAST(x AS boolean) AS string)"},
+		{s(sparkmerge.KindInt), s(sparkmerge.KindString), castThrough},
+		{s(sparkmerge.KindDouble), s(sparkmerge.KindString), castThrough},
+		{s(sparkmerge.KindBoolean), s(sparkmerge.KindString), castThrough},
 		// A fraction into a decimal is rounded twice through a double.
-		{s(sparkmerge.KindDouble), sparkmerge.NewDecimal(30, 20), "CAST(CAST(x AS double) AS decimal(30,20))"},
-		{s(sparkmerge.KindLong), s(sparkmerge.KindInt), "CAST(CAST(x AS bigint) AS int)"},
+		{s(sparkmerge.KindDouble), sparkmerge.NewDecimal(30, 20), castThrough},
+		{s(sparkmerge.KindLong), s(sparkmerge.KindInt), castThrough},
 	}
 	for _, tc := range cases {
-		if got := strings.ReplaceAll(castTemplate(tc.from, tc.to), "\x00", "x"); got != tc.want {
-			t.Errorf("%s -> %s: %s, want %s", tc.from, tc.to, got, tc.want)
+		if got := castKindFor(tc.from, tc.to); got != tc.want {
+			t.Errorf("%s -> %s: kind %d, want %d", tc.from, tc.to, got, tc.want)
+		}
+	}
+}
+
+// A tolerant cast (PERMISSIVE) nulls what the file's parse cannot parse,
+// and only there: the planner's cast after it keeps failing on a value it
+// cannot take. A checked cast names the column and the row's file.
+func TestValueCastSQL(t *testing.T) {
+	s := sparkmerge.Simple
+	cases := []struct {
+		cast valueCast
+		want string
+	}{
+		{valueCast{kind: castNone, from: s(sparkmerge.KindString), to: s(sparkmerge.KindString)}, "v"},
+		{valueCast{kind: castDirect, to: s(sparkmerge.KindLong), tolerant: true}, "try_cast(v AS bigint)"},
+		{valueCast{kind: castThrough, from: s(sparkmerge.KindInt), to: s(sparkmerge.KindDouble), tolerant: true}, "CAST(try_cast(v AS int) AS double)"},
+		{valueCast{kind: castThrough, from: s(sparkmerge.KindInt), to: s(sparkmerge.KindDouble)}, "CAST(CAST(v AS int) AS double)"},
+		{valueCast{kind: castChecked, from: s(sparkmerge.KindLong), to: s(sparkmerge.KindDouble), column: "qty"},
+			sparkmerge.CheckedCast("CAST(v AS bigint)", s(sparkmerge.KindLong), s(sparkmerge.KindDouble), "qty", "f")},
+	}
+	for _, tc := range cases {
+		if got := tc.cast.sql("v", "f"); got != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.cast, got, tc.want)
 		}
 	}
 }
@@ -180,21 +210,22 @@ func TestCSVBatchLayout(t *testing.T) {
 		}
 	}
 	p := batchPlan(t, files, names...)
-	batches, rest := p.scanBatches()
+	batches, rest := scansOf(p)
 	if len(batches) != 1 || len(rest) != 0 || len(batches[0].reads) != 100 {
 		t.Fatalf("batches %v, rest %v", batches, rest)
 	}
-	l := batches[0].layout(p)
+	l := batches[0].layout
 	if got := p.Plan.Target.Names(); strings.Join(got, ",") != "id,qty,note" {
 		t.Fatalf("target %v", got)
 	}
 	// qty is an int in half the files and text in the others.
-	var tmpls []string
-	for _, tmpl := range l.templates[1] {
-		tmpls = append(tmpls, strings.ReplaceAll(tmpl, "\x00", "x"))
+	var casts []string
+	for _, cast := range l.casts[1] {
+		casts = append(casts, fmt.Sprintf("%d %s->%s", cast.kind, cast.from, cast.to))
 	}
-	if strings.Join(tmpls, " | ") != "CAST(CAST(x AS int) AS string) | x" {
-		t.Errorf("qty templates %v", tmpls)
+	want := fmt.Sprintf("%d int->string | %d string->string", castThrough, castNone)
+	if strings.Join(casts, " | ") != want {
+		t.Errorf("qty casts %v, want %v", casts, want)
 	}
 	// File 0 has qty second (position 2, template 1), file 1 third
 	// (position 3, template 2).
@@ -233,7 +264,7 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	if len(p.Reads) != 2 || !p.Reads[0].multiFile() {
 		t.Fatalf("reads %v: want a+b grouped, c alone", p.Reads)
 	}
-	batches, rest := p.scanBatches()
+	batches, rest := scansOf(p)
 	if len(batches) != 1 || len(rest) != 0 {
 		t.Fatalf("batches %v, rest %v: want one batch of everything", batches, rest)
 	}
@@ -245,13 +276,13 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	if got := strings.Join(b.keys, ","); got != "id,v,w,ID" {
 		t.Errorf("keys %s, want id,v,w,ID", got)
 	}
-	l := b.layout(p)
+	l := b.layout
 	target := p.Plan.Target.Names()
 	col := func(name string) int { return slices.Index(target, name) }
 	// v is a bigint in every file of the group.
 	v := col("v")
-	if v < 0 || l.positions[0][v] != 2 || strings.ReplaceAll(l.templates[v][0], "\x00", "x") != "CAST(x AS bigint)" {
-		t.Errorf("v: position %d, templates %q", l.positions[0][v], l.templates[v])
+	if v < 0 || l.positions[0][v] != 2 || len(l.casts[v]) != 1 || l.casts[v][0].kind != castDirect || l.casts[v][0].to.Kind != sparkmerge.KindLong {
+		t.Errorf("v: position %d, casts %+v", l.positions[0][v], l.casts[v])
 	}
 	// a lacks w: position 3 holds null for its rows, as in the group's read.
 	if w := col("w"); l.positions[0][w] != 3 || l.codes[0][w] == 0 {
@@ -260,13 +291,9 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	if !l.provenance[col("_source")] {
 		t.Errorf("_source is not the provenance column")
 	}
-	var src []string
-	for m := range b.files {
-		src = append(src, b.sourceName(p, m))
-	}
 	want := []string{p.Reads[0].Paths[0], p.Reads[0].Paths[1], p.Reads[1].Name}
-	if fmt.Sprint(src) != fmt.Sprint(want) {
-		t.Errorf("provenance %v, want %v", src, want)
+	if fmt.Sprint(b.sources) != fmt.Sprint(want) {
+		t.Errorf("provenance %v, want %v", b.sources, want)
 	}
 }
 
@@ -284,7 +311,7 @@ func TestJSONGroupSpansBatches(t *testing.T) {
 	if len(p.Reads) != 1 {
 		t.Fatalf("%d reads, want one group", len(p.Reads))
 	}
-	batches, rest := p.scanBatches()
+	batches, rest := scansOf(p)
 	if len(batches) != 2 || len(rest) != 0 || len(batches[0].files) != maxBatchFiles || len(batches[1].files) != 1 {
 		t.Fatalf("%d batches, rest %v", len(batches), rest)
 	}
@@ -339,7 +366,7 @@ func TestManyReadsBatchBigFiles(t *testing.T) {
 		for _, r := range p.Reads {
 			r.stamp.size = batchFileLimit("csv", false) + 1 // as if bigger than it is
 		}
-		batches, rest := p.scanBatches()
+		batches, rest := scansOf(p)
 		batched := 0
 		for _, b := range batches {
 			batched += len(b.files)
@@ -395,13 +422,13 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 		"c.csv": "qty\n5\n",
 	}
 	p := batchPlan(t, files, "a.csv", "b.csv", "c.csv")
-	batches, rest := p.scanBatches()
+	batches, rest := scansOf(p)
 	if len(batches) != 1 || len(rest) != 0 || batches[0].width != 4 {
 		t.Fatalf("batches %v, rest %v", batches, rest)
 	}
 	b := batches[0]
 	cols := map[string]connect.LocalColumn{}
-	for _, c := range b.routeTable(p, b.layout(p)) {
+	for _, c := range b.routeTable() {
 		cols[c.Name] = c
 	}
 	target := p.Plan.Target.Fields
@@ -420,7 +447,7 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 		if got := cols[sourceColumn].Strings[m]; got != p.Reads[b.reads[m]].Name {
 			t.Errorf("%s: source %q, want %q", f.Paths[0], got, p.Reads[b.reads[m]].Name)
 		}
-		positions, codes := cols[positionsColumn].IntArrays[m], cols[templatesColumn].IntArrays[m]
+		positions, codes := cols[positionsColumn].IntArrays[m], cols[castsColumn].IntArrays[m]
 		if len(positions) != len(target) || len(codes) != len(target) {
 			t.Fatalf("%s: %d positions, %d templates for %d target columns", f.Paths[0], len(positions), len(codes), len(target))
 		}

@@ -41,6 +41,20 @@ type Planned struct {
 	// from their contents: work Spark does on the server otherwise (see
 	// [Read.InferredLocally]). The rest is planning and requests to Spark.
 	Inference time.Duration `json:"inference_ns"`
+
+	// scans are the positional scans over Reads (see planScans), laid
+	// out once.
+	scans *scanPlan
+}
+
+// scanPlan is how the merge reads p's reads (see planScans): laid out by
+// [Client.Plan], or here for a Planned made otherwise.
+func (p *Planned) scanPlan() scanPlan {
+	if p.scans == nil {
+		s := planScans(p.Reads, p.Plan)
+		p.scans = &s
+	}
+	return *p.scans
 }
 
 // inferLocally infers the schemas of the CSV, JSON and Parquet reads it can
@@ -277,7 +291,7 @@ const viewFilePathExpr = "url_decode(replace(regexp_replace(input_file_name(), '
 // how many scans it reads (reads in positional batches share one).
 func (c *Client) merged(p *Planned) (connect.Frame, int) {
 	frames := c.scans(p,
-		func(b scanBatch, l batchLayout, scan connect.Frame) connect.Frame { return b.project(p, l, scan) },
+		func(b scanBatch, scan connect.Frame) connect.Frame { return b.project(p.Plan.Target, scan) },
 		func(i int, read connect.Frame) connect.Frame {
 			return read.SelectExpr(p.selectExprs(i, filePathExpr)...)
 		})
@@ -286,14 +300,13 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 
 // scans is one frame per scan of the plan's reads: each positional batch
 // (see scanBatch) through batch, each other read through read.
-func (c *Client) scans(p *Planned, batch func(scanBatch, batchLayout, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
-	batches, rest := p.scanBatches()
+func (c *Client) scans(p *Planned, batch func(scanBatch, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
+	scans := p.scanPlan()
 	var frames []connect.Frame
-	for _, b := range batches {
-		l := b.layout(p) // once: the route table and the projection share it
-		frames = append(frames, batch(b, l, c.batchScan(p, b, l)))
+	for _, b := range scans.batches {
+		frames = append(frames, batch(b, c.batchScan(p.Reads, b)))
 	}
-	for _, i := range rest {
+	for _, i := range scans.rest {
 		frames = append(frames, read(i, readFrame(c.sess, p.Reads[i])))
 	}
 	return frames

@@ -40,6 +40,8 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := checkPartitionColumns(job.Target, planned); err != nil {
 		return nil, err
 	}
+	scans := planScans(planned.Reads, planned.Plan)
+	planned.scans = &scans
 	return planned, nil
 }
 

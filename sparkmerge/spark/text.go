@@ -39,13 +39,9 @@ func (p *Planned) String() string {
 			fmt.Fprintf(&b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
 		}
 	}
-	if batches, _ := p.scanBatches(); len(batches) > 0 {
-		batched := 0
-		for _, bt := range batches {
-			batched += len(bt.files)
-		}
+	if scans := p.scanPlan(); len(scans.batches) > 0 {
 		fmt.Fprintf(&b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
-			batched, len(batches), plural(len(batches), "scan", "scans"))
+			scans.files(), len(scans.batches), plural(len(scans.batches), "scan", "scans"))
 	}
 	if p.RemoteTyped > 0 {
 		fmt.Fprintf(&b, "  %d files only the server sees typed by the client, from their contents fetched in %d Spark jobs\n", p.RemoteTyped, p.RemoteFetchJobs)

@@ -1,0 +1,409 @@
+package spark
+
+import (
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// This file plans positional scans (see batch.go for why and how they
+// read): which files share a scan, and how each file's positional strings
+// feed the target. It is pure: the same reads and plan give the same
+// scans, computed once per merge by planScans and kept in
+// [Planned], so the merge, its text and its session settings all see one
+// layout.
+
+// maxBatchFiles bounds the files of one positional scan, and so the size
+// of its route table (a row per file) and the paths Spark lists on the
+// driver (see listSerially). A row finds its file by a hash lookup, so
+// the bound is not about the cost per row.
+const maxBatchFiles = 4096
+
+// scanPlan is how a merge reads its plan's reads: positional scans, and
+// the reads that run on their own (indexes into the reads, in order).
+type scanPlan struct {
+	batches []scanBatch
+	rest    []int
+}
+
+// files is the number of files read in positional scans.
+func (s scanPlan) files() int {
+	n := 0
+	for _, b := range s.batches {
+		n += len(b.files)
+	}
+	return n
+}
+
+// scanBatch is a set of files read in one positional scan: CSV files, or
+// JSON-lines files (whose keys, in all the spellings the files use, are
+// the positions). A file is a single-file read, or a member of a
+// multi-file JSON read (files that spell their keys alike, grouped by
+// groupLocalJSON), which then reads under the group's schema.
+type scanBatch struct {
+	reads  []int   // per file: its read, an index into the plan's reads
+	files  []*Read // per file: its single-file read (the read, or a member of it)
+	format string
+	width  int      // CSV: the widest file's number of columns
+	keys   []string // JSON: the reads' keys, exactly as spelled, first seen first
+	// sources are per file the provenance of its rows: the read's name,
+	// or for a file of a multi-file read its path.
+	sources []string
+	layout  batchLayout
+}
+
+// batchLayout is how a batch's files feed the target: per file and target
+// column, the 1-based position in the file and the cast (0: null); per
+// target column its distinct casts, and whether it is the provenance
+// column. Positions and cast numbers are data (the route table), so the
+// scan's expressions grow with the ways a column is typed, not with the
+// files.
+type batchLayout struct {
+	positions, codes [][]int32     // [file][target column]
+	casts            [][]valueCast // [target column][cast]
+	provenance       []bool        // [target column]
+}
+
+// planScans partitions reads into positional batches and the reads that
+// run on their own, both in read order, and lays each batch out against
+// the plan. The files of one multi-file read may span batches. Files up
+// to their format's batchFileLimit join batches; when more than manyReads
+// reads would still run on their own, files up to its many-reads limit
+// do.
+func planScans(reads []*Read, plan *sparkmerge.Plan) scanPlan {
+	s := batchesUpTo(reads, plan, false)
+	if len(s.rest) > manyReads {
+		s = batchesUpTo(reads, plan, true)
+	}
+	for i := range s.batches {
+		s.batches[i].layout = s.batches[i].lay(reads, plan)
+	}
+	return s
+}
+
+// batchesUpTo is planScans' partition with files up to
+// batchFileLimit(format, many).
+func batchesUpTo(reads []*Read, plan *sparkmerge.Plan, many bool) scanPlan {
+	var s scanPlan
+	byKey := map[string]int{} // key -> index in batches of the open batch
+	for i, r := range reads {
+		key, ok := positionalKey(r, plan.Projections(i), many)
+		if !ok {
+			s.rest = append(s.rest, i)
+			continue
+		}
+		for _, f := range r.parts() {
+			b, open := byKey[key]
+			if !open || len(s.batches[b].files) == maxBatchFiles {
+				b = len(s.batches)
+				byKey[key] = b
+				s.batches = append(s.batches, scanBatch{format: r.Format})
+			}
+			batch := &s.batches[b]
+			batch.width = max(batch.width, len(f.Schema.Fields))
+			batch.reads = append(batch.reads, i)
+			batch.files = append(batch.files, f)
+			source := r.Name
+			if r.multiFile() {
+				source = f.Paths[0]
+			}
+			batch.sources = append(batch.sources, source)
+		}
+	}
+	// A batch of one single-file read is a plain read.
+	kept := s.batches[:0]
+	for _, b := range s.batches {
+		if len(b.files) == 1 && !reads[b.reads[0]].multiFile() {
+			s.rest = append(s.rest, b.reads[0])
+			continue
+		}
+		if b.format == "json" {
+			seen := map[string]bool{}
+			for _, i := range b.reads {
+				for _, f := range reads[i].Schema.Fields {
+					if !seen[f.Name] {
+						seen[f.Name] = true
+						b.keys = append(b.keys, f.Name)
+					}
+				}
+			}
+		}
+		kept = append(kept, b)
+	}
+	s.batches = kept
+	sort.Ints(s.rest)
+	return s
+}
+
+// batchFileLimit bounds the files read in positional scans. A positional
+// scan saves Spark's cost per read (the driver plans each read and compiles
+// code for its projection, about 0.1 s) but costs more per byte: every
+// value is parsed as a string, routed and cast, and a JSON number is
+// printed back to text first. Measured with the benchmark's wide-drift
+// corpora (50 columns, Spark 4.0.1, local[2], runs side by side with no
+// other work of this session), merge wall time in positional scans against
+// one read per file:
+//
+//	CSV,  200 files of 0.5 MB:   18-19 s against 21-25 s
+//	CSV,  200 files of 1 MB:     27-28 s against 20-23 s
+//	CSV,  10 files of 5 MB:       9.3 s against 5.5 s
+//	JSON, 200 files of 1.25 MB:  28-29 s against 21 s
+//	JSON, 2,000 files of 125 KB:  28 s against 45 s
+//
+// With many reads (see manyReads) the cost per read grows, and files up to
+// the larger limit join.
+func batchFileLimit(format string, many bool) int64 {
+	switch {
+	case format == "csv" && many:
+		return 1 << 20
+	case format == "csv":
+		return 640 << 10
+	case many:
+		return 1 << 20
+	default:
+		return 256 << 10
+	}
+}
+
+// manyReads is the number of reads past which Spark's cost per read
+// outweighs the per-byte cost of bigger files in a positional scan: it
+// grows with the reads of one merge (the driver plans a union of all of
+// them, and compiles code per read's projection once its code cache of 100
+// classes is full). Measured: 2,000 JSON files of 250 KB took 186 s with
+// the 883 files over 256 KiB read one by one, against 82 s all in
+// positional scans.
+const manyReads = 500
+
+// positionalKey says whether a read may run in a positional scan, and in
+// which: reads with the same key (format and options) share one. A read
+// may when the read itself allows it (batchable) and a positional string
+// can make each of its projections.
+func positionalKey(r *Read, projections []sparkmerge.Projection, many bool) (string, bool) {
+	if !batchable(r, many) {
+		return "", false
+	}
+	for _, pr := range projections {
+		if _, _, ok := positionalCast(pr, fieldIndex(r.Schema)); !ok {
+			return "", false
+		}
+	}
+	return groupKey(r), true
+}
+
+// batchable says whether a read may run in a positional scan, as far as
+// the read itself tells: a locally inferred single-file read, or a
+// multi-file JSON read of such files, each up to its format's
+// batchFileLimit.
+func batchable(r *Read, many bool) bool {
+	if !r.InferredLocally || r.relational() || r.UserSchema != "" {
+		return false
+	}
+	if r.multiFile() && r.Format != "json" {
+		return false // CSV files batch by their own header
+	}
+	for _, f := range r.parts() {
+		if !batchableFile(f, batchFileLimit(r.Format, many)) {
+			return false
+		}
+	}
+	switch r.Format {
+	case "csv":
+		// DROPMALFORMED drops rows a positional scan cannot tell.
+		return r.Options["header"] == "true" && !strings.EqualFold(optionValue(r.Options, "mode"), "DROPMALFORMED")
+	case "json":
+		for k := range r.Options {
+			if !strings.EqualFold(k, "mode") {
+				return false // client inference admits no other option
+			}
+		}
+		if strings.EqualFold(optionValue(r.Options, "mode"), "DROPMALFORMED") {
+			return false // from_json has no such mode
+		}
+		for _, f := range r.Schema.Fields {
+			if f.Type.Kind.IsComplex() {
+				return false
+			}
+			if f.Type.Kind == sparkmerge.KindString {
+				for _, part := range r.parts() {
+					if part.reprinted[f.Name] {
+						return false // from_json would print 1.50 as 1.5
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// batchableFile says whether a single-file read's file can be told apart
+// in a positional scan: a clean absolute local path (the row's file must
+// compare equal to the path as written), stamped, and up to limit bytes.
+func batchableFile(f *Read, limit int64) bool {
+	if !f.InferredLocally || len(f.Paths) != 1 || f.stamp == (fileStamp{}) || f.stamp.size > limit {
+		return false
+	}
+	path := f.Paths[0]
+	return isLocalPath(path) && !strings.HasPrefix(path, "file:") && filepath.IsAbs(path) && filepath.Clean(path) == path
+}
+
+// fieldIndex finds a column of schema by exact name; -1 if absent.
+func fieldIndex(schema sparkmerge.Schema) func(string) int {
+	return func(name string) int {
+		for j, f := range schema.Fields {
+			if f.Name == name {
+				return j
+			}
+		}
+		return -1
+	}
+}
+
+// positionOf finds a column of the batch's m-th file among the positions
+// of the batch's scan.
+func (b scanBatch) positionOf(m int) func(string) int {
+	if b.format == "json" {
+		return func(name string) int { return slices.Index(b.keys, name) }
+	}
+	return fieldIndex(b.files[m].Schema)
+}
+
+// castKind is how a file's positional string becomes a target value.
+type castKind int
+
+const (
+	// castNone takes the string as it is (a string read into a string).
+	castNone castKind = iota
+	// castDirect is CAST(raw AS to): parsing the string as the file's
+	// type first would give the same value (see castKindFor).
+	castDirect
+	// castThrough is CAST(CAST(raw AS from) AS to): the file's parser,
+	// then the planner's cast.
+	castThrough
+	// castChecked is the file's parse, then a cast that fails the query
+	// on a value it would change (see [sparkmerge.CheckedCast]).
+	castChecked
+)
+
+// valueCast is how one target column's value is made from a file's
+// positional string.
+type valueCast struct {
+	kind     castKind
+	from, to sparkmerge.DataType // the file's type and the target's
+	// tolerant: the file's parse nulls a value it cannot parse, as Spark's
+	// parser does under PERMISSIVE (the id of a repeated header line in an
+	// int column), where a cast would fail.
+	tolerant bool
+	// column is the target column, named by a checked cast's error.
+	column string
+}
+
+// sql is the cast over raw, the row's string; file is the row's file, for
+// a checked cast's error.
+func (v valueCast) sql(raw, file string) string {
+	parse := func(t sparkmerge.DataType) string {
+		if v.tolerant {
+			return "try_cast(" + raw + " AS " + t.String() + ")"
+		}
+		return "CAST(" + raw + " AS " + t.String() + ")"
+	}
+	switch v.kind {
+	case castDirect:
+		return parse(v.to)
+	case castThrough:
+		return "CAST(" + parse(v.from) + " AS " + v.to.String() + ")"
+	case castChecked:
+		return sparkmerge.CheckedCast(parse(v.from), v.from, v.to, v.column, file)
+	}
+	return raw
+}
+
+// equal says whether two casts render alike, so a column shares one
+// among the files that type it alike.
+func (v valueCast) equal(w valueCast) bool {
+	return v.kind == w.kind && v.tolerant == w.tolerant && v.column == w.column && v.from.Equal(w.from) && v.to.Equal(w.to)
+}
+
+// positionalCast is how one target column is made from a file's
+// positional strings: its position in the file (-1 when the target column
+// is null for the file, or is the provenance column) and the cast. ok is
+// false for projections a positional read cannot express (nested types).
+func positionalCast(pr sparkmerge.Projection, positionOf func(string) int) (pos int, cast valueCast, ok bool) {
+	switch pr.Kind {
+	case sparkmerge.ProjectNull, sparkmerge.ProjectLiteral:
+		return -1, valueCast{}, true
+	case sparkmerge.ProjectTake, sparkmerge.ProjectCast:
+		pos = positionOf(pr.Source)
+		if pos < 0 || pr.From.Kind.IsComplex() || pr.To.Kind.IsComplex() {
+			return -1, valueCast{}, false
+		}
+		cast = valueCast{kind: castKindFor(pr.From, pr.To), from: pr.From, to: pr.To}
+		if pr.Checked {
+			cast.kind, cast.column = castChecked, pr.Column
+		}
+		return pos, cast, true
+	}
+	return -1, valueCast{}, false
+}
+
+// castKindFor is the unchecked cast from a file's type to the target's:
+// CAST(CAST(raw AS from) AS to), the file's parser then the planner's
+// cast, shortened to CAST(raw AS to) where the two are equal for every
+// value client inference admits: from a string; or from an integer-valued
+// type (int, bigint, decimal(p,0): digits, parsed exactly) to bigint or a
+// decimal (parsed exactly, or rounded once, either way). Fewer casts make
+// smaller generated code.
+func castKindFor(from, to sparkmerge.DataType) castKind {
+	integral := from.Kind == sparkmerge.KindInt || from.Kind == sparkmerge.KindLong ||
+		from.Kind == sparkmerge.KindDecimal && from.Scale == 0
+	// Not double: "-0" parsed as an integer is 0, then 0.0; cast straight
+	// to a double it would be -0.0.
+	wide := to.Kind == sparkmerge.KindLong || to.Kind == sparkmerge.KindDecimal
+	if from.Equal(to) || from.Kind == sparkmerge.KindString || integral && wide {
+		if to.Kind == sparkmerge.KindString {
+			return castNone
+		}
+		return castDirect
+	}
+	return castThrough
+}
+
+// lay is the batch's layout against the plan.
+func (b scanBatch) lay(reads []*Read, plan *sparkmerge.Plan) batchLayout {
+	n := len(plan.Target.Fields)
+	l := batchLayout{
+		positions:  make([][]int32, len(b.files)),
+		codes:      make([][]int32, len(b.files)),
+		casts:      make([][]valueCast, n),
+		provenance: make([]bool, n),
+	}
+	for m, i := range b.reads {
+		l.positions[m] = make([]int32, n)
+		l.codes[m] = make([]int32, n)
+		tolerant := strings.EqualFold(optionValue(reads[i].Options, "mode"), "PERMISSIVE")
+		for k, pr := range plan.Projections(i) {
+			if b.files[m].shortNumbers {
+				pr.Checked = false // every cast of this file is exact
+			}
+			pos, cast, _ := positionalCast(pr, b.positionOf(m))
+			cast.tolerant = tolerant && cast.kind != castNone
+			l.positions[m][k] = 1
+			switch {
+			case pr.Kind == sparkmerge.ProjectLiteral:
+				l.provenance[k] = true
+			case pos >= 0:
+				l.positions[m][k] = int32(pos + 1)
+				code := slices.IndexFunc(l.casts[k], cast.equal)
+				if code < 0 {
+					code = len(l.casts[k])
+					l.casts[k] = append(l.casts[k], cast)
+				}
+				l.codes[m][k] = int32(code + 1)
+			}
+		}
+	}
+	return l
+}
