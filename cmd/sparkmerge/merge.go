@@ -16,19 +16,17 @@ import (
 type mergeOptions struct {
 	jobCommand
 
-	out          string
-	table        string
-	outFormat    string
-	mode         string
-	partitionBy  []string
+	// target is the target as the flags give it (--out, --table,
+	// --out-format, --mode, --partition-by, --evolve, --files); the job
+	// file's target fills in those not given (see buildTarget).
+	target       spark.Target
 	writeOptions []string
-	evolve       bool
 	verify       bool
 	dryRun       bool
 	show         int
-	files        int
-	view         string
-	globalView   string
+	// view or globalView, at most one of them, is the view to register
+	// instead of writing.
+	view, globalView string
 }
 
 func newMergeCmd(g *globalOptions) *cobra.Command {
@@ -49,19 +47,19 @@ Sources are paths, directories or globs on the cluster's filesystem
 	}
 	fs := cmd.Flags()
 	opts.job.register(fs)
-	fs.StringVar(&opts.out, "out", "", "output directory on the cluster's filesystem")
-	fs.StringVar(&opts.table, "table", "", "output table (created if missing)")
-	fs.StringVar(&opts.outFormat, "out-format", "", "output format: parquet (default), csv, json, orc, delta, ...")
-	fs.StringVar(&opts.mode, "mode", "", "when the output exists: errorifexists (default), overwrite, append or ignore")
-	fs.StringSliceVar(&opts.partitionBy, "partition-by", nil, "partition the output by these columns (comma-separated)")
+	fs.StringVar(&opts.target.Path, "out", "", "output directory on the cluster's filesystem")
+	fs.StringVar(&opts.target.Table, "table", "", "output table (created if missing)")
+	fs.StringVar(&opts.target.Format, "out-format", "", "output format: parquet (default), csv, json, orc, delta, ...")
+	fs.StringVar(&opts.target.Mode, "mode", "", "when the output exists: errorifexists (default), overwrite, append or ignore")
+	fs.StringSliceVar(&opts.target.PartitionBy, "partition-by", nil, "partition the output by these columns (comma-separated)")
 	fs.StringArrayVar(&opts.writeOptions, "write-option", nil, "writer option key=value (repeatable), e.g. --write-option compression=zstd")
-	fs.BoolVar(&opts.evolve, "evolve", false, "appending to a table: add its missing columns first instead of failing")
+	fs.BoolVar(&opts.target.Evolve, "evolve", false, "appending to a table: add its missing columns first instead of failing")
 	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
 	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
 	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing")
 	fs.StringVar(&opts.view, "view", "", "instead of writing, register the merged rows as this temporary view of the session (lazy; share the session with session_id in --remote)")
 	fs.StringVar(&opts.globalView, "global-view", "", "instead of writing, register the merged rows as global_temp.NAME, seen by every session of the server (lazy)")
-	fs.IntVar(&opts.files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
+	fs.IntVar(&opts.target.Files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
 	return cmd
 }
 
@@ -130,20 +128,20 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 		return "", false, err
 	}
 	job.Target = spark.Target{
-		Path:        pick("out", opts.out, t.Path),
-		Table:       pick("table", opts.table, t.Table),
-		Format:      pick("out-format", opts.outFormat, t.Format),
-		Mode:        pick("mode", opts.mode, t.Mode),
+		Path:        pick("out", opts.target.Path, t.Path),
+		Table:       pick("table", opts.target.Table, t.Table),
+		Format:      pick("out-format", opts.target.Format, t.Format),
+		Mode:        pick("mode", opts.target.Mode, t.Mode),
 		PartitionBy: t.PartitionBy,
 		Options:     mergeMaps(t.Options, writeOptions),
-		Evolve:      opts.changed.pickBool("evolve", opts.evolve, t.Evolve),
-		Files:       opts.files,
+		Evolve:      opts.changed.pickBool("evolve", opts.target.Evolve, t.Evolve),
+		Files:       opts.target.Files,
 	}
 	if !opts.changed("files") && t.Files > 0 {
 		job.Target.Files = t.Files
 	}
 	if opts.changed("partition-by") {
-		job.Target.PartitionBy = opts.partitionBy
+		job.Target.PartitionBy = opts.target.PartitionBy
 	}
 	if view, globalView, err = viewTarget(opts, job, jf); err != nil {
 		return "", false, err
@@ -208,7 +206,7 @@ func viewTarget(opts *mergeOptions, job *spark.Job, jf *jobFile) (name string, g
 		{job.Target.Path != "" || job.Target.Table != "", "--out or --table"},
 		{opts.verify || jf.Verify, "--verify"},
 		{opts.show != 0, "--show"},
-		{opts.changed("mode") || opts.changed("partition-by") || opts.changed("write-option") || opts.changed("out-format") || opts.changed("files") || opts.evolve, "write flags (--mode, --partition-by, --write-option, --out-format, --files, --evolve)"},
+		{opts.changed("mode") || opts.changed("partition-by") || opts.changed("write-option") || opts.changed("out-format") || opts.changed("files") || opts.target.Evolve, "write flags (--mode, --partition-by, --write-option, --out-format, --files, --evolve)"},
 	} {
 		if conflict.set {
 			return "", false, usagef("--view and --global-view write nothing: drop %s", conflict.flag)

@@ -33,6 +33,8 @@ import sys
 import threading
 import time
 
+import gen
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PY = sys.executable
@@ -462,7 +464,7 @@ def discovery_probe(args, n, results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
-    ap.add_argument("--ns", default="10,200,2000")
+    ap.add_argument("--ns", type=gen.corpus_sizes, default="10,200,2000")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--remote", default="sc://127.0.0.1:15002")
@@ -488,7 +490,6 @@ def main():
         if os.path.exists(args.server_root):
             sys.exit(f"bench.py: --server-root {args.server_root} exists on this machine: it must be a path only the server sees")
         SERVER_ROOT, CLIENT_ROOT = args.server_root.rstrip("/"), os.path.join(args.root, "corpora")
-    ns = [int(x) for x in args.ns.split(",") if x]
     with open(args.results, "a") as results:
         meta = {"pass": "meta", "started": time.strftime("%Y-%m-%d %H:%M:%S"), "argv": sys.argv[1:], "load": loadavg(), "sparkmerge": SPARKMERGE,
                 "commit": subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"], capture_output=True,
@@ -497,8 +498,8 @@ def main():
         results.write(json.dumps(meta) + "\n")
         # The big N last, with its own repetition count, so that a slow or
         # stuck big run cannot cost the rest.
-        small = [n for n in ns if n < args.large]
-        large = [n for n in ns if n >= args.large]
+        small = [n for n in args.ns if n < args.large]
+        large = [n for n in args.ns if n >= args.large]
         if args.reps > 0 and small:
             # (Runs at N >= --large take minutes: warm-up is noise there.)
             warm_up(args, small)

@@ -239,16 +239,22 @@ def write_expected(d, fmt, rows, columns, files, rows_per_file, nonnull):
                    "nonnull": dict(sorted(nonnull.items()))}, out, indent=1)
 
 
+def corpus_sizes(text):
+    """The corpus sizes N of gen.py's --n and bench.py's --ns: comma-separated,
+    e.g. 10,200,2000."""
+    return [int(x) for x in text.split(",") if x]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
-    ap.add_argument("--n", default="10,200,2000")
+    ap.add_argument("--n", type=corpus_sizes, default="10,200,2000")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=42)
     args = ap.parse_args()
     args.root = os.path.abspath(args.root)
     os.makedirs(args.root, exist_ok=True)
-    for n in [int(x) for x in args.n.split(",")]:
+    for n in args.n:
         stamp = os.path.join(args.root, f".stamp-{n}")
         want = json.dumps({"scale": args.scale, "seed": args.seed, "v": 6})
         if os.path.exists(stamp) and open(stamp).read() == want:

@@ -274,17 +274,21 @@ def slow_spots(w, summary, analysis, disc, ns, rpcs=()):
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def floor_goals(w, summary, ns):
-    """Issue 14's goals: sparkmerge auto against the no-drift floor."""
+def compared(summary, ns, contenders, optional=()):
+    """(kind, N, summary of each contender, of each optional one or None)
+    for every corpus on which all the contenders ran, in KINDS x ns order."""
     rows = []
     for kind in KINDS:
         for n in ns:
-            auto = summary.get((kind, n, "sparkmerge-auto"))
-            infer = summary.get((kind, n, "floor-infer"))
-            schema = summary.get((kind, n, "floor-schema"))
-            if not auto or not infer:
-                continue
-            rows.append((kind, n, auto, infer, schema))
+            got = [summary.get((kind, n, c)) for c in (*contenders, *optional)]
+            if all(got[:len(contenders)]):
+                rows.append((kind, n, *got))
+    return rows
+
+
+def floor_goals(w, summary, ns):
+    """Issue 14's goals: sparkmerge auto against the no-drift floor."""
+    rows = compared(summary, ns, ("sparkmerge-auto", "floor-infer"), ("floor-schema",))
     if not rows:
         return
     w("")
@@ -312,13 +316,7 @@ def floor_goals(w, summary, ns):
 
 def remote_goals(w, summary, ns):
     """Issue 11's goals: sparkmerge auto on files only the server sees."""
-    rows = []
-    for kind in KINDS:
-        for n in ns:
-            local = summary.get((kind, n, "sparkmerge-auto"))
-            remote = summary.get((kind, n, "sparkmerge-auto@remote"))
-            if local and remote:
-                rows.append((kind, n, local, remote))
+    rows = compared(summary, ns, ("sparkmerge-auto", "sparkmerge-auto@remote"))
     if not rows:
         return
     w("")

@@ -14,8 +14,10 @@ import (
 // input: an overwrite deletes the target before reading its inputs, and any
 // write there changes what the merge reads.
 type OverlapError struct {
-	Target string
-	Input  string
+	// Target is the output path as given; Input is the input path it
+	// overlaps, cleaned (a local one made absolute).
+	Target, Input string
+	// Source is the name of the source that reads Input.
 	Source string
 }
 

@@ -92,22 +92,34 @@ func (s sessionServer) conf(ctx context.Context, keys ...string) (map[string]str
 	return s.sess.Conf(ctx, keys...)
 }
 
+// listedColumns are the binaryFile columns a remoteFile is read from,
+// followed by more; listedFile reads them back from a row.
+func listedColumns(more ...string) []string {
+	return append([]string{"path", "length", "unix_millis(modificationTime)"}, more...)
+}
+
+// listedFile is the remoteFile of a row whose first columns are
+// listedColumns.
+func listedFile(row []any) remoteFile {
+	path, _ := row[0].(string)
+	size, _ := row[1].(int64)
+	mtime, _ := row[2].(int64)
+	return remoteFile{path: path, size: size, mtimeMillis: mtime}
+}
+
 // listFiles reads the files through the binaryFile source without their
 // contents: only the path, length and modification time columns are
 // selected. It is one small Spark job.
 func (s sessionServer) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
 	rows, err := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).
-		SelectExpr("path", "length", "unix_millis(modificationTime)").
+		SelectExpr(listedColumns()...).
 		Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	files := make([]remoteFile, 0, len(rows.Values))
 	for _, row := range rows.Values {
-		path, _ := row[0].(string)
-		size, _ := row[1].(int64)
-		mtime, _ := row[2].(int64)
-		files = append(files, remoteFile{path: path, size: size, mtimeMillis: mtime})
+		files = append(files, listedFile(row))
 	}
 	return files, nil
 }
@@ -124,18 +136,15 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 		frame = s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{f.given}, Options: f.options}).
 			Filter(fmt.Sprintf("length >= %d AND length <= %d", f.minSize, f.maxSize))
 	}
-	rows, err := frame.SelectExpr("path", "length", "unix_millis(modificationTime)", fetchedContent, "unix_millis(current_timestamp())").Collect(ctx)
+	rows, err := frame.SelectExpr(listedColumns(fetchedContent, "unix_millis(current_timestamp())")...).Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	files := make([]fetchedFile, 0, len(rows.Values))
 	for _, row := range rows.Values {
-		path, _ := row[0].(string)
-		size, _ := row[1].(int64)
-		mtime, _ := row[2].(int64)
 		content, _ := row[3].([]byte)
 		now, _ := row[4].(int64)
-		files = append(files, fetchedFile{remoteFile: remoteFile{path: path, size: size, mtimeMillis: mtime}, content: content, nowMillis: now})
+		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now})
 	}
 	return files, nil
 }

@@ -40,6 +40,17 @@ func (f Frame) derive(op string, b func() protoreflect.Message) Frame {
 	return f.s.build(op, b)
 }
 
+// unary derives a frame whose relation is a new relation of kind (e.g.
+// "filter") over f's: set fills in its fields other than the input.
+func (f Frame) unary(op, kind string, set func(body protoreflect.Message)) Frame {
+	return f.derive(op, func() protoreflect.Message {
+		rel, body := relation(kind)
+		setMsg(body, "input", f.rel)
+		set(body)
+		return rel
+	})
+}
+
 // Err returns the error of a frame that could not be built (nil otherwise).
 func (f Frame) Err() error { return f.err }
 
@@ -137,54 +148,42 @@ func (s *Session) SQL(query string) Frame {
 // (Project with expression_string), e.g. "`a b`", "CAST(x AS bigint) AS `x`",
 // "CAST(NULL AS decimal(12,4)) AS `amount`".
 func (f Frame) SelectExpr(exprs ...string) Frame {
-	return f.derive("select", func() protoreflect.Message {
+	return f.unary("select", "project", func(p protoreflect.Message) {
 		if len(exprs) == 0 {
 			panic(buildError{"select: no expressions"})
 		}
-		rel, p := relation("project")
-		setMsg(p, "input", f.rel)
 		for _, e := range exprs {
 			appendMsg(p, "expressions", exprString(e))
 		}
-		return rel
 	})
 }
 
 // Filter keeps the rows for which the SQL condition is true.
 func (f Frame) Filter(condition string) Frame {
-	return f.derive("filter", func() protoreflect.Message {
-		rel, fl := relation("filter")
-		setMsg(fl, "input", f.rel)
+	return f.unary("filter", "filter", func(fl protoreflect.Message) {
 		setMsg(fl, "condition", exprString(condition))
-		return rel
 	})
 }
 
 // Limit keeps at most n rows.
 func (f Frame) Limit(n int) Frame {
-	return f.derive("limit", func() protoreflect.Message {
+	return f.unary("limit", "limit", func(l protoreflect.Message) {
 		if n < 0 || n > 1<<31-1 {
 			panic(buildError{fmt.Sprintf("limit: %d out of range", n)})
 		}
-		rel, l := relation("limit")
-		setMsg(l, "input", f.rel)
 		setInt32(l, "limit", int32(n))
-		return rel
 	})
 }
 
 // Coalesce returns the frame in at most n partitions without a shuffle
 // (Repartition with shuffle=false), so that a write makes at most n files.
 func (f Frame) Coalesce(n int) Frame {
-	return f.derive("coalesce", func() protoreflect.Message {
+	return f.unary("coalesce", "repartition", func(r protoreflect.Message) {
 		if n < 1 || n > 1<<31-1 {
 			panic(buildError{fmt.Sprintf("coalesce: %d partitions out of range", n)})
 		}
-		rel, r := relation("repartition")
-		setMsg(r, "input", f.rel)
 		setInt32(r, "num_partitions", int32(n))
 		setBool(r, "shuffle", false)
-		return rel
 	})
 }
 
@@ -192,12 +191,10 @@ func (f Frame) Coalesce(n int) Frame {
 // and computes the SQL aggregate expressions aggs, e.g.
 // Aggregate([]string{"_source"}, "count(1) AS n").
 func (f Frame) Aggregate(groupBy []string, aggs ...string) Frame {
-	return f.derive("aggregate", func() protoreflect.Message {
+	return f.unary("aggregate", "aggregate", func(a protoreflect.Message) {
 		if len(aggs) == 0 {
 			panic(buildError{"aggregate: no aggregate expressions"})
 		}
-		rel, a := relation("aggregate")
-		setMsg(a, "input", f.rel)
 		setEnum(a, "group_type", "GROUP_TYPE_GROUPBY")
 		for _, g := range groupBy {
 			appendMsg(a, "grouping_expressions", exprString(g))
@@ -205,7 +202,6 @@ func (f Frame) Aggregate(groupBy []string, aggs ...string) Frame {
 		for _, e := range aggs {
 			appendMsg(a, "aggregate_expressions", exprString(e))
 		}
-		return rel
 	})
 }
 

@@ -164,15 +164,6 @@ func (r Remote) Token() string {
 	return *r.token
 }
 
-// WithToken returns a copy of r with the bearer token set to token.
-func (r Remote) WithToken(token string) Remote {
-	r.token = nil
-	if token != "" {
-		r.token = &token
-	}
-	return r
-}
-
 // Addr returns "host:port" (IPv6 hosts in brackets).
 func (r Remote) Addr() string { return net.JoinHostPort(r.Host, strconv.Itoa(r.Port)) }
 

@@ -56,32 +56,36 @@ func rowsFromTable(tbl arrow.Table) (Rows, error) {
 	return rows, nil
 }
 
+// plainValues read row i of the arrays whose Go values are the row values as
+// they are, by type.
+var plainValues = map[arrow.Type]func(a arrow.Array, i int) any{
+	arrow.BOOL:         plainValue[*array.Boolean],
+	arrow.INT8:         plainValue[*array.Int8],
+	arrow.INT16:        plainValue[*array.Int16],
+	arrow.INT32:        plainValue[*array.Int32],
+	arrow.INT64:        plainValue[*array.Int64],
+	arrow.FLOAT32:      plainValue[*array.Float32],
+	arrow.FLOAT64:      plainValue[*array.Float64],
+	arrow.STRING:       plainValue[*array.String],
+	arrow.LARGE_STRING: plainValue[*array.LargeString],
+}
+
+// plainValue returns row i of a, an A.
+func plainValue[A arrow.TypedArray[T], T arrow.ValueType](a arrow.Array, i int) any {
+	return a.(A).Value(i)
+}
+
 // arrowValue returns the Go value of row i of a.
 func arrowValue(a arrow.Array, i int) (any, error) {
 	if a.IsNull(i) {
 		return nil, nil
 	}
+	if value, ok := plainValues[a.DataType().ID()]; ok {
+		return value(a, i), nil
+	}
 	switch a := a.(type) {
 	case *array.Null:
 		return nil, nil
-	case *array.Boolean:
-		return a.Value(i), nil
-	case *array.Int8:
-		return a.Value(i), nil
-	case *array.Int16:
-		return a.Value(i), nil
-	case *array.Int32:
-		return a.Value(i), nil
-	case *array.Int64:
-		return a.Value(i), nil
-	case *array.Float32:
-		return a.Value(i), nil
-	case *array.Float64:
-		return a.Value(i), nil
-	case *array.String:
-		return a.Value(i), nil
-	case *array.LargeString:
-		return a.Value(i), nil
 	case *array.Binary:
 		return append([]byte(nil), a.Value(i)...), nil
 	case *array.LargeBinary:
