@@ -211,18 +211,7 @@ func (f Frame) Aggregate(groupBy []string, aggs ...string) Frame {
 // about log2(N) deep, so thousands of inputs stay under the server's
 // protobuf nesting limit. One frame is returned as is.
 func UnionAll(frames []Frame) Frame {
-	return union("union all", frames, false, false)
-}
-
-// UnionByName returns the UNION ALL of frames matching columns by name
-// (every row kept; is_all is always set, unlike the upstream client). With
-// allowMissing, columns missing from an input are filled with NULL. Built as
-// a balanced tree like [UnionAll].
-func UnionByName(frames []Frame, allowMissing bool) Frame {
-	return union("union by name", frames, true, allowMissing)
-}
-
-func union(op string, frames []Frame, byName, allowMissing bool) Frame {
+	const op = "union all"
 	if len(frames) == 0 {
 		return Frame{err: fmt.Errorf("%s: no frames", op)}
 	}
@@ -249,10 +238,7 @@ func union(op string, frames []Frame, byName, allowMissing bool) Frame {
 		setMsg(so, "right_input", tree(fs[mid:]))
 		setEnum(so, "set_op_type", "SET_OP_TYPE_UNION")
 		setBool(so, "is_all", true)
-		setBool(so, "by_name", byName)
-		if byName {
-			setBool(so, "allow_missing_columns", allowMissing)
-		}
+		setBool(so, "by_name", false)
 		return rel
 	}
 	return s.build(op, func() protoreflect.Message { return tree(frames) })

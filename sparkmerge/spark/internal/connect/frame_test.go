@@ -151,20 +151,18 @@ func TestSelectFilterLimitAggregate(t *testing.T) {
 
 // unionShape walks a union tree: its leaves (the sql queries, in order),
 // its depth in set operations, and checks each SetOperation's flags.
-func unionShape(t *testing.T, rel protoreflect.Message, byName, allowMissing bool) (leaves []string, depth int) {
+func unionShape(t *testing.T, rel protoreflect.Message) (leaves []string, depth int) {
 	t.Helper()
 	if so := getMsg(rel, "set_op"); so != nil {
-		want := fromText(t, "SetOperation", fmt.Sprintf(
-			"set_op_type: SET_OP_TYPE_UNION is_all: true by_name: %v", byName)+
-			map[bool]string{true: fmt.Sprintf(" allow_missing_columns: %v", allowMissing), false: ""}[byName])
+		want := fromText(t, "SetOperation", "set_op_type: SET_OP_TYPE_UNION is_all: true by_name: false")
 		flags := proto.Clone(so.Interface())
 		flags.ProtoReflect().Clear(fd(so, "left_input"))
 		flags.ProtoReflect().Clear(fd(so, "right_input"))
 		if diff := cmp.Diff(want, flags, protocmp.Transform()); diff != "" {
 			t.Fatalf("SetOperation flags (-want +got):\n%s", diff)
 		}
-		l, dl := unionShape(t, getMsg(so, "left_input"), byName, allowMissing)
-		r, dr := unionShape(t, getMsg(so, "right_input"), byName, allowMissing)
+		l, dl := unionShape(t, getMsg(so, "left_input"))
+		r, dr := unionShape(t, getMsg(so, "right_input"))
 		return append(l, r...), 1 + max(dl, dr)
 	}
 	sql := getMsg(rel, "sql")
@@ -176,44 +174,28 @@ func unionShape(t *testing.T, rel protoreflect.Message, byName, allowMissing boo
 
 func TestUnionBalancedTree(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7, 600, 2000} {
-		for _, byName := range []bool{false, true} {
-			t.Run(fmt.Sprintf("n=%d byName=%v", n, byName), func(t *testing.T) {
-				var frames []Frame
-				var want []string
-				for i := 0; i < n; i++ {
-					q := fmt.Sprintf("SELECT %d AS i", i)
-					frames = append(frames, testSession.SQL(q))
-					want = append(want, q)
-				}
-				var u Frame
-				if byName {
-					u = UnionByName(frames, true)
-				} else {
-					u = UnionAll(frames)
-				}
-				if u.Err() != nil {
-					t.Fatal(u.Err())
-				}
-				leaves, depth := unionShape(t, u.Proto().ProtoReflect(), byName, true)
-				if diff := cmp.Diff(want, leaves); diff != "" {
-					t.Errorf("leaves (-want +got):\n%s", diff)
-				}
-				maxDepth := int(math.Ceil(math.Log2(float64(n))))
-				if depth > maxDepth {
-					t.Errorf("depth %d, want <= %d", depth, maxDepth)
-				}
-			})
-		}
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			var frames []Frame
+			var want []string
+			for i := 0; i < n; i++ {
+				q := fmt.Sprintf("SELECT %d AS i", i)
+				frames = append(frames, testSession.SQL(q))
+				want = append(want, q)
+			}
+			u := UnionAll(frames)
+			if u.Err() != nil {
+				t.Fatal(u.Err())
+			}
+			leaves, depth := unionShape(t, u.Proto().ProtoReflect())
+			if diff := cmp.Diff(want, leaves); diff != "" {
+				t.Errorf("leaves (-want +got):\n%s", diff)
+			}
+			maxDepth := int(math.Ceil(math.Log2(float64(n))))
+			if depth > maxDepth {
+				t.Errorf("depth %d, want <= %d", depth, maxDepth)
+			}
+		})
 	}
-}
-
-func TestUnionByNameWithoutMissing(t *testing.T) {
-	u := UnionByName([]Frame{testSession.SQL("SELECT 1 AS a"), testSession.SQL("SELECT 2 AS a")}, false)
-	checkProto(t, "Relation", u.Proto(), `set_op {
-		left_input { sql { query: "SELECT 1 AS a" } }
-		right_input { sql { query: "SELECT 2 AS a" } }
-		set_op_type: SET_OP_TYPE_UNION is_all: true by_name: true allow_missing_columns: false
-	}`)
 }
 
 func TestUnionErrors(t *testing.T) {
