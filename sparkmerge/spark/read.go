@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"google.golang.org/protobuf/proto"
 	"io"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -234,55 +236,27 @@ func commonDir(paths []string) string {
 }
 
 // fetchSchemas asks Spark for the schema of every read, at most
-// parallelism at a time, reporting progress when there are many.
+// parallelism at a time, reporting progress when there are many. The
+// first failure cancels the others, and is the error returned, naming its
+// source.
 func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) error {
-	errs := c.fetchEachSchema(ctx, reads, parallelism, progress)
-	if i := firstFailure(errs); i >= 0 {
-		return sourceError(reads[i], errs[i])
-	}
-	return nil
-}
-
-// firstFailure is the index of the first error that is not a cancellation
-// caused by another read's failure (else of the first error), or -1.
-func firstFailure(errs []error) int {
-	first := -1
-	for i, err := range errs {
-		if err == nil {
-			continue
-		}
-		if !errors.Is(err, context.Canceled) {
-			return i
-		}
-		if first < 0 {
-			first = i
-		}
-	}
-	return first
-}
-
-// fetchEachSchema fetches every read's schema and returns one error per
-// read. A failure stops the others.
-func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) []error {
 	if parallelism <= 0 {
 		parallelism = 8
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallelism)
 	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		done    int
-		stopped bool // a read failed and the others were cancelled
+		mu   sync.Mutex // guards done and progress
+		done int
 	)
-	errs := make([]error, len(reads))
-	sem := make(chan struct{}, parallelism)
 	report := progress != nil && len(reads) >= 50
-	for i, r := range reads {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, r *Read) {
-			defer func() { <-sem; wg.Done() }()
+	for _, r := range reads {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				// Cancelled, or another read failed (whose error
+				// errgroup keeps).
+				return sourceError(r, err)
+			}
 			schema, err := c.server.readSchema(ctx, r)
 			if err == nil && len(schema.Fields) == 0 {
 				err = fmt.Errorf("it has no columns (an empty file, or a CSV without header?): remove it or give its schema (SourceSpec.Schema)")
@@ -290,29 +264,20 @@ func (c *Client) fetchEachSchema(ctx context.Context, reads []*Read, parallelism
 			if err == nil {
 				err = checkCSVHeaderNames(r)
 			}
-			mu.Lock()
-			defer mu.Unlock()
 			if err != nil {
-				if stopped {
-					// Most likely cancelled because another read failed;
-					// the server's status does not always say so.
-					errs[i] = fmt.Errorf("stopped after another source failed: %w", context.Canceled)
-					return
-				}
-				errs[i] = err
-				stopped = true
-				cancel()
-				return
+				return sourceError(r, err)
 			}
 			r.Schema = schema
+			mu.Lock()
+			defer mu.Unlock()
 			done++
 			if report && (done%100 == 0 || done == len(reads)) {
 				fmt.Fprintf(progress, "schemas: %d/%d\n", done, len(reads))
 			}
-		}(i, r)
+			return nil
+		})
 	}
-	wg.Wait()
-	return errs
+	return g.Wait()
 }
 
 // sourceError names the source and says what to do for errors users meet.

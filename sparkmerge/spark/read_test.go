@@ -1,7 +1,6 @@
 package spark
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -298,24 +297,5 @@ func TestGroupReadsKeepsMembers(t *testing.T) {
 	again := groupReads(got, func(*Read) string { return "all" })
 	if n := len(again[0].parts()); n != 3 {
 		t.Errorf("regrouped: %d parts, want 3", n)
-	}
-}
-
-func TestFirstFailurePrefersTheCause(t *testing.T) {
-	cause := errors.New("PATH_NOT_FOUND")
-	canceled := fmt.Errorf("schema: %w", context.Canceled)
-	tests := []struct {
-		errs []error
-		want int
-	}{
-		{[]error{nil, nil}, -1},
-		{[]error{canceled, nil, cause}, 2},
-		{[]error{nil, canceled, canceled}, 1},
-		{[]error{cause, canceled}, 0},
-	}
-	for _, tt := range tests {
-		if got := firstFailure(tt.errs); got != tt.want {
-			t.Errorf("firstFailure(%v) = %d, want %d", tt.errs, got, tt.want)
-		}
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 // Frame is a lazy relation: an immutable value wrapping a Spark Connect
 // Relation message. Methods that derive a frame build a new Relation whose
-// input is the old one; nothing runs until Schema, Count, Collect, Write,
-// CreateTempView or Explain. A frame that could not be built carries the
+// input is the old one; nothing runs until Schema, Count, Collect, Write or
+// CreateTempView. A frame that could not be built carries the
 // error, which every execution method returns.
 type Frame struct {
 	s   *Session
