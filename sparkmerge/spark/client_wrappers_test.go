@@ -1,0 +1,167 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/spark-connect-go/spark/sql"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// A client joins the session it is given, names itself, sets the session
+// settings it is given, and sends its session id with every call.
+func TestConnectSession(t *testing.T) {
+	f := startSparkFake(t)
+	ctx := context.Background()
+	upstream, err := sql.NewSessionBuilder().Remote("sc://" + f.addr).Build(ctx) // connects lazily
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := SessionIDOf(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.connect(t, ConnectOptions{SessionID: id, UserAgent: "merger", Conf: map[string]string{"spark.sql.caseSensitive": "true"}})
+	if c.SessionID() != id {
+		t.Errorf("SessionID() = %q, want the spark-connect-go session's %q", c.SessionID(), id)
+	}
+	if got, want := c.Remote(), "sc://"+f.addr+"/;session_id="+id; got != want {
+		t.Errorf("Remote() = %q, want %q", got, want)
+	}
+	if c.SparkVersion() != "4.0.1" {
+		t.Errorf("SparkVersion() = %q", c.SparkVersion())
+	}
+	if got := f.setting("spark.sql.caseSensitive"); got != "true" {
+		t.Errorf("spark.sql.caseSensitive = %q after connecting, want true", got)
+	}
+	if err := c.Interrupt(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range f.recorded("") {
+		if got := pstr(call.req, "session_id"); got != id {
+			t.Errorf("%s sent session %q, want %q", call.method, got, id)
+		}
+		if got := pstr(call.req, "client_type"); !strings.HasPrefix(got, "merger ") {
+			t.Errorf("%s sent client type %q, want merger first", call.method, got)
+		}
+	}
+}
+
+// Connect fails, and says so, when the server refuses a setting.
+func TestConnectRefusedSetting(t *testing.T) {
+	f := startSparkFake(t)
+	f.static["spark.sql.warehouse.dir"] = true
+	_, err := Connect(context.Background(), "sc://"+f.addr, ConnectOptions{Conf: map[string]string{"spark.sql.warehouse.dir": "/w"}})
+	wantSparkError(t, err, "CANNOT_MODIFY_CONFIG")
+	if !strings.HasPrefix(err.Error(), "set session settings: ") {
+		t.Errorf("error %q does not say which step failed", err)
+	}
+}
+
+// Interrupt asks the server to stop every operation of the session.
+func TestInterrupt(t *testing.T) {
+	c, f := sparkFakeClient(t)
+	if err := c.Interrupt(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	in := f.recorded("Interrupt")
+	if len(in) != 1 {
+		t.Fatalf("%d interrupts, want 1", len(in))
+	}
+	fd := field(in[0].req, "interrupt_type")
+	if got := fd.Enum().Values().ByNumber(in[0].req.Get(fd).Enum()).Name(); got != "INTERRUPT_TYPE_ALL" {
+		t.Errorf("interrupt type %s, want INTERRUPT_TYPE_ALL", got)
+	}
+}
+
+// QuerySchema is Spark's analysis of a query, which it does not run.
+func TestQuerySchema(t *testing.T) {
+	c, f := sparkFakeClient(t)
+	const q = "SELECT id, amount FROM db.t"
+	f.schemas[q] = "id BIGINT, amount DECIMAL(12,4)"
+	got, err := c.QuerySchema(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := sparkmerge.ParseSchema("id BIGINT, amount DECIMAL(12,4)")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("schema (-want +got):\n%s", diff)
+	}
+	if n := len(f.recorded("ExecutePlan")); n != 0 {
+		t.Errorf("the query ran (%d executions)", n)
+	}
+	_, err = c.QuerySchema(context.Background(), "SELECT nothing")
+	if errorClass(err) != "FAKE_NO_ANSWER" {
+		t.Errorf("a query Spark refuses: err = %v, want its Spark error", err)
+	}
+}
+
+// Connection strings are parsed as PySpark parses them, and their tokens
+// never printed.
+func TestRemoteStrings(t *testing.T) {
+	r, err := ParseRemote("sc://spark.example.com:443/;token=s3cr3t;use_ssl=true;user_id=ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Host != "spark.example.com" || r.Port != 443 || r.Token() != "s3cr3t" || r.UserID != "ann" {
+		t.Errorf("parsed %s: host %q port %d user %q", r, r.Host, r.Port, r.UserID)
+	}
+	if _, err := ParseRemote("http://spark:15002"); !errors.Is(err, ErrInvalidRemote) {
+		t.Errorf("a URL that is not sc://: err = %v, want ErrInvalidRemote", err)
+	}
+	for in, want := range map[string]string{
+		"sc://h:1/;token=s3cr3t;user_id=ann": "sc://h:1/;token=REDACTED;user_id=ann",
+		"sc://h:1":                           "sc://h:1",
+		"not a remote":                       "<invalid connection string>",
+	} {
+		if got := RedactRemote(in); got != want {
+			t.Errorf("RedactRemote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The token sources for OAuth: a service principal's credentials
+// exchanged at the token URL, and a command's output.
+func TestTokenSources(t *testing.T) {
+	if got := DatabricksTokenURL("adb-1.2.azuredatabricks.net/"); got != "https://adb-1.2.azuredatabricks.net/oidc/v1/token" {
+		t.Errorf("DatabricksTokenURL = %q", got)
+	}
+	var form, user string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		form = r.PostForm.Encode()
+		user, _, _ = r.BasicAuth()
+		if user == "" {
+			user = r.PostForm.Get("client_id")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"access_token":"tok-1","token_type":"Bearer","expires_in":3600}`))
+	}))
+	defer srv.Close()
+	tok, err := ClientCredentials(srv.URL, "sp-id", "sp-secret", "all-apis").Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.AccessToken != "tok-1" || user != "sp-id" || !strings.Contains(form, "grant_type=client_credentials") || !strings.Contains(form, "scope=all-apis") {
+		t.Errorf("token %q; the server saw client %q and form %q", tok.AccessToken, user, form)
+	}
+
+	before := time.Now()
+	tok, err = CommandTokenSource("echo tok-2", time.Hour).Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.AccessToken != "tok-2" || tok.Expiry.Before(before.Add(time.Hour)) {
+		t.Errorf("command token %q expiring %s, want tok-2 in an hour", tok.AccessToken, tok.Expiry)
+	}
+}

@@ -1,0 +1,415 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// How a merge stages its rows where the client cannot rename (cluster
+// storage, tables), against sparkFake: the target keeps its rows until the
+// merged ones are written and verified.
+
+// stagingPath matches the hidden staging directory beside s3a://b/out.
+var stagingPath = regexp.MustCompile(`^s3a://b/\.out\.sparkmerge-[0-9a-f-]{36}$`)
+
+// oldRows are a target's rows before the merge.
+var oldRows = sourceRows{"old": 4}
+
+// An overwrite of a path on cluster storage writes the rows as Parquet
+// beside the target, counts them there, copies them over the target with
+// Spark (in the target's format) and empties the staging directory.
+func TestMergeOverwritesRemotePathThroughStaging(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Target = Target{Path: "s3a://b/out", Mode: "overwrite", Format: "csv", Files: 2}
+	job.Verify = true
+	f.putData(t, "s3a://b/out/part-00000-old.csv", oldRows)
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantVerified(t, res, 3)
+	if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.storedRows(t, "s3a://b/out")); diff != "" {
+		t.Errorf("target rows (-want +got):\n%s", diff)
+	}
+	writes := f.writes()
+	if len(writes) != 3 {
+		t.Fatalf("%d writes, want staging, copy and emptying: %+v", len(writes), writes)
+	}
+	staging := writes[0].Path
+	if !stagingPath.MatchString(staging) || writes[0].Format != "parquet" || writes[0].Mode != "errorifexists" {
+		t.Errorf("first write %+v, want new Parquet beside the target", writes[0])
+	}
+	copied := writes[1]
+	if copied.Path != "s3a://b/out" || copied.Mode != "overwrite" || copied.Format != "csv" || copied.Options["header"] != "true" {
+		t.Errorf("copy %+v, want an overwrite of the target as CSV with a header", copied)
+	}
+	co := pmsg(copied.input, "repartition")
+	if co == nil || co.Get(field(co, "num_partitions")).Int() != 2 {
+		t.Errorf("the copy is not coalesced into Target.Files: %v", copied.input)
+	}
+	if got := pstrs(dataSourceBelow(copied.input), "paths"); !slices.Equal(got, []string{staging}) {
+		t.Errorf("the copy reads %v, want the staging directory", got)
+	}
+	if writes[2].Path != staging || writes[2].Mode != "overwrite" {
+		t.Errorf("last write %+v, want the staging directory emptied", writes[2])
+	}
+	if n := f.storedRows(t, staging).total(); n != 0 {
+		t.Errorf("the staging directory keeps %d rows", n)
+	}
+}
+
+// A copy over the target that fails leaves the target's rows as they were
+// and names where the merged rows are.
+func TestMergeRemoteOverwriteCopyFails(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Target = Target{Path: "s3a://b/out", Mode: "overwrite"}
+	f.putData(t, "s3a://b/out/part-00000-old.parquet", oldRows)
+	f.failOn("INTERNAL_ERROR", func(call sparkCall) bool {
+		return call.what == "write" && writeOf(call.plan()).Path == "s3a://b/out"
+	})
+	_, err := c.Merge(context.Background(), job)
+	wantSparkError(t, err, "INTERNAL_ERROR")
+	staging := f.writes()[0].Path
+	if !strings.Contains(err.Error(), "copy the merged rows over the target") || !strings.Contains(err.Error(), "they are in "+staging+" (Parquet)") {
+		t.Errorf("error %q does not name the staging directory %s", err, staging)
+	}
+	if diff := cmp.Diff(oldRows, f.storedRows(t, "s3a://b/out")); diff != "" {
+		t.Errorf("target rows (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.storedRows(t, staging)); diff != "" {
+		t.Errorf("staged rows (-want +got):\n%s", diff)
+	}
+}
+
+// An overwrite of a path on cluster storage with nothing in it, and one
+// of a bucket's root, are written in place.
+func TestMergeRemoteOverwriteInPlace(t *testing.T) {
+	for _, target := range []string{"s3a://b/out", "s3a://b/"} {
+		c, f, _, job := mergeSetup(t)
+		job.Target = Target{Path: target, Mode: "overwrite"}
+		if _, err := c.Merge(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		if w := f.writes(); len(w) != 1 || w[0].Path != target || w[0].Mode != "overwrite" {
+			t.Errorf("%s: writes %+v, want one overwrite in place", target, w)
+		}
+	}
+}
+
+// A verified append to cluster storage counts the files this run's write
+// job made: the target's files are listed before and after, and only the
+// new ones are counted, per source.
+func TestMergeVerifiedAppendToRemotePath(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Target = Target{Path: "s3a://b/out", Mode: "append"}
+	job.Verify, job.Policy.SourceColumn = true, "_source"
+	old := "s3a://b/out/part-00000-0b4a3c5d-1111-4222-8333-444455556666-c000.snappy.parquet"
+	f.putData(t, old, oldRows)
+	f.schemas["s3a://b/out"] = "id BIGINT, name STRING, amount DOUBLE, _source STRING"
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantVerified(t, res, 3)
+	if diff := cmp.Diff(oldRows.add(sourceRows{paths[0]: 2, paths[1]: 1}), f.storedRows(t, "s3a://b/out")); diff != "" {
+		t.Errorf("target rows (-want +got):\n%s", diff)
+	}
+	if n := len(f.recorded("list")); n != 2 {
+		t.Errorf("%d listings, want the target's before and after the write", n)
+	}
+	// The rows written are counted in the new file alone, read with the
+	// target as its base path.
+	for _, what := range []string{"count", "group"} {
+		var found bool
+		for _, call := range f.recorded(what) {
+			ds := dataSourceBelow(pmsg(call.plan(), "root"))
+			paths := pstrs(ds, "paths")
+			if len(paths) == 1 && strings.HasPrefix(paths[0], "s3a://b/out/part-") && paths[0] != old && pmap(ds, "options")["basePath"] == "s3a://b/out" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no %s of the new file alone", what)
+		}
+	}
+}
+
+// Files that two write jobs added during the run mean another writer
+// appended meanwhile: which rows are this run's cannot be told.
+func TestMergeVerifiedAppendWithAnotherWriter(t *testing.T) {
+	c, f, _, job := mergeSetup(t)
+	job.Target = Target{Path: "s3a://b/out", Mode: "append"}
+	job.Verify = true
+	f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
+		if call.what != "write" {
+			return sparkReply{}, false
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		err := f.write(writeOf(call.plan()))
+		f.remote["s3a://b/out/part-00000-7a1b2c3d-1111-4222-8333-444455556666-c000.parquet"] = []byte(`{"other":1}`)
+		return sparkReply{err: err}, true
+	}
+	_, err := c.Merge(context.Background(), job)
+	if err == nil || !strings.Contains(err.Error(), "verify: cannot tell this run's rows in \"s3a://b/out\": 2 write jobs added files") {
+		t.Errorf("err = %v, want the other writer found", err)
+	}
+}
+
+// A table is overwritten through a staging table beside it: written and
+// counted there, then the old table dropped and the new one renamed into
+// its place.
+func TestMergeOverwritesTableThroughStaging(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Target = Target{Table: "db.t", Mode: "overwrite"}
+	job.Verify = true
+	f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantVerified(t, res, 3)
+	writes := f.writes()
+	if len(writes) != 1 || !strings.HasPrefix(writes[0].Table, "db.t__sparkmerge_") || writes[0].Mode != "errorifexists" {
+		t.Fatalf("writes %+v, want one new staging table", writes)
+	}
+	staging := writes[0].Table
+	want := []string{"DROP TABLE db.t", "ALTER TABLE " + staging + " RENAME TO db.t", "REFRESH TABLE db.t"}
+	if diff := cmp.Diff(want, f.statements()); diff != "" {
+		t.Errorf("statements (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.tableRows("db.t")); diff != "" {
+		t.Errorf("table rows (-want +got):\n%s", diff)
+	}
+	if f.tableRows(staging) != nil {
+		t.Errorf("staging table %s left", staging)
+	}
+}
+
+// A table that cannot be replaced keeps its rows, and the error names the
+// staging table that holds the new ones; a table that does not exist yet
+// is written directly.
+func TestMergeTableOverwriteEdges(t *testing.T) {
+	t.Run("drop fails", func(t *testing.T) {
+		c, f, paths, job := mergeSetup(t)
+		job.Target = Target{Table: "db.t", Mode: "overwrite"}
+		f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
+		f.failOn("INSUFFICIENT_PERMISSIONS", func(call sparkCall) bool {
+			return call.what == "sql" && statementOf(call.plan()) == "DROP TABLE db.t"
+		})
+		_, err := c.Merge(context.Background(), job)
+		wantSparkError(t, err, "INSUFFICIENT_PERMISSIONS")
+		staging := f.writes()[0].Table
+		if !strings.Contains(err.Error(), "drop the old table") || !strings.Contains(err.Error(), "the new rows are in "+staging) {
+			t.Errorf("error %q does not name the staging table %s", err, staging)
+		}
+		if diff := cmp.Diff(oldRows, f.tableRows("db.t")); diff != "" {
+			t.Errorf("table rows (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.tableRows(staging)); diff != "" {
+			t.Errorf("staging rows (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("new table", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		job.Target = Target{Table: "db.t", Mode: "overwrite", PartitionBy: []string{"id"}}
+		if _, err := c.Merge(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		w := f.writes()
+		if len(w) != 1 || w[0].Table != "db.t" || w[0].Mode != "overwrite" || !slices.Equal(w[0].PartitionBy, []string{"id"}) {
+			t.Errorf("writes %+v, want one overwrite of db.t partitioned by id", w)
+		}
+		if n := len(f.statements()); n != 0 {
+			t.Errorf("%d statements for a new table", n)
+		}
+	})
+	t.Run("verify fails", func(t *testing.T) {
+		c, f, paths, job := mergeSetup(t)
+		job.Target = Target{Table: "db.t", Mode: "overwrite"}
+		job.Verify = true
+		f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
+		f.merged = sourceRows{paths[0]: 2}
+		_, err := c.Merge(context.Background(), job)
+		var verr *VerifyError
+		if !errors.As(err, &verr) {
+			t.Fatalf("err = %v, want a *VerifyError", err)
+		}
+		staging := f.writes()[0].Table
+		if diff := cmp.Diff([]string{"DROP TABLE IF EXISTS " + staging}, f.statements()); diff != "" {
+			t.Errorf("statements (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(oldRows, f.tableRows("db.t")); diff != "" {
+			t.Errorf("table rows (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A verified append to a table is written to a staging table, counted
+// there (a concurrent writer's rows are not among them), appended to the
+// table by Spark and dropped.
+func TestMergeVerifiedAppendToTable(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Target = Target{Table: "db.t", Mode: "append", PartitionBy: []string{"id"}}
+	job.Verify = true
+	f.tables["db.t"] = &fakeTable{schema: "id BIGINT, name STRING, amount DOUBLE", rows: oldRows}
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantVerified(t, res, 3)
+	writes := f.writes()
+	if len(writes) != 2 {
+		t.Fatalf("%d writes, want the staging table and the append", len(writes))
+	}
+	staging := writes[0].Table
+	if !strings.HasPrefix(staging, "db.t__sparkmerge_") || writes[0].Mode != "errorifexists" || len(writes[0].PartitionBy) != 0 {
+		t.Errorf("first write %+v, want a new, unpartitioned staging table", writes[0])
+	}
+	w := writes[1]
+	if w.Table != "db.t" || w.Mode != "append" || !slices.Equal(w.PartitionBy, []string{"id"}) || pstr(pmsg(w.input, "read", "named_table"), "unparsed_identifier") != staging {
+		t.Errorf("second write %+v, want the staging table appended to db.t, partitioned by id", w)
+	}
+	if diff := cmp.Diff([]string{"DROP TABLE IF EXISTS " + staging}, f.statements()); diff != "" {
+		t.Errorf("statements (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(oldRows.add(sourceRows{paths[0]: 2, paths[1]: 1}), f.tableRows("db.t")); diff != "" {
+		t.Errorf("table rows (-want +got):\n%s", diff)
+	}
+}
+
+// Evolve adds the columns a table lacks before appending; a table format
+// that cannot add them fails with Spark's error and a hint.
+func TestMergeEvolvesTable(t *testing.T) {
+	setup := func(t *testing.T) (*Client, *sparkFake, Job) {
+		c, f, _, job := mergeSetup(t)
+		job.Target = Target{Table: "db.t", Mode: "append", Evolve: true}
+		f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
+		return c, f, job
+	}
+	const alter = "ALTER TABLE db.t ADD COLUMNS (`name` string, `amount` double)"
+	t.Run("added", func(t *testing.T) {
+		c, f, job := setup(t)
+		res, err := c.Merge(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fieldNames(res.AddColumns); got != "name, amount" {
+			t.Errorf("added columns %q", got)
+		}
+		var order []string
+		for _, call := range f.recorded("ExecutePlan") {
+			if call.what == "sql" || call.what == "write" {
+				order = append(order, call.what)
+			}
+		}
+		if diff := cmp.Diff([]string{alter}, f.statements()); diff != "" || !slices.Equal(order, []string{"sql", "write"}) {
+			t.Errorf("commands %v, statements (-want +got):\n%s", order, diff)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		c, f, job := setup(t)
+		f.failOn("UNSUPPORTED_FEATURE.TABLE_OPERATION", func(call sparkCall) bool { return call.what == "sql" })
+		_, err := c.Merge(context.Background(), job)
+		wantSparkError(t, err, "UNSUPPORTED_FEATURE.TABLE_OPERATION")
+		if !strings.Contains(err.Error(), `evolve table "db.t" (add `+"`name` string, `amount` double)") || !strings.Contains(err.Error(), "hint: the table's format may not support adding columns") {
+			t.Errorf("error text %q", err)
+		}
+		if n := len(f.writes()); n != 0 {
+			t.Errorf("%d writes after the table could not evolve", n)
+		}
+	})
+}
+
+// An append installed from a staging directory moves the data files into
+// the target's own directories and refuses to replace a file.
+func TestMoveFiles(t *testing.T) {
+	from, to := t.TempDir(), t.TempDir()
+	for _, name := range []string{"part-1.parquet", "day=1/part-2.parquet", "_SUCCESS", ".part-1.parquet.crc"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(from, name)), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(from, name), []byte(name), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := moveFiles(from, to); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"part-1.parquet", "day=1/part-2.parquet"} {
+		if got, err := os.ReadFile(filepath.Join(to, name)); err != nil || string(got) != name {
+			t.Errorf("%s not moved: %q, %v", name, got, err)
+		}
+	}
+	if got := dirNames(t, from); !slices.Equal(got, []string{".part-1.parquet.crc", "_SUCCESS", "day=1"}) {
+		t.Errorf("left in the staging directory: %v, want the markers (and the emptied partition)", got)
+	}
+	if err := os.WriteFile(filepath.Join(from, "part-1.parquet"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := moveFiles(from, to); err == nil || !strings.Contains(err.Error(), "part-1.parquet exists already") {
+		t.Errorf("moving onto an existing file: err = %v", err)
+	}
+}
+
+// A staging table is named beside its table, inside its quotes.
+func TestStagingTableName(t *testing.T) {
+	for table, want := range map[string]*regexp.Regexp{
+		"db.t":          regexp.MustCompile("^db\\.t__sparkmerge_[0-9a-f]{8}$"),
+		"`my db`.`t t`": regexp.MustCompile("^`my db`\\.`t t__sparkmerge_[0-9a-f]{8}`$"),
+	} {
+		a, b := stagingTableName(table), stagingTableName(table)
+		if !want.MatchString(a) || a == b {
+			t.Errorf("stagingTableName(%q) = %q then %q, want fresh names matching %s", table, a, b, want)
+		}
+	}
+}
+
+// Only Spark's file sources name their files by write job.
+func TestIdentifiesWriteJobs(t *testing.T) {
+	for format, want := range map[string]bool{"": true, "parquet": true, "CSV": true, "json": true, "delta": false, "iceberg": false} {
+		if got := identifiesWriteJobs(format); got != want {
+			t.Errorf("identifiesWriteJobs(%q) = %v, want %v", format, got, want)
+		}
+	}
+}
+
+// An append to cluster storage without Verify is written in place; the
+// rows written are the target's count after it less its count before (none
+// when the target does not exist yet).
+func TestMergeAppendsToRemotePathInPlace(t *testing.T) {
+	for _, existing := range []bool{false, true} {
+		c, f, paths, job := mergeSetup(t)
+		job.Target = Target{Path: "s3a://b/out", Mode: "append"}
+		want := sourceRows{paths[0]: 2, paths[1]: 1}
+		if existing {
+			f.putData(t, "s3a://b/out/part-00000-old.parquet", oldRows)
+			f.schemas["s3a://b/out"] = "id BIGINT, name STRING, amount DOUBLE"
+			want = want.add(oldRows)
+		}
+		res, err := c.Merge(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RowsWritten != 3 {
+			t.Errorf("existing %v: %d rows written, want 3", existing, res.RowsWritten)
+		}
+		if diff := cmp.Diff(want, f.storedRows(t, "s3a://b/out")); diff != "" {
+			t.Errorf("existing %v: target rows (-want +got):\n%s", existing, diff)
+		}
+		if w := f.writes(); len(w) != 1 || w[0].Path != "s3a://b/out" || w[0].Mode != "append" {
+			t.Errorf("existing %v: writes %+v, want one append in place", existing, w)
+		}
+		if n := len(f.recorded("count")); n != 2 {
+			t.Errorf("existing %v: %d counts of the target, want one before and one after", existing, n)
+		}
+	}
+}

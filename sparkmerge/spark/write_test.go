@@ -1,0 +1,540 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// Merges run end to end against sparkFake: client-side planning of real
+// local files, the client's plans over gRPC, and what the target holds
+// afterwards.
+
+// csvSources writes two CSV files of drifting schemas into a new
+// directory, modified an hour ago (settled, so typed on the client and
+// read in one positional scan), and returns their paths and one source
+// per file.
+func csvSources(t *testing.T) ([]string, []SourceSpec) {
+	t.Helper()
+	dir := t.TempDir()
+	files := [][2]string{{"a.csv", "id,name\n1,x\n2,y\n"}, {"b.csv", "id,amount\n3,1.5\n"}}
+	var paths []string
+	var specs []SourceSpec
+	hourAgo := time.Now().Add(-time.Hour)
+	for _, f := range files {
+		p := filepath.Join(dir, f[0])
+		if err := os.WriteFile(p, []byte(f[1]), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, hourAgo, hourAgo); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		specs = append(specs, SourceSpec{Paths: []string{p}})
+	}
+	return paths, specs
+}
+
+// mergeSetup is a client of a fake Spark, the two CSV sources (read: 2
+// rows from the first, 1 from the second) and a target path beside no
+// other file.
+func mergeSetup(t *testing.T) (c *Client, f *sparkFake, paths []string, job Job) {
+	t.Helper()
+	c, f = sparkFakeClient(t)
+	paths, specs := csvSources(t)
+	f.read = sourceRows{paths[0]: 2, paths[1]: 1}
+	return c, f, paths, Job{Sources: specs, Target: Target{Path: filepath.Join(t.TempDir(), "out")}}
+}
+
+// dirNames are the names in dir (none when it does not exist).
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// A merge to a new local path is written to a hidden staging directory
+// beside it, counted there and renamed into place: the target holds every
+// row read, and nothing else is left beside it.
+func TestMergeToANewLocalPath(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	f.settings[parallelListingKey] = "32"
+	ctx := context.Background()
+	res, err := c.Merge(ctx, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := job.Target.Path
+	if res.RowsWritten != 3 || res.Scans != 1 || res.Verified || res.Target.Path != target {
+		t.Errorf("result: %d rows written in %d scans, verified %v, target %q; want 3 rows in 1 scan, not verified, %q", res.RowsWritten, res.Scans, res.Verified, res.Target.Path, target)
+	}
+	if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.storedRows(t, target)); diff != "" {
+		t.Errorf("target rows (-want +got):\n%s", diff)
+	}
+	if got := dirNames(t, filepath.Dir(target)); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("beside the target: %v, want only out (no staging left)", got)
+	}
+	writes := f.writes()
+	if len(writes) != 1 {
+		t.Fatalf("%d writes, want 1: %+v", len(writes), writes)
+	}
+	w := writes[0]
+	if filepath.Dir(w.Path) != filepath.Dir(target) || !strings.HasPrefix(filepath.Base(w.Path), ".out.sparkmerge-") || w.Format != "parquet" || w.Mode != "errorifexists" {
+		t.Errorf("write %+v, want parquet, errorifexists, to a hidden staging directory beside %s", w, target)
+	}
+	// The client asked Spark whether it sees a probe file in the staging
+	// directory before choosing it.
+	var probed bool
+	for _, l := range f.recorded("list") {
+		ds := dataSourceBelow(pmsg(l.plan(), "root"))
+		probed = probed || strings.HasPrefix(pstrs(ds, "paths")[0], w.Path+"/")
+	}
+	if !probed {
+		t.Errorf("no listing of a probe in the staging directory %s", w.Path)
+	}
+	// The positional scan's listing setting was raised for the merge and
+	// restored after it.
+	if got := f.setting(parallelListingKey); got != "32" {
+		t.Errorf("%s is %q after the merge, want it restored to 32", parallelListingKey, got)
+	}
+	if sets := f.recorded("set"); len(sets) != 2 {
+		t.Errorf("%d session settings made, want the raise and the restore", len(sets))
+	}
+	// Nothing was read before the target was found absent.
+	if first := f.recorded("")[1]; first.what != "schema read" {
+		t.Errorf("first call after connecting: %s %s, want the target's analysis", first.method, first.what)
+	}
+}
+
+// Each read is projected onto the planned target columns, the reads
+// combined by UNION ALL and coalesced into Target.Files files; every file
+// is read with the schema discovered for it, so that Spark infers nothing
+// again.
+func TestMergeProjectsEveryReadOntoThePlan(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	// The first file's ids widen to double, a cast that may round: it is
+	// checked value by value.
+	f.schemas[paths[0]] = "id BIGINT, name STRING"
+	f.schemas[paths[1]] = "id DOUBLE, amount DOUBLE"
+	job.Strategy, job.SparkInference, job.Target.Files = StrategyUnion, true, 1
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Plan.Target.Names(); !slices.Equal(got, []string{"id", "name", "amount"}) {
+		t.Errorf("target columns %v", got)
+	}
+	if n := len(f.recorded("schema read")); n != 3 {
+		t.Errorf("%d analyses of reads, want the target's and one per source", n)
+	}
+	writes := f.writes()
+	if len(writes) != 1 {
+		t.Fatalf("%d writes, want 1", len(writes))
+	}
+	co := pmsg(writes[0].input, "repartition")
+	if co == nil || co.Get(field(co, "num_partitions")).Int() != 1 || co.Get(field(co, "shuffle")).Bool() {
+		t.Fatalf("the merge is not coalesced into 1 file: %v", writes[0].input)
+	}
+	union := pmsg(co, "input", "set_op")
+	if union == nil || !union.Get(field(union, "is_all")).Bool() || union.Get(field(union, "by_name")).Bool() {
+		t.Fatalf("the reads are not combined by a positional UNION ALL: %v", pmsg(co, "input"))
+	}
+	for i, side := range []string{"left_input", "right_input"} {
+		project := pmsg(union, side, "project")
+		if project == nil {
+			t.Fatalf("read %d is not projected: %v", i, pmsg(union, side))
+		}
+		sent := exprs(project, "expressions")
+		if diff := cmp.Diff(res.Plan.SelectExprs(i), sent); diff != "" {
+			t.Errorf("read %d's projection (-planned +sent):\n%s", i, diff)
+		}
+		if checked := strings.Contains(sent[0], "raise_error("); checked != (i == 0) {
+			t.Errorf("read %d's id is checked: %v, want only the first file's (bigint to double): %s", i, checked, sent[0])
+		}
+		ds := pmsg(project, "input", "read", "data_source")
+		if got := pstrs(ds, "paths"); pstr(ds, "format") != "csv" || !slices.Equal(got, []string{paths[i]}) {
+			t.Errorf("read %d reads %s %v, want csv %s", i, pstr(ds, "format"), got, paths[i])
+		}
+		if got, want := pstr(ds, "schema"), res.Reads[i].Schema.String(); got != want {
+			t.Errorf("read %d is sent with schema %q, want the discovered %q", i, got, want)
+		}
+		if opts := pmap(ds, "options"); opts["header"] != "true" || opts["enforceSchema"] != "false" {
+			t.Errorf("read %d options %v, want the header checked against the schema", i, opts)
+		}
+	}
+}
+
+// Verify counts the rows read per source and the rows written, and fails
+// with a *VerifyError naming what differs; the target is then left as it
+// was (the staged rows are removed).
+func TestMergeVerify(t *testing.T) {
+	tests := []struct {
+		name         string
+		sourceColumn string
+		// written maps the sources' rows to what the write stores
+		// (indexes into the sources).
+		written map[int]int64
+		want    *VerifyError // nil: verified
+	}{
+		{name: "every row written", written: map[int]int64{0: 2, 1: 1}},
+		{name: "every row written, per source", sourceColumn: "_source", written: map[int]int64{0: 2, 1: 1}},
+		{name: "a row lost", written: map[int]int64{0: 2}, want: &VerifyError{Read: 3, Written: 2, Mismatches: []string{"all sources: read 3, written 2"}}},
+		{name: "a row lost, per source", sourceColumn: "_source", written: map[int]int64{0: 2}, want: &VerifyError{Read: 3, Written: 2, Mismatches: []string{"{1}: read 1, written 0"}}},
+		{name: "rows of one source under another's name", sourceColumn: "_source", written: map[int]int64{0: 3}, want: &VerifyError{Read: 3, Written: 3, Mismatches: []string{"{0}: read 2, written 3", "{1}: read 1, written 0"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, f, paths, job := mergeSetup(t)
+			f.merged = sourceRows{}
+			for i, n := range tt.written {
+				f.merged[paths[i]] = n
+			}
+			job.Verify, job.Policy.SourceColumn = true, tt.sourceColumn
+			res, err := c.Merge(context.Background(), job)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []SourceRows{{Source: paths[0], Rows: 2}, {Source: paths[1], Rows: 1}}
+				if diff := cmp.Diff(want, res.RowsRead); diff != "" || !res.Verified || res.RowsWritten != 3 {
+					t.Errorf("verified %v, %d rows written, rows read (-want +got):\n%s", res.Verified, res.RowsWritten, diff)
+				}
+				return
+			}
+			var verr *VerifyError
+			if !errors.As(err, &verr) {
+				t.Fatalf("err = %v, want a *VerifyError", err)
+			}
+			for i := range tt.want.Mismatches {
+				tt.want.Mismatches[i] = strings.NewReplacer("{0}", paths[0], "{1}", paths[1]).Replace(tt.want.Mismatches[i])
+			}
+			if diff := cmp.Diff(tt.want, verr); diff != "" {
+				t.Errorf("VerifyError (-want +got):\n%s", diff)
+			}
+			if !strings.HasPrefix(err.Error(), "verify: 3 rows read but") || !strings.Contains(err.Error(), tt.want.Mismatches[0]) {
+				t.Errorf("error text %q", err)
+			}
+			if res == nil || res.Verified || len(res.RowsRead) != 2 {
+				t.Errorf("result %+v, want the counts reported, not verified", res)
+			}
+			if got := dirNames(t, filepath.Dir(job.Target.Path)); len(got) != 0 {
+				t.Errorf("after a failed verify the target's directory holds %v, want nothing", got)
+			}
+		})
+	}
+}
+
+// A target that exists fails the default mode before any source is read,
+// with a *TargetExistsError; the ignore mode leaves it as it was.
+func TestMergeToAnExistingTarget(t *testing.T) {
+	t.Run("with data", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		f.putData(t, filepath.Join(job.Target.Path, "part-00000.parquet"), sourceRows{"old": 4})
+		_, err := c.Merge(context.Background(), job)
+		var exists *TargetExistsError
+		if !errors.As(err, &exists) || exists.NoData || exists.Target != quoteName(job.Target.Path) {
+			t.Fatalf("err = %#v, want a *TargetExistsError with data", err)
+		}
+		if !strings.Contains(err.Error(), "already exists: choose the mode overwrite, append or ignore") {
+			t.Errorf("error text %q does not say what to do", err)
+		}
+		if n := len(f.recorded("")); n != 2 {
+			t.Errorf("%d calls, want the version and the target's analysis only", n)
+		}
+	})
+	t.Run("an empty directory", func(t *testing.T) {
+		c, _, _, job := mergeSetup(t)
+		if err := os.Mkdir(job.Target.Path, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Merge(context.Background(), job)
+		var exists *TargetExistsError
+		if !errors.As(err, &exists) || !exists.NoData {
+			t.Fatalf("err = %v, want a *TargetExistsError without data", err)
+		}
+		if !strings.Contains(err.Error(), "without data files Spark reads") {
+			t.Errorf("error text %q", err)
+		}
+	})
+	t.Run("ignore", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		f.putData(t, filepath.Join(job.Target.Path, "part-00000.parquet"), sourceRows{"old": 4})
+		job.Target.Mode = "ignore"
+		res, err := c.Merge(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RowsWritten != 0 {
+			t.Errorf("%d rows written, want 0", res.RowsWritten)
+		}
+		if diff := cmp.Diff(sourceRows{"old": 4}, f.storedRows(t, job.Target.Path)); diff != "" {
+			t.Errorf("target rows (-want +got):\n%s", diff)
+		}
+		if w := f.writes(); len(w) != 1 || w[0].Mode != "ignore" || w[0].Path != job.Target.Path {
+			t.Errorf("writes %+v, want one in mode ignore to the target itself", w)
+		}
+	})
+}
+
+// An overwrite replaces the target's rows and an append adds to them,
+// each installed from its staging directory once written.
+func TestMergeOverwriteAndAppendLocalPath(t *testing.T) {
+	for _, tt := range []struct {
+		mode string
+		want func(paths []string) sourceRows
+	}{
+		{"overwrite", func(p []string) sourceRows { return sourceRows{p[0]: 2, p[1]: 1} }},
+		{"append", func(p []string) sourceRows { return sourceRows{"old": 4, p[0]: 2, p[1]: 1} }},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			c, f, paths, job := mergeSetup(t)
+			f.putData(t, filepath.Join(job.Target.Path, "part-00000-old.parquet"), sourceRows{"old": 4})
+			f.schemas[job.Target.Path] = "id BIGINT, name STRING, amount DOUBLE"
+			job.Target.Mode = tt.mode
+			res, err := c.Merge(context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.RowsWritten != 3 {
+				t.Errorf("%d rows written, want 3", res.RowsWritten)
+			}
+			if diff := cmp.Diff(tt.want(paths), f.storedRows(t, job.Target.Path)); diff != "" {
+				t.Errorf("target rows (-want +got):\n%s", diff)
+			}
+			if got := dirNames(t, filepath.Dir(job.Target.Path)); !slices.Equal(got, []string{"out"}) {
+				t.Errorf("beside the target: %v, want only out", got)
+			}
+			if w := f.writes(); len(w) != 1 || w[0].Mode != "errorifexists" || w[0].Path == job.Target.Path {
+				t.Errorf("writes %+v, want one to a new staging directory", w)
+			}
+		})
+	}
+}
+
+// A dry run plans and reports, and reads and writes nothing.
+func TestMergeDryRun(t *testing.T) {
+	c, f, _, job := mergeSetup(t)
+	job.DryRun = true
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RowsWritten != -1 || !strings.Contains(res.String(), "dry run: nothing read or written") {
+		t.Errorf("dry run result: %d rows written, text %q", res.RowsWritten, res.String())
+	}
+	if n := len(f.recorded("ExecutePlan")); n != 0 {
+		t.Errorf("a dry run executed %d plans", n)
+	}
+}
+
+// MergePlanned runs the plan it is given, after checking the target again.
+func TestMergePlanned(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	ctx := context.Background()
+	planned, err := c.Plan(ctx, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.MergePlanned(ctx, job, planned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Planned != planned || res.RowsWritten != 3 {
+		t.Errorf("result of another plan, or %d rows written", res.RowsWritten)
+	}
+	if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.storedRows(t, job.Target.Path)); diff != "" {
+		t.Errorf("target rows (-want +got):\n%s", diff)
+	}
+
+	inside := job
+	inside.Target.Path = filepath.Dir(paths[0])
+	_, err = c.MergePlanned(ctx, inside, planned)
+	var overlap *OverlapError
+	if !errors.As(err, &overlap) {
+		t.Errorf("a target among the inputs: err = %v, want an *OverlapError", err)
+	}
+	for _, bad := range []Target{{Path: "/x", Mode: "replace"}, {Path: "/x", Table: "db.t"}} {
+		j := job
+		j.Target = bad
+		if _, err := c.MergePlanned(ctx, j, planned); err == nil || !strings.HasPrefix(err.Error(), "target: ") {
+			t.Errorf("target %+v: err = %v, want it refused", bad, err)
+		}
+		if _, err := c.Merge(ctx, j); err == nil || !strings.HasPrefix(err.Error(), "target: ") {
+			t.Errorf("Merge to %+v: err = %v, want it refused", bad, err)
+		}
+	}
+}
+
+// A Spark error keeps its class through the merge's error, which names
+// the step and the target and says what to do for errors users meet.
+func TestMergeSparkErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		fail   string // the call that fails
+		class  string
+		remote bool // a target the client cannot stage
+		want   []string
+		not    string
+	}{
+		{name: "exists", fail: "write", class: "PATH_ALREADY_EXISTS", want: []string{`write "`, "hint: the output exists"}},
+		{name: "bad value", fail: "write", class: "FAILED_READ_FILE.NO_HINT", want: []string{"hint: Spark could not read that file", "mode=PERMISSIVE"}},
+		{name: "bad record", fail: "write", class: "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION", want: []string{"mode=DROPMALFORMED"}},
+		{name: "other", fail: "write", class: "INTERNAL_ERROR", want: []string{"[INTERNAL_ERROR]"}, not: "hint"},
+		{name: "direct write", fail: "write", class: "INTERNAL_ERROR", remote: true, want: []string{`note: Spark may have left an empty directory at "s3a://b/out"`}},
+		{name: "count read", fail: "group", class: "FAILED_READ_FILE.NO_HINT", want: []string{"verify: count rows read: ", "hint: Spark could not read that file"}},
+		{name: "count written", fail: "count", class: "INTERNAL_ERROR", want: []string{"count rows in "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, f, _, job := mergeSetup(t)
+			job.Verify = true
+			if tt.remote {
+				job.Target.Path = "s3a://b/out"
+			}
+			f.failOn(tt.class, func(call sparkCall) bool { return call.what == tt.fail })
+			_, err := c.Merge(context.Background(), job)
+			wantSparkError(t, err, tt.class)
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if tt.not != "" && strings.Contains(err.Error(), tt.not) {
+				t.Errorf("error %q says %q", err, tt.not)
+			}
+			if !tt.remote {
+				if got := dirNames(t, filepath.Dir(job.Target.Path)); len(got) != 0 {
+					t.Errorf("after a failed merge the target's directory holds %v, want nothing", got)
+				}
+			}
+		})
+	}
+}
+
+// A caller that gives up during the write stops it on the server
+// (Interrupt of that operation), and the rows staged so far are removed.
+func TestMergeCancelledDuringTheWrite(t *testing.T) {
+	c, f, _, job := mergeSetup(t)
+	started := make(chan struct{})
+	var once sync.Once
+	f.hook = func(ctx context.Context, call sparkCall) (sparkReply, bool) {
+		if call.what != "write" {
+			return sparkReply{}, false
+		}
+		f.mu.Lock()
+		err := f.write(writeOf(call.plan())) // the files written so far
+		f.mu.Unlock()
+		if err != nil {
+			return sparkReply{err: err}, true
+		}
+		once.Do(func() { close(started) })
+		<-ctx.Done()
+		return sparkReply{err: ctx.Err()}, true
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, err := c.Merge(ctx, job)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	write := f.recorded("write")
+	interrupts := f.recorded("Interrupt")
+	if len(write) != 1 || len(interrupts) != 1 {
+		t.Fatalf("%d writes and %d interrupts, want 1 each", len(write), len(interrupts))
+	}
+	in := interrupts[0].req
+	if got, want := pstr(in, "operation_id"), pstr(write[0].req, "operation_id"); got != want || got == "" {
+		t.Errorf("interrupted operation %q, want the write's %q", got, want)
+	}
+	if got := dirNames(t, filepath.Dir(job.Target.Path)); len(got) != 0 {
+		t.Errorf("after a cancelled merge the target's directory holds %v, want nothing", got)
+	}
+}
+
+// ReadTarget shows the first rows of a written target, read back as it
+// was written (a CSV target with its header, values spanning lines).
+func TestReadTarget(t *testing.T) {
+	c, f := sparkFakeClient(t)
+	f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
+		return sparkReply{cols: []string{"id", "name"}, rows: [][]any{{int64(1), "x"}, {int64(2), nil}}}, call.what == "limit"
+	}
+	ctx := context.Background()
+	got, err := c.ReadTarget(ctx, Target{Path: "/lake/out", Format: "csv", Options: map[string]string{"sep": ";"}}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Rows{Columns: []string{"id", "name"}, Values: [][]any{{int64(1), "x"}, {int64(2), nil}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	limit := pmsg(f.recorded("limit")[0].plan(), "root", "limit")
+	if n := limit.Get(field(limit, "limit")).Int(); n != 5 {
+		t.Errorf("limit %d, want 5", n)
+	}
+	ds := pmsg(limit, "input", "read", "data_source")
+	wantOpts := map[string]string{"sep": ";", "header": "true", "multiLine": "true"}
+	if diff := cmp.Diff(wantOpts, pmap(ds, "options")); diff != "" || pstr(ds, "format") != "csv" {
+		t.Errorf("read back as %s, options (-want +got):\n%s", pstr(ds, "format"), diff)
+	}
+
+	if _, err := c.ReadTarget(ctx, Target{Table: "db.t"}, 5); err != nil {
+		t.Fatal(err)
+	}
+	limit = pmsg(f.recorded("limit")[1].plan(), "root", "limit")
+	if got := pstr(pmsg(limit, "input", "read", "named_table"), "unparsed_identifier"); got != "db.t" {
+		t.Errorf("table target read back from %q, want db.t", got)
+	}
+}
+
+// Verify counts each source's rows as its read keeps them: under
+// DROPMALFORMED a row is dropped only when its columns are parsed, so the
+// count parses every column.
+func TestVerifyCountsRowsAsTheReaderKeepsThem(t *testing.T) {
+	for mode, parsed := range map[string]string{
+		"FAILFAST":      "0 AS parsed",
+		"DROPMALFORMED": "CASE WHEN rand() < 0 THEN NULL ELSE hash(*) END AS parsed",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			c, f, paths, job := mergeSetup(t)
+			f.schemas[paths[0]] = "id INT, name STRING"
+			f.schemas[paths[1]] = "id INT, amount DOUBLE"
+			job.Strategy, job.SparkInference, job.Verify = StrategyUnion, true, true
+			job.ReaderOptions = map[string]string{"mode": mode}
+			if _, err := c.Merge(context.Background(), job); err != nil {
+				t.Fatal(err)
+			}
+			counts := f.recorded("group")
+			if len(counts) == 0 {
+				t.Fatal("no count of the rows read")
+			}
+			union := pmsg(counts[0].plan(), "root", "aggregate", "input", "set_op")
+			for i, side := range []string{"left_input", "right_input"} {
+				want := []string{sparkmerge.QuoteString(paths[i]) + " AS src", parsed}
+				if diff := cmp.Diff(want, exprs(pmsg(union, side, "project"), "expressions")); diff != "" {
+					t.Errorf("count of read %d (-want +got):\n%s", i, diff)
+				}
+			}
+		})
+	}
+}
