@@ -71,8 +71,9 @@ type sparkFake struct {
 	// read, every row kept).
 	merged sourceRows
 	// hook, when set, answers an ExecutePlan before the fake does (ok
-	// true), e.g. to fail one call or to block until cancelled. It runs in
-	// the server's goroutine, without the lock.
+	// true), e.g. to fail one call or to block until cancelled; of an
+	// AnalyzePlan schema call, only an error is taken. It runs in the
+	// server's goroutine, without the lock.
 	hook func(ctx context.Context, c sparkCall) (reply sparkReply, ok bool)
 }
 
@@ -292,6 +293,11 @@ func (f *sparkFake) handle(_ any, stream grpc.ServerStream) error {
 		if call.what == "version" {
 			pset(pmut(resp, "spark_version"), "version", "4.0.1")
 			return stream.SendMsg(resp.Interface())
+		}
+		if f.hook != nil {
+			if reply, handled := f.hook(stream.Context(), call); handled && reply.err != nil {
+				return reply.err
+			}
 		}
 		f.mu.Lock()
 		ddl, err := f.schemaOf(pmsg(call.plan(), "root"))

@@ -111,8 +111,11 @@ func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
 	if !strings.EqualFold(t.Mode, "overwrite") || cut < 0 || strings.HasSuffix(root[:cut+1], "//") {
 		return direct, nil // not an overwrite, or no parent (a bucket's root)
 	}
-	if files, err := c.targetFiles(ctx, t); err != nil || len(files) == 0 {
-		return direct, nil // nothing to keep (or Spark's own error on the write)
+	// A listing that fails (not for a missing target: targetFiles) stops
+	// the merge, rather than overwriting in place what may hold rows.
+	files, err := c.targetFiles(ctx, t)
+	if err != nil || len(files) == 0 {
+		return direct, err // nothing to keep
 	}
 	dir := root[:cut+1] + "." + root[cut+1:] + ".sparkmerge-" + uuid.NewString()
 	s := staged{write: Target{Path: dir, Format: "parquet", Mode: "errorifexists"}}
@@ -199,8 +202,8 @@ func moveFiles(from, to string) error {
 // old table as it was; a failed rename leaves the new rows in the staging
 // table, which the error names.
 func (c *Client) stageTable(ctx context.Context, t Target) (staged, error) {
-	if _, err := c.sess.Table(t.Table, nil).Schema(ctx); err != nil {
-		return staged{write: t}, nil // nothing to keep: written directly
+	if exists, err := c.tableExists(ctx, t.Table); err != nil || !exists {
+		return staged{write: t}, err // nothing to keep: written directly
 	}
 	name := stagingTableName(t.Table)
 	s := staged{write: t}
@@ -229,8 +232,8 @@ func (c *Client) stageTable(ctx context.Context, t Target) (staged, error) {
 // staging table to the target (Spark's own append, resolved by name like
 // the direct one) and drops it. It costs a second write of the rows.
 func (c *Client) stageTableAppend(ctx context.Context, t Target) (staged, error) {
-	if _, err := c.sess.Table(t.Table, nil).Schema(ctx); err != nil {
-		return staged{write: t}, nil // created by this run: its rows are this run's
+	if exists, err := c.tableExists(ctx, t.Table); err != nil || !exists {
+		return staged{write: t}, err // created by this run: its rows are this run's
 	}
 	name := stagingTableName(t.Table)
 	s := staged{write: t}
@@ -248,6 +251,21 @@ func (c *Client) stageTableAppend(ctx context.Context, t Target) (staged, error)
 		return nil
 	}
 	return s, nil
+}
+
+// tableExists asks Spark whether table exists. Only Spark's "not found"
+// means it does not: any other failure (no permission, the server gone)
+// is an error, never taken for a missing table, which would be
+// overwritten in place, without staging.
+func (c *Client) tableExists(ctx context.Context, table string) (bool, error) {
+	_, err := c.sess.Table(table, nil).Schema(ctx)
+	switch {
+	case err == nil:
+		return true, nil
+	case errorClass(err) == "TABLE_OR_VIEW_NOT_FOUND":
+		return false, nil
+	}
+	return false, fmt.Errorf("look up table %s: %w", table, err)
 }
 
 // stagingTableName is a fresh table name beside table ("db.t" gives

@@ -413,3 +413,41 @@ func TestMergeAppendsToRemotePathInPlace(t *testing.T) {
 		}
 	}
 }
+
+// A target that cannot be looked up for another reason than "not found"
+// (no permission, a transient failure) is never taken for a missing one,
+// which would be overwritten in place without staging: the merge stops
+// with Spark's error, having written nothing, and the target keeps its
+// rows.
+func TestMergeOverwriteStopsWhenTheTargetCannotBeLookedUp(t *testing.T) {
+	t.Run("table", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		job.Target = Target{Table: "db.t", Mode: "overwrite"}
+		f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
+		f.failOn("INSUFFICIENT_PERMISSIONS", func(call sparkCall) bool {
+			return call.method == "AnalyzePlan" && pstr(pmsg(call.plan(), "root", "read", "named_table"), "unparsed_identifier") == "db.t"
+		})
+		_, err := c.Merge(context.Background(), job)
+		wantSparkError(t, err, "INSUFFICIENT_PERMISSIONS")
+		if w := f.writes(); len(w) != 0 {
+			t.Errorf("writes %+v, want none", w)
+		}
+		if diff := cmp.Diff(oldRows, f.tableRows("db.t")); diff != "" {
+			t.Errorf("table rows (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("remote path", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		job.Target = Target{Path: "s3a://b/out", Mode: "overwrite"}
+		f.putData(t, "s3a://b/out/part-00000-old.parquet", oldRows)
+		f.failOn("INTERNAL_ERROR", func(call sparkCall) bool { return call.what == "list" })
+		_, err := c.Merge(context.Background(), job)
+		wantSparkError(t, err, "INTERNAL_ERROR")
+		if w := f.writes(); len(w) != 0 {
+			t.Errorf("writes %+v, want none", w)
+		}
+		if diff := cmp.Diff(oldRows, f.storedRows(t, "s3a://b/out")); diff != "" {
+			t.Errorf("target rows (-want +got):\n%s", diff)
+		}
+	})
+}
