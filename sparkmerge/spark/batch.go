@@ -1,11 +1,8 @@
 package spark
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -232,47 +229,6 @@ func (b scanBatch) project(target sparkmerge.Schema, scan connect.Frame) connect
 // valueColumn holds target column k's string for the row, in project.
 func valueColumn(k int) string { return fmt.Sprintf("__sparkmerge_v%d", k) }
 
-// parallelListingKey is the number of paths from which Spark lists a
-// read's files with a Spark job instead of on the driver.
-const parallelListingKey = "spark.sql.sources.parallelPartitionDiscovery.threshold"
-
-// listSerially raises parallelListingKey for the session while a merge
-// with positional batches runs, and returns what restores it. A batch
-// names up to maxBatchFiles local files; Spark listed each batch's files
-// with a Spark job of about 0.7 s (15 s of a 38 s merge of 2,000 files),
-// where listing them on the driver takes milliseconds. It is left alone
-// when some other read names many paths, which may be remote.
-func (c *Client) listSerially(ctx context.Context, p *Planned) (restore func(), err error) {
-	scans := p.scanPlan()
-	if len(scans.batches) == 0 {
-		return func() {}, nil
-	}
-	for _, i := range scans.rest {
-		if len(p.Reads[i].Paths) > 32 {
-			return func() {}, nil
-		}
-	}
-	// Only an optimisation: a server that refuses the setting
-	// (CONFIG_NOT_AVAILABLE on Databricks serverless and shared clusters)
-	// lists with a Spark job instead.
-	values, err := c.sess.Conf(ctx, parallelListingKey)
-	if err != nil {
-		return func() {}, optionalSetting(err)
-	}
-	old, set := values[parallelListingKey]
-	if n, err := strconv.Atoi(old); set && err == nil && n >= maxBatchFiles {
-		return func() {}, nil
-	}
-	if err := c.sess.SetConf(ctx, map[string]string{parallelListingKey: strconv.Itoa(maxBatchFiles)}); err != nil {
-		return func() {}, optionalSetting(err)
-	}
-	return func() {
-		if set {
-			_ = c.sess.SetConf(context.WithoutCancel(ctx), map[string]string{parallelListingKey: old})
-		}
-	}, nil
-}
-
 // ident backquotes a column name (checked when the plan was made).
 func ident(name string) string {
 	q, err := sparkmerge.QuoteIdent(name)
@@ -280,14 +236,4 @@ func ident(name string) string {
 		return "``"
 	}
 	return q
-}
-
-// optionalSetting is the error to stop for when the server refused an
-// optional session setting: none, unless the server is gone or the merge
-// was cancelled.
-func optionalSetting(err error) error {
-	if errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("session setting %s: %w", parallelListingKey, err)
-	}
-	return nil
 }

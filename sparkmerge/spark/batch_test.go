@@ -462,3 +462,22 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 		}
 	}
 }
+
+// A merge with positional batches lists serially, unless another read
+// names more paths than Spark lists on the driver: then it lists those
+// with few tasks.
+func TestPlannedListingSettings(t *testing.T) {
+	p := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
+	if serially, fewTasks := p.listingSettings(); !serially || fewTasks {
+		t.Errorf("batches only: serially %v, few tasks %v; want serially", serially, fewTasks)
+	}
+	p.Reads = append(p.Reads, &Read{Name: "many", Format: "csv", Paths: make([]string, defaultListingThreshold+1)})
+	p.scans = nil
+	if serially, fewTasks := p.listingSettings(); serially || !fewTasks {
+		t.Errorf("with a read of %d paths: serially %v, few tasks %v; want few tasks", defaultListingThreshold+1, serially, fewTasks)
+	}
+	one := batchPlan(t, map[string]string{"a.csv": "x\n1\n"}, "a.csv")
+	if serially, fewTasks := one.listingSettings(); serially || fewTasks {
+		t.Errorf("one file: serially %v, few tasks %v; want neither", serially, fewTasks)
+	}
+}

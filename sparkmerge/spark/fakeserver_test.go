@@ -24,7 +24,7 @@ type fakeServer struct {
 	// "readSchema /d/a.csv", "tableSchema db.ref", "targetSchema db.t".
 	schemas map[string]string
 	// fail are the errors of calls, by call as schemas keys them (or
-	// "conf", "listFiles <given>", "fetchFiles <given or paths>").
+	// "conf <keys>", "listFiles <given>", "fetchFiles <given or paths>").
 	fail map[string]error
 	// settings are the session's settings (conf answers).
 	settings map[string]string
@@ -108,7 +108,7 @@ func (f *fakeServer) targetSchema(_ context.Context, t Target) (sparkmerge.Schem
 }
 
 func (f *fakeServer) conf(_ context.Context, keys ...string) (map[string]string, error) {
-	if err := f.record("conf"); err != nil {
+	if err := f.record("conf " + strings.Join(keys, " ")); err != nil {
 		return nil, err
 	}
 	values := map[string]string{}
@@ -118,6 +118,25 @@ func (f *fakeServer) conf(_ context.Context, keys ...string) (map[string]string,
 		}
 	}
 	return values, nil
+}
+
+func (f *fakeServer) setConf(_ context.Context, values map[string]string) error {
+	var set []string
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		set = append(set, k+"="+values[k])
+	}
+	if err := f.record("setConf " + strings.Join(set, " ")); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.settings == nil {
+		f.settings = map[string]string{}
+	}
+	for k, v := range values {
+		f.settings[k] = v
+	}
+	return nil
 }
 
 // listFiles lists the files at or below given, as Spark lists them.

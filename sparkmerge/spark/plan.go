@@ -19,6 +19,11 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := checkJobReaderOptions(job); err != nil {
 		return nil, err
 	}
+	restore, err := c.listingSettings(ctx, false, listsOnServer(job.Sources))
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	in, err := c.expand(ctx, job)
 	if err != nil {
 		return nil, err
@@ -59,6 +64,19 @@ func checkJobReaderOptions(job Job) error {
 		}
 	}
 	return nil
+}
+
+// listsOnServer says whether a source names files the client cannot see,
+// which Spark lists (see [Client.expandSources]).
+func listsOnServer(specs []SourceSpec) bool {
+	for _, spec := range specs {
+		for _, p := range spec.Paths {
+			if !spec.relational() && !clientSees(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // expanded are a job's inputs once its sources are expanded.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -447,7 +448,7 @@ func TestPlan(t *testing.T) {
 					t.Errorf("reads %s: want the Parquet file typed on the client", describeReads(p.Reads, ""))
 				}
 			},
-			wantCalls: []string{"conf"},
+			wantCalls: []string{parquetConf},
 		},
 		{
 			name:   "a large remote Parquet file is typed from its fetched end alone",
@@ -463,7 +464,7 @@ func TestPlan(t *testing.T) {
 					t.Errorf("the large file: %s stamped %+v, want the small one's schema %s and its listed size", big.Schema, big.stamp, small.Schema)
 				}
 			},
-			wantCalls: []string{"listFiles s3a://b/big.parquet", "listFiles s3a://b/small.parquet", "fetchFiles s3a://b/big.parquet", "fetchFiles s3a://b/small.parquet", "conf"},
+			wantCalls: []string{"listFiles s3a://b/big.parquet", "listFiles s3a://b/small.parquet", "fetchFiles s3a://b/big.parquet", "fetchFiles s3a://b/small.parquet", parquetConf},
 		},
 		{
 			name:    "a remote Parquet footer past the fetched end is left to Spark",
@@ -481,13 +482,13 @@ func TestPlan(t *testing.T) {
 			name:    "a failed settings request leaves Parquet to Spark",
 			files:   map[string]string{"p.parquet": readFixture("primitives.parquet")},
 			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/p.parquet"}}}},
-			fail:    map[string]error{"conf": errors.New("config: permission denied")},
+			fail:    map[string]error{parquetConf: errors.New("config: permission denied")},
 			schemas: map[string]string{"readSchema $D/p.parquet": "id bigint"},
 			wantReads: []string{
 				"$D/p.parquet [$D/p.parquet]: id bigint; pinned, mergeSchema=true",
 			},
 			wantTarget: "id bigint",
-			wantCalls:  []string{"conf", "readSchema $D/p.parquet"},
+			wantCalls:  []string{parquetConf, "readSchema $D/p.parquet"},
 		},
 		{
 			name:      "an unknown parse mode is refused before any call",
@@ -632,7 +633,9 @@ func (tt planCase) run(t *testing.T) {
 	for _, c := range tt.wantCalls {
 		wantCalls = append(wantCalls, in(c))
 	}
-	if diff := cmp.Diff(wantCalls, fake.recorded()); diff != "" {
+	// The listing settings around discovery are TestPlanListingSettings'.
+	calls := slices.DeleteFunc(fake.recorded(), isListingSetting)
+	if diff := cmp.Diff(wantCalls, calls); diff != "" {
 		t.Errorf("calls to the server (-want +got):\n%s", diff)
 	}
 	if err != nil {
@@ -808,5 +811,73 @@ func TestSchemas(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("Schemas (-want +got):\n%s", diff)
+	}
+}
+
+// parquetConf is the call for the settings Parquet footers are typed by.
+var parquetConf = "conf " + strings.Join(infer.ParquetConfKeys(), " ")
+
+// isListingSetting says whether a fake server's call reads or sets the
+// listing settings (see Client.listingSettings).
+func isListingSetting(call string) bool {
+	return strings.Contains(call, "parallelPartitionDiscovery")
+}
+
+// Discovery of files only the server sees runs with few listing tasks,
+// and the session's settings are restored after it; a job of local files
+// changes nothing.
+func TestPlanListingSettings(t *testing.T) {
+	dir := t.TempDir()
+	local := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(local, []byte(csvA), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		sources  []string
+		settings map[string]string
+		want     []string
+	}{
+		{"remote, local[2]", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, []string{
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + masterKey,
+			"setConf " + listingTasksKey + "=2",
+			"setConf " + listingTasksKey + "=10000",
+		}},
+		{"remote, a cluster", []string{"s3a://b/in"}, map[string]string{masterKey: "spark://m:7077", listingTasksKey: "10000"}, []string{
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + masterKey,
+			"setConf " + listingTasksKey + "=64",
+			"setConf " + listingTasksKey + "=10000",
+		}},
+		{"remote, already few tasks", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "1"}, []string{
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + masterKey,
+		}},
+		{"local files", []string{local}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, fake := newFakeClient()
+			fake.settings = tt.settings
+			fake.files["s3a://b/in/a.csv"] = fakeFile{content: csvA, mtimeMillis: 1000}
+			fake.nowMillis = 10_000
+			var sources []SourceSpec
+			for _, p := range tt.sources {
+				sources = append(sources, SourceSpec{Paths: []string{p}})
+			}
+			if _, err := client.Plan(context.Background(), Job{Sources: sources}); err != nil {
+				t.Fatal(err)
+			}
+			got := slices.DeleteFunc(fake.recorded(), func(call string) bool { return !isListingSetting(call) })
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("listing settings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestListingTasks(t *testing.T) {
+	for master, want := range map[string]int{"local[2]": 2, "local[16]": 16, "local[4,2]": 4, "local[*]": 8, "local": 8, "spark://m:7077": 64, "yarn": 64, "": 64} {
+		if got := listingTasks(master); got != want {
+			t.Errorf("listingTasks(%q) = %d, want %d", master, got, want)
+		}
 	}
 }

@@ -90,11 +90,11 @@ func batchesUpTo(reads []*Read, plan *sparkmerge.Plan, many bool) scanPlan {
 	var s scanPlan
 	byKey := map[string]int{} // key -> index in batches of the open batch
 	for i, r := range reads {
-		key, ok := positionalKey(r, plan.Projections(i), many)
-		if !ok {
+		if !batchable(r, many) || !positional(plan.Projections(i), r.Schema) {
 			s.rest = append(s.rest, i)
 			continue
 		}
+		key := groupKey(r) // the format and options: one scan reads them
 		for _, f := range r.parts() {
 			b, open := byKey[key]
 			if !open || len(s.batches[b].files) == maxBatchFiles {
@@ -177,24 +177,19 @@ func batchFileLimit(format string, many bool) int64 {
 // positional scans.
 const manyReads = 500
 
-// positionalKey says whether a read may run in a positional scan, and in
-// which: reads with the same key (format and options) share one. A read
-// may when the read itself allows it (batchable) and a positional string
-// can make each of its projections.
-func positionalKey(r *Read, projections []sparkmerge.Projection, many bool) (string, bool) {
-	if !batchable(r, many) {
-		return "", false
-	}
+// positional says whether a positional string can make each of a read's
+// projections (not nested types).
+func positional(projections []sparkmerge.Projection, schema sparkmerge.Schema) bool {
 	for _, pr := range projections {
-		if _, _, ok := positionalCast(pr, fieldIndex(r.Schema)); !ok {
-			return "", false
+		if _, _, ok := positionalCast(pr, fieldIndex(schema)); !ok {
+			return false
 		}
 	}
-	return groupKey(r), true
+	return true
 }
 
 // batchable says whether a read may run in a positional scan, as far as
-// the read itself tells: a locally inferred single-file read, or a
+// the read itself tells (positional checks its projections): a locally inferred single-file read, or a
 // multi-file JSON read of such files, each up to its format's
 // batchFileLimit.
 func batchable(r *Read, many bool) bool {

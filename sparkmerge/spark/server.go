@@ -27,6 +27,8 @@ type server interface {
 	// conf is the values of session settings (the server's defaults for
 	// those the session has not set).
 	conf(ctx context.Context, keys ...string) (map[string]string, error)
+	// setConf sets session settings.
+	setConf(ctx context.Context, values map[string]string) error
 	// listFiles lists the data files path given means on the server (see
 	// [Client.listFiles]), named as Spark lists them, in Spark's order.
 	listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error)
@@ -90,6 +92,10 @@ func (s sessionServer) targetSchema(ctx context.Context, t Target) (sparkmerge.S
 
 func (s sessionServer) conf(ctx context.Context, keys ...string) (map[string]string, error) {
 	return s.sess.Conf(ctx, keys...)
+}
+
+func (s sessionServer) setConf(ctx context.Context, values map[string]string) error {
+	return s.sess.SetConf(ctx, values)
 }
 
 // listedColumns are the binaryFile columns a remoteFile is read from,

@@ -101,7 +101,8 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			return nil, err
 		}
 	}
-	restore, err := c.listSerially(ctx, planned)
+	serially, fewTasks := planned.listingSettings()
+	restore, err := c.listingSettings(ctx, serially, fewTasks)
 	if err != nil {
 		return nil, err
 	}
