@@ -190,8 +190,13 @@ func (c *Client) listFiles(ctx context.Context, given string, options map[string
 
 // sameScheme writes a path Spark listed the way the user wrote its root:
 // without Spark's "file:" when the user gave a plain path or file:, so that
-// local and remote sources are named alike. Other schemes stay as listed.
+// local and remote sources are named alike; without "dbfs:" when the user
+// gave a plain path (Databricks lists a Unity Catalog volume's
+// /Volumes/... and DBFS paths as dbfs:/...). Other schemes stay as listed.
 func sameScheme(given, listed string) string {
+	if strings.HasPrefix(listed, "dbfs:/") && !namesDBFS(given) && isLocalPath(given) {
+		return strings.TrimPrefix(listed, "dbfs:")
+	}
 	if !strings.HasPrefix(listed, "file:") {
 		return listed
 	}

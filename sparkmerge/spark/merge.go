@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -278,14 +279,29 @@ func (p *Planned) selectExprs(i int, fileExpr string) []string {
 	return exprs
 }
 
-// filePathExpr is a row's file as the user wrote it: Spark reports
-// percent-encoded URIs (file:/abs/my%20file.csv). url_decode would turn a
-// literal '+' into a space, so '+' is encoded first.
-const filePathExpr = "url_decode(replace(regexp_replace(_metadata.file_path, '^file:(//)?', ''), '+', '%2B'))"
+// rowFileOf is a row's file as the user wrote it, from uri, the file as
+// Spark reports it (_metadata.file_path): a percent-encoded URI
+// (file:/abs/my%20file.csv) whose file: scheme a plain path lacks, and
+// whose dbfs: scheme too (Databricks reports files of Unity Catalog
+// volumes, /Volumes/..., and of DBFS as dbfs:/...) unless keepDBFS: the
+// user wrote dbfs:. url_decode would turn a literal '+' into a space, so
+// '+' is encoded first.
+func rowFileOf(uri string, keepDBFS bool) string {
+	scheme := "^(file:(//)?|dbfs:(?=/))"
+	if keepDBFS {
+		scheme = "^file:(//)?"
+	}
+	return "url_decode(replace(regexp_replace(" + uri + ", '" + scheme + "', ''), '+', '%2B'))"
+}
 
-// viewFilePathExpr is filePathExpr for SQL over a temporary view, where
-// the _metadata column does not resolve but input_file_name() does.
-const viewFilePathExpr = "url_decode(replace(regexp_replace(input_file_name(), '^file:(//)?', ''), '+', '%2B'))"
+// rowFile is a row's file as the user wrote the paths of r (see
+// rowFileOf).
+func (r *Read) rowFile() string {
+	return rowFileOf("_metadata.file_path", slices.ContainsFunc(r.Paths, namesDBFS))
+}
+
+// namesDBFS reports whether a path is written with the dbfs: scheme.
+func namesDBFS(p string) bool { return len(p) >= 5 && strings.EqualFold(p[:5], "dbfs:") }
 
 // merged builds the frame of all rows projected onto the target, and says
 // how many scans it reads (reads in positional batches share one).
@@ -293,7 +309,7 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 	frames := c.scans(p,
 		func(b scanBatch, scan connect.Frame) connect.Frame { return b.project(p.Plan.Target, scan) },
 		func(i int, read connect.Frame) connect.Frame {
-			return read.SelectExpr(p.selectExprs(i, filePathExpr)...)
+			return read.SelectExpr(p.selectExprs(i, p.Reads[i].rowFile())...)
 		})
 	return connect.UnionAll(frames), len(frames)
 }
@@ -340,15 +356,23 @@ func (p *Planned) SQL() (string, error) {
 			}
 			fmt.Fprintf(&b, "CREATE OR REPLACE TEMPORARY VIEW %s (%s)\nUSING %s\nOPTIONS (%s);\n\n", name, schema, r.Format, strings.Join(opts, ", "))
 		}
-		if !r.multiFile() || len(r.members) == 0 {
-			relations[i] = []sqlRelation{{name: fmt.Sprintf("sparkmerge_input_%d", i+1), file: viewFilePathExpr}}
+		if !r.multiFile() {
+			// Its rows' source is the read's name: no file expression.
+			relations[i] = []sqlRelation{{name: fmt.Sprintf("sparkmerge_input_%d", i+1)}}
 			view(relations[i][0].name, r.Paths)
 			continue
 		}
-		// A grouped read is one view per file, so that each row's file is
-		// a literal: _metadata does not resolve through a view, and
+		// A multi-file read is one view per member (groupReads gives it
+		// its members; else per path), so that each row's file is a
+		// literal: _metadata does not resolve through a view, and
 		// input_file_name() is gone from Unity Catalog and DBR 17.3.
-		for k, m := range r.members {
+		members := r.members
+		if len(members) == 0 {
+			for _, path := range r.Paths {
+				members = append(members, &Read{Name: path, Paths: []string{path}})
+			}
+		}
+		for k, m := range members {
 			rel := sqlRelation{name: fmt.Sprintf("sparkmerge_input_%d_%d", i+1, k+1), file: sparkmerge.QuoteString(m.Name)}
 			view(rel.name, m.Paths)
 			relations[i] = append(relations[i], rel)

@@ -55,15 +55,22 @@ func TestPlannedSQL(t *testing.T) {
 		"USING csv\n" +
 		"OPTIONS (path '/d/a.csv', 'header' 'true', 'inferSchema' 'true', 'mode' 'FAILFAST');\n" +
 		"\n" +
-		"CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_2 (id bigint, note string)\n" +
+		"CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_2_1 (id bigint, note string)\n" +
 		"USING json\n" +
-		"OPTIONS (path '/d/x/{1.json,2.json}', 'mode' 'FAILFAST');\n" +
+		"OPTIONS (path '/d/x/1.json', 'mode' 'FAILFAST');\n" +
+		"\n" +
+		"CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_2_2 (id bigint, note string)\n" +
+		"USING json\n" +
+		"OPTIONS (path '/d/x/2.json', 'mode' 'FAILFAST');\n" +
 		"\n" +
 		"SELECT CAST(`id` AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, '/d/a.csv' AS `_source`\n" +
 		"FROM sparkmerge_input_1\n" +
 		"UNION ALL\n" +
-		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, url_decode(replace(regexp_replace(input_file_name(), '^file:(//)?', ''), '+', '%2B')) AS `_source`\n" +
-		"FROM sparkmerge_input_2\n" +
+		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, '/d/x/1.json' AS `_source`\n" +
+		"FROM sparkmerge_input_2_1\n" +
+		"UNION ALL\n" +
+		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, '/d/x/2.json' AS `_source`\n" +
+		"FROM sparkmerge_input_2_2\n" +
 		"UNION ALL\n" +
 		"SELECT CAST(NULL AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, 'db.t' AS `_source`\n" +
 		"FROM db.t;"
@@ -113,15 +120,36 @@ func TestPlannedSQLNoColumns(t *testing.T) {
 func TestSelectExprsProvenance(t *testing.T) {
 	// Without a provenance column a multi-file read is projected like any other.
 	p := testPlanned(t, "")
-	if diff := cmp.Diff([]string{"`id`", "CAST(NULL AS string) AS `name`", "`note`"}, p.selectExprs(1, filePathExpr)); diff != "" {
+	if diff := cmp.Diff([]string{"`id`", "CAST(NULL AS string) AS `name`", "`note`"}, p.selectExprs(1, p.Reads[1].rowFile())); diff != "" {
 		t.Errorf("selectExprs(multi-file, no provenance) (-want +got):\n%s", diff)
 	}
 	p = testPlanned(t, "_source")
 	if got := p.sourceKeyExpr(0); got != "'/d/a.csv'" {
 		t.Errorf("sourceKeyExpr(single) = %q", got)
 	}
-	if got := p.sourceKeyExpr(1); got != filePathExpr {
-		t.Errorf("sourceKeyExpr(multi-file) = %q, want %q", got, filePathExpr)
+	if got, want := p.sourceKeyExpr(1), rowFileOf("_metadata.file_path", false); got != want {
+		t.Errorf("sourceKeyExpr(multi-file) = %q, want %q", got, want)
+	}
+	// Files the user named with dbfs: keep it in their rows' provenance;
+	// other rows lose the dbfs: Databricks reports for volume files.
+	p.Reads[1].Paths = []string{"dbfs:/d/x/1.json", "dbfs:/d/x/2.json"}
+	if got, want := p.sourceKeyExpr(1), rowFileOf("_metadata.file_path", true); got != want {
+		t.Errorf("sourceKeyExpr(multi-file on dbfs:) = %q, want %q", got, want)
+	}
+}
+
+// The emitted SQL never calls input_file_name() (gone from Unity Catalog
+// and DBR 17.3) nor _metadata (which a view does not resolve): a
+// multi-file read's rows take their file from per-file views.
+func TestPlannedSQLNamesFilesLiterally(t *testing.T) {
+	got, err := testPlanned(t, "_source").SQL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"input_file_name", "_metadata"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("SQL() uses %s:\n%s", bad, got)
+		}
 	}
 }
 

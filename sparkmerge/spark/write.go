@@ -356,7 +356,7 @@ func countFrame(ctx context.Context, frame connect.Frame, t Target, missingOK bo
 // file for a multi-file read, else the read's name.
 func (p *Planned) sourceKeyExpr(i int) string {
 	if p.Reads[i].multiFile() {
-		return filePathExpr
+		return p.Reads[i].rowFile()
 	}
 	return sparkmerge.QuoteString(p.Reads[i].Name)
 }
