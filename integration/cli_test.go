@@ -8,6 +8,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -260,6 +261,64 @@ func TestCLIPlanEmitSQL(t *testing.T) {
 		sources[filepath.Base(src)]++
 	}
 	if diff := cmp.Diff(map[string]int{"TestFile1.csv": 8, "TestFile2.csv": 4}, sources); diff != "" {
+		t.Errorf("rows per source (-want +got):\n%s", diff)
+	}
+}
+
+// TestCLIPlanEmitSQLGroupedRead runs the SQL of a merge whose files are
+// read together (auto groups JSON files that spell their keys alike): each
+// row's source is its own file, named by a view per file, without
+// input_file_name() (gone from Unity Catalog and DBR 17.3).
+func TestCLIPlanEmitSQLGroupedRead(t *testing.T) {
+	dir := workDir(t)
+	want := map[string]int{}
+	for i, n := range []int{3, 1, 2} {
+		name := fmt.Sprintf("part-%d.json", i)
+		var lines strings.Builder
+		for k := range n {
+			fmt.Fprintf(&lines, "{\"id\": %d, \"v\": \"x%d\"}\n", 10*i+k, k)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(lines.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want[name] = n
+	}
+	code, stdout, stderr := cliRun(t, "plan", dir, "--source-column", "_source", "--emit", "sql")
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, "input_file_name") {
+		t.Errorf("the SQL calls input_file_name():\n%s", stdout)
+	}
+	var statements []string
+	for _, s := range strings.Split(stdout, ";\n") {
+		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
+			statements = append(statements, s)
+		}
+	}
+	if len(statements) != 4 {
+		t.Fatalf("want a view per file and a SELECT, got %d statements:\n%s", len(statements), stdout)
+	}
+	s := upstreamSession(t)
+	ctx := context.Background()
+	for _, stmt := range statements[:3] {
+		if _, err := s.Sql(ctx, stmt); err != nil {
+			t.Fatalf("%s\n: %v", stmt, err)
+		}
+	}
+	df, err := s.Sql(ctx, statements[3])
+	if err != nil {
+		t.Fatalf("%s\n: %v", statements[3], err)
+	}
+	got := map[string]int{}
+	for _, v := range collectValues(t, df) {
+		src, _ := v[len(v)-1].(string)
+		if filepath.Dir(src) != dir {
+			t.Errorf("source %q is not a file of %s", src, dir)
+		}
+		got[filepath.Base(src)]++
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows per source (-want +got):\n%s", diff)
 	}
 }
