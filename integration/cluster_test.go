@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
@@ -119,6 +122,35 @@ type clusterCase struct {
 	// remoteTyped, when set, is how many remote files the client must
 	// type itself (Parquet ones included).
 	remoteTyped int
+}
+
+// bigCSVFiles are n CSV files of about size bytes each (each a little
+// smaller than the one before, so that they differ in size), in two column
+// orders, with a column that is an integer in some files and a decimal
+// number in others.
+func bigCSVFiles(n, size int) map[string][]byte {
+	files := map[string][]byte{}
+	for i := range n {
+		var b bytes.Buffer
+		if i%2 == 0 {
+			b.WriteString("id,name,score\n")
+		} else {
+			b.WriteString("score,id,name\n")
+		}
+		for k := 0; b.Len() < size-i*4096; k++ {
+			id, name, score := fmt.Sprint(i*10_000_000+k), fmt.Sprintf("n%d-%d", i, k%977), fmt.Sprint(k%1000)
+			if i%3 == 0 {
+				score = fmt.Sprintf("%d.%d", k%1000, k%7)
+			}
+			if i%2 == 0 {
+				fmt.Fprintf(&b, "%s,%s,%s\n", id, name, score)
+			} else {
+				fmt.Fprintf(&b, "%s,%s,%s\n", score, id, name)
+			}
+		}
+		files[fmt.Sprintf("big%d.csv", i)] = b.Bytes()
+	}
+	return files
 }
 
 // parquetFile is the bytes of one Parquet file holding the rows of query,
@@ -319,6 +351,43 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// A directory of files only the server sees holding more than one
+// fetch's worth (64 MiB) is fetched by ranges of sizes, one Spark job
+// each: every file is typed by the client from its fetched copy, exactly
+// as the same files where the client reads them.
+func TestClusterFetchInRanges(t *testing.T) {
+	c := newClient(t)
+	files := bigCSVFiles(6, 12<<20)
+	local, remote := localFiles(t, files), clusterFiles(t, files)
+	plan := func(dir string) *spark.Planned {
+		t.Helper()
+		p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fromLocal, fromRemote := plan(local), plan(remote)
+	if fromRemote.RemoteTyped != len(files) || fromRemote.RemoteFetchJobs != 2 {
+		t.Errorf("%d of %d remote files typed by the client, in %d fetch jobs; want all, in 2", fromRemote.RemoteTyped, len(files), fromRemote.RemoteFetchJobs)
+	}
+	schemas := func(p *spark.Planned, root string) map[string]string {
+		out := map[string]string{}
+		for _, r := range p.Reads {
+			for _, name := range r.Sources {
+				out[strings.TrimPrefix(name, root)] = fmt.Sprintf("%s (client: %v)", r.Schema, r.InferredLocally)
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff(schemas(fromLocal, local), schemas(fromRemote, remote)); diff != "" {
+		t.Errorf("schemas of the files, relative to their root (-local +remote):\n%s", diff)
+	}
+	if got := fromRemote.Plan.Target.String(); got != fromLocal.Plan.Target.String() {
+		t.Errorf("remote target %s, local %s", got, fromLocal.Plan.Target)
 	}
 }
 
