@@ -28,8 +28,9 @@ const (
 // with a Spark job of about 0.7 s each (15 s of a 38 s merge of 2,000
 // files), where the driver lists them in milliseconds. fewTasks lowers
 // listingTasksKey to listingTasks: planning 2,000 CSV files only the
-// server sees, given as a pattern, took 52-65 s with a task per file and
-// 9-12 s with 8 tasks (Spark 4.0.1, local[2], two runs each).
+// server sees, given as a pattern, took 30-65 s with a task per file,
+// 9-12 s with 8 tasks and 8-10 s with 2 (Spark 4.0.1, local[2], two runs
+// each).
 //
 // They are only optimisations: a server that refuses them
 // (CONFIG_NOT_AVAILABLE on Databricks serverless and shared clusters)
