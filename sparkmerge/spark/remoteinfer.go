@@ -177,11 +177,12 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 }
 
 // footerFetched reports whether file's content is the end of the Parquet
-// file r reads, long enough to hold its whole footer (the 4-byte footer
-// length and the PAR1 magic end the file): all that typing it reads.
+// file r reads (see fetchedContent), long enough to hold its whole footer
+// (the 4-byte footer length and the PAR1 magic end the file): all that
+// typing it reads.
 func footerFetched(r *Read, file fetchedFile) bool {
 	n := int64(len(file.content))
-	if r.Format != "parquet" || n != min(file.size, parquetTailBytes) || n < 8 || string(file.content[n-4:]) != "PAR1" {
+	if r.Format != "parquet" || n > min(file.size, parquetTailBytes) || n < 8 || string(file.content[n-4:]) != "PAR1" {
 		return false
 	}
 	footer := int64(binary.LittleEndian.Uint32(file.content[n-8 : n-4]))

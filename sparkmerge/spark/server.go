@@ -55,7 +55,8 @@ type fileFetch struct {
 type fetchedFile struct {
 	remoteFile
 	// content is the file's bytes; of a .parquet file over
-	// parquetTailBytes, only its last parquetTailBytes (see fetchedTail).
+	// parquetTailBytes, only its end: its footer, or its last
+	// parquetTailBytes (see fetchedContent).
 	content   []byte
 	nowMillis int64
 }
@@ -67,9 +68,19 @@ type fetchedFile struct {
 const parquetTailBytes = 64 << 10
 
 // fetchedContent is the SQL of fetchedFile.content over binaryFile's
-// columns.
-var fetchedContent = fmt.Sprintf("IF(lower(path) LIKE '%%.parquet' AND length > %d, substring(content, length - %d, %d), content)",
-	parquetTailBytes, parquetTailBytes-1, parquetTailBytes)
+// columns: a file whole, but a .parquet file over parquetTailBytes only
+// its footer (the footer, its 4-byte little-endian length and the PAR1
+// magic end the file) when that fits in parquetTailBytes, else its last
+// parquetTailBytes. A footer is a few KiB: for 2,000 files of 100 KB, 6 MB
+// to transfer instead of 128 MB.
+var fetchedContent = func() string {
+	le := "hex(substring(content, length - 7, 4))" // the length, least significant byte first
+	footer := "CAST(conv(concat(substr(" + le + ", 7, 2), substr(" + le + ", 5, 2), substr(" + le + ", 3, 2), substr(" + le + ", 1, 2)), 16, 10) AS BIGINT) + 8"
+	return fmt.Sprintf("CASE WHEN NOT (lower(path) LIKE '%%.parquet' AND length > %[1]d) THEN content"+
+		" WHEN substring(content, length - 3, 4) = X'50415231' AND %[2]s <= %[1]d THEN substring(content, length - (%[2]s) + 1, %[2]s)"+
+		" ELSE substring(content, length - %[3]d, %[1]d) END",
+		parquetTailBytes, footer, parquetTailBytes-1)
+}()
 
 // sessionServer is the [server] of a Spark Connect session.
 type sessionServer struct {

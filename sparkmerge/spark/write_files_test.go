@@ -1,6 +1,7 @@
 package spark
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,5 +94,34 @@ func TestSizeRanges(t *testing.T) {
 	}
 	if got := sizeRanges(nil); len(got) != 0 {
 		t.Errorf("ranges of no files: %v", got)
+	}
+}
+
+// A fetched Parquet end types the file when it holds the whole footer:
+// the footer alone (as fetchedContent cuts it), or a longer tail; not a
+// tail that cuts the footer, nor one that is not a Parquet end.
+func TestFooterFetched(t *testing.T) {
+	parquet := &Read{Format: "parquet"}
+	footer := append(bytes.Repeat([]byte{'f'}, 100), 100, 0, 0, 0, 'P', 'A', 'R', '1')
+	size := int64(1 << 20)
+	tests := []struct {
+		name    string
+		content []byte
+		want    bool
+	}{
+		{"the footer alone", footer, true},
+		{"a longer tail", append(bytes.Repeat([]byte{'x'}, 500), footer...), true},
+		{"a cut footer", footer[50:], false},
+		{"no magic", append(append([]byte(nil), footer[:len(footer)-1]...), 'X'), false},
+		{"over the tail's size", append(bytes.Repeat([]byte{'x'}, parquetTailBytes), footer...), false},
+	}
+	for _, tt := range tests {
+		file := fetchedFile{remoteFile: remoteFile{path: "/d/a.parquet", size: size}, content: tt.content}
+		if got := footerFetched(parquet, file); got != tt.want {
+			t.Errorf("%s: footerFetched = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if footerFetched(&Read{Format: "csv"}, fetchedFile{remoteFile: remoteFile{size: size}, content: footer}) {
+		t.Error("a CSV file's end types it as Parquet")
 	}
 }
