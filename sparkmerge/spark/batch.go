@@ -2,9 +2,7 @@ package spark
 
 import (
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -30,38 +28,6 @@ import (
 // the client saw them when it inferred the schema: a file that changed
 // since, or that the server sees differently, fails the merge naming it
 // instead of shifting values between columns.
-
-// fileStamp is a local file's size and modification time (milliseconds, as
-// Hadoop's local file system reports it).
-type fileStamp struct {
-	size, mtimeMillis int64
-}
-
-func stampOf(path string) (fileStamp, bool) {
-	info, err := os.Stat(localPath(path))
-	if err != nil || !info.Mode().IsRegular() {
-		return fileStamp{}, false
-	}
-	return fileStamp{size: info.Size(), mtimeMillis: info.ModTime().UnixMilli()}, true
-}
-
-// settled reports whether a rewrite of the file at p after now would show
-// in its stamp (Spark compares modification times in milliseconds): its
-// modification time lies in an earlier millisecond than now, or, on a
-// filesystem that keeps whole seconds only (FAT keeps two), more than two
-// seconds before now. A file not settled is not stamped, so it is read on
-// its own, with Spark's header check, never by position.
-func settled(p string, now time.Time) bool {
-	info, err := os.Stat(localPath(p))
-	if err != nil {
-		return false
-	}
-	mod := info.ModTime()
-	if mod.Nanosecond() == 0 {
-		return now.Sub(mod) > 2*time.Second
-	}
-	return now.UnixMilli() > mod.UnixMilli()
-}
 
 func positionalColumn(pos int) string { return fmt.Sprintf("`c%d`", pos) }
 
