@@ -465,19 +465,33 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 
 // A merge with positional batches lists serially, unless another read
 // names more paths than Spark lists on the driver: then it lists those
-// with few tasks.
-func TestPlannedListingSettings(t *testing.T) {
+// with few tasks. A merge of many scans interprets its projections.
+func TestPlannedTuning(t *testing.T) {
 	p := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	if serially, fewTasks := p.listingSettings(); !serially || fewTasks {
-		t.Errorf("batches only: serially %v, few tasks %v; want serially", serially, fewTasks)
+	if got, want := p.tuning(), (tuning{listSerially: true}); got != want {
+		t.Errorf("batches only: %+v, want %+v", got, want)
 	}
 	p.Reads = append(p.Reads, &Read{Name: "many", Format: "csv", Paths: make([]string, defaultListingThreshold+1)})
 	p.scans = nil
-	if serially, fewTasks := p.listingSettings(); serially || !fewTasks {
-		t.Errorf("with a read of %d paths: serially %v, few tasks %v; want few tasks", defaultListingThreshold+1, serially, fewTasks)
+	if got, want := p.tuning(), (tuning{fewListingTasks: true}); got != want {
+		t.Errorf("with a read of %d paths: %+v, want %+v", defaultListingThreshold+1, got, want)
 	}
 	one := batchPlan(t, map[string]string{"a.csv": "x\n1\n"}, "a.csv")
-	if serially, fewTasks := one.listingSettings(); serially || fewTasks {
-		t.Errorf("one file: serially %v, few tasks %v; want neither", serially, fewTasks)
+	if got := one.tuning(); got != (tuning{}) {
+		t.Errorf("one file: %+v, want nothing", got)
+	}
+	files := map[string]string{}
+	var names []string
+	for i := range manyScans {
+		name := fmt.Sprintf("f%02d.csv", i)
+		names = append(names, name)
+		files[name] = strings.Repeat("x", i+1) + "\n1\n"
+	}
+	many := batchPlan(t, files, names...)
+	for _, r := range many.Reads {
+		r.stamp = fileStamp{} // each read on its own: manyScans scans
+	}
+	if got, want := many.tuning(), (tuning{interpreted: true}); got != want {
+		t.Errorf("%d scans: %+v, want %+v", manyScans, got, want)
 	}
 }

@@ -19,7 +19,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := checkJobReaderOptions(job); err != nil {
 		return nil, err
 	}
-	restore, err := c.listingSettings(ctx, false, listsOnServer(job.Sources))
+	restore, err := c.tune(ctx, tuning{fewListingTasks: listsOnServer(job.Sources)})
 	if err != nil {
 		return nil, err
 	}

@@ -818,9 +818,9 @@ func TestSchemas(t *testing.T) {
 var parquetConf = "conf " + strings.Join(infer.ParquetConfKeys(), " ")
 
 // isListingSetting says whether a fake server's call reads or sets the
-// listing settings (see Client.listingSettings).
+// session settings (see Client.tune).
 func isListingSetting(call string) bool {
-	return strings.Contains(call, "parallelPartitionDiscovery")
+	return strings.Contains(call, "parallelPartitionDiscovery") || strings.Contains(call, "codegen")
 }
 
 // Discovery of files only the server sees runs with few listing tasks,
@@ -839,17 +839,17 @@ func TestPlanListingSettings(t *testing.T) {
 		want     []string
 	}{
 		{"remote, local[2]", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + masterKey,
 			"setConf " + listingTasksKey + "=2",
 			"setConf " + listingTasksKey + "=10000",
 		}},
 		{"remote, a cluster", []string{"s3a://b/in"}, map[string]string{masterKey: "spark://m:7077", listingTasksKey: "10000"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + masterKey,
 			"setConf " + listingTasksKey + "=64",
 			"setConf " + listingTasksKey + "=10000",
 		}},
 		{"remote, already few tasks", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "1"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + masterKey,
 		}},
 		{"local files", []string{local}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, nil},
 	}

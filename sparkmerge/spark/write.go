@@ -101,8 +101,7 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			return nil, err
 		}
 	}
-	serially, fewTasks := planned.listingSettings()
-	restore, err := c.listingSettings(ctx, serially, fewTasks)
+	restore, err := c.tune(ctx, planned.tuning())
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,147 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Session settings a merge changes while it plans and runs, and restores
+// after: only optimisations, each measured below. A server that refuses
+// one (CONFIG_NOT_AVAILABLE on Databricks serverless and shared clusters)
+// runs the merge without it, and a setting the session already has at a
+// better value is left alone.
+//
+// Spark lists the files of a read that names more than parallelListingKey
+// paths (a directory counts one, a pattern one per match) with a Spark job
+// of its own, of up to listingTasksKey tasks: by default a task per path.
+// Scheduling a task costs more than listing a file on the driver or
+// fetching its status from cluster storage.
+//
+// Spark compiles code for each distinct projection of a plan (whole-stage
+// code generation, then Janino): a merge of many reads, each projected its
+// own way onto the target, compiles a class per read. Evaluating those
+// projections interpreted instead (codegenFactoryKey = NO_CODEGEN) costs
+// nothing per row that shows: one read of the benchmark's 200 MB of CSV
+// took 8.4-9.0 s either way.
+const (
+	parallelListingKey = "spark.sql.sources.parallelPartitionDiscovery.threshold"
+	listingTasksKey    = "spark.sql.sources.parallelPartitionDiscovery.parallelism"
+	codegenFactoryKey  = "spark.sql.codegen.factoryMode"
+	masterKey          = "spark.master"
+)
+
+// tuning is which session settings a merge wants changed.
+type tuning struct {
+	// listSerially raises parallelListingKey to maxBatchFiles: a
+	// positional batch names up to that many local files, which Spark
+	// listed with a Spark job of about 0.7 s each (15 s of a 38 s merge
+	// of 2,000 files), where the driver lists them in milliseconds.
+	listSerially bool
+	// fewListingTasks lowers listingTasksKey to listingTasks: planning
+	// 2,000 CSV files only the server sees, given as a pattern, took
+	// 30-65 s with a task per file, 9-12 s with 8 tasks and 8-10 s with 2
+	// (Spark 4.0.1, local[2], two runs each).
+	fewListingTasks bool
+	// interpreted sets codegenFactoryKey to NO_CODEGEN: the benchmark's
+	// 200 drifting CSV files of 1 MB, 199 reads, merged in 22.0-23.5 s
+	// compiled and 15.6-19.1 s interpreted (three runs each, local[2]).
+	interpreted bool
+}
+
+// tune changes the session's settings as t wants until restore is called.
+func (c *Client) tune(ctx context.Context, t tuning) (restore func(), err error) {
+	restore = func() {}
+	if t == (tuning{}) {
+		return restore, nil
+	}
+	values, err := c.server.conf(ctx, parallelListingKey, listingTasksKey, codegenFactoryKey, masterKey)
+	if err != nil {
+		return restore, optionalSetting(err)
+	}
+	want := map[string]string{}
+	if n, err := strconv.Atoi(values[parallelListingKey]); t.listSerially && (err != nil || n < maxBatchFiles) {
+		want[parallelListingKey] = strconv.Itoa(maxBatchFiles)
+	}
+	tasks := listingTasks(values[masterKey])
+	if n, err := strconv.Atoi(values[listingTasksKey]); t.fewListingTasks && (err != nil || n > tasks) {
+		want[listingTasksKey] = strconv.Itoa(tasks)
+	}
+	if t.interpreted && !strings.EqualFold(values[codegenFactoryKey], "NO_CODEGEN") {
+		want[codegenFactoryKey] = "NO_CODEGEN"
+	}
+	if len(want) == 0 {
+		return restore, nil
+	}
+	if err := c.server.setConf(ctx, want); err != nil {
+		return restore, optionalSetting(err)
+	}
+	// Spark reports a default for these settings: the values to restore.
+	old := map[string]string{}
+	for k := range want {
+		if v, ok := values[k]; ok {
+			old[k] = v
+		}
+	}
+	if len(old) == 0 {
+		return restore, nil
+	}
+	return func() { _ = c.server.setConf(context.WithoutCancel(ctx), old) }, nil
+}
+
+// localMaster matches a local master's number of cores (local[4]).
+var localMaster = regexp.MustCompile(`^local\[(\d+)`)
+
+// listingTasks is the number of listing tasks for a server: on a local
+// master (one JVM) a task per core; on a cluster 64, which keeps tens of
+// executors busy listing cluster storage (a status call of tens of
+// milliseconds per file) without scheduling a task per file.
+func listingTasks(master string) int {
+	if m := localMaster.FindStringSubmatch(master); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			return n
+		}
+	}
+	if strings.HasPrefix(master, "local") {
+		return 8 // local[*]: the cores are not known here
+	}
+	return 64
+}
+
+// tuning is the session settings p's merge wants (see [tuning]): listing
+// serially when it reads positional batches and no other read names more
+// paths than Spark lists on the driver by default (they may be remote,
+// and slow to list one by one); few listing tasks when one does; and
+// interpreted projections when it runs at least manyScans scans.
+func (p *Planned) tuning() tuning {
+	scans := p.scanPlan()
+	t := tuning{interpreted: len(scans.batches)+len(scans.rest) >= manyScans}
+	for _, i := range scans.rest {
+		if len(p.Reads[i].Paths) > defaultListingThreshold {
+			t.fewListingTasks = true
+			return t
+		}
+	}
+	t.listSerially = len(scans.batches) > 0
+	return t
+}
+
+// manyScans is the number of scans from which a merge's projections are
+// interpreted rather than compiled (see [tuning]).
+const manyScans = 32
+
+// defaultListingThreshold is Spark's default parallelListingKey.
+const defaultListingThreshold = 32
+
+// optionalSetting is the error to stop for when the server refused an
+// optional session setting: none, unless the server is gone or the merge
+// was cancelled.
+func optionalSetting(err error) error {
+	if errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("optional session settings: %w", err)
+	}
+	return nil
+}
