@@ -9,7 +9,9 @@
 # set e.g. apache/spark:4.0.1 where a registry is reachable: the local build
 # is then skipped), SPARK_REMOTE (integration tests use that server instead),
 # SPARKMERGE_TEST_TIMEOUT (go test -timeout for integration, default 45m),
-# SPARKMERGE_TEST_PACKAGES (packages to test, default ./...).
+# SPARKMERGE_TEST_PACKAGES (packages to test, default ./...),
+# SPARKMERGE_FUZZTIME (inputs or time per fuzz target, default 250000x;
+# 0 skips fuzzing; see scripts/fuzz.sh).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SPARKMERGE_REPO"
@@ -40,8 +42,8 @@ gofmt_clean() {
 vet() { go vet $pkgs && go vet -tags integration $pkgs; }
 unit() { go test -count=1 $pkgs; }
 fuzz() {
-	[ "${SPARKMERGE_FUZZTIME:-10s}" != 0 ] || return 0
-	"$SPARKMERGE_REPO/scripts/fuzz.sh" "${SPARKMERGE_FUZZTIME:-10s}"
+	[ "${SPARKMERGE_FUZZTIME:-250000x}" != 0 ] || return 0
+	"$SPARKMERGE_REPO/scripts/fuzz.sh" "${SPARKMERGE_FUZZTIME:-250000x}"
 }
 image() {
 	if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
