@@ -18,7 +18,7 @@ import (
 
 // maxBatchFiles bounds the files of one positional scan, and so the size
 // of its route table (a row per file) and the paths Spark lists on the
-// driver (see listSerially). A row finds its file by a hash lookup, so
+// driver (see [tuning]). A row finds its file by a hash lookup, so
 // the bound is not about the cost per row.
 const maxBatchFiles = 4096
 
