@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/spark-connect-go/spark/sql"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 )
@@ -218,28 +219,8 @@ func TestCLIPlanEmitSQL(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
 	}
-	var statements []string
-	for _, s := range strings.Split(stdout, ";\n") {
-		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
-			statements = append(statements, s)
-		}
-	}
-	if len(statements) != 3 || !strings.HasPrefix(statements[0], "CREATE OR REPLACE TEMPORARY VIEW") ||
-		!strings.HasPrefix(statements[1], "CREATE OR REPLACE TEMPORARY VIEW") || !strings.HasPrefix(statements[2], "SELECT") {
-		t.Fatalf("want two CREATE TEMPORARY VIEW statements and a SELECT, got %d statements:\n%s", len(statements), stdout)
-	}
-
-	s := upstreamSession(t)
+	df := runEmittedSQL(t, stdout, 2)
 	ctx := context.Background()
-	for _, stmt := range statements[:2] {
-		if _, err := s.Sql(ctx, stmt); err != nil {
-			t.Fatalf("%s\n: %v", stmt, err)
-		}
-	}
-	df, err := s.Sql(ctx, statements[2])
-	if err != nil {
-		t.Fatalf("%s\n: %v", statements[2], err)
-	}
 	schema, err := df.Schema(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +244,37 @@ func TestCLIPlanEmitSQL(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"TestFile1.csv": 8, "TestFile2.csv": 4}, sources); diff != "" {
 		t.Errorf("rows per source (-want +got):\n%s", diff)
 	}
+}
+
+// runEmittedSQL runs the statements `plan --emit sql` printed on Spark:
+// views CREATE TEMPORARY VIEW statements, then the SELECT, whose frame it
+// returns.
+func runEmittedSQL(t *testing.T, stdout string, views int) sql.DataFrame {
+	t.Helper()
+	var statements []string
+	for _, s := range strings.Split(stdout, ";\n") {
+		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
+			statements = append(statements, s)
+		}
+	}
+	if len(statements) != views+1 || !strings.HasPrefix(statements[views], "SELECT") {
+		t.Fatalf("want %d CREATE TEMPORARY VIEW statements and a SELECT, got %d statements:\n%s", views, len(statements), stdout)
+	}
+	s := upstreamSession(t)
+	ctx := context.Background()
+	for _, stmt := range statements[:views] {
+		if !strings.HasPrefix(stmt, "CREATE OR REPLACE TEMPORARY VIEW") {
+			t.Fatalf("want a CREATE TEMPORARY VIEW statement, got:\n%s", stmt)
+		}
+		if _, err := s.Sql(ctx, stmt); err != nil {
+			t.Fatalf("%s\n: %v", stmt, err)
+		}
+	}
+	df, err := s.Sql(ctx, statements[views])
+	if err != nil {
+		t.Fatalf("%s\n: %v", statements[views], err)
+	}
+	return df
 }
 
 // TestCLIPlanEmitSQLGroupedRead runs the SQL of a merge whose files are
@@ -290,26 +302,7 @@ func TestCLIPlanEmitSQLGroupedRead(t *testing.T) {
 	if strings.Contains(stdout, "input_file_name") {
 		t.Errorf("the SQL calls input_file_name():\n%s", stdout)
 	}
-	var statements []string
-	for _, s := range strings.Split(stdout, ";\n") {
-		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
-			statements = append(statements, s)
-		}
-	}
-	if len(statements) != 4 {
-		t.Fatalf("want a view per file and a SELECT, got %d statements:\n%s", len(statements), stdout)
-	}
-	s := upstreamSession(t)
-	ctx := context.Background()
-	for _, stmt := range statements[:3] {
-		if _, err := s.Sql(ctx, stmt); err != nil {
-			t.Fatalf("%s\n: %v", stmt, err)
-		}
-	}
-	df, err := s.Sql(ctx, statements[3])
-	if err != nil {
-		t.Fatalf("%s\n: %v", statements[3], err)
-	}
+	df := runEmittedSQL(t, stdout, 3)
 	got := map[string]int{}
 	for _, v := range collectValues(t, df) {
 		src, _ := v[len(v)-1].(string)
