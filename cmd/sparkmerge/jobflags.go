@@ -24,42 +24,46 @@ type jobFile struct {
 	Options  map[string]string `yaml:"options"`
 	Sources  []sourceFile      `yaml:"sources"`
 	Policy   policyFile        `yaml:"policy"`
-	Target   targetFile        `yaml:"target"`
+	Target   spark.Target      `yaml:"target"`
 	Verify   bool              `yaml:"verify"`
 }
 
+// sourceFile is one entry of the job file's sources: files (path or
+// paths), a table, each with its own reader settings.
 type sourceFile struct {
-	Name    string            `yaml:"name"`
-	Path    string            `yaml:"path"`
-	Paths   []string          `yaml:"paths"`
-	Table   string            `yaml:"table"`
+	// Name is the source's name in the plan and in --source-column;
+	// default: derived from its path or table.
+	Name string `yaml:"name"`
+	// Path or Paths are files, directories or patterns, as on the
+	// command line.
+	Path  string   `yaml:"path"`
+	Paths []string `yaml:"paths"`
+	// Table is a table name, as table:NAME on the command line.
+	Table string `yaml:"table"`
+	// Format, Options and Schema are --format, --option and --schema for
+	// this source alone.
 	Format  string            `yaml:"format"`
 	Options map[string]string `yaml:"options"`
 	Schema  string            `yaml:"schema"`
 }
 
+// policyFile is the job file's policy: each key is the flag of the same
+// name (--types, --missing, ...), which overrides it when given.
 type policyFile struct {
-	Types         string            `yaml:"types"`
-	Missing       string            `yaml:"missing"`
-	Order         string            `yaml:"order"`
-	CaseSensitive bool              `yaml:"case_sensitive"`
-	LossyWidening bool              `yaml:"lossy_widening"`
-	Normalize     []string          `yaml:"normalize"`
-	Renames       map[string]string `yaml:"renames"`
-	SourceColumn  string            `yaml:"source_column"`
-	Reference     string            `yaml:"reference"`
-	DropExtra     bool              `yaml:"drop_extra"`
-}
-
-type targetFile struct {
-	Path        string            `yaml:"path"`
-	Table       string            `yaml:"table"`
-	Format      string            `yaml:"format"`
-	Mode        string            `yaml:"mode"`
-	PartitionBy []string          `yaml:"partition_by"`
-	Options     map[string]string `yaml:"options"`
-	Evolve      bool              `yaml:"evolve"`
-	Files       int               `yaml:"files"`
+	Types   string `yaml:"types"`
+	Missing string `yaml:"missing"`
+	Order   string `yaml:"order"`
+	// CaseSensitive, LossyWidening and DropExtra switch on; a flag can
+	// switch them on, not off.
+	CaseSensitive bool `yaml:"case_sensitive"`
+	LossyWidening bool `yaml:"lossy_widening"`
+	DropExtra     bool `yaml:"drop_extra"`
+	// Normalize is replaced by --normalize; Renames are merged with
+	// --rename, the flag winning for a name both give.
+	Normalize    []string          `yaml:"normalize"`
+	Renames      map[string]string `yaml:"renames"`
+	SourceColumn string            `yaml:"source_column"`
+	Reference    string            `yaml:"reference"`
 }
 
 // jobCommand is what the plan, schema and merge commands share: the

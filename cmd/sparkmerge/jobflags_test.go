@@ -142,7 +142,7 @@ func TestBuildJobFromFile(t *testing.T) {
 			if diff := cmp.Diff(wantFileJob(), job); diff != "" {
 				t.Errorf("job (-want +got):\n%s", diff)
 			}
-			wantTarget := targetFile{Path: "/out/merged", Format: "orc", Mode: "overwrite", PartitionBy: []string{"year"},
+			wantTarget := spark.Target{Path: "/out/merged", Format: "orc", Mode: "overwrite", PartitionBy: []string{"year"},
 				Options: map[string]string{"compression": "zstd"}, Evolve: true}
 			if diff := cmp.Diff(wantTarget, jf.Target); diff != "" {
 				t.Errorf("target (-want +got):\n%s", diff)

@@ -127,22 +127,19 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 	if err != nil {
 		return "", false, err
 	}
-	job.Target = spark.Target{
-		Path:        pick("out", opts.target.Path, t.Path),
-		Table:       pick("table", opts.target.Table, t.Table),
-		Format:      pick("out-format", opts.target.Format, t.Format),
-		Mode:        pick("mode", opts.target.Mode, t.Mode),
-		PartitionBy: t.PartitionBy,
-		Options:     mergeMaps(t.Options, writeOptions),
-		Evolve:      opts.changed.pickBool("evolve", opts.target.Evolve, t.Evolve),
-		Files:       opts.target.Files,
-	}
-	if !opts.changed("files") && t.Files > 0 {
-		job.Target.Files = t.Files
+	t.Path = pick("out", opts.target.Path, t.Path)
+	t.Table = pick("table", opts.target.Table, t.Table)
+	t.Format = pick("out-format", opts.target.Format, t.Format)
+	t.Mode = pick("mode", opts.target.Mode, t.Mode)
+	t.Options = mergeMaps(t.Options, writeOptions)
+	t.Evolve = opts.changed.pickBool("evolve", opts.target.Evolve, t.Evolve)
+	if opts.changed("files") || t.Files <= 0 {
+		t.Files = opts.target.Files
 	}
 	if opts.changed("partition-by") {
-		job.Target.PartitionBy = opts.target.PartitionBy
+		t.PartitionBy = opts.target.PartitionBy
 	}
+	job.Target = t
 	if view, globalView, err = viewTarget(opts, job, jf); err != nil {
 		return "", false, err
 	}

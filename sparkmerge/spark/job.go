@@ -58,28 +58,30 @@ func ParseStrategy(s string) (Strategy, error) {
 }
 
 // Target is where merged rows are written: a path or a table.
+//
+// Its yaml keys are the target section of the CLI's job file.
 type Target struct {
 	// Path is a directory on the cluster's filesystem.
-	Path string
+	Path string `yaml:"path"`
 	// Table is a catalog table name.
-	Table string
+	Table string `yaml:"table"`
 	// Format of the written files (default parquet) or of a created table.
-	Format string
+	Format string `yaml:"format"`
 	// Mode is errorifexists (default), overwrite, append or ignore.
-	Mode string
+	Mode string `yaml:"mode"`
 	// PartitionBy columns, in order.
-	PartitionBy []string
+	PartitionBy []string `yaml:"partition_by"`
 	// Options are writer options (compression, header, ...).
-	Options map[string]string
+	Options map[string]string `yaml:"options"`
 	// Evolve adds columns missing from an existing table before appending,
 	// instead of failing with the list of them.
-	Evolve bool
+	Evolve bool `yaml:"evolve"`
 	// Files caps the number of output files (partitions written, before
 	// PartitionBy splits them): the merged rows are coalesced without a
 	// shuffle. 0 means automatic: when every input is a local file, about
 	// one file per 128 MiB of input and at least min(8, inputs); otherwise
 	// one file per input partition, as Spark writes them.
-	Files int
+	Files int `yaml:"files"`
 }
 
 // Job is a whole merge: sources, how to unify them, how to run it and where
