@@ -49,7 +49,7 @@ Sources are paths, directories or globs on the cluster's filesystem
 	opts.job.register(fs)
 	fs.StringVar(&opts.target.Path, "out", "", "output directory on the cluster's filesystem")
 	fs.StringVar(&opts.target.Table, "table", "", "output table (created if missing)")
-	fs.StringVar(&opts.target.Format, "out-format", "", "output format: parquet (default), csv, json, orc, delta, ...")
+	fs.StringVar(&opts.target.Format, "out-format", "", "output format: parquet (default), csv, json, orc, delta, ...; noop runs the merge and keeps no rows (no --out needed), to time it or check that it runs")
 	fs.StringVar(&opts.target.Mode, "mode", "", "when the output exists: errorifexists (default), overwrite, append or ignore")
 	fs.StringSliceVar(&opts.target.PartitionBy, "partition-by", nil, "partition the output by these columns (comma-separated)")
 	fs.StringArrayVar(&opts.writeOptions, "write-option", nil, "writer option key=value (repeatable), e.g. --write-option compression=zstd")
@@ -143,8 +143,11 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 	if view, globalView, err = viewTarget(opts, job, jf); err != nil {
 		return "", false, err
 	}
+	noop := strings.EqualFold(job.Target.Format, "noop")
 	switch {
-	case view == "" && (job.Target.Path == "") == (job.Target.Table == ""):
+	case noop && (job.Target.Table != "" || opts.show != 0 || opts.verify || jf.Verify):
+		err = usagef("--out-format noop keeps no rows: drop --table, --show and --verify")
+	case view == "" && !noop && (job.Target.Path == "") == (job.Target.Table == ""):
 		err = usagef("give exactly one of --out PATH and --table NAME")
 	case job.Target.Files < 0:
 		err = usagef("--files %d: want 0 (automatic) or more", job.Target.Files)

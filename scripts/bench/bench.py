@@ -44,7 +44,12 @@ SPARKMERGE = os.environ.get("BENCH_SPARKMERGE", os.path.join(REPO, "bin", "spark
 KINDS = [("wide-drift-csv", "csv", "csv"), ("wide-drift-json", "json", "json"), ("parquet-evolve", "parquet", "parquet")]
 SPARK_CONTENDERS = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce",
                     "pyspark-reduce-ansioff", "pyspark-multiread", "floor-infer", "floor-schema"]
-CONTENDERS = SPARK_CONTENDERS + ["duckdb"]
+# Each contender again with NOOP: the same run writing nothing (Spark's
+# noop format), so that the report can split a run into its read and
+# project part and its write (issue 14's phases).
+NOOP = "+noop"
+NOOP_CONTENDERS = ["sparkmerge-auto" + NOOP, "floor-infer" + NOOP, "floor-schema" + NOOP]
+CONTENDERS = SPARK_CONTENDERS + ["duckdb"] + NOOP_CONTENDERS
 # --server-root: the corpora as the server sees them, and as this machine does.
 SERVER_ROOT, CLIENT_ROOT = "", ""
 
@@ -63,6 +68,12 @@ def command(contender, corpus, fmt, ext, out, listfile, remote):
         corpus = dict(corpus, dir=corpus["server_dir"])
         contender, listfile = contender[:-len(REMOTE)], corpus["server_listfile"]
     d = corpus["dir"]
+    if contender.endswith(NOOP):
+        cmd = command(contender[:-len(NOOP)], corpus, fmt, ext, out, listfile, remote)
+        if cmd[0] == SPARKMERGE:
+            i = cmd.index("--out")
+            return cmd[:i] + ["--out-format", "noop"] + cmd[i + 2:]
+        return cmd + ["--noop"]
     if contender.startswith("sparkmerge-"):
         strategy = contender.split("-", 1)[1]
         # A glob: sparkmerge expands it into one source per file.
@@ -335,7 +346,9 @@ def bench(args, ns, results):
                        "wall_s": round(wall, 3), "rss_kib": rss, "rc": rc, "load1": round(load[0], 2),
                        "bytes": corpus["expected"]["bytes"], "expected_rows": corpus["expected"]["rows"],
                        "time": time.strftime("%H:%M:%S")}
-                if rc == 0:
+                if rc == 0 and contender.endswith(NOOP):
+                    rec.update({"ok": True, "check": "nothing written (noop)"})
+                elif rc == 0:
                     rec.update(check_output(out, corpus["expected"]))
                     if contender.startswith("sparkmerge-"):
                         try:

@@ -43,6 +43,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--files", required=True)
     ap.add_argument("--conf", action="append", default=[], help="session conf key=value")
+    ap.add_argument("--noop", action="store_true", help="floor: read and write nothing (Spark's noop format), to time the read alone")
     args = ap.parse_args()
     spark = SparkSession.builder.remote(args.remote).getOrCreate()
     if args.mode.startswith("floor-"):
@@ -55,7 +56,10 @@ def main():
             df = reader.json(args.files)
         else:
             df = reader.option("mergeSchema", args.mode == "floor-infer").parquet(args.files)
-        df.write.mode("overwrite").parquet(args.out)
+        if args.noop:
+            df.write.format("noop").mode("overwrite").save()
+        else:
+            df.write.mode("overwrite").parquet(args.out)
         return
     files = [line.strip() for line in open(args.files) if line.strip()]
     for kv in args.conf:

@@ -13,7 +13,8 @@ from collections import defaultdict
 
 ORDER = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce", "pyspark-reduce-ansioff",
          "pyspark-multiread", "duckdb", "floor-infer", "floor-schema",
-         "sparkmerge-auto@remote", "pyspark-reduce@remote", "pyspark-reduce-ansioff@remote", "pyspark-multiread@remote"]
+         "sparkmerge-auto@remote", "pyspark-reduce@remote", "pyspark-reduce-ansioff@remote", "pyspark-multiread@remote",
+         "sparkmerge-auto+noop", "floor-infer+noop", "floor-schema+noop"]
 KINDS = ["wide-drift-csv", "wide-drift-json", "parquet-evolve"]
 WHAT = {
     "sparkmerge-auto": "`sparkmerge merge --strategy auto DIR/*.ext`",
@@ -28,6 +29,9 @@ WHAT = {
     "pyspark-reduce@remote": "pyspark-reduce on the server-only files",
     "pyspark-reduce-ansioff@remote": "pyspark-reduce-ansioff on the server-only files",
     "pyspark-multiread@remote": "pyspark-multiread on the server-only files",
+    "sparkmerge-auto+noop": "sparkmerge auto with `--out-format noop`: the whole merge, every row read and projected, nothing written (for the phases)",
+    "floor-infer+noop": "floor-infer written to Spark's noop format (for the phases)",
+    "floor-schema+noop": "floor-schema written to Spark's noop format (for the phases)",
     "duckdb": "DuckDB in-process: `read_csv/read_json/read_parquet([...], union_by_name=true)` -> `COPY TO parquet`",
 }
 
@@ -314,6 +318,36 @@ def floor_goals(w, summary, ns):
           f"{fmt_s(schema['median']) if schema else '-'} | {f'{r2:.2f}' if r2 is not None else '-'} | {goal} |")
 
 
+def phases(w, summary, ns):
+    """Where the time of sparkmerge auto and of the floors goes: discovery
+    (sparkmerge's own timing), read and project (the same run written to
+    Spark's noop format, less discovery) and write (the run less its noop
+    twin), interleaved in one run."""
+    rows = compared(summary, ns, ("sparkmerge-auto", "sparkmerge-auto+noop", "floor-schema", "floor-schema+noop"),
+                    ("floor-infer", "floor-infer+noop"))
+    if not rows:
+        return
+    w("")
+    w("## Where the time goes (issue 14), as measured")
+    w("")
+    w("Each contender ran again writing nothing (Spark's `noop` format), interleaved with the rest: "
+      "*read and project* is that run (less sparkmerge's discovery, which it reports itself), *write* is the "
+      "full run less it. Analysis and planning on the driver are inside *read and project*; process start "
+      "(about 1 s for the PySpark floors, 0.05 s for sparkmerge) too.")
+    table_head(w, "| corpus | N | auto s | discovery s | read and project s | write s | floor, schema given s | its read s | its write s | floor, inferred s | its read s | its write s |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind, n, auto, auto0, schema, schema0, infer, infer0 in rows:
+        disc = auto.get("discovery") or 0.0
+        read = auto0["median"] - disc
+        cells = [fmt_s(auto["median"]), f"{disc:.2f}", fmt_s(read), fmt_s(auto["median"] - auto0["median"]),
+                 fmt_s(schema["median"]), fmt_s(schema0["median"]), fmt_s(schema["median"] - schema0["median"])]
+        if infer and infer0:
+            cells += [fmt_s(infer["median"]), fmt_s(infer0["median"]), fmt_s(infer["median"] - infer0["median"])]
+        else:
+            cells += ["-", "-", "-"]
+        w(f"| {kind} | {n} | " + " | ".join(cells) + " |")
+
+
 def remote_goals(w, summary, ns):
     """Issue 11's goals: sparkmerge auto on files only the server sees."""
     rows = compared(summary, ns, ("sparkmerge-auto", "sparkmerge-auto@remote"))
@@ -581,6 +615,7 @@ def main():
                 w(f"- Client overhead (schema discovery + planning) of auto at N=200, {kind}: {s['discovery']:.2f} s of "
                   f"{s['median']:.2f} s = {share:.0f}% (goal < 5%: {'met' if share < 5 else 'NOT met'}).")
     floor_goals(w, summary, ns)
+    phases(w, summary, ns)
     remote_goals(w, summary, ns)
     w("")
     w(f"![time vs N]({os.path.basename(args.png)})")

@@ -465,15 +465,16 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 
 // A merge with positional batches lists serially, unless another read
 // names more paths than Spark lists on the driver: then it lists those
-// with few tasks. A merge of many scans interprets its projections.
+// with few tasks; it keeps generated methods small enough to compile. A
+// merge of many scans interprets its projections.
 func TestPlannedTuning(t *testing.T) {
 	p := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	if got, want := p.tuning(), (tuning{listSerially: true}); got != want {
+	if got, want := p.tuning(), (tuning{listSerially: true, compiledMethods: true}); got != want {
 		t.Errorf("batches only: %+v, want %+v", got, want)
 	}
 	p.Reads = append(p.Reads, &Read{Name: "many", Format: "csv", Paths: make([]string, defaultListingThreshold+1)})
 	p.scans = nil
-	if got, want := p.tuning(), (tuning{fewListingTasks: true}); got != want {
+	if got, want := p.tuning(), (tuning{fewListingTasks: true, compiledMethods: true}); got != want {
 		t.Errorf("with a read of %d paths: %+v, want %+v", defaultListingThreshold+1, got, want)
 	}
 	one := batchPlan(t, map[string]string{"a.csv": "x\n1\n"}, "a.csv")

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -839,17 +840,17 @@ func TestPlanListingSettings(t *testing.T) {
 		want     []string
 	}{
 		{"remote, local[2]", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey,
 			"setConf " + listingTasksKey + "=2",
 			"setConf " + listingTasksKey + "=10000",
 		}},
 		{"remote, a cluster", []string{"s3a://b/in"}, map[string]string{masterKey: "spark://m:7077", listingTasksKey: "10000"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey,
 			"setConf " + listingTasksKey + "=64",
 			"setConf " + listingTasksKey + "=10000",
 		}},
 		{"remote, already few tasks", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "1"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey,
 		}},
 		{"local files", []string{local}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, nil},
 	}
@@ -879,5 +880,56 @@ func TestListingTasks(t *testing.T) {
 		if got := listingTasks(master); got != want {
 			t.Errorf("listingTasks(%q) = %d, want %d", master, got, want)
 		}
+	}
+}
+
+// A merge's tuning sets only what the session does not already have, and
+// restores the values Spark reported; a refused setting stops nothing.
+func TestTune(t *testing.T) {
+	defaults := map[string]string{codegenFactoryKey: "FALLBACK", hugeMethodKey: "65535", masterKey: "local[2]"}
+	conf := "conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey
+	tests := []struct {
+		name     string
+		tuning   tuning
+		settings map[string]string
+		refuse   bool
+		want     []string
+	}{
+		{"positional batches", tuning{compiledMethods: true}, defaults, false, []string{
+			conf,
+			"setConf " + hugeMethodKey + "=8000",
+			"setConf " + hugeMethodKey + "=65535",
+		}},
+		{"many scans too", tuning{compiledMethods: true, interpreted: true}, defaults, false, []string{
+			conf,
+			"setConf " + codegenFactoryKey + "=NO_CODEGEN " + hugeMethodKey + "=8000",
+			"setConf " + codegenFactoryKey + "=FALLBACK " + hugeMethodKey + "=65535",
+		}},
+		{"already small methods", tuning{compiledMethods: true}, map[string]string{hugeMethodKey: "4000"}, false, []string{conf}},
+		{"refused", tuning{compiledMethods: true}, defaults, true, []string{
+			conf,
+			"setConf " + hugeMethodKey + "=8000",
+		}},
+		{"nothing wanted", tuning{}, defaults, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, fake := newFakeClient()
+			fake.settings = maps.Clone(tt.settings)
+			if tt.refuse {
+				fake.fail["setConf "+hugeMethodKey+"=8000"] = fmt.Errorf("[CONFIG_NOT_AVAILABLE] Configuration %s is not available", hugeMethodKey)
+			}
+			restore, err := client.tune(context.Background(), tt.tuning)
+			if err != nil {
+				t.Fatalf("tune: %v (a refused optional setting must not stop a merge)", err)
+			}
+			restore()
+			if diff := cmp.Diff(tt.want, fake.recorded()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			if !tt.refuse && !maps.Equal(fake.settings, tt.settings) && len(tt.settings) > 0 {
+				t.Errorf("settings after restore = %v, want %v", fake.settings, tt.settings)
+			}
+		})
 	}
 }

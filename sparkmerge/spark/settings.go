@@ -27,12 +27,27 @@ import (
 // projections interpreted instead (codegenFactoryKey = NO_CODEGEN) costs
 // nothing per row that shows: one read of the benchmark's 200 MB of CSV
 // took 8.4-9.0 s either way.
+//
+// Whole-stage code generation fuses a scan and the projections above it
+// into one generated method. A positional scan's projection routes and
+// casts every target column in that method, which grows past the 8,000
+// bytes of bytecode that HotSpot compiles to machine code (a JVM default):
+// the method then runs in the bytecode interpreter, and profiles of the
+// benchmark's 2,000-file merge show half the scan's time in it. With
+// hugeMethodKey at that limit, Spark generates such a subtree's code per
+// operator instead, in methods small enough to be compiled (Spark's own
+// advice for HotSpot, in the setting's documentation).
 const (
 	parallelListingKey = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 	listingTasksKey    = "spark.sql.sources.parallelPartitionDiscovery.parallelism"
 	codegenFactoryKey  = "spark.sql.codegen.factoryMode"
+	hugeMethodKey      = "spark.sql.codegen.hugeMethodLimit"
 	masterKey          = "spark.master"
 )
+
+// hotSpotHugeMethod is HotSpot's HugeMethodLimit: it leaves methods of
+// more bytes of bytecode than this to the interpreter.
+const hotSpotHugeMethod = 8000
 
 // tuning is which session settings a merge wants changed.
 type tuning struct {
@@ -50,6 +65,14 @@ type tuning struct {
 	// 200 drifting CSV files of 1 MB, 199 reads, merged in 22.0-23.5 s
 	// compiled and 15.6-19.1 s interpreted (three runs each, local[2]).
 	interpreted bool
+	// compiledMethods lowers hugeMethodKey to hotSpotHugeMethod: the
+	// benchmark's 2,000 drifting files of 100 KB, one positional scan,
+	// merged in 34.9-39.9 s (CSV, four runs) and 47.8-53.2 s (JSON, two)
+	// with Spark's default, in 24.7-31.8 s and 40.9-50.0 s (four each)
+	// with it; 27.5 s against 32.9-37.2 s when nothing is written (noop).
+	// Whole-stage code generation switched off for the merge did as well
+	// (28.5-32.7 s, 38.4-41.4 s), but for every operator of every merge.
+	compiledMethods bool
 }
 
 // tune changes the session's settings as t wants until restore is called.
@@ -58,7 +81,7 @@ func (c *Client) tune(ctx context.Context, t tuning) (restore func(), err error)
 	if t == (tuning{}) {
 		return restore, nil
 	}
-	values, err := c.server.conf(ctx, parallelListingKey, listingTasksKey, codegenFactoryKey, masterKey)
+	values, err := c.server.conf(ctx, parallelListingKey, listingTasksKey, codegenFactoryKey, hugeMethodKey, masterKey)
 	if err != nil {
 		return restore, optionalSetting(err)
 	}
@@ -72,6 +95,9 @@ func (c *Client) tune(ctx context.Context, t tuning) (restore func(), err error)
 	}
 	if t.interpreted && !strings.EqualFold(values[codegenFactoryKey], "NO_CODEGEN") {
 		want[codegenFactoryKey] = "NO_CODEGEN"
+	}
+	if n, err := strconv.Atoi(values[hugeMethodKey]); t.compiledMethods && (err != nil || n > hotSpotHugeMethod) {
+		want[hugeMethodKey] = strconv.Itoa(hotSpotHugeMethod)
 	}
 	if len(want) == 0 {
 		return restore, nil
@@ -114,11 +140,15 @@ func listingTasks(master string) int {
 // tuning is the session settings p's merge wants (see [tuning]): listing
 // serially when it reads positional batches and no other read names more
 // paths than Spark lists on the driver by default (they may be remote,
-// and slow to list one by one); few listing tasks when one does; and
-// interpreted projections when it runs at least manyScans scans.
+// and slow to list one by one); few listing tasks when one does;
+// interpreted projections when it runs at least manyScans scans; and
+// methods small enough to compile when it has positional batches.
 func (p *Planned) tuning() tuning {
 	scans := p.scanPlan()
-	t := tuning{interpreted: len(scans.batches)+len(scans.rest) >= manyScans}
+	t := tuning{
+		interpreted:     len(scans.batches)+len(scans.rest) >= manyScans,
+		compiledMethods: len(scans.batches) > 0,
+	}
 	for _, i := range scans.rest {
 		if len(p.Reads[i].Paths) > defaultListingThreshold {
 			t.fewListingTasks = true

@@ -72,6 +72,10 @@ func (p *Planned) String() string {
 func (r *Result) String() string {
 	var b strings.Builder
 	b.WriteString(r.Planned.String())
+	if r.Discarded {
+		fmt.Fprintf(&b, "\nread and projected every row, kept none (noop) in %s\n", r.Elapsed.Round(time.Millisecond))
+		return b.String()
+	}
 	if r.RowsWritten < 0 {
 		b.WriteString("\ndry run: nothing read or written\n")
 		return b.String()

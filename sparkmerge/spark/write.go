@@ -16,8 +16,13 @@ import (
 type Result struct {
 	*Planned
 	Target Target `json:"target"`
-	// RowsWritten is the number of rows the merge added to the target.
+	// RowsWritten is the number of rows the merge added to the target;
+	// -1 when nothing was written (a dry run, or Discarded).
 	RowsWritten int64 `json:"rows_written"`
+	// Discarded is true when the target's format is Spark's noop: the
+	// merge ran, and its rows were read, projected and dropped (to time a
+	// merge without its write, or to check that it runs).
+	Discarded bool `json:"discarded,omitempty"`
 	// Scans is the number of relations Spark read: one per read, except
 	// that small locally typed CSV or JSON files share one positional
 	// scan per format and options.
@@ -89,6 +94,9 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 
 func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, start time.Time) (*Result, error) {
 	result := &Result{Planned: planned, Target: job.Target, RowsWritten: -1}
+	if discards(job.Target) && job.Verify {
+		return nil, fmt.Errorf("verify: the noop format keeps no rows to count; verify a merge written to a path or a table")
+	}
 	if err := checkPartitionColumns(job.Target, planned); err != nil {
 		return nil, err
 	}
@@ -110,6 +118,17 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	result.Scans = scans
 	if files := outputFiles(job.Target.Files, planned.Reads, scans); files > 0 {
 		merged = merged.Coalesce(files)
+	}
+	if discards(job.Target) {
+		// Nothing to stage, count or verify: the merge runs, every row
+		// is read and projected (a failing cast or a changed file still
+		// fails it), and no row is kept.
+		if err := merged.Write(ctx, connect.WriteSpec{Format: "noop", Mode: "overwrite"}); err != nil {
+			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+		}
+		result.Discarded = true
+		result.Elapsed = time.Since(start)
+		return result, nil
 	}
 
 	stage, err := c.stage(ctx, job.Target, job.Verify)
@@ -215,7 +234,11 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 }
 
 func checkTarget(t Target) error {
-	if (t.Path == "") == (t.Table == "") {
+	switch {
+	case discards(t) && t.Table != "":
+		return errors.New("target: the noop format keeps no rows: give no table")
+	case discards(t):
+	case (t.Path == "") == (t.Table == ""):
 		return errors.New("target: give exactly one of a path and a table")
 	}
 	switch strings.ToLower(t.Mode) {
@@ -329,6 +352,9 @@ func csvHeader(t Target) string {
 	}
 	return "true"
 }
+
+// discards says whether t is Spark's noop format, which keeps no rows.
+func discards(t Target) bool { return strings.EqualFold(t.Format, "noop") }
 
 // countTarget counts the target's rows; a target that does not exist yet
 // has none when missingOK.

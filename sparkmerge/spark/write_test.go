@@ -344,6 +344,31 @@ func TestMergeDryRun(t *testing.T) {
 	}
 }
 
+// A merge to Spark's noop format runs the whole merge and keeps nothing:
+// one noop write, no staging, no count, and a result that says so.
+func TestMergeNoopKeepsNoRows(t *testing.T) {
+	c, f, _, job := mergeSetup(t)
+	job.Target = Target{Format: "noop"}
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Discarded || res.RowsWritten != -1 || !strings.Contains(res.String(), "kept none (noop)") {
+		t.Errorf("result: discarded %v, %d rows written, text %q", res.Discarded, res.RowsWritten, res.String())
+	}
+	writes := f.writes()
+	if len(writes) != 1 || writes[0].Format != "noop" || writes[0].Path != "" || writes[0].Table != "" {
+		t.Fatalf("writes %+v, want one noop write without a path or table", writes)
+	}
+	if n := len(f.recorded("ExecutePlan")); n != 1 {
+		t.Errorf("%d plans executed, want the write alone (no count)", n)
+	}
+	job.Verify = true
+	if _, err := c.Merge(context.Background(), job); err == nil || !strings.Contains(err.Error(), "noop format keeps no rows") {
+		t.Errorf("noop with verify: %v, want a refusal", err)
+	}
+}
+
 // MergePlanned runs the plan it is given, after checking the target again.
 func TestMergePlanned(t *testing.T) {
 	c, f, paths, job := mergeSetup(t)

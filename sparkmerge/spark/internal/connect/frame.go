@@ -354,7 +354,9 @@ func (f Frame) writeCommand(spec WriteSpec) (plan proto.Message, err error) {
 	if !ok {
 		return nil, fmt.Errorf("write: unknown mode %q (want errorifexists, overwrite, append or ignore)", spec.Mode)
 	}
-	if (spec.Path == "") == (spec.Table == "") {
+	// Spark's noop source alone writes nowhere.
+	noop := strings.EqualFold(spec.Format, "noop") && spec.Path == "" && spec.Table == ""
+	if !noop && (spec.Path == "") == (spec.Table == "") {
 		return nil, errors.New("write: set exactly one of Path and Table")
 	}
 	if spec.InsertInto && spec.Table == "" {
@@ -365,9 +367,11 @@ func (f Frame) writeCommand(spec WriteSpec) (plan proto.Message, err error) {
 	if spec.Format != "" {
 		setString(w, "source", spec.Format)
 	}
-	if spec.Path != "" {
+	switch {
+	case noop:
+	case spec.Path != "":
 		setString(w, "path", spec.Path)
-	} else {
+	default:
 		t := mut(w, "table")
 		setString(t, "table_name", spec.Table)
 		method := "TABLE_SAVE_METHOD_SAVE_AS_TABLE"
