@@ -350,6 +350,27 @@ func TestCLIJSONOutput(t *testing.T) {
 	}
 }
 
+// --out-format noop runs the whole merge on Spark and keeps nothing; it
+// used to run it, then fail counting the rows of a format Spark cannot
+// read back.
+func TestCLINoopKeepsNothing(t *testing.T) {
+	code, stdout, stderr := cliRun(t, "merge", filepath.Join(testdataRoot, "tides"), "--out-format", "noop", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	var merged struct {
+		Discarded   bool  `json:"discarded"`
+		RowsWritten int64 `json:"rows_written"`
+		Scans       int   `json:"scans"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &merged); err != nil {
+		t.Fatalf("merge -o json is not JSON: %v\n%s", err, stdout)
+	}
+	if !merged.Discarded || merged.RowsWritten != -1 || merged.Scans == 0 {
+		t.Errorf("discarded %v, rows_written %d, scans %d; want true, -1, at least 1", merged.Discarded, merged.RowsWritten, merged.Scans)
+	}
+}
+
 func TestCLIDryRunWritesNothing(t *testing.T) {
 	out := filepath.Join(workDir(t), "tides")
 	code, stdout, stderr := cliRun(t, "merge", filepath.Join(testdataRoot, "tides"), "--out", out, "--dry-run")

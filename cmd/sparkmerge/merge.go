@@ -145,8 +145,8 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 	}
 	noop := strings.EqualFold(job.Target.Format, "noop")
 	switch {
-	case noop && (job.Target.Table != "" || opts.show != 0 || opts.verify || jf.Verify):
-		err = usagef("--out-format noop keeps no rows: drop --table, --show and --verify")
+	case noop && (job.Target.Path != "" || job.Target.Table != "" || opts.show != 0 || opts.verify || jf.Verify):
+		err = usagef("--out-format noop keeps no rows: drop --out, --table, --show and --verify")
 	case view == "" && !noop && (job.Target.Path == "") == (job.Target.Table == ""):
 		err = usagef("give exactly one of --out PATH and --table NAME")
 	case job.Target.Files < 0:

@@ -77,6 +77,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"dry run with verify", []string{"merge", "a.csv", "--out", "/tmp/o", "--dry-run", "--verify"}, []string{"--verify", "--dry-run"}},
 		{"noop with verify", []string{"merge", "a.csv", "--out-format", "noop", "--verify"}, []string{"noop keeps no rows", "--verify"}},
 		{"noop with a table", []string{"merge", "a.csv", "--out-format", "noop", "--table", "t"}, []string{"noop keeps no rows", "--table"}},
+		{"noop with --out", []string{"merge", "a.csv", "--out-format", "noop", "--out", "/tmp/o"}, []string{"noop keeps no rows", "--out"}},
 		{"negative --files", []string{"merge", "a.csv", "--out", "/tmp/o", "--files", "-3"}, []string{"--files -3"}},
 		{"negative --show", []string{"merge", "a.csv", "--out", "/tmp/o", "--show", "-1"}, []string{"--show -1"}},
 		{"zero --parallelism", []string{"plan", "a.csv", "--parallelism", "0"}, []string{"--parallelism 0"}},

@@ -235,8 +235,8 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 
 func checkTarget(t Target) error {
 	switch {
-	case discards(t) && t.Table != "":
-		return errors.New("target: the noop format keeps no rows: give no table")
+	case discards(t) && (t.Path != "" || t.Table != ""):
+		return errors.New("target: the noop format keeps no rows: give no path or table")
 	case discards(t):
 	case (t.Path == "") == (t.Table == ""):
 		return errors.New("target: give exactly one of a path and a table")
@@ -289,6 +289,9 @@ func (c *Client) checkTargetAbsent(ctx context.Context, t Target) error {
 }
 
 func targetName(t Target) string {
+	if discards(t) {
+		return "noop (nothing kept)"
+	}
 	if t.Table != "" {
 		return "table " + quoteName(t.Table)
 	}

@@ -367,6 +367,11 @@ func TestMergeNoopKeepsNoRows(t *testing.T) {
 	if _, err := c.Merge(context.Background(), job); err == nil || !strings.Contains(err.Error(), "noop format keeps no rows") {
 		t.Errorf("noop with verify: %v, want a refusal", err)
 	}
+	job.Verify = false
+	job.Target.Path = filepath.Join(t.TempDir(), "out")
+	if _, err := c.Merge(context.Background(), job); err == nil || !strings.Contains(err.Error(), "give no path or table") {
+		t.Errorf("noop with a path: %v, want a refusal", err)
+	}
 }
 
 // MergePlanned runs the plan it is given, after checking the target again.
