@@ -112,6 +112,13 @@ func TestCSVBatchRefusesChangedFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
 		t.Fatalf("merge after the file changed: %v, want an error naming %s", err, changed)
 	}
+	// A merge that keeps no rows (noop) reads the same scans: the change
+	// fails it too.
+	job.Target = spark.Target{Format: "noop"}
+	_, err = c.MergePlanned(context.Background(), job, planned)
+	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
+		t.Fatalf("noop merge after the file changed: %v, want an error naming %s", err, changed)
+	}
 }
 
 // jsonBatchFiles drift like csvBatchFiles, and spell keys in other cases
