@@ -9,38 +9,42 @@ import (
 // is the default: widen types, fill missing columns with typed nulls, match
 // names case-insensitively, order columns by first appearance, and add no
 // provenance column.
+//
+// Its yaml keys are the policy section of the CLI's job file, except
+// Normalize and the reference, which the job file spells as a list and as
+// "source:NAME", "table:NAME" or a DDL schema.
 type Options struct {
 	// Types decides what happens when sources disagree on a column's type.
-	Types TypePolicy
+	Types TypePolicy `yaml:"types"`
 	// Missing decides what happens to columns that some sources lack.
-	Missing MissingPolicy
+	Missing MissingPolicy `yaml:"missing"`
 
 	// Reference is an external target schema, e.g. that of an existing table.
 	// It is used by MissingReference and OrderReference. At most one of
 	// Reference and ReferenceSource may be set.
-	Reference *Schema
+	Reference *Schema `yaml:"-"`
 	// ReferenceSource names the source whose schema is the reference (the
 	// first source with that Name).
-	ReferenceSource string
+	ReferenceSource string `yaml:"-"`
 	// DropExtra, with MissingReference, drops source columns (and nested
 	// struct fields) that the reference lacks. Without it they are an error
 	// (*MissingColumnsError).
-	DropExtra bool
+	DropExtra bool `yaml:"drop_extra"`
 
 	// CaseSensitive matches column and struct field names exactly. By default
 	// names match case-insensitively, like Spark's spark.sql.caseSensitive=false,
 	// and the output spelling is the first one seen.
-	CaseSensitive bool
+	CaseSensitive bool `yaml:"case_sensitive"`
 	// Normalize rewrites top-level column names before matching.
-	Normalize NameNormalizer
+	Normalize NameNormalizer `yaml:"-"`
 	// Renames maps a source column name to the name to use instead, applied
 	// after Normalize and before matching, e.g. {"hight": "height"}. Keys are
 	// matched like column names (normalized, and case-insensitively unless
 	// CaseSensitive); values are used as given.
-	Renames map[string]string
+	Renames map[string]string `yaml:"renames"`
 
 	// Order decides the order of the target columns.
-	Order OrderPolicy
+	Order OrderPolicy `yaml:"order"`
 
 	// LossyWidening accepts Spark's widening where it changes values: two
 	// decimals whose common type would need more than 38 digits lose
@@ -49,11 +53,11 @@ type Options struct {
 	// *TypeConflictError and the second a cast checked per value, which
 	// fails the merge naming the value instead of rounding it; so is a
 	// nested such cast, which cannot be checked, at plan time.
-	LossyWidening bool
+	LossyWidening bool `yaml:"lossy_widening"`
 
 	// SourceColumn, if not empty, adds a last, non-nullable string column of
 	// that name holding each row's source Name (provenance).
-	SourceColumn string
+	SourceColumn string `yaml:"source_column"`
 }
 
 // TypePolicy decides how differing types of one column are unified.

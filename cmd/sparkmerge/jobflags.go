@@ -28,42 +28,23 @@ type jobFile struct {
 	Verify   bool              `yaml:"verify"`
 }
 
-// sourceFile is one entry of the job file's sources: files (path or
-// paths), a table, each with its own reader settings.
+// sourceFile is one entry of the job file's sources: a source with its own
+// reader settings, whose files may also be given as one path.
 type sourceFile struct {
-	// Name is the source's name in the plan and in --source-column;
-	// default: derived from its path or table.
-	Name string `yaml:"name"`
-	// Path or Paths are files, directories or patterns, as on the
-	// command line.
-	Path  string   `yaml:"path"`
-	Paths []string `yaml:"paths"`
-	// Table is a table name, as table:NAME on the command line.
-	Table string `yaml:"table"`
-	// Format, Options and Schema are --format, --option and --schema for
-	// this source alone.
-	Format  string            `yaml:"format"`
-	Options map[string]string `yaml:"options"`
-	Schema  string            `yaml:"schema"`
+	spark.SourceSpec `yaml:",inline"`
+	// Path is one file, directory or pattern, read before Paths.
+	Path string `yaml:"path"`
 }
 
 // policyFile is the job file's policy: each key is the flag of the same
-// name (--types, --missing, ...), which overrides it when given.
+// name (--types, --case-sensitive, ...), which overrides it when given
+// (--case-sensitive=false too). --normalize replaces the list, and --rename
+// entries are merged with renames, the flag winning for a name both give.
 type policyFile struct {
-	Types   string `yaml:"types"`
-	Missing string `yaml:"missing"`
-	Order   string `yaml:"order"`
-	// CaseSensitive, LossyWidening and DropExtra switch on; a flag can
-	// switch them on, not off.
-	CaseSensitive bool `yaml:"case_sensitive"`
-	LossyWidening bool `yaml:"lossy_widening"`
-	DropExtra     bool `yaml:"drop_extra"`
-	// Normalize is replaced by --normalize; Renames are merged with
-	// --rename, the flag winning for a name both give.
-	Normalize    []string          `yaml:"normalize"`
-	Renames      map[string]string `yaml:"renames"`
-	SourceColumn string            `yaml:"source_column"`
-	Reference    string            `yaml:"reference"`
+	sparkmerge.Options `yaml:",inline"`
+	Normalize          []string `yaml:"normalize"`
+	// Reference is source:NAME, table:NAME or a DDL schema, as --reference.
+	Reference string `yaml:"reference"`
 }
 
 // jobCommand is what the plan, schema and merge commands share: the
@@ -217,6 +198,17 @@ func readJobFile(path string) (*jobFile, error) {
 	return &jf, nil
 }
 
+// countTrue counts the conditions that hold.
+func countTrue(conds ...bool) int {
+	n := 0
+	for _, c := range conds {
+		if c {
+			n++
+		}
+	}
+	return n
+}
+
 // parseSourceArg reads a positional source: a path, directory or glob, or
 // table:NAME for a catalog table.
 func parseSourceArg(arg string) spark.SourceSpec {
@@ -243,13 +235,12 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 	var err error
 
 	for i, s := range jf.Sources {
-		spec := spark.SourceSpec{Name: s.Name, Table: s.Table, Format: s.Format, Options: s.Options, Schema: s.Schema}
+		spec := s.SourceSpec
 		if s.Path != "" {
-			spec.Paths = append(spec.Paths, s.Path)
+			spec.Paths = append([]string{s.Path}, spec.Paths...)
 		}
-		spec.Paths = append(spec.Paths, s.Paths...)
-		if len(spec.Paths) == 0 && spec.Table == "" {
-			return job, nil, usagef("job file source %d: give path, paths or table", i+1)
+		if kinds := countTrue(len(spec.Paths) > 0, spec.Table != "", spec.Query != ""); kinds != 1 {
+			return job, nil, usagef("job file source %d: give one of path (or paths), table and query", i+1)
 		}
 		job.Sources = append(job.Sources, spec)
 	}
@@ -264,7 +255,7 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 			return job, nil, usagef("--schema: %w", err)
 		}
 		for i := range job.Sources {
-			if job.Sources[i].Table == "" && job.Sources[i].Schema == "" {
+			if len(job.Sources[i].Paths) > 0 && job.Sources[i].Schema == "" {
 				job.Sources[i].Schema = schema
 			}
 		}
@@ -288,18 +279,25 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 	job.Parallelism = f.parallelism
 	job.SparkInference = f.sparkInfer
 
+	job.Policy = jf.Policy.Options
 	p := &job.Policy
-	if p.Types, err = sparkmerge.ParseTypePolicy(pick("types", f.types, jf.Policy.Types)); err != nil {
-		return job, nil, usagef("--types: %w", err)
+	if changed("types") {
+		if p.Types, err = sparkmerge.ParseTypePolicy(f.types); err != nil {
+			return job, nil, usagef("--types: %w", err)
+		}
 	}
-	if p.Missing, err = sparkmerge.ParseMissingPolicy(pick("missing", f.missing, jf.Policy.Missing)); err != nil {
-		return job, nil, usagef("--missing: %w", err)
+	if changed("missing") {
+		if p.Missing, err = sparkmerge.ParseMissingPolicy(f.missing); err != nil {
+			return job, nil, usagef("--missing: %w", err)
+		}
 	}
-	if p.Order, err = sparkmerge.ParseOrderPolicy(pick("order", f.order, jf.Policy.Order)); err != nil {
-		return job, nil, usagef("--order: %w", err)
+	if changed("order") {
+		if p.Order, err = sparkmerge.ParseOrderPolicy(f.order); err != nil {
+			return job, nil, usagef("--order: %w", err)
+		}
 	}
-	p.CaseSensitive = changed.pickBool("case-sensitive", f.caseSensitive, jf.Policy.CaseSensitive)
-	p.LossyWidening = changed.pickBool("lossy-widening", f.lossyWidening, jf.Policy.LossyWidening)
+	p.CaseSensitive = changed.pickBool("case-sensitive", f.caseSensitive, p.CaseSensitive)
+	p.LossyWidening = changed.pickBool("lossy-widening", f.lossyWidening, p.LossyWidening)
 	normalize := jf.Policy.Normalize
 	if changed("normalize") {
 		normalize = f.normalize
@@ -311,9 +309,9 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 	if err != nil {
 		return job, nil, usagef("--rename: %w", err)
 	}
-	p.Renames = mergeMaps(jf.Policy.Renames, flagRenames)
-	p.SourceColumn = pick("source-column", f.sourceColumn, jf.Policy.SourceColumn)
-	p.DropExtra = changed.pickBool("drop-extra", f.dropExtra, jf.Policy.DropExtra)
+	p.Renames = mergeMaps(p.Renames, flagRenames)
+	p.SourceColumn = pick("source-column", f.sourceColumn, p.SourceColumn)
+	p.DropExtra = changed.pickBool("drop-extra", f.dropExtra, p.DropExtra)
 	if ref := pick("reference", f.reference, jf.Policy.Reference); ref != "" {
 		switch {
 		case strings.HasPrefix(ref, "source:"):

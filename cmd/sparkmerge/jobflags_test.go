@@ -34,6 +34,8 @@ sources:
   - table: lake.events
   - path: /data/typed.csv
     schema: "id bigint, name string"
+  - name: recent
+    query: SELECT * FROM lake.events WHERE day > '2024-01-01'
 policy:
   types: strict
   missing: fail
@@ -65,7 +67,8 @@ const jobJSON = `{
     {"name": "old", "path": "/data/old.csv", "options": {"sep": ","}},
     {"paths": ["/data/a.json", "/data/b.json"], "format": "json", "options": {"multiLine": "true"}},
     {"table": "lake.events"},
-    {"path": "/data/typed.csv", "schema": "id bigint, name string"}
+    {"path": "/data/typed.csv", "schema": "id bigint, name string"},
+    {"name": "recent", "query": "SELECT * FROM lake.events WHERE day > '2024-01-01'"}
   ],
   "policy": {
     "types": "strict", "missing": "fail", "order": "sorted", "case_sensitive": true,
@@ -85,6 +88,7 @@ func wantFileJob() spark.Job {
 			{Paths: []string{"/data/a.json", "/data/b.json"}, Format: "json", Options: map[string]string{"multiLine": "true"}},
 			{Table: "lake.events"},
 			{Paths: []string{"/data/typed.csv"}, Schema: "id bigint, name string"},
+			{Name: "recent", Query: "SELECT * FROM lake.events WHERE day > '2024-01-01'"},
 		},
 		Format:        "csv",
 		ReaderOptions: map[string]string{"sep": ";", "header": "true"},
@@ -191,7 +195,7 @@ func TestBuildJobFlagsOverrideFile(t *testing.T) {
 		spark.SourceSpec{Table: "db.more"},
 	)
 	for i := range want.Sources {
-		if want.Sources[i].Table == "" && want.Sources[i].Schema == "" {
+		if len(want.Sources[i].Paths) > 0 && want.Sources[i].Schema == "" {
 			want.Sources[i].Schema = "x int"
 		}
 	}
@@ -292,7 +296,9 @@ func TestBuildJobFileErrors(t *testing.T) {
 		{"unknown policy key", "job.yaml", "sources: [{path: a.csv}]\npolicy:\n  type: strict\n", []string{"type"}},
 		{"unknown key in JSON", "job.json", `{"sources": [{"path": "a.csv"}], "verfy": true}`, []string{"verfy"}},
 		{"source without path or table", "job.yaml", "sources:\n  - name: x\n", []string{"source 1", "path", "table"}},
-		{"bad policy value", "job.yaml", "sources: [{path: a.csv}]\npolicy:\n  types: loose\n", []string{"--types", "loose"}},
+		{"bad policy value", "job.yaml", "sources: [{path: a.csv}]\npolicy:\n  types: loose\n", []string{"job.yaml", "types", "loose", "widen"}},
+		{"source with a path and a table", "job.yaml", "sources:\n  - {path: a.csv, table: t}\n", []string{"source 1", "one of"}},
+		{"source with a table and a query", "job.yaml", "sources:\n  - {table: t, query: 'SELECT 1'}\n", []string{"source 1", "query"}},
 		{"not a mapping", "job.yaml", "- a.csv\n", []string{"job file"}},
 	}
 	for _, tt := range tests {

@@ -2,48 +2,50 @@ package spark
 
 import (
 	"errors"
-
 	"fmt"
-	"github.com/apache/spark-connect-go/spark/sql"
-	"google.golang.org/protobuf/proto"
-
-	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/apache/spark-connect-go/spark/sql"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
 // SourceSpec describes one input: files (one or more paths, directories or
 // globs), a table, a SQL query or a spark-connect-go DataFrame. Exactly one
 // of Paths, Table, Query and DataFrame is set.
+//
+// Its yaml keys are an entry of the sources section of the CLI's job file.
 type SourceSpec struct {
 	// Name identifies the source in plans, errors and the provenance column.
 	// Empty means the path or table name.
-	Name string
+	Name string `yaml:"name"`
 	// Paths are read together as one relation (Spark's multi-path load).
-	Paths []string
+	Paths []string `yaml:"paths"`
 	// Table is a catalog table or view, e.g. "db.events".
-	Table string
+	Table string `yaml:"table"`
 	// Query is a SQL query whose result is the source, e.g. a filtered
 	// table or a join ("SELECT * FROM events WHERE day = '2024-01-01'").
-	Query string
+	Query string `yaml:"query"`
 	// DataFrame is a spark-connect-go DataFrame whose result is the
 	// source, with its exact schema. Its plan is sent as it is: temporary
 	// views it reads must live in the client's session (share one with
 	// [ConnectOptions.SessionID] and [SessionIDOf]). Give it a Name (the
 	// default is "dataframe N", N its position among the sources).
-	DataFrame sql.DataFrame
+	DataFrame sql.DataFrame `yaml:"-"`
 	// Format is the data source name (csv, json, parquet, orc, text, avro,
 	// delta, ...). Empty means inferred from the file extension.
-	Format string
+	Format string `yaml:"format"`
 	// Options are reader options for this source; they override the job's
 	// global reader options key by key.
-	Options map[string]string
+	Options map[string]string `yaml:"options"`
 	// Schema is an optional user schema in DDL, e.g. "id bigint, name string".
-	Schema string
+	Schema string `yaml:"schema"`
 }
 
 // DisplayName is the name a user sees for the source.
