@@ -36,6 +36,21 @@ func clusterFiles(t *testing.T, files map[string][]byte) string {
 	return remote
 }
 
+// objectStoreFiles uploads files under a fresh prefix of the harness's S3
+// object store and returns its s3a:// URI. Objects carry their upload
+// time, so it waits until they are older than the two seconds within
+// which a file is never read by position (see spark's settled), as files
+// at rest are.
+func objectStoreFiles(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	put, uri := sparktest.ObjectStoreDir(t)
+	for name, content := range files {
+		put(name, content)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	return uri
+}
+
 // localFiles writes files into a fresh directory both the client and
 // Spark see at the same path.
 func localFiles(t *testing.T, files map[string][]byte) string {
@@ -79,19 +94,30 @@ func textFiles(files map[string]string) map[string][]byte {
 // file:// URI, with --verify passing honestly.
 func TestClusterHeaderShift(t *testing.T) {
 	c := newClient(t)
-	dir := clusterFiles(t, textFiles(map[string]string{
+	files := textFiles(map[string]string{
 		"h4/x.csv": "a,b,c\n1,2,3\n",
 		"h4/y.csv": "c,a,b\n30,10,20\n",
-	}))
+	})
+	dir := clusterFiles(t, files)
+	bucket := objectStoreFiles(t, files)
 	want := [][]any{row("1", "2", "3"), row("10", "20", "30")}
-	for _, src := range []string{dir + "/h4/*.csv", dir + "/h4", "file://" + dir + "/h4/"} {
+	for _, src := range []string{
+		dir + "/h4/*.csv", dir + "/h4", "file://" + dir + "/h4/",
+		bucket + "/h4/*.csv", bucket + "/h4", bucket + "/h4/",
+	} {
 		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
-			t.Run(strategy.String()+" "+strings.TrimPrefix(src, dir), func(t *testing.T) {
+			t.Run(strategy.String()+" "+src, func(t *testing.T) {
+				// Written where the sources are: the mount, or the bucket
+				// through S3A's committer.
+				root := dir
+				if strings.HasPrefix(src, "s3a:") {
+					root = bucket
+				}
 				res, out := merge(t, c, spark.Job{
 					Sources:  pathSources(src),
 					Strategy: strategy,
 					Verify:   true,
-					Target:   spark.Target{Path: dir + "/out-" + fmt.Sprint(len(src)) + strategy.String(), Mode: "overwrite"},
+					Target:   spark.Target{Path: root + "/out-" + fmt.Sprint(len(src)) + strategy.String(), Mode: "overwrite"},
 				})
 				if res.RowsWritten != 2 {
 					t.Errorf("rows written = %d, want 2", res.RowsWritten)
@@ -104,10 +130,12 @@ func TestClusterHeaderShift(t *testing.T) {
 		}
 	}
 	// multipath refuses the drifting headers, as it does for local files.
-	_, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(dir + "/h4/*.csv"), Strategy: spark.StrategyMultipath})
-	var drift *spark.HeaderDriftError
-	if !errorsAs(err, &drift) {
-		t.Fatalf("multipath over drifting headers only Spark sees: err = %v, want *spark.HeaderDriftError", err)
+	for _, src := range []string{dir + "/h4/*.csv", bucket + "/h4/*.csv"} {
+		_, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(src), Strategy: spark.StrategyMultipath})
+		var drift *spark.HeaderDriftError
+		if !errorsAs(err, &drift) {
+			t.Fatalf("multipath over drifting headers only Spark sees (%s): err = %v, want *spark.HeaderDriftError", src, err)
+		}
 	}
 }
 
@@ -302,7 +330,7 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 	for _, tc := range clusterCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			local := localFiles(t, tc.files)
-			remote := clusterFiles(t, tc.files)
+			remotes := []string{clusterFiles(t, tc.files), objectStoreFiles(t, tc.files)}
 			_, outputs := sparktest.ClusterDir(t)
 			sources := func(root string) []spark.SourceSpec {
 				var paths []string
@@ -318,39 +346,44 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 			// The reference: each file read alone by Spark, unioned.
 			_, want := merge(t, c, spark.Job{Sources: sources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, Verify: true})
 			for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
-				t.Run(strategy.String(), func(t *testing.T) {
-					localRes, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
-					sameOutput(t, c, want, fromLocal, tc.orderBy, skipSource)
-
-					res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,
-						Target: spark.Target{Path: outputs + "/" + strategy.String()}})
-					sameOutput(t, c, want, fromRemote, tc.orderBy, skipSource)
-					if res.RowsWritten == 0 {
-						t.Fatal("wrote no rows")
-					}
-					// The client types the remote CSV and JSON files as it
-					// types local ones, from contents fetched in one Spark
-					// job (these corpora are small), and the layout of the
-					// scans is the same.
-					if got, want := inferredLocally(res.Planned), inferredLocally(localRes.Planned); got != want {
-						t.Errorf("%d remote files typed by the client, %d local ones", got, want)
-					}
-					if tc.remoteTyped > 0 && res.Planned.RemoteTyped != tc.remoteTyped {
-						t.Errorf("%d remote files typed by the client, want %d", res.Planned.RemoteTyped, tc.remoteTyped)
-					}
-					if res.Planned.RemoteFetchJobs > 1 {
-						t.Errorf("%d Spark jobs fetched the remote files' contents, want at most 1", res.Planned.RemoteFetchJobs)
-					}
-					if res.Scans != localRes.Scans {
-						t.Errorf("%d scans of the remote files, %d of the local ones", res.Scans, localRes.Scans)
-					}
-					// Provenance names each file where Spark sees it.
-					_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", remote, fromRemote))
-					_, wantRows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", local, want))
-					diff(t, "provenance, relative to the root", wantRows, rows)
-				})
+				localRes, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
+				sameOutput(t, c, want, fromLocal, tc.orderBy, skipSource)
+				for i, remote := range remotes {
+					t.Run(strategy.String()+" "+strings.SplitN(remote, ":", 2)[0], func(t *testing.T) {
+						res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,
+							Target: spark.Target{Path: fmt.Sprintf("%s/%s-%d", outputs, strategy, i)}})
+						sameOutput(t, c, want, fromRemote, tc.orderBy, skipSource)
+						if res.RowsWritten == 0 {
+							t.Fatal("wrote no rows")
+						}
+						samePlanShape(t, tc, localRes, res)
+						// Provenance names each file where Spark sees it.
+						_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", remote, fromRemote))
+						_, wantRows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", local, want))
+						diff(t, "provenance, relative to the root", wantRows, rows)
+					})
+				}
 			}
 		})
+	}
+}
+
+// samePlanShape checks that the client types the remote CSV and JSON files
+// as it types local ones, from contents fetched in one Spark job (these
+// corpora are small), and lays out the same scans.
+func samePlanShape(t *testing.T, tc clusterCase, localRes, res *spark.Result) {
+	t.Helper()
+	if got, want := inferredLocally(res.Planned), inferredLocally(localRes.Planned); got != want {
+		t.Errorf("%d remote files typed by the client, %d local ones", got, want)
+	}
+	if tc.remoteTyped > 0 && res.Planned.RemoteTyped != tc.remoteTyped {
+		t.Errorf("%d remote files typed by the client, want %d", res.Planned.RemoteTyped, tc.remoteTyped)
+	}
+	if res.Planned.RemoteFetchJobs > 1 {
+		t.Errorf("%d Spark jobs fetched the remote files' contents, want at most 1", res.Planned.RemoteFetchJobs)
+	}
+	if res.Scans != localRes.Scans {
+		t.Errorf("%d scans of the remote files, %d of the local ones", res.Scans, localRes.Scans)
 	}
 }
 
@@ -456,5 +489,33 @@ func TestStrayFilesInADirectoryAreSkipped(t *testing.T) {
 			t.Errorf("%s: skipped %v; plan:\n%s", dir, res.Skipped, res.Planned)
 		}
 		diff(t, dir+" rows", [][]any{row("1", "a"), row("2", "b")}, parquetRows(t, out, []string{"id", "v"}, "id"))
+	}
+}
+
+// Files in an object store join positional scans as local files do, with
+// the same check: an object rewritten between planning and the merge (same
+// size, columns swapped; only its modification time tells) fails the merge
+// naming it, instead of shifting its values.
+func TestObjectStoreFileChangedAfterPlanning(t *testing.T) {
+	c := newClient(t)
+	put, bucket := sparktest.ObjectStoreDir(t)
+	put("a.csv", []byte("id,qty,note\n1,7,hi\n"))
+	put("b.csv", []byte("qty,id,note\n8,2,yo\n"))
+	time.Sleep(2500 * time.Millisecond) // settled: see objectStoreFiles
+	_, outputs := sparktest.ClusterDir(t)
+	job := spark.Job{Sources: pathSources(bucket + "/*.csv"), Strategy: spark.StrategyUnion, Target: spark.Target{Path: outputs + "/out"}}
+	planned, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(planned.Reads) != 2 || !strings.Contains(planned.String(), "positional scan") {
+		t.Fatalf("want the two objects in one positional scan; plan:\n%s", planned)
+	}
+	time.Sleep(1100 * time.Millisecond) // S3 keeps modification times in seconds
+	changed := bucket + "/b.csv"
+	put("b.csv", []byte("id,qty,note\n2,8,yo\n"))
+	_, err = c.MergePlanned(context.Background(), job, planned)
+	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
+		t.Fatalf("merge after the object changed: %v, want an error naming %s", err, changed)
 	}
 }

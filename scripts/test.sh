@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test.sh: every check and test, with set-up included (idempotent):
 #   gofmt, go vet, unit tests (hermetic), a short run of every fuzz target,
-#   then the Docker engine, Spark, the local image, and the integration tests
-#   against Spark in a container.
+#   then the Docker engine, Spark, the local image, an S3 object store (moto
+#   from PyPI, Hadoop's S3A jars from Maven Central) and the integration
+#   tests against Spark in a container.
 # Prints one timing line per step and a summary.
 #
 # Environment: SPARKMERGE_SPARK_IMAGE (default sparkmerge/spark-connect:4.0.1;
@@ -53,6 +54,13 @@ image() {
 		docker pull -q "$SPARKMERGE_SPARK_IMAGE"
 	fi
 }
+# fetch_s3 provides the S3 object store of the integration tests (moto and
+# Hadoop's S3A jars, scripts/fetch-s3.sh) and names it in the environment.
+fetch_s3() {
+	local vars
+	vars=$("$SPARKMERGE_REPO/scripts/fetch-s3.sh") || return 1
+	eval "$(printf '%s\n' "$vars" | sed 's/^/export /')"
+}
 integration() {
 	# -p 1: one Spark at a time on a small machine.
 	TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" \
@@ -68,5 +76,6 @@ if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 	run_step fetch-spark "$SPARKMERGE_REPO/scripts/fetch-spark.sh"
 fi
 run_step image image
+run_step fetch-s3 fetch_s3
 run_step integration integration
 log "all tests passed"

@@ -79,7 +79,7 @@ func (c *Client) batchScan(reads []*Read, b scanBatch) connect.Frame {
 		paths[m] = literalPath(f.Paths[0])
 	}
 	row := []string{
-		// A batch's files are plain paths (batchableFile).
+		// A batch's files are named as rows' files are (namesRowFile).
 		rowFileOf("_metadata.file_path", false) + " AS " + rowPathColumn,
 		"_metadata.file_size AS " + rowSizeColumn,
 		"unix_millis(_metadata.file_modification_time) AS " + rowMTimeColumn,

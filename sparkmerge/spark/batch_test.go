@@ -142,6 +142,36 @@ func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	}
 }
 
+// A file is batched only when a row's file, as rowFileOf gives it from
+// Spark's _metadata.file_path, can equal its path as written: a clean
+// absolute path, or an object store URI such as Spark lists.
+func TestNamesRowFile(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/data/a.csv":                   true,
+		"/data/a b%20c.csv":             true,
+		"s3a://bucket/dir/a.csv":        true,
+		"gs://bucket/a b.csv":           true,
+		"abfss://c@acct.dfs.core/x.csv": true,
+		"hdfs://nn:8020/x/a.csv":        true,
+		"rel/a.csv":                     false,
+		"/data/../a.csv":                false,
+		"/data//a.csv":                  false,
+		"file:/data/a.csv":              false, // the row's file has no scheme
+		"file:///data/a.csv":            false,
+		"dbfs:/Volumes/a.csv":           false, // the row's dbfs: is stripped
+		"s3a://bucket":                  false,
+		"s3a://bucket/":                 false,
+		"s3a:///a.csv":                  false,
+		"s3a://bucket/dir//a.csv":       false,
+		"s3a://bucket/dir/../a.csv":     false,
+		"s3a://bucket/dir/":             false,
+	} {
+		if got := namesRowFile(p); got != want {
+			t.Errorf("namesRowFile(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 func TestCastKindFor(t *testing.T) {
 	s := sparkmerge.Simple
 	cases := []struct {

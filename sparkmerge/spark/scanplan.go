@@ -1,6 +1,7 @@
 package spark
 
 import (
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -235,14 +236,29 @@ func batchable(r *Read, many bool) bool {
 }
 
 // batchableFile says whether a single-file read's file can be told apart
-// in a positional scan: a clean absolute local path (the row's file must
-// compare equal to the path as written), stamped, and up to limit bytes.
+// in a positional scan: stamped, up to limit bytes, and named so that the
+// row's file (rowFileOf) compares equal to the path as written.
 func batchableFile(f *Read, limit int64) bool {
 	if !f.InferredLocally || len(f.Paths) != 1 || f.stamp == (fileStamp{}) || f.stamp.size > limit {
 		return false
 	}
-	path := f.Paths[0]
-	return isLocalPath(path) && !strings.HasPrefix(path, "file:") && filepath.IsAbs(path) && filepath.Clean(path) == path
+	return namesRowFile(f.Paths[0])
+}
+
+// namesRowFile says whether p is written as rowFileOf gives a row's file:
+// a clean absolute local path, or a URI with an authority and a clean path
+// (s3a://bucket/dir/file.csv, as Spark lists object store files), whose
+// scheme Spark reports as written.
+func namesRowFile(p string) bool {
+	if isLocalPath(p) {
+		return !strings.HasPrefix(p, "file:") && filepath.IsAbs(p) && filepath.Clean(p) == p
+	}
+	scheme, rest, ok := strings.Cut(p, "://")
+	if !ok || scheme == "" || namesDBFS(p) {
+		return false
+	}
+	authority, key, ok := strings.Cut(rest, "/")
+	return ok && authority != "" && key != "" && path.Clean("/"+key) == "/"+key
 }
 
 // fieldIndex finds a column of schema by exact name; -1 if absent.

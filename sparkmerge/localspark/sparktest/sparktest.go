@@ -79,15 +79,34 @@ func Main(m *testing.M, mounts ...string) int {
 		fmt.Fprintf(os.Stderr, "sparktest: %s exists on this machine, so files there would not be hidden from the client: remove it\n", ClusterMount)
 		return 1
 	}
+	// The server ends a reattachable stream after this long and the client
+	// must pick it up again (2 minutes by default, less behind some
+	// proxies): short here, so every call of the suite that outlasts it
+	// goes through a reattach.
+	conf := map[string]string{"spark.connect.execute.reattachable.senderMaxStreamDuration": "5s"}
+	store, noStore, err = startObjectStore(ctx)
+	switch {
+	case err != nil && os.Getenv("CI") == "true":
+		fmt.Fprintf(os.Stderr, "sparktest: the S3 object store could not start and CI=true, failing: %v\n", err)
+		return 1
+	case err != nil:
+		noStore = fmt.Sprintf("no object store: %v", err)
+	case store != nil:
+		defer store.stop()
+		mounts = append(mounts, store.jars)
+		for k, v := range store.conf() {
+			conf[k] = v
+		}
+		fmt.Fprintf(os.Stderr, "sparktest: S3 object store (moto) at %s, bucket %s\n", store.endpoint, bucket)
+	}
+	if noStore != "" {
+		fmt.Fprintln(os.Stderr, "sparktest:", noStore)
+	}
 	server, err := localspark.Start(ctx, localspark.Options{
 		Image:   image,
 		Mounts:  mounts,
 		Volumes: map[string]string{clusterRoot: ClusterMount},
-		// The server ends a reattachable stream after this long and the
-		// client must pick it up again (2 minutes by default, less behind
-		// some proxies): short here, so every call of the suite that
-		// outlasts it goes through a reattach.
-		Conf: map[string]string{"spark.connect.execute.reattachable.senderMaxStreamDuration": "5s"},
+		Conf:    conf,
 	})
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -107,6 +126,9 @@ func Main(m *testing.M, mounts ...string) int {
 	go func() {
 		if _, ok := <-signals; ok {
 			server.Stop(context.Background())
+			if store != nil {
+				store.stop()
+			}
 			os.Exit(130)
 		}
 	}()
