@@ -260,13 +260,15 @@ func TestDifferentialReadPaths(t *testing.T) {
 		name           string
 		strategy       spark.Strategy
 		sparkInference bool
-		cluster        bool
+		cluster        bool // files only Spark sees, in a mounted directory
+		objectStore    bool // files only Spark sees, in an S3 bucket
 	}
 	paths := []path{
-		{"auto", spark.StrategyAuto, false, false},
-		{"union", spark.StrategyUnion, false, false},
-		{"auto --spark-inference", spark.StrategyAuto, true, false},
-		{"auto, cluster files", spark.StrategyAuto, false, true},
+		{"auto", spark.StrategyAuto, false, false, false},
+		{"union", spark.StrategyUnion, false, false, false},
+		{"auto --spark-inference", spark.StrategyAuto, true, false, false},
+		{"auto, cluster files", spark.StrategyAuto, false, true, false},
+		{"union, object store files", spark.StrategyUnion, false, false, true},
 	}
 	var total, refused int
 	defer func() {
@@ -294,6 +296,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 				}
 				local := localFiles(t, files)
 				remote := clusterFiles(t, files)
+				bucket := objectStoreFiles(t, files)
 				policy := sparkmerge.Options{SourceColumn: "_source"}
 				skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
 				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, ReaderOptions: shape.readerOptions(),
@@ -308,8 +311,11 @@ func TestDifferentialReadPaths(t *testing.T) {
 				for _, p := range paths {
 					t.Run(p.name, func(t *testing.T) {
 						root := local
-						if p.cluster {
+						switch {
+						case p.cluster:
 							root = remote
+						case p.objectStore:
+							root = bucket
 						}
 						job := spark.Job{Sources: pathSources(root), Strategy: p.strategy, SparkInference: p.sparkInference, Policy: policy, Verify: true, ReaderOptions: shape.readerOptions(),
 							Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
