@@ -26,19 +26,31 @@ import (
 var errNotPlainLocal = errors.New("not a plain local file of its format")
 
 // localCSVFile infers the schema of the plain local .csv or .tsv file at
-// path (a path or file: URI as the read names it) by rules.
-func localCSVFile(rules infer.Rules, path string, options map[string]string) (infer.CSVFile, error) {
-	if !isLocalFile(path) || !isPlainCSV(path) {
+// path (a path or file: URI as the read names it) by rules; or, when
+// fetched is not nil, of the remote file at path whose contents those are.
+func localCSVFile(rules infer.Rules, path string, fetched []byte, options map[string]string) (infer.CSVFile, error) {
+	switch {
+	case !isPlainCSV(path):
+		return infer.CSVFile{}, errNotPlainLocal
+	case fetched != nil:
+		return rules.CSV(fetched, options)
+	case !isLocalFile(path):
 		return infer.CSVFile{}, errNotPlainLocal
 	}
 	return rules.CSVFile(localPath(path), options)
 }
 
 // localJSONFile infers the raw schema of the plain local .json or .jsonl
-// file at path by rules.
-func localJSONFile(rules infer.Rules, path string, options map[string]string) (infer.JSONFile, error) {
+// file at path by rules; or, when fetched is not nil, of the remote file at
+// path whose contents those are.
+func localJSONFile(rules infer.Rules, path string, fetched []byte, options map[string]string) (infer.JSONFile, error) {
 	lower := strings.ToLower(path)
-	if !isLocalFile(path) || !strings.HasSuffix(lower, ".json") && !strings.HasSuffix(lower, ".jsonl") {
+	switch {
+	case !strings.HasSuffix(lower, ".json") && !strings.HasSuffix(lower, ".jsonl"):
+		return infer.JSONFile{}, errNotPlainLocal
+	case fetched != nil:
+		return rules.JSONLines(fetched, options)
+	case !isLocalFile(path):
 		return infer.JSONFile{}, errNotPlainLocal
 	}
 	return rules.JSONFile(localPath(path), options)

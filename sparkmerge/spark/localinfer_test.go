@@ -58,7 +58,7 @@ func TestLocalCSVFileOptionsAndFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := localCSVFile(infer.Spark40, tt.path, tt.options)
+			_, err := localCSVFile(infer.Spark40, tt.path, nil, tt.options)
 			if ok := err == nil; ok != tt.ok {
 				t.Errorf("inferred locally = %v (%v), want %v", ok, err, tt.ok)
 			}

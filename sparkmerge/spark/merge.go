@@ -99,6 +99,10 @@ func inferLocallyWithin(reads []*Read, rules infer.Rules, pq *infer.ParquetConf,
 	}
 	var claimed int64
 	for i, r := range reads {
+		if r.copy != nil && r.copy.typed {
+			inferred[i] = r.InferredLocally // as it was fetched
+			continue
+		}
 		if len(r.Paths) == 1 && r.Format == "parquet" && pq != nil {
 			next <- i
 			continue
@@ -136,8 +140,12 @@ func inferLocal(r *Read, rules infer.Rules, pq *infer.ParquetConf) bool {
 	// The file as the client read it: a positional scan (batch.go) checks
 	// that the server reads the same.
 	src := r.Paths[0]
+	var fetched []byte // a remote CSV or JSON file's contents
 	if r.copy != nil {
-		src = r.copy.path
+		fetched = r.copy.content
+		if fetched == nil {
+			src = r.copy.path
+		}
 	}
 	before, stamped := stampOf(src)
 	err := errNotPlainLocal // a format the client does not infer
@@ -145,14 +153,14 @@ func inferLocal(r *Read, rules infer.Rules, pq *infer.ParquetConf) bool {
 	case "csv":
 		var f infer.CSVFile
 		// ShortNumbers holds for a file read even when Spark must type it.
-		f, err = localCSVFile(rules, src, r.Options)
+		f, err = localCSVFile(rules, src, fetched, r.Options)
 		r.Schema, r.shortNumbers = f.Schema, f.ShortNumbers
 		if err == nil {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
 	case "json":
 		var f infer.JSONFile
-		if f, err = localJSONFile(rules, src, r.Options); err == nil {
+		if f, err = localJSONFile(rules, src, fetched, r.Options); err == nil {
 			r.raw, r.reprinted, r.shortNumbers = f.Raw, f.Reprinted, f.ShortNumbers
 			r.Schema, err = rules.JSONSchema(r.raw)
 		}

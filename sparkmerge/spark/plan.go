@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // Plan reads every source's schema (no rows, except what schema inference
@@ -199,7 +200,8 @@ func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discover
 		return discovered{}, nil, err
 	}
 	defer os.RemoveAll(dir)
-	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir); err != nil {
+	rules, _ := infer.RulesFor(c.SparkVersion()) // clientRulesMatch held
+	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules); err != nil {
 		return discovered{}, nil, err
 	}
 	pq := c.parquetConfFor(ctx, in.reads)

@@ -61,6 +61,9 @@ func (r Rules) JSONLines(data []byte, options map[string]string) (JSONFile, erro
 	if err := r.jsonOptions(options); err != nil {
 		return JSONFile{}, err
 	}
+	if err := checkText(data); err != nil {
+		return JSONFile{}, err
+	}
 	return jsonFile(data)
 }
 
