@@ -29,15 +29,9 @@ var errNotPlainLocal = errors.New("not a plain local file of its format")
 // path (a path or file: URI as the read names it) by rules; or, when
 // fetched is not nil, of the remote file at path whose contents those are.
 func localCSVFile(rules infer.Rules, path string, fetched []byte, options map[string]string) (infer.CSVFile, error) {
-	switch {
-	case !isPlainCSV(path):
-		return infer.CSVFile{}, errNotPlainLocal
-	case fetched != nil:
-		return rules.CSV(fetched, options)
-	case !isLocalFile(path):
-		return infer.CSVFile{}, errNotPlainLocal
-	}
-	return rules.CSVFile(localPath(path), options)
+	return inferFile(path, fetched, isPlainCSV(path),
+		func(data []byte) (infer.CSVFile, error) { return rules.CSV(data, options) },
+		func(local string) (infer.CSVFile, error) { return rules.CSVFile(local, options) })
 }
 
 // localJSONFile infers the raw schema of the plain local .json or .jsonl
@@ -45,15 +39,26 @@ func localCSVFile(rules infer.Rules, path string, fetched []byte, options map[st
 // path whose contents those are.
 func localJSONFile(rules infer.Rules, path string, fetched []byte, options map[string]string) (infer.JSONFile, error) {
 	lower := strings.ToLower(path)
+	plain := strings.HasSuffix(lower, ".json") || strings.HasSuffix(lower, ".jsonl")
+	return inferFile(path, fetched, plain,
+		func(data []byte) (infer.JSONFile, error) { return rules.JSONLines(data, options) },
+		func(local string) (infer.JSONFile, error) { return rules.JSONFile(local, options) })
+}
+
+// inferFile infers what a file of its format's plain extension (plain)
+// holds: from fetched, a remote file's contents, when not nil, else from
+// the local file at path.
+func inferFile[T any](path string, fetched []byte, plain bool, fromContents func([]byte) (T, error), fromFile func(string) (T, error)) (T, error) {
+	var none T
 	switch {
-	case !strings.HasSuffix(lower, ".json") && !strings.HasSuffix(lower, ".jsonl"):
-		return infer.JSONFile{}, errNotPlainLocal
+	case !plain:
+		return none, errNotPlainLocal
 	case fetched != nil:
-		return rules.JSONLines(fetched, options)
+		return fromContents(fetched)
 	case !isLocalFile(path):
-		return infer.JSONFile{}, errNotPlainLocal
+		return none, errNotPlainLocal
 	}
-	return rules.JSONFile(localPath(path), options)
+	return fromFile(localPath(path))
 }
 
 // localParquetFile types the plain local .parquet file at path from its

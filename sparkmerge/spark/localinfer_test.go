@@ -66,6 +66,44 @@ func TestLocalCSVFileOptionsAndFiles(t *testing.T) {
 	}
 }
 
+// A remote file's fetched contents are typed like the local file of the
+// same name and bytes, and refused where its name or bytes would be.
+func TestFetchedFileTypedLikeLocal(t *testing.T) {
+	dir := t.TempDir()
+	content := []byte("id,note\n1,x\n2.5,y\n")
+	local := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(local, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defaults := defaultReaderOptions("csv")
+	want, err := localCSVFile(infer.Spark40, local, nil, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := localCSVFile(infer.Spark40, "s3a://bucket/a.csv", content, defaults)
+	if err != nil || got.Schema.String() != want.Schema.String() {
+		t.Errorf("fetched: %v (%v), local: %v", got.Schema, err, want.Schema)
+	}
+	for name, tc := range map[string]struct {
+		path    string
+		content []byte
+	}{
+		"compressed name": {"s3a://bucket/a.csv.gz", content},
+		"not UTF-8":       {"s3a://bucket/a.csv", []byte("id\n\xff\n")},
+	} {
+		if _, err := localCSVFile(infer.Spark40, tc.path, tc.content, defaults); err == nil {
+			t.Errorf("%s: typed, want refused", name)
+		}
+	}
+	json, err := localJSONFile(infer.Spark40, "s3a://bucket/a.json", []byte("{\"id\":1}\n"), nil)
+	if err != nil || json.Raw.String() == "" {
+		t.Errorf("fetched JSON: %v (%v)", json.Raw, err)
+	}
+	if _, err := localJSONFile(infer.Spark40, "s3a://bucket/a.json", []byte("{\"id\":\"\xff\"}\n"), nil); err == nil {
+		t.Error("fetched JSON that is not UTF-8 typed, want refused (Spark reads such bytes as U+FFFD)")
+	}
+}
+
 func TestInferLocallySplitsReads(t *testing.T) {
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.csv")
