@@ -51,7 +51,9 @@ func localJSONFile(rules infer.Rules, path string, fetched []byte, options map[s
 func inferFile[T any](path string, fetched []byte, plain bool, fromContents func([]byte) (T, error), fromFile func(string) (T, error)) (T, error) {
 	var none T
 	switch {
-	case !plain:
+	case !plain || IsGlob(path):
+		// A name with glob characters is Spark's to type, fetched or
+		// local (isLocalFile), so that both plan alike.
 		return none, errNotPlainLocal
 	case fetched != nil:
 		return fromContents(fetched)

@@ -89,6 +89,7 @@ func TestFetchedFileTypedLikeLocal(t *testing.T) {
 		content []byte
 	}{
 		"compressed name": {"s3a://bucket/a.csv.gz", content},
+		"glob characters": {"s3a://bucket/a[1].csv", content}, // as a local file of that name
 		"not UTF-8":       {"s3a://bucket/a.csv", []byte("id\n\xff\n")},
 	} {
 		if _, err := localCSVFile(infer.Spark40, tc.path, tc.content, defaults); err == nil {
