@@ -191,6 +191,11 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			cp := &remoteCopy{stamp: stamp, settled: file.nowMillis-file.mtimeMillis > 2000}
 			if r.Format != "parquet" {
 				cp.content = file.content
+				if cp.content == nil {
+					// An empty file: no bytes, not none (which would leave
+					// it to Spark, where a local empty file is typed here).
+					cp.content = []byte{}
+				}
 				r.copy = cp
 				typing.Go(func() error {
 					inferLocal(r, rules, nil)
