@@ -288,7 +288,7 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	files := map[string]string{
 		"a.json": `{"id":1,"v":7}` + "\n",
 		"b.json": `{"id":2,"v":25,"w":"x"}` + "\n",
-		"c.json": `{"ID":3,"v":1}` + "\n", // another spelling: its own read
+		"c.json": `{"ID":3,"v":1,"w":1.5}` + "\n", // another spelling: its own read
 	}
 	p := jsonGroupPlan(t, files, "a.json", "b.json", "c.json")
 	if len(p.Reads) != 2 || !p.Reads[0].multiFile() {
@@ -309,14 +309,20 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	l := b.layout
 	target := p.Plan.Target.Names()
 	col := func(name string) int { return slices.Index(target, name) }
-	// v is a bigint in every file of the group.
-	v := col("v")
-	if v < 0 || l.positions[0][v] != 2 || len(l.casts[v]) != 1 || l.casts[v][0].kind != castDirect || l.casts[v][0].to.Kind != sparkmerge.KindLong {
-		t.Errorf("v: position %d, casts %+v", l.positions[0][v], l.casts[v])
+	// v is a bigint in every file: from_json parses it as one. Each read
+	// has one spelling of id, so the first of id and ID is the row's.
+	if got := fmt.Sprint(l.typed[col("v")], l.typed[col("id")]); got != "[1] [0 3]" {
+		t.Errorf("typed keys of v and id: %s, want [1] [0 3]", got)
 	}
-	// a lacks w: position 3 holds null for its rows, as in the group's read.
-	if w := col("w"); l.positions[0][w] != 3 || l.codes[0][w] == 0 {
-		t.Errorf("w of a: position %d, code %d; want the key's position", l.positions[0][w], l.codes[0][w])
+	// w is text in the group and a double in c, whose text from_json
+	// would print anew: routed by position, the only key in the array.
+	w := col("w")
+	if l.typed[w] != nil || fmt.Sprint(l.routed) != "[2]" {
+		t.Fatalf("w typed by %v; routed keys %v, want [2]", l.typed[w], l.routed)
+	}
+	// a lacks w: its position holds null for its rows, as in the group's read.
+	if l.positions[0][w] != 1 || l.codes[0][w] == 0 || l.positions[2][w] != 1 || l.casts[w][l.codes[2][w]-1].kind != castThrough {
+		t.Errorf("w of a: position %d, code %d; of c: position %d, casts %+v", l.positions[0][w], l.codes[0][w], l.positions[2][w], l.casts[w])
 	}
 	if !l.provenance[col("_source")] {
 		t.Errorf("_source is not the provenance column")
@@ -324,6 +330,40 @@ func TestJSONGroupMembersBatch(t *testing.T) {
 	want := []string{p.Reads[0].Paths[0], p.Reads[0].Paths[1], p.Reads[1].Name}
 	if fmt.Sprint(b.sources) != fmt.Sprint(want) {
 		t.Errorf("provenance %v, want %v", b.sources, want)
+	}
+}
+
+// from_json parses a key straight into the target's type only where that
+// gives each value what the file's read and the planner's cast give it.
+func TestJSONTypedKeys(t *testing.T) {
+	files := map[string]string{
+		// big: a bigint past 2^53 into double, a cast the merge checks.
+		"a.json": `{"big":9007199254740993,"n":-0,"d":1.5,"s":"x"}` + "\n",
+		"b.json": `{"big":1.5,"n":"t","d":"u","s":"y"}` + "\n",
+	}
+	p := batchPlan(t, files, "a.json", "b.json")
+	batches, rest := scansOf(p)
+	if len(batches) != 1 || len(rest) != 0 {
+		t.Fatalf("batches %v, rest %v", batches, rest)
+	}
+	b := batches[0]
+	target := p.Plan.Target.Names()
+	typed := func(name string) bool { return b.layout.typed[slices.Index(target, name)] != nil }
+	for name, want := range map[string]bool{
+		"big": false, // checked: routed, so that the check sees the file's value
+		"n":   true,  // bigint into string: from_json prints -0 as 0, as the cast does
+		"d":   false, // double into string: from_json would print the double anew
+		"s":   true,  // string in both
+	} {
+		if typed(name) != want {
+			t.Errorf("%s typed: %v, want %v", name, typed(name), want)
+		}
+	}
+	if got := len(b.layout.routed); got != 2 {
+		t.Errorf("%d keys routed, want big and d", got)
+	}
+	if types := b.keyTypes(); strings.Join(types, ",") != "STRING,STRING,string,string" {
+		t.Errorf("from_json types %v (keys %v)", types, b.keys)
 	}
 }
 

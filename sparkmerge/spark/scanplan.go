@@ -66,6 +66,15 @@ type batchLayout struct {
 	positions, codes [][]int32     // [file][target column]
 	casts            [][]valueCast // [target column][cast]
 	provenance       []bool        // [target column]
+	// typed are, per target column of a JSON batch, the keys (indexes
+	// into the batch's keys) that from_json parses straight into the
+	// target's type (see typedKeys); nil: the column is routed by
+	// position and cast.
+	typed [][]int
+	// routed are a JSON batch's keys whose text the scan's array holds,
+	// in order: the positions of routed columns index them. Typed keys
+	// are not in it.
+	routed []int
 }
 
 // planScans partitions reads into positional batches and the reads that
@@ -416,5 +425,111 @@ func (b scanBatch) lay(reads []*Read, plan *sparkmerge.Plan) batchLayout {
 			}
 		}
 	}
+	if b.format == "json" {
+		l.typed = b.typedKeys(reads, l)
+		l.routeUntyped(len(b.keys))
+	}
 	return l
+}
+
+// routeUntyped lays the untyped keys of a JSON batch of n keys out in the
+// scan's array (routed), and points the routed columns' positions at
+// them: an array of every key's text would be built for every row.
+func (l *batchLayout) routeUntyped(n int) {
+	isTyped := make([]bool, n)
+	for _, keys := range l.typed {
+		for _, j := range keys {
+			isTyped[j] = true
+		}
+	}
+	index := make([]int32, n) // key -> 1-based position in routed
+	for j := range n {
+		if !isTyped[j] {
+			l.routed = append(l.routed, j)
+			index[j] = int32(len(l.routed))
+		}
+	}
+	for m := range l.positions {
+		for k, pos := range l.positions[m] {
+			switch {
+			case l.typed[k] != nil:
+				l.positions[m][k] = 1 // never read
+			case l.codes[m][k] != 0:
+				l.positions[m][k] = index[pos-1]
+			}
+		}
+	}
+}
+
+// typedKeys are, per target column of a JSON batch, the keys from_json
+// may parse straight into the target's type, so that the column needs no
+// routing and no cast: Spark's JSON parser then makes of each value
+// exactly what the file's own read makes of it, cast to the target. That
+// holds where
+//
+//   - every file's type for the column is the target's, or bigint into
+//     double or string (the parser converts the long it parsed, or
+//     prints it, as the cast would: -0 as 0), with no checked cast;
+//   - no read's schema has more than one of the column's keys (its
+//     spellings), and a read that gives the column no value has none of
+//     them: a read's records hold only keys of its schema, so the first
+//     non-null of the keys is the row's own file's value;
+//   - no other column takes any of the keys.
+//
+// Other columns (nil) take the key's text by position and cast it.
+func (b scanBatch) typedKeys(reads []*Read, l batchLayout) [][]int {
+	typed := make([][]int, len(l.casts))
+	users := make([]int, len(b.keys)) // how many target columns take each key
+	holds := map[int][]bool{}         // per read: which keys its schema has
+	for _, i := range b.reads {
+		if holds[i] == nil {
+			holds[i] = make([]bool, len(b.keys))
+			for _, f := range reads[i].Schema.Fields {
+				if j := slices.Index(b.keys, f.Name); j >= 0 {
+					holds[i][j] = true
+				}
+			}
+		}
+	}
+	for k := range l.casts {
+		if l.provenance[k] || len(l.casts[k]) == 0 {
+			continue
+		}
+		direct := true
+		for _, c := range l.casts[k] {
+			long := c.from.Kind == sparkmerge.KindLong
+			same := c.from.Equal(c.to) || long && (c.to.Kind == sparkmerge.KindDouble || c.to.Kind == sparkmerge.KindString)
+			direct = direct && same && c.kind != castChecked && !c.from.Kind.IsComplex()
+		}
+		var keys []int
+		for m := range b.files {
+			if j := int(l.positions[m][k]) - 1; l.codes[m][k] != 0 && !slices.Contains(keys, j) {
+				keys = append(keys, j)
+			}
+		}
+		slices.Sort(keys)
+		for _, j := range keys {
+			users[j]++
+		}
+		for m, i := range b.reads {
+			held := 0
+			for _, j := range keys {
+				if holds[i][j] {
+					held++
+				}
+			}
+			direct = direct && (held == 0 || held == 1 && l.codes[m][k] != 0)
+		}
+		if direct {
+			typed[k] = keys
+		}
+	}
+	for k, keys := range typed {
+		for _, j := range keys {
+			if users[j] > 1 {
+				typed[k] = nil
+			}
+		}
+	}
+	return typed
 }
