@@ -150,31 +150,31 @@ func batchesUpTo(reads []*Read, plan *sparkmerge.Plan, many bool) scanPlan {
 
 // batchFileLimit bounds the files read in positional scans. A positional
 // scan saves Spark's cost per read (the driver plans each read and compiles
-// code for its projection, about 0.1 s) but costs more per byte: every
-// value is parsed as a string, routed and cast, and a JSON number is
-// printed back to text first. Measured with the benchmark's wide-drift
-// corpora (50 columns, Spark 4.0.1, local[2], runs side by side with no
-// other work of this session), merge wall time in positional scans against
-// one read per file:
+// code for its projection, about 0.1 s) but may cost more per byte. CSV:
+// every value is parsed as a string, routed and cast, and a row narrower
+// than the scan raises an exception in Spark's parser. JSON lines: the
+// keys from_json parses into their column's type (typedKeys) cost what
+// Spark's JSON reader does; only the others are routed. Measured with the
+// benchmark's wide-drift corpora (50 columns, Spark 4.0.1, local[2], runs
+// side by side with no other work of this session), merge wall time in
+// positional scans against one read per file:
 //
 //	CSV,  200 files of 0.5 MB:   18-19 s against 21-25 s
-//	CSV,  200 files of 1 MB:     27-28 s against 20-23 s
+//	CSV,  200 files of 1 MB:     26-30 s against 26 s (at 9e50adc)
 //	CSV,  10 files of 5 MB:       9.3 s against 5.5 s
-//	JSON, 200 files of 1.25 MB:  28-29 s against 21 s
-//	JSON, 2,000 files of 125 KB:  28 s against 45 s
+//	JSON, 200 files of 2.5 MB:   17.9-20.4 s against 19.0-22.6 s
+//	JSON, 10 files of 25 MB:      9.6-12.6 s against 9.7-13.7 s
 //
-// With many reads (see manyReads) the cost per read grows, and files up to
-// the larger limit join.
+// With many reads (see manyReads) the cost per read grows, and CSV files up
+// to the larger limit join.
 func batchFileLimit(format string, many bool) int64 {
 	switch {
-	case format == "csv" && many:
-		return 1 << 20
-	case format == "csv":
-		return 640 << 10
+	case format == "json":
+		return 64 << 20
 	case many:
 		return 1 << 20
 	default:
-		return 256 << 10
+		return 640 << 10
 	}
 }
 
