@@ -39,7 +39,7 @@ const (
 	castsColumn     = "__sparkmerge_cast" // array<int>: per target column, its cast (0: null)
 	sourceColumn    = "__sparkmerge_src"  // string: the row's source (scanBatch.sources)
 	fileColumn      = "__sparkmerge_file" // string: the row's file, as the client names it
-	jsonColumn      = "__sparkmerge_json" // struct: a JSON record's keys as strings, by position
+	jsonColumn      = "__sparkmerge_json" // struct: a JSON record's keys by position (typed keys in their column's type, the others strings)
 )
 
 // Columns of the scan before its rows find their file in the route table.
