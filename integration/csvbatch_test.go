@@ -236,3 +236,46 @@ func TestJSONGroupBatchesMatchGroupReads(t *testing.T) {
 	}
 	t.Logf("columns %v\nfirst rows %v", colNames, got[:4])
 }
+
+// TestJSONUnroutedBatchMatchesAndRefusesChangedFile merges JSON files whose
+// every column from_json parses into the target's type (a scan with no
+// route join; stamps checked against literals), compares the output with
+// Spark reading each file alone, then rewrites one file (same size) after
+// planning: the merge fails naming it.
+func TestJSONUnroutedBatchMatchesAndRefusesChangedFile(t *testing.T) {
+	c := newClient(t)
+	files := map[string]string{
+		"a.json": "{\"id\":1,\"v\":-0,\"n\":-0,\"w\":\"x\"}\n\n{\"id\":2,\"v\":9007199254740993,\"n\":12}\n",
+		"b.json": "{\"ID\":3,\"v\":2.5,\"n\":\"t\"}\n {\"ID\":4,\"v\":1e300,\"w\":null}\n",
+		"c.json": "{\"id\":5,\"w\":\"\\u00e9\"}\n",
+	}
+	paths := writeFiles(t, workDir(t), files, "a.json", "b.json", "c.json")
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, Verify: true}
+	job.Policy.LossyWidening = true // v: a bigint past 2^53 into double, as Spark casts it
+	batched, single := mergeBothWays(t, c, job)
+	if batched.Scans != 1 || single.Scans != len(paths) {
+		t.Errorf("scans: %d batched (want 1), %d one by one\n%s", batched.Scans, single.Scans, batched.Planned)
+	}
+	_, got := sameOutput(t, c, single.out, batched.out, "id", nil)
+	if len(got) != 5 {
+		t.Fatalf("%d rows, want 5", len(got))
+	}
+
+	job.Target.Path = filepath.Join(workDir(t), "out")
+	planned, err := c.Plan(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := paths[2]
+	if err := os.WriteFile(changed, []byte("{\"id\":5,\"w\":\"\\u00e8\"}\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(changed, later, later); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.MergePlanned(context.Background(), job, planned)
+	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
+		t.Fatalf("merge after the file changed: %v, want an error naming %s", err, changed)
+	}
+}

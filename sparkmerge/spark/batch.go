@@ -51,7 +51,10 @@ const (
 	routeTimeColumn = "__sparkmerge_route_mtime"
 )
 
-// batchScan reads the batch's files positionally, as strings, in one load,
+// batchScan reads the batch's files positionally, in one load. An unrouted
+// batch (every column from typed JSON keys) gives each row its record
+// alone (jsonColumn), unless withSource; any other batch gives rows as
+// follows. It reads them (CSV values as strings, JSON keys as keyTypes says)
 // and gives each row its values as an array (rawColumn) and, from its
 // file's row in a route table, how they feed the target (positionsColumn,
 // castsColumn) and its provenance (sourceColumn, fileColumn). The route
@@ -76,7 +79,7 @@ const (
 // Spark's JSON parser gives a number or boolean as its text (the number as
 // parsed, then printed), which the casts parse back to the file's type.
 // Blank lines are no records, as for the JSON reader.
-func (c *Client) batchScan(reads []*Read, b scanBatch) connect.Frame {
+func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) connect.Frame {
 	first := reads[b.reads[0]]
 	paths := make([]string, len(b.files))
 	for m, f := range b.files {
@@ -133,8 +136,21 @@ func (c *Client) batchScan(reads []*Read, b scanBatch) connect.Frame {
 		raw = scan.SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, row...)...)
 	}
 
-	route := c.sess.LocalTable(b.routeTable()...)
 	changed := "raise_error(concat('sparkmerge: ', " + rowPathColumn + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
+	if b.layout.unrouted() && !withSource {
+		// No row needs its file's route: the stamps are checked against
+		// a set of literals (a hash lookup), with no join (2,000 JSON
+		// files: 22.1-25.9 s against 23.7-26.1 s, 200: 21.2-23.2 s
+		// against 20.8-23.9 s; three runs each, medians 7-8% apart).
+		stamps := make([]string, len(b.files))
+		for m, f := range b.files {
+			stamps[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", f.Paths[0], f.stamp.size, f.stamp.mtimeMillis))
+		}
+		stamp := "concat(" + rowPathColumn + ", '|', " + rowSizeColumn + ", '|', " + rowMTimeColumn + ")"
+		return raw.Filter("CASE WHEN " + stamp + " IN (" + strings.Join(stamps, ", ") + ") THEN true ELSE " + changed + " END").
+			SelectExpr(jsonColumn)
+	}
+	route := c.sess.LocalTable(b.routeTable()...)
 	return raw.BroadcastLeftJoin(route, rowPathColumn+" = "+fileColumn).
 		Filter("CASE WHEN " + fileColumn + " IS NOT NULL AND " + rowSizeColumn + " = " + routeSizeColumn + " AND " + rowMTimeColumn + " = " + routeTimeColumn + " THEN true ELSE " + changed + " END").
 		SelectExpr(kept...)
@@ -195,6 +211,9 @@ func (b scanBatch) project(target sparkmerge.Schema, scan connect.Frame) connect
 	// smaller generated code (200 CSV files of 0.5 MB: 15.1-17.1 s against
 	// 17.0-20.3 s, four runs each).
 	values := []string{castsColumn, sourceColumn, fileColumn}
+	if l.unrouted() {
+		values = nil // batchScan kept the record alone
+	}
 	for k := range target.Fields {
 		switch {
 		case l.typed != nil && l.typed[k] != nil:
@@ -237,6 +256,21 @@ func (b scanBatch) project(target sparkmerge.Schema, scan connect.Frame) connect
 		out[k] = "CAST(" + e + " AS " + tf.Type.String() + ") AS " + ident(tf.Name)
 	}
 	return scan.SelectExpr(values...).SelectExpr(out...)
+}
+
+// unrouted says whether no row of the batch needs its file's route: every
+// column takes typed JSON keys or is null, and none is the provenance
+// column (each row's own source).
+func (l batchLayout) unrouted() bool {
+	if l.typed == nil {
+		return false
+	}
+	for k := range l.casts {
+		if l.provenance[k] || len(l.casts[k]) > 0 && l.typed[k] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // valueColumn holds target column k's string for the row, in project.

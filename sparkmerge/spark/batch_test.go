@@ -367,6 +367,29 @@ func TestJSONTypedKeys(t *testing.T) {
 	}
 }
 
+// A JSON batch whose columns all take typed keys reads with no route
+// join; a provenance column needs each row's source from the route table.
+func TestJSONBatchUnrouted(t *testing.T) {
+	files := map[string]string{
+		"a.json": `{"id":1,"v":-0}` + "\n",
+		"b.json": `{"ID":2,"v":2.5,"w":"x"}` + "\n",
+	}
+	p := batchPlan(t, files, "a.json", "b.json")
+	batches, _ := scansOf(p)
+	if len(batches) != 1 || !batches[0].layout.unrouted() {
+		t.Fatalf("batches %+v: want one, unrouted", batches)
+	}
+	grouped := jsonGroupPlan(t, files, "a.json", "b.json")
+	batches, _ = scansOf(grouped)
+	if len(batches) != 1 || batches[0].layout.unrouted() {
+		t.Errorf("with a provenance column: unrouted")
+	}
+	csv := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
+	if batches, _ = scansOf(csv); len(batches) != 1 || batches[0].layout.unrouted() {
+		t.Errorf("CSV batch unrouted")
+	}
+}
+
 // A group larger than a scan spans scans; its last file alone still reads
 // positionally (its read is the group, which must not be read again).
 func TestJSONGroupSpansBatches(t *testing.T) {

@@ -314,7 +314,7 @@ func namesDBFS(p string) bool { return len(p) >= 5 && strings.EqualFold(p[:5], "
 // merged builds the frame of all rows projected onto the target, and says
 // how many scans it reads (reads in positional batches share one).
 func (c *Client) merged(p *Planned) (connect.Frame, int) {
-	frames := c.scans(p,
+	frames := c.scans(p, false,
 		func(b scanBatch, scan connect.Frame) connect.Frame { return b.project(p.Plan.Target, scan) },
 		func(i int, read connect.Frame) connect.Frame {
 			return read.SelectExpr(p.selectExprs(i, p.Reads[i].rowFile())...)
@@ -323,12 +323,14 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 }
 
 // scans is one frame per scan of the plan's reads: each positional batch
-// (see scanBatch) through batch, each other read through read.
-func (c *Client) scans(p *Planned, batch func(scanBatch, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
+// (see scanBatch) through batch, each other read through read. withSource:
+// every batch row carries its source (sourceColumn), which an unrouted
+// batch otherwise leaves out (see batchScan).
+func (c *Client) scans(p *Planned, withSource bool, batch func(scanBatch, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
 	scans := p.scanPlan()
 	var frames []connect.Frame
 	for _, b := range scans.batches {
-		frames = append(frames, batch(b, c.batchScan(p.Reads, b)))
+		frames = append(frames, batch(b, c.batchScan(p.Reads, b, withSource)))
 	}
 	for _, i := range scans.rest {
 		frames = append(frames, read(i, readFrame(c.sess, p.Reads[i])))
