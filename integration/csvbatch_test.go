@@ -101,23 +101,34 @@ func TestCSVBatchRefusesChangedFile(t *testing.T) {
 		t.Fatalf("last path %s", changed)
 	}
 	// Same size, columns swapped: only the modification time tells.
-	if err := os.WriteFile(changed, []byte("Note,price,id,qty\nbye,1.25,8,17\n,2,9,18\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(changed, later, later); err != nil {
-		t.Fatal(err)
-	}
+	rewriteLater(t, changed, "Note,price,id,qty\nbye,1.25,8,17\n,2,9,18\n")
 	_, err = c.MergePlanned(context.Background(), job, planned)
-	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
-		t.Fatalf("merge after the file changed: %v, want an error naming %s", err, changed)
-	}
+	wantChanged(t, "merge", err, changed)
 	// A merge that keeps no rows (noop) reads the same scans: the change
 	// fails it too.
 	job.Target = spark.Target{Format: "noop"}
 	_, err = c.MergePlanned(context.Background(), job, planned)
-	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
-		t.Fatalf("noop merge after the file changed: %v, want an error naming %s", err, changed)
+	wantChanged(t, "noop merge", err, changed)
+}
+
+// rewriteLater rewrites a file with content and dates it an hour ahead, as
+// a file written again after planning.
+func rewriteLater(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantChanged fails unless err says that file changed after planning.
+func wantChanged(t *testing.T, what string, err error, file string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
+		t.Fatalf("%s after the file changed: %v, want an error naming %s", what, err, file)
 	}
 }
 
@@ -267,15 +278,7 @@ func TestJSONUnroutedBatchMatchesAndRefusesChangedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := paths[2]
-	if err := os.WriteFile(changed, []byte("{\"id\":5,\"w\":\"\\u00e8\"}\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(changed, later, later); err != nil {
-		t.Fatal(err)
-	}
+	rewriteLater(t, changed, "{\"id\":5,\"w\":\"\\u00e8\"}\n") // same size
 	_, err = c.MergePlanned(context.Background(), job, planned)
-	if err == nil || !strings.Contains(err.Error(), changed) || !strings.Contains(err.Error(), "changed after sparkmerge read it") {
-		t.Fatalf("merge after the file changed: %v, want an error naming %s", err, changed)
-	}
+	wantChanged(t, "merge", err, changed)
 }
