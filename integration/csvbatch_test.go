@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -270,6 +271,22 @@ func TestJSONUnroutedBatchMatchesAndRefusesChangedFile(t *testing.T) {
 	_, got := sameOutput(t, c, single.out, batched.out, "id", nil)
 	if len(got) != 5 {
 		t.Fatalf("%d rows, want 5", len(got))
+	}
+	// The same files where only Spark sees them: one scan too, the same rows.
+	contents := map[string][]byte{}
+	for name, content := range files {
+		contents[name] = []byte(content)
+	}
+	_, outputs := sparktest.ClusterDir(t)
+	for i, dir := range []string{clusterFiles(t, contents), objectStoreFiles(t, contents)} {
+		remote := job
+		remote.Sources = pathSources(dir+"/a.json", dir+"/b.json", dir+"/c.json")
+		remote.Target.Path = fmt.Sprintf("%s/unrouted-%d", outputs, i)
+		res, out := merge(t, c, remote)
+		if res.Scans != 1 {
+			t.Errorf("%s: %d scans, want 1\n%s", dir, res.Scans, res.Planned)
+		}
+		sameOutput(t, c, single.out, out, "id", nil)
 	}
 
 	job.Target.Path = filepath.Join(workDir(t), "out")
