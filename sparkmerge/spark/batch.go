@@ -51,6 +51,16 @@ const (
 	routeTimeColumn = "__sparkmerge_route_mtime"
 )
 
+// batchRows is a batch's scan: its rows, and whether each carries its
+// file's route and provenance (positionsColumn, castsColumn, sourceColumn,
+// fileColumn), or its JSON record alone (an unrouted batch scanned without
+// its source). project reads what the scan says rather than assuming how
+// it was made.
+type batchRows struct {
+	connect.Frame
+	routed bool
+}
+
 // batchScan reads the batch's files positionally, in one load. An unrouted
 // batch (every column from typed JSON keys) gives each row its record
 // alone (jsonColumn), unless withSource; any other batch gives rows as
@@ -79,7 +89,7 @@ const (
 // Spark's JSON parser gives a number or boolean as its text (the number as
 // parsed, then printed), which the casts parse back to the file's type.
 // Blank lines are no records, as for the JSON reader.
-func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) connect.Frame {
+func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRows {
 	first := reads[b.reads[0]]
 	paths := make([]string, len(b.files))
 	for m, f := range b.files {
@@ -147,13 +157,13 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) connect.
 			stamps[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", f.Paths[0], f.stamp.size, f.stamp.mtimeMillis))
 		}
 		stamp := "concat(" + rowPathColumn + ", '|', " + rowSizeColumn + ", '|', " + rowMTimeColumn + ")"
-		return raw.Filter("CASE WHEN " + stamp + " IN (" + strings.Join(stamps, ", ") + ") THEN true ELSE " + changed + " END").
-			SelectExpr(jsonColumn)
+		return batchRows{Frame: raw.Filter("CASE WHEN " + stamp + " IN (" + strings.Join(stamps, ", ") + ") THEN true ELSE " + changed + " END").
+			SelectExpr(jsonColumn)}
 	}
 	route := c.sess.LocalTable(b.routeTable()...)
-	return raw.BroadcastLeftJoin(route, rowPathColumn+" = "+fileColumn).
+	return batchRows{Frame: raw.BroadcastLeftJoin(route, rowPathColumn+" = "+fileColumn).
 		Filter("CASE WHEN " + fileColumn + " IS NOT NULL AND " + rowSizeColumn + " = " + routeSizeColumn + " AND " + rowMTimeColumn + " = " + routeTimeColumn + " THEN true ELSE " + changed + " END").
-		SelectExpr(kept...)
+		SelectExpr(kept...), routed: true}
 }
 
 // keyTypes are the types from_json parses a JSON batch's keys into: a
@@ -203,29 +213,9 @@ func (b scanBatch) routeTable() []connect.LocalColumn {
 
 // project maps a batch scan onto target by the batch's layout: per target
 // column, the value at the row's file's position through the file's cast.
-func (b scanBatch) project(target sparkmerge.Schema, scan connect.Frame) connect.Frame {
+func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Frame {
 	l := b.layout
 	out := make([]string, len(target.Fields))
-	// Each target column's string is taken from the row once, in a
-	// projection of its own, rather than in every branch of its CASE:
-	// smaller generated code (200 CSV files of 0.5 MB: 15.1-17.1 s against
-	// 17.0-20.3 s, four runs each).
-	values := []string{castsColumn, sourceColumn, fileColumn}
-	if l.unrouted() {
-		values = nil // batchScan kept the record alone
-	}
-	for k := range target.Fields {
-		switch {
-		case l.typed != nil && l.typed[k] != nil:
-			keys := make([]string, len(l.typed[k]))
-			for i, j := range l.typed[k] {
-				keys[i] = fmt.Sprintf("%s.f%d", jsonColumn, j)
-			}
-			values = append(values, fmt.Sprintf("coalesce(%s) AS %s", strings.Join(keys, ", "), valueColumn(k)))
-		case !l.provenance[k] && len(l.casts[k]) > 0:
-			values = append(values, fmt.Sprintf("element_at(%s, element_at(%s, %d)) AS %s", rawColumn, positionsColumn, k+1, valueColumn(k)))
-		}
-	}
 	for k, tf := range target.Fields {
 		var e string
 		switch {
@@ -255,7 +245,33 @@ func (b scanBatch) project(target sparkmerge.Schema, scan connect.Frame) connect
 		}
 		out[k] = "CAST(" + e + " AS " + tf.Type.String() + ") AS " + ident(tf.Name)
 	}
-	return scan.SelectExpr(values...).SelectExpr(out...)
+	return scan.SelectExpr(b.values(len(target.Fields), scan.routed)...).SelectExpr(out...)
+}
+
+// values is project's first step: each of the n target columns' values
+// taken from the row once, in a projection of its own, rather than in
+// every branch of its CASE: smaller generated code (200 CSV files of 0.5
+// MB: 15.1-17.1 s against 17.0-20.3 s, four runs each). It keeps the
+// route's casts and the provenance if the rows hold them (routed).
+func (b scanBatch) values(n int, routed bool) []string {
+	l := b.layout
+	var values []string
+	if routed {
+		values = []string{castsColumn, sourceColumn, fileColumn}
+	}
+	for k := range n {
+		switch {
+		case l.typed != nil && l.typed[k] != nil:
+			keys := make([]string, len(l.typed[k]))
+			for i, j := range l.typed[k] {
+				keys[i] = fmt.Sprintf("%s.f%d", jsonColumn, j)
+			}
+			values = append(values, fmt.Sprintf("coalesce(%s) AS %s", strings.Join(keys, ", "), valueColumn(k)))
+		case !l.provenance[k] && len(l.casts[k]) > 0:
+			values = append(values, fmt.Sprintf("element_at(%s, element_at(%s, %d)) AS %s", rawColumn, positionsColumn, k+1, valueColumn(k)))
+		}
+	}
+	return values
 }
 
 // unrouted says whether no row of the batch needs its file's route: every

@@ -379,6 +379,25 @@ func TestJSONBatchUnrouted(t *testing.T) {
 	if len(batches) != 1 || !batches[0].layout.unrouted() {
 		t.Fatalf("batches %+v: want one, unrouted", batches)
 	}
+	// Scanned for the merge, its rows hold the record alone, and the
+	// projection asks for nothing else; scanned with each row's source
+	// (--verify's count), they are routed, and may be projected too.
+	c := &Client{}
+	for _, withSource := range []bool{false, true} {
+		rows := c.batchScan(p.Reads, batches[0], withSource)
+		if rows.routed != withSource {
+			t.Errorf("withSource %v: routed %v", withSource, rows.routed)
+		}
+		scan, values := rows.String(), strings.Join(batches[0].values(len(p.Plan.Target.Fields), rows.routed), ", ")
+		for _, col := range []string{castsColumn, sourceColumn, fileColumn} {
+			if strings.Contains(scan, col) != withSource || strings.Contains(values, col) != withSource {
+				t.Errorf("withSource %v: %s in the scan %v, in its projection %v", withSource, col, strings.Contains(scan, col), strings.Contains(values, col))
+			}
+		}
+		if err := batches[0].project(p.Plan.Target, rows).Err(); err != nil {
+			t.Errorf("withSource %v: %v", withSource, err)
+		}
+	}
 	grouped := jsonGroupPlan(t, files, "a.json", "b.json")
 	batches, _ = scansOf(grouped)
 	if len(batches) != 1 || batches[0].layout.unrouted() {

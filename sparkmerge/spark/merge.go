@@ -315,7 +315,7 @@ func namesDBFS(p string) bool { return len(p) >= 5 && strings.EqualFold(p[:5], "
 // how many scans it reads (reads in positional batches share one).
 func (c *Client) merged(p *Planned) (connect.Frame, int) {
 	frames := c.scans(p, false,
-		func(b scanBatch, scan connect.Frame) connect.Frame { return b.project(p.Plan.Target, scan) },
+		func(b scanBatch, scan batchRows) connect.Frame { return b.project(p.Plan.Target, scan) },
 		func(i int, read connect.Frame) connect.Frame {
 			return read.SelectExpr(p.selectExprs(i, p.Reads[i].rowFile())...)
 		})
@@ -326,7 +326,7 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 // (see scanBatch) through batch, each other read through read. withSource:
 // every batch row carries its source (sourceColumn), which an unrouted
 // batch otherwise leaves out (see batchScan).
-func (c *Client) scans(p *Planned, withSource bool, batch func(scanBatch, connect.Frame) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
+func (c *Client) scans(p *Planned, withSource bool, batch func(scanBatch, batchRows) connect.Frame, read func(int, connect.Frame) connect.Frame) []connect.Frame {
 	scans := p.scanPlan()
 	var frames []connect.Frame
 	for _, b := range scans.batches {

@@ -392,8 +392,8 @@ func (p *Planned) sourceKeyExpr(i int) string {
 // countPerSource counts rows per source in one pass over every input.
 func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
 	frames := c.scans(p, true,
-		func(_ scanBatch, scan connect.Frame) connect.Frame {
-			return scan.SelectExpr(sourceColumn+" AS src", "0 AS parsed")
+		func(_ scanBatch, scan batchRows) connect.Frame {
+			return scan.SelectExpr(sourceColumn+" AS src", "0 AS parsed") // routed: scanned withSource
 		},
 		func(i int, read connect.Frame) connect.Frame {
 			parsed := "0"
