@@ -3,8 +3,9 @@
 # this machine: Hadoop's S3A connector for Spark (hadoop-aws, matching the
 # Hadoop 3.4.1 that Spark 4.0.1 ships, and the AWS SDK bundle it was built
 # against) from Maven Central, checked by sha256, and moto's S3 server
-# from PyPI in a virtualenv. Everything lands under .cache; a rerun does
-# nothing. Prints two lines for the test harness:
+# from PyPI in a virtualenv, every package at the version and with the
+# sha256 that scripts/s3-requirements.txt pins (scripts/lock-s3.py writes
+# it). Everything lands under .cache; a rerun does nothing. Prints two lines for the test harness:
 #   SPARKMERGE_S3A_JARS=<directory of the two jars>
 #   SPARKMERGE_MOTO_SERVER=<path of moto_server>
 set -euo pipefail
@@ -12,7 +13,7 @@ set -euo pipefail
 
 jars="$SPARKMERGE_CACHE/downloads/s3a"
 venv="$SPARKMERGE_CACHE/s3-venv"
-moto_version=5.2.5
+requirements="$(dirname "${BASH_SOURCE[0]}")/s3-requirements.txt"
 maven=https://repo1.maven.org/maven2
 
 # path sha256 for each jar.
@@ -33,11 +34,15 @@ for a in "${artifacts[@]}"; do
 	mv "$file.part" "$file"
 done
 
-if ! "$venv/bin/python" -c "import moto; assert moto.__version__ == '$moto_version'" 2>/dev/null; then
+# The venv records the lock it was installed from; another lock, or a
+# venv without moto, is built afresh.
+lock="$(sha256sum "$requirements" | cut -d' ' -f1)"
+if [ "$(cat "$venv/.lock" 2>/dev/null)" != "$lock" ] || ! "$venv/bin/python" -c "import moto" 2>/dev/null; then
 	rm -rf "$venv"
 	python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$venv"; }
-	log "installing moto[server]==$moto_version (an S3 server) in $venv"
-	"$venv/bin/pip" install --quiet "moto[server]==$moto_version"
+	log "installing moto's S3 server in $venv (versions and hashes from $requirements)"
+	"$venv/bin/pip" install --quiet --require-hashes --no-deps -r "$requirements"
+	echo "$lock" >"$venv/.lock"
 fi
 
 echo "SPARKMERGE_S3A_JARS=$jars"
