@@ -33,6 +33,12 @@ type objectStore struct {
 	jars     string // directory of the S3A jars, mounted into the container
 	cmd      *exec.Cmd
 	log      LogBuffer
+	// exited is closed when moto's process ends (exitErr says how): a
+	// server that dies before answering, or while tests run, is named
+	// with its log instead of leaving a wait to time out or a request to
+	// fail without a reason.
+	exited  chan struct{}
+	exitErr error
 }
 
 var (
@@ -63,18 +69,27 @@ func startObjectStore(ctx context.Context) (*objectStore, string, error) {
 	if err := s.cmd.Start(); err != nil {
 		return nil, "", fmt.Errorf("start %s: %w", moto, err)
 	}
+	s.exited = make(chan struct{})
+	go func() {
+		s.exitErr = s.cmd.Wait()
+		close(s.exited)
+	}()
 	for {
 		if resp, err := http.Get(s.endpoint + "/"); err == nil {
 			resp.Body.Close()
 			break
 		}
 		select {
+		case <-s.exited:
+			return nil, "", fmt.Errorf("moto exited before answering at %s (%v); its log:\n%s", s.endpoint, s.exitErr, s.log.String())
 		case <-ctx.Done():
 			s.stop()
 			return nil, "", fmt.Errorf("moto did not answer at %s: %w; its log:\n%s", s.endpoint, ctx.Err(), s.log.String())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+	// Another server may have taken the port between its choice and
+	// moto's start: the bucket must be created, and moto still running.
 	if err := s.request(http.MethodPut, "/"+bucket, nil); err != nil {
 		s.stop()
 		return nil, "", fmt.Errorf("create bucket %s: %w", bucket, err)
@@ -111,6 +126,14 @@ func (s *objectStore) request(method, path string, body []byte) error {
 	req.Header.Set("x-amz-content-sha256", "UNSIGNED-PAYLOAD")
 	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=sparkmerge/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0")
 	resp, err := http.DefaultClient.Do(req)
+	select {
+	case <-s.exited:
+		if err == nil {
+			resp.Body.Close()
+		}
+		return fmt.Errorf("%s %s: moto has exited (%v); its log:\n%s", method, path, s.exitErr, s.log.String())
+	default:
+	}
 	if err != nil {
 		return err
 	}
@@ -125,7 +148,7 @@ func (s *objectStore) request(method, path string, body []byte) error {
 func (s *objectStore) stop() {
 	if s.cmd.Process != nil {
 		s.cmd.Process.Kill()
-		s.cmd.Wait()
+		<-s.exited
 	}
 }
 
