@@ -197,14 +197,39 @@ func TestCSVShortNumbers(t *testing.T) {
 
 func TestShortNumbers(t *testing.T) {
 	for data, want := range map[string]bool{
-		"id,v\n1,900719925474099\n":     true,  // 15 digits
-		"id,v\n1,9007199254740993\n":    false, // 16
-		"{\"v\":1.2345678901234567}\n":  false, // 17 digits after the point
-		"id,v\n123,x4567890123456789\n": false, // digits of text count too
-		"":                              true,
+		"id,v\n1,900719925474099\n":       true,  // 15 digits
+		"id,v\n1,9007199254740993\n":      false, // 16
+		"{\"v\":1.2345678901234567}\n":    false, // 17 digits after the point
+		"id,v\n123,x4567890123456789\n":   false, // digits of text count too
+		"":                                true,
+		"1234567890123456":                false, // the whole input, one word and a half
+		"x1234567890123456":               false, // unaligned
+		"123456789012345x123456789012345": true,
+		"12345678/12345678":               true, // '/' and ':' are the bytes around the digits
+		"12345678:12345678":               true,
+		"\xb0\xb1\xb2\xb3\xb4\xb5\xb6\xb7\xb8\xb9\xb0\xb1\xb2\xb3\xb4\xb5": true, // digits with the high bit set
 	} {
 		if got := shortNumbers([]byte(data)); got != want {
 			t.Errorf("shortNumbers(%q) = %v, want %v", data, got, want)
 		}
 	}
+}
+
+// The word-at-a-time test agrees with a byte loop on every input.
+func FuzzShortNumbers(f *testing.F) {
+	for _, seed := range []string{"", "1234567890123456", "a123456789012345b", "9876543210987654321", "12345678:1234567"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, want := 0, true
+		for _, c := range data {
+			if run = run + 1; c < '0' || c > '9' {
+				run = 0
+			}
+			want = want && run <= 15
+		}
+		if got := shortNumbers(data); got != want {
+			t.Errorf("shortNumbers(%q) = %v, want %v", data, got, want)
+		}
+	})
 }

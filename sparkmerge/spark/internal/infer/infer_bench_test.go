@@ -72,3 +72,13 @@ func BenchmarkInferJSONLines(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkShortNumbers(b *testing.B) {
+	data := wideRows(2000, false)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if !shortNumbers(data) {
+			b.Fatal("long numbers")
+		}
+	}
+}

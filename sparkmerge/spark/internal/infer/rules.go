@@ -16,6 +16,7 @@ package infer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strings"
@@ -184,16 +185,43 @@ func nextLine(data []byte) (line, rest []byte, ok bool) {
 // one becomes a double exactly, so a merge need not check such casts
 // value by value (sparkmerge.RoundsValues). Digits of text count too,
 // which can only make the answer false.
+//
+// It looks at 8 bytes at a time: a run of 16 digits holds a whole 8-byte
+// word of digits at an offset that is a multiple of 8, so only around
+// such words are digits counted one by one: 4.6-4.8 GB/s against
+// 0.78-0.82 GB/s byte by byte (BenchmarkShortNumbers). The byte loop was
+// 0.8 s of the client's 5.1 s of CPU planning the benchmark's 519 MB of
+// JSON lines; the plan's wall time did not move measurably, as the
+// transfer of the files (remote) or the typing around it bounds it.
 func shortNumbers(data []byte) bool {
-	run := 0
-	for _, c := range data {
-		if c >= '0' && c <= '9' {
-			if run++; run > 15 {
-				return false
-			}
-			continue
+	for i := 0; i+8 <= len(data); i += 8 {
+		if digitWord(binary.LittleEndian.Uint64(data[i:])) && digitRun(data, i) > 15 {
+			return false
 		}
-		run = 0
 	}
 	return true
 }
+
+// digitWord says whether each byte of w is an ASCII digit. A byte is one
+// when, XORed with '0', it is below 10: adding 0x76 to its low 7 bits
+// then leaves the high bit clear (no carry leaves a byte), and so must
+// the byte's own high bit.
+func digitWord(w uint64) bool {
+	const low7, high, below10 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080, 0x7676767676767676
+	v := w ^ 0x3030303030303030
+	return ((v&low7)+below10|v)&high == 0
+}
+
+// digitRun is the length of the run of digits through data[i].
+func digitRun(data []byte, i int) int {
+	start, end := i, i
+	for start > 0 && isDigit(data[start-1]) {
+		start--
+	}
+	for end < len(data) && isDigit(data[end]) {
+		end++
+	}
+	return end - start
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
