@@ -287,12 +287,39 @@ func clusterCases(t *testing.T) []clusterCase {
 			orderBy: "id",
 		},
 		{
-			// Over parquetTailBytes (64 KiB): typed from the fetched end of
+			// Over footerTailBytes (64 KiB): typed from the fetched end of
 			// each file alone, a directory fetched by ranges of sizes.
 			name: "parquet files larger than their fetched end",
 			files: map[string][]byte{
 				"big1.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT CAST(id AS INT) AS id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)")),
 				"big2.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT id, sha2(CAST(id AS STRING), 256) AS h, CAST(id AS DOUBLE) / 3 AS third FROM range(3000, 6000)")),
+			},
+			sources:     []string{""},
+			orderBy:     "id",
+			remoteTyped: 2,
+		},
+		{
+			// Typed from their footers by the client, for every codec it
+			// reads: int and bigint, decimals and a new column drift.
+			name: "orc evolution",
+			files: map[string][]byte{
+				"o1.orc": orcFile(t, "zstd", "SELECT CAST(1 AS INT) AS id, CAST(1.25 AS DECIMAL(10,2)) AS amount, TIMESTAMP_NTZ'2024-01-01 00:00:00' AS at"),
+				"o2.orc": orcFile(t, "snappy", "SELECT CAST(2 AS BIGINT) AS id, CAST(2.125 AS DECIMAL(12,4)) AS amount, TIMESTAMP'2024-01-02 03:04:05' AS ts"),
+				"o3.orc": orcFile(t, "zlib", "SELECT CAST(3 AS INT) AS id, 'three' AS note, array(1, 2) AS ints"),
+				"o4.orc": orcFile(t, "lz4", "SELECT CAST(4 AS INT) AS ID, map('k', 1.5D) AS m"),
+				"o5.orc": orcFile(t, "none", "SELECT CAST(5 AS SMALLINT) AS id, INTERVAL '1-2' YEAR TO MONTH AS ym"),
+			},
+			sources:     []string{"*.orc"},
+			orderBy:     "id",
+			remoteTyped: 5,
+		},
+		{
+			// Over footerTailBytes (64 KiB): typed from the fetched end of
+			// each file alone.
+			name: "orc files larger than their fetched end",
+			files: map[string][]byte{
+				"big1.orc": largerThan(t, 64<<10, orcFile(t, "zstd", "SELECT CAST(id AS INT) AS id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)")),
+				"big2.orc": largerThan(t, 64<<10, orcFile(t, "snappy", "SELECT id, sha2(CAST(id AS STRING), 256) AS h, CAST(id AS DOUBLE) / 3 AS third FROM range(3000, 6000)")),
 			},
 			sources:     []string{""},
 			orderBy:     "id",

@@ -49,7 +49,7 @@ func fileReads(t *testing.T, files map[string]string, names ...string) []*Read {
 // them.
 func batchPlan(t *testing.T, files map[string]string, names ...string) *Planned {
 	t.Helper()
-	local, remote := inferLocally(fileReads(t, files, names...), "4.0.1", nil)
+	local, remote := inferLocally(fileReads(t, files, names...), "4.0.1", footerConf{})
 	reads := append(local, remote...)
 	plan, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{})
 	if err != nil {
@@ -108,7 +108,7 @@ func TestScanBatches(t *testing.T) {
 		}
 		reads = append(reads, newRead(sources[0]))
 	}
-	local, _ := inferLocally(reads, "4.0.1", nil)
+	local, _ := inferLocally(reads, "4.0.1", footerConf{})
 	plan, err := sparkmerge.NewPlan(planSources(local), sparkmerge.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestCSVBatchLayout(t *testing.T) {
 func jsonGroupPlan(t *testing.T, files map[string]string, names ...string) *Planned {
 	t.Helper()
 	reads := fileReads(t, files, names...)
-	local, remote := inferLocally(reads, "4.0.1", nil)
+	local, remote := inferLocally(reads, "4.0.1", footerConf{})
 	if len(remote) != 0 {
 		t.Fatalf("%d files not inferred locally", len(remote))
 	}

@@ -36,10 +36,12 @@
 //
 // Every read's schema comes from Spark, except for small local CSV and
 // JSON-lines files whose values Spark's inference rules type without
-// ambiguity, and local Parquet files, whose footers say their schema: the
-// client infers those itself, with Spark's rules (those of Spark 4.0's CSV
-// and JSON schema inference and of its Parquet schema converter), instead
-// of a Spark job per file or group.
+// ambiguity, and local Parquet and ORC files, whose footers say their
+// schema: the client infers those itself, with Spark's rules (those of
+// Spark 4.0's CSV and JSON schema inference and of its Parquet and ORC
+// schema conversions), instead of a Spark job per file or group. Files
+// only the server sees are typed so too, from their contents (CSV, JSON)
+// or footers (Parquet, ORC) fetched in a few binaryFile jobs.
 // [Read.InferredLocally] says which; [Job.SparkInference] turns it off.
 //
 // # Strategies

@@ -189,8 +189,8 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 		if len(content) == 0 {
 			content = nil // as an Arrow batch may give an empty binary value
 		}
-		if strings.HasSuffix(strings.ToLower(p), ".parquet") && len(content) > parquetTailBytes {
-			content = content[len(content)-parquetTailBytes:] // as fetchedContent
+		if lower := strings.ToLower(p); (strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".orc")) && len(content) > footerTailBytes {
+			content = content[len(content)-footerTailBytes:] // as fetchedContent
 		}
 		out = append(out, fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis})
 	}

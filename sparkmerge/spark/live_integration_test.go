@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+	"github.com/sparkmerge/sparkmerge/spark/internal/orcfooter"
 
 	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 )
@@ -27,43 +28,61 @@ func liveClient(t *testing.T) *Client {
 	return c
 }
 
-// Of a Parquet file over parquetTailBytes, Spark returns exactly its
-// footer (with its length and magic), which the client then types it
+// Of a Parquet or ORC file over footerTailBytes, Spark returns exactly
+// its footer (a Parquet footer with its length and magic; an ORC footer
+// with the postscript and its length), which the client then types it
 // from: not the whole tail.
 func TestLiveFetchedContentIsTheFooter(t *testing.T) {
 	ctx := context.Background()
 	c := liveClient(t)
-	dir := filepath.Join(sparktest.WorkDir(t), "big")
-	err := c.sess.SQL("SELECT id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)").Coalesce(1).
-		Write(ctx, connect.WriteSpec{Format: "parquet", Mode: "overwrite", Path: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("%v, %v: want one Parquet file", files, err)
-	}
-	whole, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(whole) <= parquetTailBytes {
-		t.Fatalf("a file of %d bytes, want over %d", len(whole), parquetTailBytes)
-	}
-	footer := int(binary.LittleEndian.Uint32(whole[len(whole)-8:])) + 8
-	fetched, err := sessionServer{c.sess}.fetchFiles(ctx, fileFetch{paths: []string{literalPath(files[0])}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fetched) != 1 || string(fetched[0].content) != string(whole[len(whole)-footer:]) {
-		n := 0
-		if len(fetched) == 1 {
-			n = len(fetched[0].content)
+	for _, format := range []string{"parquet", "orc"} {
+		dir := filepath.Join(sparktest.WorkDir(t), "big-"+format)
+		err := c.sess.SQL("SELECT id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)").Coalesce(1).
+			Write(ctx, connect.WriteSpec{Format: format, Mode: "overwrite", Path: dir})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Fatalf("fetched %d files, the first %d bytes; want the file's last %d bytes (its footer)", len(fetched), n, footer)
-	}
-	if !footerFetched(&Read{Format: "parquet"}, fetched[0]) {
-		t.Error("the fetched footer does not type the file")
+		files, err := filepath.Glob(filepath.Join(dir, "*."+format))
+		if err != nil || len(files) != 1 {
+			t.Fatalf("%v, %v: want one %s file", files, err, format)
+		}
+		whole, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole) <= footerTailBytes {
+			t.Fatalf("a file of %d bytes, want over %d", len(whole), footerTailBytes)
+		}
+		var footer int
+		if format == "parquet" {
+			footer = int(binary.LittleEndian.Uint32(whole[len(whole)-8:])) + 8
+		} else {
+			end, ok := orcfooter.TailLength(whole)
+			if !ok {
+				t.Fatalf("%s: not an ORC tail", files[0])
+			}
+			footer = int(end)
+		}
+		fetched, err := sessionServer{c.sess}.fetchFiles(ctx, fileFetch{paths: []string{literalPath(files[0])}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fetched) != 1 || string(fetched[0].content) != string(whole[len(whole)-footer:]) {
+			n := 0
+			if len(fetched) == 1 {
+				n = len(fetched[0].content)
+			}
+			t.Fatalf("%s: fetched %d files, the first %d bytes; want the file's last %d bytes (its footer)", format, len(fetched), n, footer)
+		}
+		if !footerFetched(&Read{Format: format}, fetched[0]) {
+			t.Errorf("%s: the fetched footer does not type the file", format)
+		}
+		// One byte less is not enough.
+		cut := fetched[0]
+		cut.content = cut.content[1:]
+		if footerFetched(&Read{Format: format}, cut) {
+			t.Errorf("%s: a footer cut by a byte types the file", format)
+		}
 	}
 }
 

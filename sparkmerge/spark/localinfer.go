@@ -72,28 +72,54 @@ func localParquetFile(rules infer.Rules, path string, options map[string]string,
 	return rules.ParquetFile(localPath(path), options, conf)
 }
 
-// parquetConfFor fetches the settings Spark's Parquet schema conversion
-// reads, in one call, when some read is a single local Parquet file. It
-// returns nil when none is, or when the server does not say (then Spark
-// infers those schemas as before).
-func (c *Client) parquetConfFor(ctx context.Context, reads []*Read) *infer.ParquetConf {
-	needed := false
+// localORCFile types the plain local .orc file at path from its footer by
+// rules, under the server's settings conf.
+func localORCFile(rules infer.Rules, path string, options map[string]string, conf infer.ORCConf) (sparkmerge.Schema, error) {
+	if !isLocalFile(path) || InferFormat(path) != "orc" {
+		return sparkmerge.Schema{}, errNotPlainLocal
+	}
+	return rules.ORCFile(localPath(path), options, conf)
+}
+
+// footerConf holds the session settings under which the client types
+// Parquet and ORC files from their footers; a nil one leaves that
+// format's files to Spark.
+type footerConf struct {
+	parquet *infer.ParquetConf
+	orc     *infer.ORCConf
+}
+
+// footerConfFor fetches, in one call, the settings Spark's schema
+// conversion of the footers of the single local (or fetched) Parquet and
+// ORC files among reads depends on. A format none of whose reads is such
+// a file, or whose settings the server does not say or the rules do not
+// reproduce, gets none: Spark types its files, as before.
+func (c *Client) footerConfFor(ctx context.Context, reads []*Read) footerConf {
+	var keys []string
+	needed := map[string]bool{}
 	for _, r := range reads {
-		if r.Format == "parquet" && len(r.Paths) == 1 && !r.relational() && r.UserSchema == "" && (isLocalPath(r.Paths[0]) || r.copy != nil) {
-			needed = true
-			break
+		if (r.Format == "parquet" || r.Format == "orc") && !needed[r.Format] && len(r.Paths) == 1 && !r.relational() && r.UserSchema == "" && (isLocalPath(r.Paths[0]) || r.copy != nil) {
+			needed[r.Format] = true
+			if r.Format == "parquet" {
+				keys = append(keys, infer.ParquetConfKeys()...)
+			} else {
+				keys = append(keys, infer.ORCConfKeys()...)
+			}
 		}
 	}
-	if !needed {
-		return nil
+	var conf footerConf
+	if len(keys) == 0 {
+		return conf
 	}
-	values, err := c.server.conf(ctx, infer.ParquetConfKeys()...)
+	values, err := c.server.conf(ctx, keys...)
 	if err != nil {
-		return nil
+		return conf
 	}
-	conf, err := infer.ParquetConfFrom(values)
-	if err != nil {
-		return nil
+	if pq, err := infer.ParquetConfFrom(values); err == nil && needed["parquet"] {
+		conf.parquet = &pq
 	}
-	return &conf
+	if orc, err := infer.ORCConfFrom(values); err == nil && needed["orc"] {
+		conf.orc = &orc
+	}
+	return conf
 }

@@ -120,7 +120,7 @@ func TestInferLocallySplitsReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	reads := []*Read{newRead(sources[0]), newRead(sources[1])}
-	local, remote := inferLocally(reads, "4.0.1", nil)
+	local, remote := inferLocally(reads, "4.0.1", footerConf{})
 	if len(local) != 1 || local[0].Paths[0] != plain || len(remote) != 1 || remote[0].Paths[0] != quoted {
 		t.Fatalf("local %v, remote %v: want plain.csv local and quoted.csv remote", local, remote)
 	}
@@ -152,7 +152,7 @@ func TestInferLocallyBudget(t *testing.T) {
 		}
 		reads = append(reads, newRead(sources[0]))
 	}
-	local, remote := inferLocallyWithin(reads, infer.Spark40, nil, 12)
+	local, remote := inferLocallyWithin(reads, infer.Spark40, footerConf{}, 12)
 	if len(local) != 2 || len(remote) != 1 || filepath.Base(remote[0].Paths[0]) != "c.csv" {
 		t.Fatalf("local %d, remote %d (%v): want a.csv and b.csv local within 12 bytes, c.csv to Spark", len(local), len(remote), remote)
 	}
@@ -168,7 +168,7 @@ func TestGroupLocalParquet(t *testing.T) {
 		reads = append(reads, newRead(sources[0]))
 	}
 	conf := defaultParquetConf
-	local, remote := inferLocally(reads, "4.0.1", &conf)
+	local, remote := inferLocally(reads, "4.0.1", footerConf{parquet: &conf})
 	if len(remote) != 0 || len(local) != len(reads) {
 		t.Fatalf("local %d, remote %v", len(local), remote)
 	}
@@ -224,10 +224,10 @@ func TestInferLocallyRefusals(t *testing.T) {
 		reads = append(reads, r)
 		byName[name] = r
 	}
-	if local, remote := inferLocally(reads, "3.5.2", nil); len(local) != 0 || len(remote) != len(reads) {
+	if local, remote := inferLocally(reads, "3.5.2", footerConf{}); len(local) != 0 || len(remote) != len(reads) {
 		t.Fatalf("Spark 3.5: %d inferred on the client, want none", len(local))
 	}
-	local, _ := inferLocally(reads, "4.0.1", nil)
+	local, _ := inferLocally(reads, "4.0.1", footerConf{})
 	if len(local) != 1 || local[0] != byName["plain.csv"] {
 		t.Fatalf("inferred %v, want plain.csv alone", local)
 	}

@@ -58,19 +58,19 @@ func (p *Planned) scanPlan() scanPlan {
 	return *p.scans
 }
 
-// inferLocally infers the schemas of the CSV, JSON and Parquet reads it can
-// on the client, by the inference rules of a server of sparkVersion (see
-// localCSVFile, localJSONFile and localParquetFile; Parquet only with the
-// server's settings in pq), and returns them apart from the reads whose
+// inferLocally infers the schemas of the CSV, JSON, Parquet and ORC reads
+// it can on the client, by the inference rules of a server of sparkVersion
+// (see localCSVFile, localJSONFile, localParquetFile and localORCFile;
+// Parquet and ORC only with the server's settings in footers), and returns them apart from the reads whose
 // schema Spark must give: all of them when the client has no rules for
 // that version. Local CSV reads carry enforceSchema=false: Spark then
 // checks every file's header against the inferred names.
-func inferLocally(reads []*Read, sparkVersion string, pq *infer.ParquetConf) (local, remote []*Read) {
+func inferLocally(reads []*Read, sparkVersion string, footers footerConf) (local, remote []*Read) {
 	rules, ok := infer.RulesFor(sparkVersion)
 	if !ok {
 		return nil, reads
 	}
-	return inferLocallyWithin(reads, rules, pq, maxLocalInferTotal)
+	return inferLocallyWithin(reads, rules, footers, maxLocalInferTotal)
 }
 
 // maxLocalInferTotal bounds the bytes the client reads to infer schemas:
@@ -83,8 +83,8 @@ func inferLocally(reads []*Read, sparkVersion string, pq *infer.ParquetConf) (lo
 const maxLocalInferTotal = 1 << 30
 
 // inferLocallyWithin is inferLocally with a budget for the bytes of CSV and
-// JSON files read (a Parquet file costs only its footer).
-func inferLocallyWithin(reads []*Read, rules infer.Rules, pq *infer.ParquetConf, budget int64) (local, remote []*Read) {
+// JSON files read (a Parquet or ORC file costs only its footer).
+func inferLocallyWithin(reads []*Read, rules infer.Rules, footers footerConf, budget int64) (local, remote []*Read) {
 	inferred := make([]bool, len(reads))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -93,7 +93,7 @@ func inferLocallyWithin(reads []*Read, rules infer.Rules, pq *infer.ParquetConf,
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				inferred[i] = inferLocal(reads[i], rules, pq)
+				inferred[i] = inferLocal(reads[i], rules, footers)
 			}
 		}()
 	}
@@ -103,7 +103,7 @@ func inferLocallyWithin(reads []*Read, rules infer.Rules, pq *infer.ParquetConf,
 			inferred[i] = r.InferredLocally // as it was fetched
 			continue
 		}
-		if len(r.Paths) == 1 && r.Format == "parquet" && pq != nil {
+		if len(r.Paths) == 1 && (r.Format == "parquet" && footers.parquet != nil || r.Format == "orc" && footers.orc != nil) {
 			next <- i
 			continue
 		}
@@ -133,7 +133,7 @@ func inferLocallyWithin(reads []*Read, rules infer.Rules, pq *infer.ParquetConf,
 }
 
 // inferLocal infers r's schema on the client by rules if it can.
-func inferLocal(r *Read, rules infer.Rules, pq *infer.ParquetConf) bool {
+func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
 	if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 {
 		return false
 	}
@@ -165,8 +165,12 @@ func inferLocal(r *Read, rules infer.Rules, pq *infer.ParquetConf) bool {
 			r.Schema, err = rules.JSONSchema(r.raw)
 		}
 	case "parquet":
-		if pq != nil {
-			r.Schema, err = localParquetFile(rules, src, r.Options, *pq)
+		if footers.parquet != nil {
+			r.Schema, err = localParquetFile(rules, src, r.Options, *footers.parquet)
+		}
+	case "orc":
+		if footers.orc != nil {
+			r.Schema, err = localORCFile(rules, src, r.Options, *footers.orc)
 		}
 	}
 	if err != nil {
@@ -441,7 +445,7 @@ func fieldNames(fields []sparkmerge.Field) string {
 
 // clientRulesVersion is the Spark version whose schema inference rules the
 // client implements (CSVInferSchema, JsonInferSchema, the Parquet schema
-// converter), for messages.
+// converter, OrcUtils.toCatalystSchema), for messages.
 var clientRulesVersion = infer.Spark40.Version()
 
 // clientRulesMatch reports whether a server of this Spark version infers

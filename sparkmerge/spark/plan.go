@@ -204,8 +204,8 @@ func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discover
 	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules); err != nil {
 		return discovered{}, nil, err
 	}
-	pq := c.parquetConfFor(ctx, in.reads)
-	found.reads, remote = inferLocally(in.reads, c.SparkVersion(), pq)
+	footers := c.footerConfFor(ctx, in.reads)
+	found.reads, remote = inferLocally(in.reads, c.SparkVersion(), footers)
 	for _, r := range in.reads {
 		if r.copy != nil && r.InferredLocally {
 			found.remoteTyped++

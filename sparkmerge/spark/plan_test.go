@@ -470,7 +470,7 @@ func TestPlan(t *testing.T) {
 		{
 			name:    "a remote Parquet footer past the fetched end is left to Spark",
 			job:     Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/wide.parquet"}}}},
-			remote:  map[string]string{"s3a://b/wide.parquet": footerClaiming(100<<10, parquetTailBytes)},
+			remote:  map[string]string{"s3a://b/wide.parquet": footerClaiming(100<<10, footerTailBytes)},
 			conf:    parquetConfValues(defaultParquetConf),
 			schemas: map[string]string{"readSchema s3a://b/wide.parquet": "id bigint"},
 			wantReads: []string{
@@ -490,6 +490,58 @@ func TestPlan(t *testing.T) {
 			},
 			wantTarget: "id bigint",
 			wantCalls:  []string{parquetConf, "readSchema $D/p.parquet"},
+		},
+		{
+			name:  "an ORC file is typed from its footer",
+			files: map[string]string{"o.orc": readORCFixture()},
+			job:   Job{Sources: []SourceSpec{{Paths: []string{"$D/o.orc"}}}},
+			conf:  defaultORCConf,
+			wantReads: []string{
+				"$D/o.orc [$D/o.orc]: id int, price double, note string, day date; client, pinned, mergeSchema=true",
+			},
+			wantTarget: "id int, price double, note string, day date",
+			wantCalls:  []string{orcConf},
+		},
+		{
+			name:   "a large remote ORC file is typed from its fetched end alone",
+			job:    Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/big.orc"}}, {Paths: []string{"s3a://b/small.orc"}}}},
+			remote: map[string]string{"s3a://b/big.orc": paddedORC(100 << 10), "s3a://b/small.orc": readORCFixture()},
+			conf:   defaultORCConf,
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if len(p.Reads) != 1 || len(p.Reads[0].parts()) != 2 || p.RemoteTyped != 2 {
+					t.Fatalf("reads %s, %d typed remotely: want both files typed on the client, grouped", describeReads(p.Reads, ""), p.RemoteTyped)
+				}
+				if got := p.Reads[0].Schema.String(); got != "id int, price double, note string, day date" {
+					t.Errorf("schema %s", got)
+				}
+			},
+			wantCalls: []string{"listFiles s3a://b/big.orc", "listFiles s3a://b/small.orc", "fetchFiles s3a://b/big.orc", "fetchFiles s3a://b/small.orc", orcConf},
+		},
+		{
+			name:    "an ORC file is left to Spark under settings the rules do not reproduce",
+			files:   map[string]string{"o.orc": readORCFixture()},
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/o.orc"}}}},
+			conf:    map[string]string{"spark.sql.timestampType": "TIMESTAMP_LTZ", "spark.sql.orc.impl": "hive"},
+			schemas: map[string]string{"readSchema $D/o.orc": "id int"},
+			wantReads: []string{
+				"$D/o.orc [$D/o.orc]: id int; pinned, mergeSchema=true",
+			},
+			wantTarget: "id int",
+			wantCalls:  []string{orcConf, "readSchema $D/o.orc"},
+		},
+		{
+			name:  "Parquet and ORC settings come in one call",
+			files: map[string]string{"o.orc": readORCFixture(), "p.parquet": readFixture("primitives.parquet")},
+			job:   Job{Sources: []SourceSpec{{Paths: []string{"$D/o.orc"}}, {Paths: []string{"$D/p.parquet"}}}, Strategy: StrategyUnion},
+			conf:  mergeSettings(parquetConfValues(defaultParquetConf), defaultORCConf),
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				for _, r := range p.Reads {
+					if !r.InferredLocally {
+						t.Errorf("%v: not typed on the client", r.Paths)
+					}
+				}
+			},
+			wantCalls: []string{"conf " + strings.Join(append(infer.ORCConfKeys(), infer.ParquetConfKeys()...), " ")},
 		},
 		{
 			name:      "an unknown parse mode is refused before any call",
@@ -723,6 +775,35 @@ func readFixture(name string) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// readORCFixture is a Spark-written ORC file (zstd) of id int, price
+// double, note string, day date.
+func readORCFixture() string {
+	b, err := os.ReadFile(filepath.Join("testdata", "orc", "csv-typed.orc"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// paddedORC is the ORC fixture with pad more bytes inside it, before the
+// footer: a file larger than its fetched end, with the same schema.
+func paddedORC(pad int) string {
+	f := readORCFixture()
+	return f[:3] + strings.Repeat("\x00", pad) + f[3:]
+}
+
+// defaultORCConf is Spark 4.0's defaults of the settings the ORC rules read.
+var defaultORCConf = map[string]string{"spark.sql.timestampType": "TIMESTAMP_LTZ", "spark.sql.orc.impl": "native"}
+
+var orcConf = "conf " + strings.Join(infer.ORCConfKeys(), " ")
+
+// mergeSettings is every setting of both.
+func mergeSettings(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
 }
 
 // parquetConfValues are the session settings that give conf.

@@ -16,12 +16,13 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
+	"github.com/sparkmerge/sparkmerge/spark/internal/orcfooter"
 )
 
 // Files only the server sees (cluster storage, a path mounted on the
 // server alone) are typed by the client too, from their contents fetched
-// through Spark: one binaryFile job per 64 MiB of small CSV, JSON and
-// Parquet files, instead of one Spark inference job (or footer request) per
+// through Spark: one binaryFile job per 64 MiB of small CSV and JSON
+// files and Parquet and ORC footers, instead of one Spark inference job (or footer request) per
 // file. The client applies Spark's own rules (package infer) to a
 // temporary copy, and stamps each file with the size and modification time
 // Spark reported, so that such files join positional scans (scanBatch),
@@ -39,7 +40,8 @@ const (
 
 // remoteCopy is a client-side copy of a file only the server sees.
 type remoteCopy struct {
-	// path is a Parquet file's temporary copy (its footer, at its place).
+	// path is a Parquet or ORC file's temporary copy (its footer, at its
+	// place).
 	path string
 	// content is a CSV or JSON file's contents, typed as soon as they
 	// arrive (while the next fetch runs) and then dropped, so that the
@@ -54,8 +56,8 @@ type remoteCopy struct {
 	settled bool
 }
 
-// fetchRemoteCopies copies the contents of the small remote CSV, JSON and
-// Parquet files among reads into dir (a few Spark jobs), for inferLocally. A file
+// fetchRemoteCopies copies the contents of the small remote CSV and JSON
+// files, and the footers of the Parquet and ORC files, among reads into dir (a few Spark jobs), for inferLocally. A file
 // whose size or modification time differs from its listing is left to
 // Spark, as are files past the size limits. It returns the number of Spark
 // jobs run; a failed fetch leaves every file to Spark, unless the server is
@@ -63,7 +65,8 @@ type remoteCopy struct {
 func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules) (jobs int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
-	// back, took 3 s of a 12 s discovery); Parquet footers go to dir.
+	// back, took 3 s of a 12 s discovery); Parquet and ORC footers go to
+	// dir.
 	var typing errgroup.Group
 	typing.SetLimit(runtime.GOMAXPROCS(0))
 	defer typing.Wait()
@@ -71,7 +74,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	byListing := map[*listing][]*Read{}
 	var order []*listing
 	for _, r := range reads {
-		if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || (r.Format != "csv" && r.Format != "json" && r.Format != "parquet") {
+		if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || (r.Format != "csv" && r.Format != "json" && r.Format != "parquet" && r.Format != "orc") {
 			continue
 		}
 		f, ok := listed[r.Paths[0]]
@@ -189,7 +192,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			}
 			stamp := fileStamp{size: file.size, mtimeMillis: file.mtimeMillis}
 			cp := &remoteCopy{stamp: stamp, settled: file.nowMillis-file.mtimeMillis > 2000}
-			if r.Format != "parquet" {
+			if r.Format == "csv" || r.Format == "json" {
 				cp.content = file.content
 				if cp.content == nil {
 					// An empty file: no bytes, not none (which would leave
@@ -198,7 +201,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 				}
 				r.copy = cp
 				typing.Go(func() error {
-					inferLocal(r, rules, nil)
+					inferLocal(r, rules, footerConf{})
 					cp.content, cp.typed = nil, true
 					return nil
 				})
@@ -215,21 +218,32 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 }
 
 // footerFetched reports whether file's content is the end of the Parquet
-// file r reads (see fetchedContent), long enough to hold its whole footer
-// (the 4-byte footer length and the PAR1 magic end the file): all that
-// typing it reads.
+// or ORC file r reads (see fetchedContent), long enough to hold its whole
+// footer: all that typing it reads. A Parquet file ends with the footer,
+// its 4-byte length and the PAR1 magic; an ORC file with the footer, the
+// postscript and the postscript's length.
 func footerFetched(r *Read, file fetchedFile) bool {
 	n := int64(len(file.content))
-	if r.Format != "parquet" || n > min(file.size, parquetTailBytes) || n < 8 || string(file.content[n-4:]) != "PAR1" {
+	if n > min(file.size, footerTailBytes) {
 		return false
 	}
-	footer := int64(binary.LittleEndian.Uint32(file.content[n-8 : n-4]))
-	return footer+8 <= n
+	switch r.Format {
+	case "parquet":
+		if n < 8 || string(file.content[n-4:]) != "PAR1" {
+			return false
+		}
+		footer := int64(binary.LittleEndian.Uint32(file.content[n-8 : n-4]))
+		return footer+8 <= n
+	case "orc":
+		end, ok := orcfooter.TailLength(file.content)
+		return ok && end <= n
+	}
+	return false
 }
 
 // writeCopy writes a fetched file where the client types it: whole, or a
-// Parquet file's end at its place in a file of the listed size (the rest
-// a hole, which no footer reader touches).
+// Parquet or ORC file's end at its place in a file of the listed size (the
+// rest a hole, which no footer reader touches).
 func writeCopy(path string, file fetchedFile) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -249,8 +263,8 @@ func writeCopy(path string, file fetchedFile) error {
 // fetchedBytes is how much of a listed file a fetch returns (see
 // fetchedFile.content).
 func fetchedBytes(f remoteFile) int64 {
-	if strings.HasSuffix(strings.ToLower(f.path), ".parquet") {
-		return min(f.size, parquetTailBytes)
+	if lower := strings.ToLower(f.path); strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".orc") {
+		return min(f.size, footerTailBytes)
 	}
 	return f.size
 }

@@ -54,32 +54,53 @@ type fileFetch struct {
 // fetch, in Unix milliseconds.
 type fetchedFile struct {
 	remoteFile
-	// content is the file's bytes; of a .parquet file over
-	// parquetTailBytes, only its end: its footer, or its last
-	// parquetTailBytes (see fetchedContent).
+	// content is the file's bytes; of a .parquet or .orc file over
+	// footerTailBytes, only its end: its footer, or its last
+	// footerTailBytes (see fetchedContent).
 	content   []byte
 	nowMillis int64
 }
 
-// parquetTailBytes is how much of a large Parquet file is fetched to type
-// it: its end, where the footer is. The client reads nothing else of a
-// Parquet file, so fetching it whole cost 200 MB of transfer for 200
-// files of 1 MB (5.1 s of discovery of a 12 s merge).
-const parquetTailBytes = 64 << 10
+// footerTailBytes is how much of a large Parquet or ORC file is fetched to
+// type it: its end, where the footer is. The client reads nothing else of
+// such a file, so fetching it whole cost 200 MB of transfer for 200
+// Parquet files of 1 MB (5.1 s of discovery of a 12 s merge).
+const footerTailBytes = 64 << 10
 
 // fetchedContent is the SQL of fetchedFile.content over binaryFile's
-// columns: a file whole, but a .parquet file over parquetTailBytes only
-// its footer (the footer, its 4-byte little-endian length and the PAR1
-// magic end the file) when that fits in parquetTailBytes, else its last
-// parquetTailBytes. A footer is a few KiB: 28 MB to transfer for the
-// benchmark's 2,000 Parquet files, where their last 64 KiB were 123 MB.
+// columns: a file whole, but a .parquet or .orc file over footerTailBytes
+// only the end its schema is in, when that fits in footerTailBytes, else
+// its last footerTailBytes. A footer is a few KiB: 28 MB to transfer for
+// the benchmark's 2,000 Parquet files, where their last 64 KiB were 123
+// MB.
+//
+//   - Parquet: the footer, its 4-byte little-endian length and the PAR1
+//     magic end the file.
+//   - ORC: the footer, the postscript and one byte holding the
+//     postscript's length end the file; the postscript starts with the
+//     footer's length (field 1: the tag byte 8, then a varint, read here up
+//     to 4 bytes: footers under 256 MiB).
 var fetchedContent = func() string {
 	le := "hex(substring(content, length - 7, 4))" // the length, least significant byte first
-	footer := "CAST(conv(concat(substr(" + le + ", 7, 2), substr(" + le + ", 5, 2), substr(" + le + ", 3, 2), substr(" + le + ", 1, 2)), 16, 10) AS BIGINT) + 8"
-	return fmt.Sprintf("CASE WHEN NOT (lower(path) LIKE '%%.parquet' AND length > %[1]d) THEN content"+
-		" WHEN substring(content, length - 3, 4) = X'50415231' AND %[2]s <= %[1]d THEN substring(content, length - (%[2]s) + 1, %[2]s)"+
-		" ELSE substring(content, length - %[3]d, %[1]d) END",
-		parquetTailBytes, footer, parquetTailBytes-1)
+	parquetEnd := "CAST(conv(concat(substr(" + le + ", 7, 2), substr(" + le + ", 5, 2), substr(" + le + ", 3, 2), substr(" + le + ", 1, 2)), 16, 10) AS BIGINT) + 8"
+	byteAt := func(pos string) string {
+		return "CAST(conv(hex(substring(content, " + pos + ", 1)), 16, 10) AS BIGINT)"
+	}
+	psLen := byteAt("length")
+	postscript := "length - " + psLen // where the postscript starts
+	v := func(i int) string { return byteAt(fmt.Sprintf("%s + %d", postscript, i)) }
+	footerLen := fmt.Sprintf("CASE WHEN %[1]s < 128 THEN %[1]s"+
+		" WHEN %[2]s < 128 THEN %[1]s - 128 + %[2]s * 128"+
+		" WHEN %[3]s < 128 THEN %[1]s - 128 + (%[2]s - 128) * 128 + %[3]s * 16384"+
+		" WHEN %[4]s < 128 THEN %[1]s - 128 + (%[2]s - 128) * 128 + (%[3]s - 128) * 16384 + %[4]s * 2097152 END",
+		v(1), v(2), v(3), v(4))
+	orcEnd := fmt.Sprintf("1 + %s + (%s)", psLen, footerLen)
+	exact := func(end string) string { return "substring(content, length - (" + end + ") + 1, " + end + ")" }
+	return fmt.Sprintf("CASE WHEN length <= %[1]d OR NOT (lower(path) LIKE '%%.parquet' OR lower(path) LIKE '%%.orc') THEN content"+
+		" WHEN lower(path) LIKE '%%.parquet' AND substring(content, length - 3, 4) = X'50415231' AND %[2]s <= %[1]d THEN %[3]s"+
+		" WHEN lower(path) LIKE '%%.orc' AND %[4]s = 8 AND %[5]s <= %[1]d THEN %[6]s"+
+		" ELSE substring(content, length - %[7]d, %[1]d) END",
+		footerTailBytes, parquetEnd, exact(parquetEnd), byteAt(postscript), orcEnd, exact(orcEnd), footerTailBytes-1)
 }()
 
 // sessionServer is the [server] of a Spark Connect session.

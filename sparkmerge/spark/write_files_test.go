@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func TestOutputFiles(t *testing.T) {
@@ -97,7 +99,7 @@ func TestSizeRanges(t *testing.T) {
 	}
 }
 
-// A fetched Parquet end types the file when it holds the whole footer:
+// A fetched Parquet or ORC end types the file when it holds the whole footer:
 // the footer alone (as fetchedContent cuts it), or a longer tail; not a
 // tail that cuts the footer, nor one that is not a Parquet end.
 func TestFooterFetched(t *testing.T) {
@@ -113,7 +115,7 @@ func TestFooterFetched(t *testing.T) {
 		{"a longer tail", append(bytes.Repeat([]byte{'x'}, 500), footer...), true},
 		{"a cut footer", footer[50:], false},
 		{"no magic", append(append([]byte(nil), footer[:len(footer)-1]...), 'X'), false},
-		{"over the tail's size", append(bytes.Repeat([]byte{'x'}, parquetTailBytes), footer...), false},
+		{"over the tail's size", append(bytes.Repeat([]byte{'x'}, footerTailBytes), footer...), false},
 	}
 	for _, tt := range tests {
 		file := fetchedFile{remoteFile: remoteFile{path: "/d/a.parquet", size: size}, content: tt.content}
@@ -123,5 +125,33 @@ func TestFooterFetched(t *testing.T) {
 	}
 	if footerFetched(&Read{Format: "csv"}, fetchedFile{remoteFile: remoteFile{size: size}, content: footer}) {
 		t.Error("a CSV file's end types it as Parquet")
+	}
+
+	// An ORC end: a footer of 100 bytes, the postscript (the footer's
+	// length, then the magic) and the postscript's length.
+	var ps []byte
+	ps = protowire.AppendTag(ps, 1, protowire.VarintType)
+	ps = protowire.AppendVarint(ps, 100)
+	ps = protowire.AppendTag(ps, 8000, protowire.BytesType)
+	ps = protowire.AppendString(ps, "ORC")
+	orcEnd := append(append(bytes.Repeat([]byte{'f'}, 100), ps...), byte(len(ps)))
+	orc := &Read{Format: "orc"}
+	for _, tt := range []struct {
+		name    string
+		content []byte
+		want    bool
+	}{
+		{"the footer alone", orcEnd, true},
+		{"a longer tail", append(bytes.Repeat([]byte{'x'}, 500), orcEnd...), true},
+		{"a cut footer", orcEnd[1:], false},
+		{"a cut postscript", orcEnd[len(orcEnd)-3:], false},
+		{"no magic", append(append(bytes.Repeat([]byte{'f'}, 100), ps[:len(ps)-1]...), 'X', byte(len(ps))), false},
+		{"a Parquet end", footer, false},
+		{"over the tail's size", append(bytes.Repeat([]byte{'x'}, footerTailBytes), orcEnd...), false},
+	} {
+		file := fetchedFile{remoteFile: remoteFile{path: "/d/a.orc", size: size}, content: tt.content}
+		if got := footerFetched(orc, file); got != tt.want {
+			t.Errorf("ORC, %s: footerFetched = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
