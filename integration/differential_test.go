@@ -73,7 +73,7 @@ var driftPartners = map[string][]string{
 
 // corpusShape is what a generated corpus may contain besides its values.
 type corpusShape struct {
-	format string // csv, tsv, json or parquet
+	format string // csv, tsv, json, parquet or orc
 	// multiLine corpora (CSV) have values with line breaks, read with
 	// multiLine=true on every path.
 	multiLine bool
@@ -90,6 +90,9 @@ func (c corpusShape) kinds() []string {
 	return kinds
 }
 
+// columnar: Parquet or ORC, generated as CSV and written by Spark.
+func (c corpusShape) columnar() bool { return c.format == "parquet" || c.format == "orc" }
+
 // readerOptions are the options every path reads the corpus with.
 func (c corpusShape) readerOptions() map[string]string {
 	if c.multiLine {
@@ -99,7 +102,8 @@ func (c corpusShape) readerOptions() map[string]string {
 }
 
 // diffCorpus writes n drifting files of a corpus shape and returns their
-// contents by name (Parquet files are written as CSV, for parquetCorpus).
+// contents by name (Parquet and ORC files are written as CSV, for
+// columnarCorpus).
 // CSV files start now and then with a byte-order mark or blank lines, end
 // lines with CRLF, or repeat a column name.
 func diffCorpus(seed uint64, shape corpusShape, n int) map[string][]byte {
@@ -152,7 +156,7 @@ func diffCorpus(seed uint64, shape corpusShape, n int) map[string][]byte {
 		if shape.format == "tsv" {
 			sep = "\t"
 		}
-		if csv && shape.format != "parquet" {
+		if csv && !shape.columnar() {
 			if r.IntN(6) == 0 {
 				b.WriteString("\ufeff")
 			}
@@ -197,7 +201,7 @@ func diffCorpus(seed uint64, shape corpusShape, n int) map[string][]byte {
 			}
 		}
 		ext := shape.format
-		if ext == "parquet" {
+		if shape.columnar() {
 			ext = "csv"
 		}
 		files[fmt.Sprintf("f%02d.%s", f, ext)] = []byte(b.String())
@@ -224,28 +228,28 @@ func jsonValue(v string) string {
 	return string(b)
 }
 
-// parquetCorpus turns CSV files into Parquet files, one each, typed by
-// Spark's CSV inference (int, bigint, double, boolean, date, timestamp,
-// decimal, string): Spark writes each into a directory of the shared work
-// area, whose one data file is then renamed.
-func parquetCorpus(t *testing.T, csvFiles map[string][]byte) map[string][]byte {
+// columnarCorpus turns CSV files into Parquet or ORC files (format), one
+// each, typed by Spark's CSV inference (int, bigint, double, boolean,
+// date, timestamp, decimal, string): Spark writes each into a directory of
+// the shared work area, whose one data file is then renamed.
+func columnarCorpus(t *testing.T, format string, csvFiles map[string][]byte) map[string][]byte {
 	t.Helper()
 	dir := localFiles(t, csvFiles)
 	out := map[string][]byte{}
 	for name := range csvFiles {
 		in := filepath.Join(dir, name)
-		written := filepath.Join(dir, "pq-"+name)
-		exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW pqsrc USING csv OPTIONS (path '%s', header 'true', inferSchema 'true')", in),
-			fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING parquet SELECT /*+ COALESCE(1) */ * FROM pqsrc", written))
-		parts, err := filepath.Glob(filepath.Join(written, "part-*.parquet"))
+		written := filepath.Join(dir, format+"-"+name)
+		exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW colsrc USING csv OPTIONS (path '%s', header 'true', inferSchema 'true')", in),
+			fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING %s SELECT /*+ COALESCE(1) */ * FROM colsrc", written, format))
+		parts, err := filepath.Glob(filepath.Join(written, "part-*."+format))
 		if err != nil || len(parts) != 1 {
-			t.Fatalf("parquet of %s: %v %v", name, parts, err)
+			t.Fatalf("%s of %s: %v %v", format, name, parts, err)
 		}
 		content, err := os.ReadFile(parts[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[strings.TrimSuffix(name, ".csv")+".parquet"] = content
+		out[strings.TrimSuffix(name, ".csv")+"."+format] = content
 	}
 	return out
 }
@@ -278,12 +282,15 @@ func TestDifferentialReadPaths(t *testing.T) {
 		}
 		t.Logf("%d corpora, %d merged on every path, %d refused on every path", total, total-refused, refused)
 	}()
-	shapes := []corpusShape{{format: "csv"}, {format: "csv", multiLine: true}, {format: "tsv"}, {format: "json"}, {format: "parquet"}}
+	shapes := []corpusShape{{format: "csv"}, {format: "csv", multiLine: true}, {format: "tsv"}, {format: "json"}, {format: "parquet"}, {format: "orc"}}
 	for _, shape := range shapes {
 		for k := range corpora {
 			seed := uint64(1000*k + len(shape.format))
 			if shape.multiLine {
 				seed += 500
+			}
+			if shape.format == "orc" {
+				seed += 250 // not the CSV corpora's values
 			}
 			files := diffCorpus(seed, shape, 4+int(seed%4))
 			name := shape.format
@@ -291,8 +298,8 @@ func TestDifferentialReadPaths(t *testing.T) {
 				name += " multiLine"
 			}
 			t.Run(fmt.Sprintf("%s seed %d", name, seed), func(t *testing.T) {
-				if shape.format == "parquet" {
-					files = parquetCorpus(t, files)
+				if shape.columnar() {
+					files = columnarCorpus(t, shape.format, files)
 				}
 				local := localFiles(t, files)
 				remote := clusterFiles(t, files)
@@ -330,7 +337,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 						}
 					})
 				}
-				if (t.Failed() || refErr != nil && os.Getenv("SPARKMERGE_DIFF_SHOW_REFUSED") != "") && shape.format != "parquet" {
+				if (t.Failed() || refErr != nil && os.Getenv("SPARKMERGE_DIFF_SHOW_REFUSED") != "") && !shape.columnar() {
 					for name, content := range files {
 						t.Logf("%s:\n%q", name, content)
 					}
