@@ -388,7 +388,7 @@ func TestJSONBatchUnrouted(t *testing.T) {
 		if rows.routed != withSource {
 			t.Errorf("withSource %v: routed %v", withSource, rows.routed)
 		}
-		scan, values := rows.String(), strings.Join(batches[0].values(len(p.Plan.Target.Fields), rows.routed), ", ")
+		scan, values := rows.String(), strings.Join(batches[0].values(len(p.Plan.Target.Fields), rows.routed, rows.lines), ", ")
 		for _, col := range []string{castsColumn, sourceColumn, fileColumn} {
 			if strings.Contains(scan, col) != withSource || strings.Contains(values, col) != withSource {
 				t.Errorf("withSource %v: %s in the scan %v, in its projection %v", withSource, col, strings.Contains(scan, col), strings.Contains(values, col))
@@ -540,8 +540,11 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 	}
 	b := batches[0]
 	cols := map[string]connect.LocalColumn{}
-	for _, c := range b.routeTable() {
+	for _, c := range b.routeTable(true) {
 		cols[c.Name] = c
+	}
+	if _, ok := cols[headerColumn]; !ok {
+		t.Errorf("no header column in the route table of a line scan")
 	}
 	target := p.Plan.Target.Fields
 	for m, f := range b.files {
@@ -555,6 +558,9 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 		if cols[routeSizeColumn].Longs[m] != info.Size() || cols[routeTimeColumn].Longs[m] != info.ModTime().UnixMilli() {
 			t.Errorf("%s: size %d, mtime %d; the file has %d, %d", f.Paths[0],
 				cols[routeSizeColumn].Longs[m], cols[routeTimeColumn].Longs[m], info.Size(), info.ModTime().UnixMilli())
+		}
+		if got, want := cols[headerColumn].Strings[m], strings.SplitN(files[filepath.Base(f.Paths[0])], "\n", 2)[0]; got != want {
+			t.Errorf("%s: header line %q, want %q", f.Paths[0], got, want)
 		}
 		if got := cols[sourceColumn].Strings[m]; got != p.Reads[b.reads[m]].Name {
 			t.Errorf("%s: source %q, want %q", f.Paths[0], got, p.Reads[b.reads[m]].Name)
@@ -606,5 +612,45 @@ func TestPlannedTuning(t *testing.T) {
 	}
 	if got, want := many.tuning(), (tuning{interpreted: true}); got != want {
 		t.Errorf("%d scans: %+v, want %+v", manyScans, got, want)
+	}
+}
+
+// A CSV batch reads its files as text lines split at the separator when
+// every file's header line is its only line so spelled; otherwise, and for
+// a separator split would read as a pattern but for '|', through Spark's
+// CSV reader. A split line's empty value is null, as the reader makes it.
+func TestCSVBatchReadsLines(t *testing.T) {
+	files := map[string]string{
+		"a.csv":   "id,note\n1,\n",
+		"b.csv":   "note,id\nz,2\n",
+		"rep.csv": "id,note\n3,x\nid,note\n",
+	}
+	c := &Client{}
+	scan := func(names ...string) (batchRows, scanBatch, *Planned) {
+		t.Helper()
+		p := batchPlan(t, files, names...)
+		batches, _ := scansOf(p)
+		if len(batches) != 1 {
+			t.Fatalf("%v: batches %+v", names, batches)
+		}
+		return c.batchScan(p.Reads, batches[0], false), batches[0], p
+	}
+	rows, b, p := scan("a.csv", "b.csv")
+	plan := rows.String()
+	if !rows.lines || !strings.Contains(plan, "text") || !strings.Contains(plan, "split(") || strings.Contains(plan, "enforceSchema") {
+		t.Errorf("files with one header line each: lines %v, scan %s", rows.lines, plan)
+	}
+	if values := strings.Join(b.values(len(p.Plan.Target.Fields), rows.routed, rows.lines), ", "); !strings.Contains(values, "nullif(") {
+		t.Errorf("values of split lines: %s, want empty values null", values)
+	}
+	if rows, _, _ := scan("a.csv", "rep.csv"); rows.lines || strings.Contains(rows.String(), "split(") {
+		t.Errorf("a file that repeats its header line: read as lines")
+	}
+	for sep, want := range map[string]string{";": ";", "|": "\\|", "\t": "\t", "x": ""} {
+		b := scanBatch{reads: []int{0}, files: []*Read{{headerLine: "a"}}}
+		got, ok := b.lineSeparator([]*Read{{Options: map[string]string{"sep": sep}}})
+		if got != want || ok != (want != "") {
+			t.Errorf("separator %q: %q, %v; want %q", sep, got, ok, want)
+		}
 	}
 }

@@ -154,7 +154,7 @@ func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
 		var f infer.CSVFile
 		// ShortNumbers holds for a file read even when Spark must type it.
 		f, err = localCSVFile(rules, src, fetched, r.Options)
-		r.Schema, r.shortNumbers = f.Schema, f.ShortNumbers
+		r.Schema, r.shortNumbers, r.headerLine = f.Schema, f.ShortNumbers, f.Header
 		if err == nil {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
@@ -174,7 +174,7 @@ func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
 		}
 	}
 	if err != nil {
-		r.Schema, r.raw = sparkmerge.Schema{}, sparkmerge.DataType{}
+		r.Schema, r.raw, r.headerLine = sparkmerge.Schema{}, sparkmerge.DataType{}, ""
 		var refused *infer.Unsupported
 		if errors.As(err, &refused) && refused.Reason == infer.NotUTF8 {
 			r.encodingProblem = refused.Error()

@@ -77,6 +77,11 @@ type Read struct {
 	// than 15 digits, so its casts to double are exact (see
 	// infer.CSVFile.ShortNumbers).
 	shortNumbers bool
+	// headerLine is a locally inferred CSV file's header line as written,
+	// when no other line of the file is equal to it (infer.CSVFile.Header):
+	// a positional scan may then read the file as text and drop the lines
+	// equal to it. "" otherwise.
+	headerLine string
 	// patterns is true when Paths are the user's own list of paths, read
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).

@@ -23,6 +23,12 @@ type CSVFile struct {
 	// ShortNumbers: no number in the file has more than 15 digits, so
 	// every one becomes a double exactly (see sparkmerge.RoundsValues).
 	ShortNumbers bool
+	// Header is the file's header line as written (without its line
+	// break), when no other line of the file is equal to it; else "".
+	// Spark's reader drops the first line only, and its inference skips
+	// every line equal to the header, so a reader that drops the lines
+	// equal to Header reads exactly the rows Spark's does.
+	Header string
 }
 
 // CSVFile infers the schema of the CSV file at path, a path of this
@@ -57,8 +63,8 @@ func (r Rules) CSV(data []byte, options map[string]string) (CSVFile, error) {
 // csvFile is what the rules learn from a CSV file's text, which
 // checkText accepted.
 func csvFile(data []byte, sep byte) (CSVFile, error) {
-	schema, err := inferCSV(data, sep)
-	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data)}, err
+	schema, header, err := inferCSV(data, sep)
+	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header}, err
 }
 
 // csvSeparator is the separator when the reader options are ones whose
@@ -93,46 +99,47 @@ func (r Rules) csvSeparator(options map[string]string) (byte, error) {
 	return sep, nil
 }
 
-// inferCSV is the schema of a CSV file's bytes with separator sep.
-func inferCSV(data []byte, sep byte) (sparkmerge.Schema, error) {
-	var schema sparkmerge.Schema
+// inferCSV is the schema of a CSV file's bytes with separator sep, and
+// its header line when no other line repeats it (see CSVFile.Header).
+func inferCSV(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, err error) {
 	if err := checkText(data); err != nil {
-		return schema, err
+		return schema, "", err
 	}
 	if bytes.ContainsAny(data, "\"\\\x00") {
-		return schema, unsupported(UnsupportedContents, "has quotes, backslashes or NUL bytes")
+		return schema, "", unsupported(UnsupportedContents, "has quotes, backslashes or NUL bytes")
 	}
 	var (
 		header    string
 		names     []string
 		types     []csvType
 		haveFirst bool
+		repeated  bool // a line after the first equals the header
 	)
 	for len(data) > 0 {
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
-			return schema, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
+			return schema, "", unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
 		if len(line) == 0 {
 			continue // skipped by Spark's reader and its inference
 		}
 		if line[0] <= ' ' && len(bytes.TrimLeft(line, javaWhitespace)) == 0 {
-			return schema, unsupported(UnsupportedContents, "has a line of only blanks")
+			return schema, "", unsupported(UnsupportedContents, "has a line of only blanks")
 		}
 		if !haveFirst {
 			haveFirst = true
 			header = string(line)
 			names = strings.Split(header, string(sep))
 			if len(names) > maxCSVColumns {
-				return schema, unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
+				return schema, "", unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
 			}
 			seen := make(map[string]bool, len(names))
 			for _, n := range names {
 				// Spark names empty headers _c<i> and renames duplicates;
 				// the Spark path reports those.
 				if n == "" || strings.Trim(n, javaWhitespace) != n || seen[strings.ToLower(n)] {
-					return schema, unsupported(UnsupportedContents, "has an empty, padded or repeated column name")
+					return schema, "", unsupported(UnsupportedContents, "has an empty, padded or repeated column name")
 				}
 				seen[strings.ToLower(n)] = true
 			}
@@ -141,6 +148,7 @@ func inferCSV(data []byte, sep byte) (sparkmerge.Schema, error) {
 		}
 		// Spark's inference skips every line equal to the header.
 		if string(line) == header {
+			repeated = true
 			continue
 		}
 		// The line's values one by one, without splitting it.
@@ -152,23 +160,26 @@ func inferCSV(data []byte, sep byte) (sparkmerge.Schema, error) {
 			case j >= 0 && i < len(types)-1:
 				v, rest = rest[:j], rest[j+1:]
 			case j >= 0 || i < len(types)-1:
-				return schema, unsupported(UnsupportedContents, "has a row whose width differs from the header")
+				return schema, "", unsupported(UnsupportedContents, "has a row whose width differs from the header")
 			}
 			t, ok := inferCSVField(types[i], v)
 			if !ok {
-				return schema, unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", names[i])
+				return schema, "", unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", names[i])
 			}
 			types[i] = t
 		}
 	}
 	if !haveFirst {
-		return schema, unsupported(UnsupportedContents, "has no header line")
+		return schema, "", unsupported(UnsupportedContents, "has no header line")
 	}
 	fields := make([]sparkmerge.Field, len(names))
 	for i, n := range names {
 		fields[i] = sparkmerge.NewField(n, types[i].dataType())
 	}
-	return sparkmerge.NewSchema(fields...), nil
+	if repeated {
+		header = ""
+	}
+	return sparkmerge.NewSchema(fields...), header, nil
 }
 
 // javaWhitespace is what Java's String.trim removes at the ends of a line

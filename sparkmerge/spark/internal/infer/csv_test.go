@@ -40,7 +40,7 @@ func TestInferCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			schema, err := inferCSV([]byte(tt.csv), ',')
+			schema, _, err := inferCSV([]byte(tt.csv), ',')
 			if err != nil {
 				t.Fatalf("not inferred locally: %v", err)
 			}
@@ -52,7 +52,7 @@ func TestInferCSV(t *testing.T) {
 }
 
 func TestInferCSVTab(t *testing.T) {
-	schema, err := inferCSV([]byte("a\tb\n1\tx,y\n"), '\t')
+	schema, _, err := inferCSV([]byte("a\tb\n1\tx,y\n"), '\t')
 	if err != nil {
 		t.Fatalf("not inferred locally: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestInferCSVLeavesToSpark(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			schema, err := inferCSV([]byte(tt.csv), ',')
+			schema, _, err := inferCSV([]byte(tt.csv), ',')
 			if err == nil {
 				t.Fatalf("inferred locally as %s; want it left to Spark", schema)
 			}
@@ -225,4 +225,26 @@ func FuzzShortNumbers(f *testing.F) {
 			t.Errorf("shortNumbers(%q) = %v, want %v", data, got, want)
 		}
 	})
+}
+
+// The header line comes back as written when no later line repeats it:
+// only then may a reader drop every line equal to it.
+func TestCSVHeader(t *testing.T) {
+	tests := []struct{ name, csv, want string }{
+		{"plain", "a,b\n1,2\n", "a,b"},
+		{"after empty lines, with CRLF", "\n\r\nId,NAME\r\n1,x\r\n", "Id,NAME"},
+		{"header only", "a,b", "a,b"},
+		{"repeated", "a,b\n1,2\na,b\n3,4\n", ""},
+		{"repeated with CRLF", "a,b\n1,2\r\na,b\r\n", ""},
+		{"a data line like it but for case", "a,b\nA,B\n", "a,b"},
+	}
+	for _, tt := range tests {
+		f, err := Spark40.CSV([]byte(tt.csv), map[string]string{"header": "true", "inferSchema": "true"})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if f.Header != tt.want {
+			t.Errorf("%s: header %q, want %q", tt.name, f.Header, tt.want)
+		}
+	}
 }

@@ -57,7 +57,7 @@ func BenchmarkInferCSV(b *testing.B) {
 	data := wideRows(2000, true)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := inferCSV(data, ','); err != nil {
+		if _, _, err := inferCSV(data, ','); err != nil {
 			b.Fatal(err)
 		}
 	}
