@@ -129,11 +129,25 @@ func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	if batches, _ := scansOf(p); len(batches) != 0 {
 		t.Errorf("a read without stamp batched: %v", batches)
 	}
-	// A big file reads faster on its own (see batchFileLimit).
+	// A big file reads faster on its own (see batchFileLimit): past
+	// csvLinesFileLimit when the scan reads lines, past batchFileLimit
+	// through the CSV reader.
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[0].stamp.size = batchFileLimit("csv", false) + 1
+	if batches, _ := scansOf(p); len(batches) != 1 {
+		t.Errorf("a file of %d bytes read as lines not batched: %v", p.Reads[0].stamp.size, batches)
+	}
+	p.Reads[0].stamp.size = csvLinesFileLimit + 1
 	if batches, _ := scansOf(p); len(batches) != 0 {
-		t.Errorf("a file over %d bytes batched: %v", batchFileLimit("csv", false), batches)
+		t.Errorf("a file over %d bytes batched: %v", csvLinesFileLimit, batches)
+	}
+	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
+	p.Reads[0].stamp.size = batchFileLimit("csv", false) + 1
+	for _, r := range p.Reads {
+		r.headerLine = "" // as if a line repeated the header: the CSV reader
+	}
+	if batches, _ := scansOf(p); len(batches) != 0 {
+		t.Errorf("a file over %d bytes batched for the CSV reader: %v", batchFileLimit("csv", false), batches)
 	}
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[1].Paths = []string{"rel/b.csv"}
@@ -477,6 +491,7 @@ func TestManyReadsBatchBigFiles(t *testing.T) {
 		p := batchPlan(t, files, names...)
 		for _, r := range p.Reads {
 			r.stamp.size = batchFileLimit("csv", false) + 1 // as if bigger than it is
+			r.headerLine = ""                               // and read through the CSV reader
 		}
 		batches, rest := scansOf(p)
 		batched := 0
@@ -621,9 +636,10 @@ func TestPlannedTuning(t *testing.T) {
 // CSV reader. A split line's empty value is null, as the reader makes it.
 func TestCSVBatchReadsLines(t *testing.T) {
 	files := map[string]string{
-		"a.csv":   "id,note\n1,\n",
-		"b.csv":   "note,id\nz,2\n",
-		"rep.csv": "id,note\n3,x\nid,note\n",
+		"a.csv":    "id,note\n1,\n",
+		"b.csv":    "note,id\nz,2\n",
+		"rep.csv":  "id,note\n3,x\nid,note\n",
+		"rep2.csv": "note,id\ny,4\nnote,id\n",
 	}
 	c := &Client{}
 	scan := func(names ...string) (batchRows, scanBatch, *Planned) {
@@ -643,8 +659,13 @@ func TestCSVBatchReadsLines(t *testing.T) {
 	if values := strings.Join(b.values(len(p.Plan.Target.Fields), rows.routed, rows.lines), ", "); !strings.Contains(values, "nullif(") {
 		t.Errorf("values of split lines: %s, want empty values null", values)
 	}
-	if rows, _, _ := scan("a.csv", "rep.csv"); rows.lines || strings.Contains(rows.String(), "split(") {
-		t.Errorf("a file that repeats its header line: read as lines")
+	if rows, _, _ := scan("rep.csv", "rep2.csv"); rows.lines || strings.Contains(rows.String(), "split(") {
+		t.Errorf("files that repeat their header lines: read as lines")
+	}
+	// A file that repeats its header line never joins a scan of lines.
+	p = batchPlan(t, files, "a.csv", "b.csv", "rep.csv", "rep2.csv")
+	if batches, _ := scansOf(p); len(batches) != 2 || len(batches[0].files) != 2 || len(batches[1].files) != 2 {
+		t.Errorf("batches %+v: want a.csv and b.csv apart from rep.csv and rep2.csv", batches)
 	}
 	for sep, want := range map[string]string{";": ";", "|": "\\|", "\t": "\t", "x": ""} {
 		b := scanBatch{reads: []int{0}, files: []*Read{{headerLine: "a"}}}
