@@ -14,10 +14,11 @@ import (
 // merge of 42,000 rows, measured). Files whose schemas the client inferred
 // (so it has seen every value) are therefore read in positional scans
 // instead, every value a string: all CSV files of one set of options in one
-// load with a schema of string columns as wide as the widest file, all
-// JSON-lines files as text parsed with from_json under a schema of every
-// key spelling (keys that may be, straight into their column's type; see
-// typedKeys). Each row's file says, through a route table
+// load (as text lines split at the separator where that reads what the CSV
+// reader would, see lineSeparator; else through the CSV reader with a
+// schema of string columns as wide as the widest file), all JSON-lines
+// files as text parsed with from_json under a schema of every key spelling
+// (keys that may be, straight into their column's type; see typedKeys). Each row's file says, through a route table
 // joined once per row, which position feeds which target column through
 // which casts: CAST(CAST(raw AS <file's type>) AS <target type>). For the
 // values client inference admits (see package infer) a string cast to the
@@ -184,12 +185,14 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 	return batchRows{Frame: routed.SelectExpr(kept...), routed: true, lines: afterRoute != ""}
 }
 
-// lineSeparator says whether a CSV batch may read its files as text lines
-// split at the separator, rather than through Spark's CSV reader, and
-// returns the separator as a regular expression for split. It may when
-// every file's header line is known and no other line equals it
-// (Read.headerLine): client inference then saw that the file has no
-// quotes, backslashes or NUL bytes, no carriage return but before a line
+// lineSeparator says whether a CSV batch reads its files as text lines
+// split at the separator, rather than through Spark's CSV reader (every
+// read of it readsAsLines; planScans batches such reads apart), and
+// returns the separator as a regular expression for split.
+//
+// A file may be read so when its header line is known and no other line
+// equals it (Read.headerLine): client inference then saw that the file has
+// no quotes, backslashes or NUL bytes, no carriage return but before a line
 // feed, no line of only blanks, and every other non-empty line exactly as
 // many values as the header; so its lines, but the empty ones and the
 // header, are its rows, and a split gives each row's values as the CSV
@@ -200,13 +203,34 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 // 9.8-11.6 s through the CSV reader, which raises an exception for each
 // row narrower than the scan.
 func (b scanBatch) lineSeparator(reads []*Read) (string, bool) {
-	for _, f := range b.files {
-		if f.headerLine == "" {
+	for _, i := range b.reads {
+		if !readsAsLines(reads[i]) {
 			return "", false
 		}
 	}
+	return splitSeparator(reads[b.reads[0]].Options)
+}
+
+// readsAsLines says whether every file of a CSV read may be read as text
+// lines in a positional scan (see lineSeparator).
+func readsAsLines(r *Read) bool {
+	if r.Format != "csv" {
+		return false
+	}
+	for _, f := range r.parts() {
+		if f.headerLine == "" {
+			return false
+		}
+	}
+	_, ok := splitSeparator(r.Options)
+	return ok
+}
+
+// splitSeparator is the CSV separator of the reader options as a regular
+// expression for split, for the separators client inference admits.
+func splitSeparator(options map[string]string) (string, bool) {
 	sep := ","
-	for k, v := range reads[b.reads[0]].Options {
+	for k, v := range options {
 		if strings.EqualFold(k, "sep") || strings.EqualFold(k, "delimiter") {
 			sep = v
 		}

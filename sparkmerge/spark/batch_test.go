@@ -668,8 +668,8 @@ func TestCSVBatchReadsLines(t *testing.T) {
 		t.Errorf("batches %+v: want a.csv and b.csv apart from rep.csv and rep2.csv", batches)
 	}
 	for sep, want := range map[string]string{";": ";", "|": "\\|", "\t": "\t", "x": ""} {
-		b := scanBatch{reads: []int{0}, files: []*Read{{headerLine: "a"}}}
-		got, ok := b.lineSeparator([]*Read{{Options: map[string]string{"sep": sep}}})
+		b := scanBatch{reads: []int{0}}
+		got, ok := b.lineSeparator([]*Read{{Format: "csv", headerLine: "a", Options: map[string]string{"sep": sep}}})
 		if got != want || ok != (want != "") {
 			t.Errorf("separator %q: %q, %v; want %q", sep, got, ok, want)
 		}

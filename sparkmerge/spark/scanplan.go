@@ -193,20 +193,6 @@ func batchFileLimit(format string, many bool) int64 {
 // per file took the same time.
 const csvLinesFileLimit = 8 << 20
 
-// readsAsLines says whether every file of a CSV read may be read as text
-// lines in a positional scan: its header line is known and no other line
-// equals it (Read.headerLine; see scanBatch.lineSeparator, which also
-// needs a separator split reads literally).
-func readsAsLines(r *Read) bool {
-	if r.Format != "csv" {
-		return false
-	}
-	if _, ok := (scanBatch{files: r.parts(), reads: []int{0}}).lineSeparator([]*Read{r}); !ok {
-		return false
-	}
-	return true
-}
-
 // manyReads is the number of reads past which Spark's cost per read
 // outweighs the per-byte cost of bigger files in a positional scan: it
 // grows with the reads of one merge (the driver plans a union of all of
