@@ -185,9 +185,24 @@ func bigCSVFiles(n, size int) map[string][]byte {
 // written by Spark.
 func parquetFile(t *testing.T, query string) []byte {
 	t.Helper()
-	dir := filepath.Join(workDir(t), "p")
-	exec(t, fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING parquet SELECT /*+ COALESCE(1) */ * FROM (%s)", dir, query))
-	parts, err := filepath.Glob(filepath.Join(dir, "part-*.parquet"))
+	return sparkWrittenFile(t, "parquet", "", query)
+}
+
+// sparkWrittenFile is the bytes of one file of format holding the rows of
+// query, written by Spark with the writer options of the SQL OPTIONS
+// clause options ("" for none).
+func sparkWrittenFile(t *testing.T, format, options, query string) []byte {
+	t.Helper()
+	// A fresh name, for Spark to create (and own) the directory.
+	dir, err := os.MkdirTemp(workDir(t), format+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING %s %s SELECT /*+ COALESCE(1) */ * FROM (%s)", dir, format, options, query))
+	parts, err := filepath.Glob(filepath.Join(dir, "part-*."+format))
 	if err != nil || len(parts) != 1 {
 		t.Fatalf("%s: want one part file, got %v (%v)", dir, parts, err)
 	}

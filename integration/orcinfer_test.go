@@ -17,17 +17,7 @@ import (
 // codec and returns its bytes.
 func orcFile(t *testing.T, codec, query string) []byte {
 	t.Helper()
-	dir := filepath.Join(workDir(t), "orc-"+codec)
-	exec(t, fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING orc OPTIONS (compression '%s') SELECT /*+ COALESCE(1) */ * FROM (%s)", dir, codec, query))
-	parts, err := filepath.Glob(filepath.Join(dir, "part-*.orc"))
-	if err != nil || len(parts) != 1 {
-		t.Fatalf("%s: want one part file, got %v (%v)", dir, parts, err)
-	}
-	b, err := os.ReadFile(parts[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return sparkWrittenFile(t, "orc", fmt.Sprintf("OPTIONS (compression '%s')", codec), query)
 }
 
 // orcEveryType is a row of every type Spark writes to ORC: those ORC has,

@@ -19,14 +19,14 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark/internal/orcfooter"
 )
 
-// Files only the server sees (cluster storage, a path mounted on the
-// server alone) are typed by the client too, from their contents fetched
-// through Spark: one binaryFile job per 64 MiB of small CSV and JSON
-// files and Parquet and ORC footers, instead of one Spark inference job (or footer request) per
-// file. The client applies Spark's own rules (package infer) to a
-// temporary copy, and stamps each file with the size and modification time
-// Spark reported, so that such files join positional scans (scanBatch),
-// which fail on a file that changed since, as for local files.
+// Files only the server sees (cluster storage, a path mounted on the server
+// alone) are typed by the client too, from their contents fetched through
+// Spark: one binaryFile job per 64 MiB of small CSV and JSON files and
+// Parquet and ORC footers, instead of one Spark inference job (or footer
+// request) per file. The client applies Spark's own rules (package infer)
+// to a temporary copy, and stamps each file with the size and modification
+// time Spark reported, so that such files join positional scans
+// (scanBatch), which fail on a file that changed since, as for local files.
 
 const (
 	// maxRemoteInferFile is the largest remote file fetched to type it.
@@ -57,11 +57,12 @@ type remoteCopy struct {
 }
 
 // fetchRemoteCopies copies the contents of the small remote CSV and JSON
-// files, and the footers of the Parquet and ORC files, among reads into dir (a few Spark jobs), for inferLocally. A file
-// whose size or modification time differs from its listing is left to
-// Spark, as are files past the size limits. It returns the number of Spark
-// jobs run; a failed fetch leaves every file to Spark, unless the server is
-// unreachable or ctx ended.
+// files, and the footers of the Parquet and ORC files, among reads into dir
+// (a few Spark jobs), for inferLocally. A file whose size or modification
+// time differs from its listing is left to Spark, as are files past the
+// size limits. It returns the number of Spark jobs run; a failed fetch
+// leaves every file to Spark, unless the server is unreachable or ctx
+// ended.
 func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules) (jobs int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
