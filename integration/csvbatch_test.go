@@ -89,9 +89,10 @@ func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
 // A positional scan reads its CSV files as text lines split at the
 // separator, dropping each file's header line, only when no other line of
 // a file equals its header: Spark's reader drops the first line alone, so
-// a later line like it is a row. Such a file is read through the CSV
-// reader; both ways give the rows of the files read one by one, and the
-// line-scan separators ('|', ';', tab) split as the reader does.
+// a later line like it is a row. Such files are read through the CSV
+// reader; both ways give the rows of the files read one by one. A line
+// like another file's header is a row; the line-scan separators ('|', ';',
+// tab) split as the reader does.
 func TestCSVBatchLinesMatchReadsOneByOne(t *testing.T) {
 	c := newClient(t)
 	cases := []struct {
@@ -100,10 +101,14 @@ func TestCSVBatchLinesMatchReadsOneByOne(t *testing.T) {
 		files map[string]string
 		rows  int
 	}{
-		{"a file repeats its header line", ",", map[string]string{
+		{"files repeat their header lines", ",", map[string]string{
 			"r1.csv": "tag,code\nx,a1\ntag,code\ny,\n",
-			"r2.csv": "code,tag,n\nc3,z,1\n,,2\n",
-		}, 5},
+			"r2.csv": "code,tag\nc3,z\ncode,tag\n,\n",
+		}, 6},
+		{"a data line like another file's header", ",", map[string]string{
+			"h1.csv": "tag,code\nx,a1\ncode,tag\n",
+			"h2.csv": "code,tag\nc3,z\n",
+		}, 3},
 		{"pipes", "|", map[string]string{
 			"p1.csv": "id|note|x\n1||2.5\n2|a b|\n",
 			"p2.csv": "note|id\n|3\nz|4\n",

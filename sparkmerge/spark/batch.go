@@ -45,8 +45,7 @@ const (
 
 // Columns of the scan before its rows find their file in the route table.
 const (
-	lineColumn      = "__sparkmerge_line"   // string: a CSV file's line, read as text
-	headerColumn    = "__sparkmerge_header" // string: the route's file's header line
+	lineColumn      = "__sparkmerge_line" // string: a CSV file's line, read as text
 	rowPathColumn   = "__sparkmerge_row_path"
 	rowSizeColumn   = "__sparkmerge_row_size"
 	rowMTimeColumn  = "__sparkmerge_row_mtime"
@@ -110,7 +109,7 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 
 	var raw connect.Frame
 	kept := []string{rawColumn, positionsColumn, castsColumn, sourceColumn, fileColumn}
-	afterRoute := "" // a filter of the routed rows, if any
+	lines := false // CSV values split from text lines
 	if b.format == "json" {
 		types := b.keyTypes()
 		parsed := make([]string, len(b.keys))
@@ -143,13 +142,13 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 			SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, jsonColumn, rowPathColumn, rowSizeColumn, rowMTimeColumn)...)
 	} else if sep, ok := b.lineSeparator(reads); ok {
 		// Every file's lines but its header, split at the separator: see
-		// lineSeparator. The header is dropped once the row has its
-		// file's route, which holds the file's header line.
+		// lineSeparator.
 		raw = c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
 			Filter("value != ''").
-			SelectExpr(append([]string{"value AS " + lineColumn}, row...)...)
-		kept[0] = "split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1) AS " + rawColumn
-		afterRoute = lineColumn + " != " + headerColumn
+			SelectExpr(append([]string{"value AS " + lineColumn}, row...)...).
+			Filter(b.notHeader()).
+			SelectExpr(append([]string{"split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1) AS " + rawColumn}, rowPathColumn, rowSizeColumn, rowMTimeColumn)...)
+		lines = true
 	} else {
 		cols := make([]string, b.width)
 		refs := make([]string, b.width)
@@ -176,13 +175,36 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 		return batchRows{Frame: raw.Filter("CASE WHEN " + stamp + " IN (" + strings.Join(stamps, ", ") + ") THEN true ELSE " + changed + " END").
 			SelectExpr(jsonColumn)}
 	}
-	route := c.sess.LocalTable(b.routeTable(afterRoute != "")...)
-	routed := raw.BroadcastLeftJoin(route, rowPathColumn+" = "+fileColumn).
-		Filter("CASE WHEN " + fileColumn + " IS NOT NULL AND " + rowSizeColumn + " = " + routeSizeColumn + " AND " + rowMTimeColumn + " = " + routeTimeColumn + " THEN true ELSE " + changed + " END")
-	if afterRoute != "" {
-		routed = routed.Filter(afterRoute)
+	route := c.sess.LocalTable(b.routeTable()...)
+	return batchRows{Frame: raw.BroadcastLeftJoin(route, rowPathColumn+" = "+fileColumn).
+		Filter("CASE WHEN " + fileColumn + " IS NOT NULL AND " + rowSizeColumn + " = " + routeSizeColumn + " AND " + rowMTimeColumn + " = " + routeTimeColumn + " THEN true ELSE " + changed + " END").
+		SelectExpr(kept...), routed: true, lines: lines}
+}
+
+// notHeader is the filter that drops each file's header line from a CSV
+// batch read as text lines, before the rows meet the route table: a line
+// is a header when it is one of the files' header lines (a hash lookup,
+// false for nearly every line) and the header of its own file. Dropping it
+// only after the route join would put a condition on the route's columns
+// above the outer join, which Spark may turn into an inner one (silently
+// dropping a row whose file the route does not know, rather than failing
+// on it), and let casts pushed into the join see the header's names (a
+// merge whose caller joined on a column failed so: CAST_INVALID_INPUT of a
+// column name).
+func (b scanBatch) notHeader() string {
+	headers := make([]string, 0, len(b.files))
+	pairs := make([]string, len(b.files))
+	seen := map[string]bool{}
+	for m, f := range b.files {
+		if !seen[f.headerLine] {
+			seen[f.headerLine] = true
+			headers = append(headers, sparkmerge.QuoteString(f.headerLine))
+		}
+		// A header line holds no line break, so the last one in a pair
+		// ends the path.
+		pairs[m] = sparkmerge.QuoteString(f.Paths[0] + "\n" + f.headerLine)
 	}
-	return batchRows{Frame: routed.SelectExpr(kept...), routed: true, lines: afterRoute != ""}
+	return "NOT (" + lineColumn + " IN (" + strings.Join(headers, ", ") + ") AND concat(" + rowPathColumn + ", '\\n', " + lineColumn + ") IN (" + strings.Join(pairs, ", ") + "))"
 }
 
 // lineSeparator says whether a CSV batch reads its files as text lines
@@ -271,7 +293,7 @@ const notBlank = "octet_length(value) > 0 AND (NOT (startswith(value, ' ') OR st
 
 // routeTable is the batch's route table: per file, its path, the size and
 // modification time the client saw, and its row of the batch's layout.
-func (b scanBatch) routeTable(headers bool) []connect.LocalColumn {
+func (b scanBatch) routeTable() []connect.LocalColumn {
 	n := len(b.files)
 	files := make([]string, n)
 	sizes, times := make([]int64, n), make([]int64, n)
@@ -279,7 +301,7 @@ func (b scanBatch) routeTable(headers bool) []connect.LocalColumn {
 		files[m] = f.Paths[0]
 		sizes[m], times[m] = f.stamp.size, f.stamp.mtimeMillis
 	}
-	table := []connect.LocalColumn{
+	return []connect.LocalColumn{
 		{Name: fileColumn, Strings: files},
 		{Name: routeSizeColumn, Longs: sizes},
 		{Name: routeTimeColumn, Longs: times},
@@ -287,14 +309,6 @@ func (b scanBatch) routeTable(headers bool) []connect.LocalColumn {
 		{Name: castsColumn, IntArrays: b.layout.codes},
 		{Name: sourceColumn, Strings: b.sources},
 	}
-	if headers {
-		lines := make([]string, n)
-		for m, f := range b.files {
-			lines[m] = f.headerLine
-		}
-		table = append(table, connect.LocalColumn{Name: headerColumn, Strings: lines})
-	}
-	return table
 }
 
 // project maps a batch scan onto target by the batch's layout: per target
