@@ -45,15 +45,7 @@ func TestLocalORCInferenceMatchesSpark(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	plan := func(sparkInference bool) *spark.Planned {
-		t.Helper()
-		p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: sparkInference})
-		if err != nil {
-			t.Fatalf("plan (Spark inference %v): %v", sparkInference, err)
-		}
-		return p
-	}
-	local, remote := plan(false), plan(true)
+	local, remote := planBothWays(t, c, spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion})
 	for i, p := range paths {
 		l, r := local.Reads[i], remote.Reads[i]
 		// LZO: Spark writes it, the client does not decompress it.
@@ -89,15 +81,12 @@ func TestLocalORCInferenceFollowsSessionSettings(t *testing.T) {
 	if err := os.WriteFile(p, orcFile(t, "zstd", "SELECT 1 AS id, TIMESTAMP_LTZ'2024-01-02 03:04:05' AS ts"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	plan := func(sparkInference bool) *spark.Read {
+	plan := func() (local, remote *spark.Read) {
 		t.Helper()
-		planned, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(p), SparkInference: sparkInference})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return planned.Reads[0]
+		l, r := planBothWays(t, c, spark.Job{Sources: pathSources(p)})
+		return l.Reads[0], r.Reads[0]
 	}
-	local, remote := plan(false), plan(true)
+	local, remote := plan()
 	if local.InferredLocally || !remote.Schema.Equal(local.Schema) {
 		t.Errorf("inferred locally %v, want false:\nclient %s\nSpark  %s", local.InferredLocally, local.Schema, remote.Schema)
 	}
@@ -108,7 +97,7 @@ func TestLocalORCInferenceFollowsSessionSettings(t *testing.T) {
 	if err := os.WriteFile(p, orcFile(t, "zstd", "SELECT 1 AS id, TIMESTAMP_NTZ'2024-01-02 03:04:05' AS ntz"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	local, remote = plan(false), plan(true)
+	local, remote = plan()
 	if !local.InferredLocally || !remote.Schema.Equal(local.Schema) {
 		t.Errorf("without a timestamp: inferred locally %v, want true:\nclient %s\nSpark  %s", local.InferredLocally, local.Schema, remote.Schema)
 	}

@@ -67,15 +67,7 @@ func TestLocalParquetInferenceMatchesSpark(t *testing.T) {
 		names = append(names, tc.name)
 	}
 	paths := append(parquetFixtures(t, names...), sparkWrittenParquet(t, c))
-	plan := func(sparkInference bool) *spark.Planned {
-		t.Helper()
-		p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: sparkInference})
-		if err != nil {
-			t.Fatalf("plan (Spark inference %v): %v", sparkInference, err)
-		}
-		return p
-	}
-	local, remote := plan(false), plan(true)
+	local, remote := planBothWays(t, c, spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion})
 	if len(local.Reads) != len(paths) || len(remote.Reads) != len(paths) {
 		t.Fatalf("reads: %d local, %d remote, want %d", len(local.Reads), len(remote.Reads), len(paths))
 	}
@@ -133,15 +125,8 @@ func TestLocalParquetInferenceFollowsSessionSettings(t *testing.T) {
 	}
 	defer c.Close()
 	paths := parquetFixtures(t, "primitives.parquet")
-	plan := func(sparkInference bool) *spark.Read {
-		t.Helper()
-		p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(paths...), SparkInference: sparkInference})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.Reads[0]
-	}
-	local, remote := plan(false), plan(true)
+	localPlan, remotePlan := planBothWays(t, c, spark.Job{Sources: pathSources(paths...)})
+	local, remote := localPlan.Reads[0], remotePlan.Reads[0]
 	if got := local.Schema.String(); !local.InferredLocally || !strings.Contains(got, "ts_us_local timestamp,") {
 		t.Errorf("inferred locally %v, schema %s: want ts_us_local as timestamp", local.InferredLocally, got)
 	}
