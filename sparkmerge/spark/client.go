@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/spark-connect-go/spark/sql"
@@ -126,6 +127,8 @@ type Client struct {
 	// server answers what planning asks: sess's in a connected client
 	// (see [sessionServer]), a fake in unit tests.
 	server server
+	// keepSession: Close leaves the session on the server (see Close).
+	keepSession atomic.Bool
 }
 
 // Connect parses remote, a Spark Connect connection string in PySpark's
@@ -165,8 +168,12 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 
 // SessionID is the Spark Connect session this client runs on: give it to
 // another client (session_id in a connection string, or
-// [ConnectOptions.SessionID]) to share temporary views and settings.
-func (c *Client) SessionID() string { return c.sess.SessionID() }
+// [ConnectOptions.SessionID]) to share temporary views and settings. A
+// session whose id was asked for is left on the server by Close.
+func (c *Client) SessionID() string {
+	c.keepSession.Store(true)
+	return c.sess.SessionID()
+}
 
 // SessionIDOf returns the session id of a spark-connect-go session, for
 // [ConnectOptions.SessionID]: a Client on it sees the session's temporary
@@ -174,8 +181,26 @@ func (c *Client) SessionID() string { return c.sess.SessionID() }
 // ([Client.MergeView]).
 func SessionIDOf(s sql.SparkSession) (string, error) { return connect.SessionIDOf(s) }
 
-// Close ends the session.
-func (c *Client) Close() error { return c.sess.Close() }
+// Close ends the session and closes the connection. A session this client
+// started (no session id was given) is released on the server, which would
+// otherwise keep it, its settings and the code Spark compiled for it (a
+// class loader of its own) until it has been idle for an hour: a server
+// that had run 107 merges and PySpark runs in an hour held 107 sessions.
+// A session the client joined, or one that may be shared (its id was
+// asked for with SessionID, or it holds a temporary view MergeView made,
+// which exists to be read afterwards), is left as it is.
+func (c *Client) Close() error {
+	if c.sess.Started() && !c.keepSession.Load() {
+		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		_ = c.sess.Release(ctx) // best effort: the server drops it when idle anyway
+		cancel()
+	}
+	return c.sess.Close()
+}
+
+// releaseTimeout bounds the release of a session in Close, so that a
+// server gone silent does not hold up the caller's exit for long.
+const releaseTimeout = 5 * time.Second
 
 // Remote is the server's connection string with any token hidden.
 func (c *Client) Remote() string { return c.sess.Remote().Redacted() }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/spark-connect-go/spark/sql"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"github.com/sparkmerge/sparkmerge"
 )
@@ -51,6 +53,48 @@ func TestConnectSession(t *testing.T) {
 		if got := pstr(call.req, "client_type"); !strings.HasPrefix(got, "merger ") {
 			t.Errorf("%s sent client type %q, want merger first", call.method, got)
 		}
+	}
+}
+
+// Close releases a session the client started, so that the server drops
+// it now rather than after an idle hour, and leaves a session it joined or
+// whose id it gave out (another client may run on it).
+func TestCloseReleasesOnlyASessionItStarted(t *testing.T) {
+	f := startSparkFake(t)
+	ctx := context.Background()
+	dial := func(opts ConnectOptions) *Client {
+		t.Helper()
+		c, err := Connect(ctx, "sc://"+f.addr, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	started := dial(ConnectOptions{})
+	startedID := started.sess.SessionID() // not SessionID(), which gives it out
+	if err := started.Close(); err != nil {
+		t.Fatal(err)
+	}
+	joined := dial(ConnectOptions{SessionID: uuid.NewString()})
+	joined.Close()
+	viaURL, err := Connect(ctx, "sc://"+f.addr+"/;session_id="+uuid.NewString(), ConnectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaURL.Close()
+	shared := dial(ConnectOptions{})
+	_ = shared.SessionID()
+	shared.Close()
+
+	var released []string
+	for _, call := range f.recorded("ReleaseSession") {
+		released = append(released, pstr(call.req, "session_id"))
+		if got := pstr(pmsg(call.req, "user_context"), "user_id"); got == "" {
+			t.Errorf("ReleaseSession without a user id: the server keys sessions by user and id")
+		}
+	}
+	if !slices.Equal(released, []string{startedID}) {
+		t.Errorf("released sessions %v, want only the started one %s", released, startedID)
 	}
 }
 

@@ -55,6 +55,9 @@ func (c *Client) MergeView(ctx context.Context, job Job, name string, global boo
 		return nil, err
 	}
 	merged, _ := c.merged(planned)
+	if !global {
+		c.keepSession.Store(true) // the view is read from the session later
+	}
 	if err := merged.CreateTempView(ctx, name, global); err != nil {
 		return nil, fmt.Errorf("merge to view %s: %w", name, err)
 	}

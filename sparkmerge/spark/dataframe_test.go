@@ -75,6 +75,23 @@ func TestMergeView(t *testing.T) {
 	}
 }
 
+// Close leaves a session holding a temporary view of MergeView (it exists
+// to be read from the session afterwards), and releases one whose only
+// view is global (global_temp outlives sessions).
+func TestCloseKeepsASessionWithAView(t *testing.T) {
+	for _, global := range []bool{false, true} {
+		c, f, _, job := frameSetup(t)
+		if _, err := c.MergeView(context.Background(), job, "merged", global); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		released := len(f.recorded("ReleaseSession"))
+		if want := map[bool]int{false: 0, true: 1}[global]; released != want {
+			t.Errorf("global %v: %d sessions released on Close, want %d", global, released, want)
+		}
+	}
+}
+
 // A view the server refuses fails with Spark's error, naming the view.
 func TestMergeViewRefused(t *testing.T) {
 	c, f, _, job := frameSetup(t)

@@ -107,8 +107,8 @@ type fakeTable struct {
 
 // sparkCall is one request the fake received.
 type sparkCall struct {
-	// method is the RPC: AnalyzePlan, ExecutePlan, Config, Interrupt or
-	// ReleaseExecute.
+	// method is the RPC: AnalyzePlan, ExecutePlan, Config, Interrupt,
+	// ReleaseExecute or ReleaseSession.
 	method string
 	// what says what an ExecutePlan or AnalyzePlan asked for (see
 	// classify), or "get"/"set" for Config.
@@ -256,6 +256,7 @@ var requestTypes = map[string]string{
 	"Interrupt":       "InterruptRequest",
 	"ReleaseExecute":  "ReleaseExecuteRequest",
 	"ReattachExecute": "ReattachExecuteRequest",
+	"ReleaseSession":  "ReleaseSessionRequest",
 }
 
 func (f *sparkFake) handle(_ any, stream grpc.ServerStream) error {
@@ -324,6 +325,10 @@ func (f *sparkFake) handle(_ any, stream grpc.ServerStream) error {
 		return stream.SendMsg(newProto("InterruptResponse").Interface())
 	case "ReleaseExecute":
 		return stream.SendMsg(newProto("ReleaseExecuteResponse").Interface())
+	case "ReleaseSession":
+		resp := newProto("ReleaseSessionResponse")
+		pset(resp, "session_id", sid)
+		return stream.SendMsg(resp.Interface())
 	}
 	return status.Errorf(codes.Unimplemented, "fake spark: %s not expected (every answer ends with ResultComplete)", method)
 }

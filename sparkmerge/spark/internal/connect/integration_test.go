@@ -378,3 +378,63 @@ func TestLiveReattach(t *testing.T) {
 		t.Errorf("the table holds %v (%v), want 40 rows: the command ran once", rows.Values, err)
 	}
 }
+
+// A released session is gone from the server: its temporary view with it,
+// and its id is refused, while a session that was not released keeps its
+// view for the next client that joins it.
+func TestLiveReleaseEndsTheSession(t *testing.T) {
+	ctx := context.Background()
+	remote, err := ParseRemote(sparktest.Remote(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(id string) (*Session, error) {
+		r := remote
+		r.SessionID = id
+		return Dial(ctx, r, Options{UserAgent: "sparkmerge-connect-test", Retry: RetryPolicy{MaxAttempts: 2}})
+	}
+	withView := func(id string) {
+		t.Helper()
+		s, err := dial(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if s.Started() {
+			t.Errorf("Started() for the session id %s it was given", id)
+		}
+		if err := s.SQL("SELECT 1 AS one").CreateTempView(ctx, "witness", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, released := uuid.NewString(), uuid.NewString()
+	withView(kept)
+	withView(released)
+	s, err := dial(released)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	s.Close()
+
+	if s, err := dial(released); err == nil {
+		s.Close()
+		t.Errorf("the server accepted the released session %s again", released)
+	} else if !strings.Contains(err.Error(), "SESSION_CLOSED") {
+		t.Errorf("joining the released session: %v, want INVALID_HANDLE.SESSION_CLOSED", err)
+	}
+	s, err = dial(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.SQL("SELECT one FROM witness").Collect(ctx)
+	if err != nil {
+		t.Fatalf("the session that was not released lost its view: %v", err)
+	}
+	if want := (Rows{Columns: []string{"one"}, Values: [][]any{{int32(1)}}}); !cmp.Equal(want, rows) {
+		t.Errorf("rows %v, want %v", rows, want)
+	}
+}

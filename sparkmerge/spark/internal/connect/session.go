@@ -114,6 +114,9 @@ type Session struct {
 	conn       *grpc.ClientConn
 	exec       base.SparkConnectClient
 	version    string
+	// started: the session id was made here (none was given), so no other
+	// client was told it by the caller.
+	started bool
 }
 
 // maxMessageSize is the largest gRPC message accepted from the server
@@ -171,7 +174,8 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	if sessionID == "" {
 		sessionID = headers[routingHeader]
 	}
-	if sessionID == "" {
+	started := sessionID == ""
+	if started {
 		sessionID = uuid.NewString()
 	}
 	if h, set := headers[routingHeader]; set && h != sessionID {
@@ -205,6 +209,7 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 		remote:      remote,
 		userID:      userID,
 		sessionID:   sessionID,
+		started:     started,
 		agent:       agent,
 		md:          md,
 		retry:       opts.Retry.withDefaults(),
@@ -257,6 +262,24 @@ func (s *Session) SparkVersion() string { return s.version }
 
 // SessionID returns the Spark Connect session id (a UUID).
 func (s *Session) SessionID() string { return s.sessionID }
+
+// Started reports whether the session id was made by Dial rather than
+// given (session_id, or Databricks' routing header).
+func (s *Session) Started() bool { return s.started }
+
+// Release ends the session on the server (ReleaseSession): its operations
+// stop, and its temporary views, settings and the code Spark compiled for
+// it are dropped now rather than when the session has been idle for
+// spark.connect.session.manager.defaultSessionTimeout (an hour by
+// default). The server refuses the session id afterwards. Servers before
+// Spark 3.5 do not know the call (Unimplemented).
+func (s *Session) Release(ctx context.Context) error {
+	err := s.invoke(ctx, "ReleaseSession", s.request("ReleaseSessionRequest"), newMsg("ReleaseSessionResponse"))
+	if err != nil {
+		return fmt.Errorf("release session %s: %w", s.sessionID, s.convertError(err))
+	}
+	return nil
+}
 
 // Remote returns the connection string the session was dialed with.
 func (s *Session) Remote() Remote { return s.remote }
