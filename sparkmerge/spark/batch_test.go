@@ -555,7 +555,8 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 	}
 	b := batches[0]
 	cols := map[string]connect.LocalColumn{}
-	for _, c := range b.routeTable() {
+	_, keys := b.rowFiles()
+	for _, c := range b.routeTable(keys) {
 		cols[c.Name] = c
 	}
 	target := p.Plan.Target.Fields
@@ -566,6 +567,9 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 		}
 		if got := cols[fileColumn].Strings[m]; got != f.Paths[0] {
 			t.Errorf("file %d: path %s, want %s", m, got, f.Paths[0])
+		}
+		if got := cols[routeKeyColumn].Strings[m]; got != keys[m] {
+			t.Errorf("file %d: route key %s, want its rows' name %s", m, got, keys[m])
 		}
 		if cols[routeSizeColumn].Longs[m] != info.Size() || cols[routeTimeColumn].Longs[m] != info.ModTime().UnixMilli() {
 			t.Errorf("%s: size %d, mtime %d; the file has %d, %d", f.Paths[0],
@@ -655,9 +659,10 @@ func TestCSVBatchReadsLines(t *testing.T) {
 	}
 	// Each file's header line is dropped before the route join, by the
 	// line and its own file.
-	drop := b.notHeader()
-	for _, f := range b.files {
-		if !strings.Contains(drop, sparkmerge.QuoteString(f.headerLine)) || !strings.Contains(drop, sparkmerge.QuoteString(f.Paths[0]+"\n"+f.headerLine)) {
+	_, keys := b.rowFiles()
+	drop := b.notHeader(keys)
+	for m, f := range b.files {
+		if !strings.Contains(drop, sparkmerge.QuoteString(f.headerLine)) || !strings.Contains(drop, sparkmerge.QuoteString(keys[m]+"\n"+f.headerLine)) {
 			t.Errorf("%s: header %q not in %s", f.Paths[0], f.headerLine, drop)
 		}
 	}
@@ -679,5 +684,50 @@ func TestCSVBatchReadsLines(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("separator %q: %q, %v; want %q", sep, got, ok, want)
 		}
+	}
+}
+
+// A batch's rows keep Spark's name for their file (a file: URI) when every
+// file is a local one at a plain path, which that URI spells as it is;
+// otherwise every row's name is decoded into the client's form, and the
+// route names the files so.
+func TestRowFilesKeepSparksNamesOfPlainLocalPaths(t *testing.T) {
+	for _, tc := range []struct {
+		names  []string
+		asURIs bool
+	}{
+		{[]string{"a.csv", "b-2_x.csv"}, true},
+		{[]string{"a.csv", "b c.csv"}, false},
+		{[]string{"a.csv", "b%41.csv"}, false},
+		{[]string{"a.csv", "b+c.csv"}, false},
+		{[]string{"a.csv", "bé.csv"}, false},
+	} {
+		files := map[string]string{}
+		for _, n := range tc.names {
+			files[n] = "id,qty\n1,2\n"
+		}
+		p := batchPlan(t, files, tc.names...)
+		batches, _ := scansOf(p)
+		if len(batches) != 1 {
+			t.Fatalf("%v: batches %+v", tc.names, batches)
+		}
+		b := batches[0]
+		expr, keys := b.rowFiles()
+		for m, f := range b.files {
+			want := f.Paths[0]
+			if tc.asURIs {
+				want = "file:" + want
+			}
+			if keys[m] != want {
+				t.Errorf("%v: file %d named %q in its rows, want %q", tc.names, m, keys[m], want)
+			}
+		}
+		if decoded := expr != sparkFilePath; decoded == tc.asURIs {
+			t.Errorf("%v: rows name their files by %s", tc.names, expr)
+		}
+	}
+	listed := scanBatch{files: []*Read{{Paths: []string{"/data/a.csv"}, listed: true}}}
+	if expr, keys := listed.rowFiles(); expr == sparkFilePath || keys[0] != "/data/a.csv" {
+		t.Errorf("a file only the server sees: %s, %v; want each row's name decoded", expr, keys)
 	}
 }
