@@ -2,7 +2,6 @@ package spark
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -219,10 +218,11 @@ func (b scanBatch) rowFiles() (expr string, keys []string) {
 	return rowFileOf(sparkFilePath, false), keys
 }
 
-// plainLocalPath says whether p is a clean absolute local path of letters,
-// digits and "/._-" only: one that Spark's file URI spells as it is.
+// plainLocalPath says whether p is a local path as rows name their files
+// (namesRowFile: clean and absolute) of letters, digits and "/._-" only:
+// one that Spark's file URI spells as it is.
 func plainLocalPath(p string) bool {
-	if !isLocalPath(p) || strings.HasPrefix(p, "file:") || !filepath.IsAbs(p) || filepath.Clean(p) != p {
+	if !isLocalPath(p) || !namesRowFile(p) {
 		return false
 	}
 	for i := 0; i < len(p); i++ {
