@@ -109,6 +109,14 @@ func TestCSVBatchLinesMatchReadsOneByOne(t *testing.T) {
 			"h1.csv": "tag,code\nx,a1\ncode,tag\n",
 			"h2.csv": "code,tag\nc3,z\n",
 		}, 3},
+		{"names Spark escapes in its file URIs", ",", map[string]string{
+			"a b%2B+.csv": "tag,code\nx,a1\n",
+			"plain.csv":   "code,tag\nc3,z\n",
+		}, 2},
+		{"a name not in ASCII", ",", map[string]string{
+			"é.csv":     "code,tag\nc4,w\n",
+			"plain.csv": "code,tag\nc3,z\n",
+		}, 2},
 		{"pipes", "|", map[string]string{
 			"p1.csv": "id|note|x\n1||2.5\n2|a b|\n",
 			"p2.csv": "note|id\n|3\nz|4\n",

@@ -240,9 +240,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 
 	req := testcontainers.ContainerRequest{
-		Image:  opts.Image,
-		Cmd:    containerCommand(opts, port),
-		Env:    map[string]string{"SPARK_LOCAL_IP": "127.0.0.1"},
+		Image: opts.Image,
+		Cmd:   containerCommand(opts, port),
+		// A UTF-8 locale: without one the JVM names files in ASCII, and
+		// Spark finds no file whose name is not (PATH_NOT_FOUND for é.csv).
+		Env:    map[string]string{"SPARK_LOCAL_IP": "127.0.0.1", "LANG": "C.UTF-8"},
 		Labels: map[string]string{RoleLabel: "spark-connect"},
 		ConfigModifier: func(c *container.Config) {
 			c.User = "0"
