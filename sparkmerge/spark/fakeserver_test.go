@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -33,8 +34,16 @@ type fakeServer struct {
 	files     map[string]fakeFile
 	nowMillis int64
 
-	mu    sync.Mutex
-	calls []string
+	// pairFetches makes each fetch wait (up to a few seconds) until
+	// another is running, so that a test sees fetches overlap;
+	// maxFetching is the most that ran at once.
+	pairFetches bool
+	maxFetching int
+
+	mu       sync.Mutex
+	calls    []string
+	fetching int
+	paired   chan struct{} // closed when two fetches ran at once
 	// options are the reader options of each readSchema call, by call.
 	options map[string]map[string]string
 }
@@ -180,6 +189,32 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 	}
 	if err := f.record(call); err != nil {
 		return nil, err
+	}
+	if f.pairFetches {
+		f.mu.Lock()
+		if f.paired == nil {
+			f.paired = make(chan struct{})
+		}
+		f.fetching++
+		f.maxFetching = max(f.maxFetching, f.fetching)
+		if f.fetching == 2 {
+			select {
+			case <-f.paired:
+			default:
+				close(f.paired)
+			}
+		}
+		paired := f.paired
+		f.mu.Unlock()
+		select {
+		case <-paired:
+		case <-time.After(5 * time.Second): // the test fails on maxFetching
+		}
+		defer func() {
+			f.mu.Lock()
+			f.fetching--
+			f.mu.Unlock()
+		}()
 	}
 	var out []fetchedFile
 	for _, p := range paths {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -36,6 +37,8 @@ const (
 	maxRemoteInferTotal = 512 << 20
 	// remoteFetchChunk bounds the contents one Spark job returns.
 	remoteFetchChunk = 64 << 20
+	// parallelFetches is how many fetches run at once.
+	parallelFetches = 2
 )
 
 // remoteCopy is a client-side copy of a file only the server sees.
@@ -58,12 +61,13 @@ type remoteCopy struct {
 
 // fetchRemoteCopies copies the contents of the small remote CSV and JSON
 // files, and the footers of the Parquet and ORC files, among reads into dir
-// (a few Spark jobs), for inferLocally. A file whose size or modification
+// (a few Spark jobs, up to parallelFetches and parallelism at once), for
+// inferLocally. A file whose size or modification
 // time differs from its listing is left to Spark, as are files past the
 // size limits. It returns the number of Spark jobs run; a failed fetch
 // leaves every file to Spark, unless the server is unreachable or ctx
 // ended.
-func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules) (jobs int, err error) {
+func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules, parallelism int) (jobs int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
 	// back, took 3 s of a 12 s discovery); Parquet and ORC footers go to
@@ -155,19 +159,11 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		last.files.paths = append(last.files.paths, literalPath(r.Paths[0]))
 		chunkBytes += size
 	}
-	for _, f := range fetches {
-		chunk := f.reads
+	// keep takes in the files one fetch returned for its reads.
+	keep := func(chunk []*Read, fetched []fetchedFile) error {
 		byPath := make(map[string]*Read, len(chunk))
 		for _, r := range chunk {
 			byPath[r.Paths[0]] = r
-		}
-		fetched, err := c.server.fetchFiles(ctx, f.files)
-		jobs++
-		if err != nil {
-			if errors.Is(err, ErrUnreachable) || ctx.Err() != nil {
-				return jobs, err
-			}
-			continue // Spark infers these files, as before
 		}
 		for _, file := range fetched {
 			// The read names the file as the listing did: as Spark lists
@@ -210,10 +206,42 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			}
 			cp.path = filepath.Join(dir, strconv.Itoa(r.order)+"-"+path.Base(given))
 			if err := writeCopy(cp.path, file); err != nil {
-				return jobs, fmt.Errorf("copy %s to type it: %w", given, err)
+				return fmt.Errorf("copy %s to type it: %w", given, err)
 			}
 			r.copy = cp
 		}
+		return nil
+	}
+	// Fetches run a few at a time: one fetch leaves CPU idle on both
+	// sides (the server reads and encodes a chunk while the client waits,
+	// then the client decodes it while the server waits). The results are
+	// taken in one at a time (keep).
+	fetching, fctx := errgroup.WithContext(ctx)
+	if parallelism <= 0 || parallelism > parallelFetches {
+		parallelism = parallelFetches
+	}
+	fetching.SetLimit(parallelism)
+	var mu sync.Mutex
+	for _, f := range fetches {
+		fetching.Go(func() error {
+			fetched, err := c.server.fetchFiles(fctx, f.files)
+			mu.Lock()
+			defer mu.Unlock()
+			jobs++
+			if err != nil {
+				if errors.Is(err, ErrUnreachable) || fctx.Err() != nil {
+					return err
+				}
+				return nil // Spark infers these files, as before
+			}
+			return keep(f.reads, fetched)
+		})
+	}
+	if err := fetching.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return jobs, ctx.Err()
+		}
+		return jobs, err
 	}
 	return jobs, nil
 }
