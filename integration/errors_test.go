@@ -134,6 +134,34 @@ func TestErrorMissingPath(t *testing.T) {
 	assertNoOutput(t, dir)
 }
 
+// TestErrorFilesOnlyTheClientSees: files on the client's machine that the
+// server cannot see (a remote server given local paths) are typed by the
+// client, and Spark finds them missing only when it reads the rows: the
+// error says the two do not share the filesystem and what to do, for
+// the write and for --verify's count alike.
+func TestErrorFilesOnlyTheClientSees(t *testing.T) {
+	c := etClient(t)
+	out := workDir(t)
+	here := t.TempDir() // not mounted into the Spark container
+	a := etWrite(t, here, "a.csv", "id,name\n1,x\n")
+	b := etWrite(t, here, "b.csv", "name,id,pincode\ny,2,560001\n")
+	for _, verify := range []bool{false, true} {
+		job := etJob(out, a, b)
+		job.Verify = verify
+		_, err := etMerge(t, c, job)
+		if err == nil && os.Getenv("SPARK_REMOTE") != "" {
+			t.Skipf("the server at SPARK_REMOTE sees %s, so it shares this machine's files", here)
+		}
+		etWantError(t, err, "is on this machine, but the Spark server does not see it", "mounted on it", "s3a://")
+		if !strings.Contains(err.Error(), a) && !strings.Contains(err.Error(), b) {
+			t.Errorf("the error names neither source file: %v", err)
+		}
+		if got := etClass(err); got != "PATH_NOT_FOUND" {
+			t.Errorf("verify=%v: error class = %q, want PATH_NOT_FOUND; err: %v", verify, got, err)
+		}
+	}
+}
+
 func assertNoOutput(t *testing.T, dir string) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {

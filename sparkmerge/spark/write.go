@@ -302,11 +302,33 @@ func writeHint(err error) error {
 	switch errorClass(err) {
 	case "PATH_ALREADY_EXISTS", "TABLE_OR_VIEW_ALREADY_EXISTS":
 		return fmt.Errorf("%w\n  hint: the output exists; choose the mode overwrite, append or ignore (Target.Mode)", err)
+	case "PATH_NOT_FOUND":
+		if p := missingOnServer(err); p != "" {
+			return fmt.Errorf("%w\n  hint: %s is on this machine, but the Spark server does not see it: they do not share this filesystem. "+
+				"Put the sources where the server reads them (a directory mounted on it, or storage the cluster reads: s3a://, abfss://, gs://, dbfs:/) "+
+				"and name them as the server does: sparkmerge lists and types files only the server sees through Spark", err, quoteName(p))
+		}
 	}
 	if strings.HasPrefix(errorClass(err), "FAILED_READ_FILE") || strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") {
 		return fmt.Errorf("%w\n  hint: Spark could not read that file; under the default reader mode FAILFAST, one value that does not fit the schema or one broken line stops the merge: fix the file or the schema, or choose the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)", err)
 	}
 	return err
+}
+
+// missingOnServer is the path of a PATH_NOT_FOUND error when this machine
+// has it: the client read and typed a local file that the server cannot
+// see (a remote server given the client's paths), which Spark finds out
+// only when it reads the rows.
+func missingOnServer(err error) string {
+	var se *connect.SparkError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	p := se.Parameters["path"]
+	if p == "" || !clientSees(p) {
+		return ""
+	}
+	return localPath(p)
 }
 
 // targetFrame reads the target back.

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
 // Merges run end to end against sparkFake: client-side planning of real
@@ -566,5 +567,34 @@ func TestVerifyCountsRowsAsTheReaderKeepsThem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWriteHintNamesLocalFilesTheServerCannotSee: a file the client read
+// and typed, which Spark does not find when it reads the rows (a remote
+// server given this machine's paths), gets a hint that says so; a file
+// missing here too does not.
+func TestWriteHintNamesLocalFilesTheServerCannotSee(t *testing.T) {
+	here := filepath.Join(t.TempDir(), "a b.csv")
+	if err := os.WriteFile(here, []byte("id\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notFound := func(path string) error {
+		return &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Parameters: map[string]string{"path": path},
+			Message: "[PATH_NOT_FOUND] Path does not exist: " + path + ". SQLSTATE: 42K03"}
+	}
+	for _, path := range []string{"file:" + here, here} {
+		err := writeHint(notFound(path))
+		if want := quoteName(here) + " is on this machine, but the Spark server does not see it"; !strings.Contains(err.Error(), want) {
+			t.Errorf("writeHint(%s) = %v\nwant it to contain %q", path, err, want)
+		}
+		if errorClass(err) != "PATH_NOT_FOUND" {
+			t.Errorf("writeHint(%s) lost the error class: %v", path, err)
+		}
+	}
+	for _, path := range []string{"file:" + here + ".gone", "s3a://b/a.csv", ""} {
+		if err := writeHint(notFound(path)); strings.Contains(err.Error(), "hint:") {
+			t.Errorf("writeHint(%q) = %v, want no hint", path, err)
+		}
 	}
 }
