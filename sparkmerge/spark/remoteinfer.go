@@ -61,12 +61,11 @@ type remoteCopy struct {
 
 // fetchRemoteCopies copies the contents of the small remote CSV and JSON
 // files, and the footers of the Parquet and ORC files, among reads into dir
-// (a few Spark jobs, up to parallelFetches and parallelism at once), for
-// inferLocally. A file whose size or modification
-// time differs from its listing is left to Spark, as are files past the
-// size limits. It returns the number of Spark jobs run; a failed fetch
-// leaves every file to Spark, unless the server is unreachable or ctx
-// ended.
+// (a few Spark jobs, at most parallelFetches and parallelism at once), for
+// inferLocally. A file whose size or modification time differs from its
+// listing is left to Spark, as are files past the size limits. It returns
+// the number of Spark jobs run; a failed fetch leaves its files to Spark,
+// unless the server is unreachable or ctx ended.
 func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules, parallelism int) (jobs int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
@@ -212,7 +211,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		}
 		return nil
 	}
-	// Fetches run a few at a time: one fetch leaves CPU idle on both
+	// Fetches run two at a time: one alone leaves CPU idle on both
 	// sides (the server reads and encodes a chunk while the client waits,
 	// then the client decodes it while the server waits). The results are
 	// taken in one at a time (keep).
