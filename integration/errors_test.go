@@ -159,6 +159,7 @@ func TestErrorFilesOnlyTheClientSees(t *testing.T) {
 		if got := etClass(err); got != "PATH_NOT_FOUND" {
 			t.Errorf("verify=%v: error class = %q, want PATH_NOT_FOUND; err: %v", verify, got, err)
 		}
+		assertNoOutput(t, out)
 	}
 }
 

@@ -34,10 +34,10 @@ type fakeServer struct {
 	files     map[string]fakeFile
 	nowMillis int64
 
-	// pairFetches makes each fetch wait (up to a few seconds) until
-	// another is running, so that a test sees fetches overlap;
-	// maxFetching is the most that ran at once.
-	pairFetches bool
+	// pairWait makes each fetch wait up to that long until another is
+	// running, so that a test sees fetches overlap where they may.
+	// maxFetching is the most fetches that ran at once.
+	pairWait    time.Duration
 	maxFetching int
 
 	mu       sync.Mutex
@@ -190,31 +190,31 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 	if err := f.record(call); err != nil {
 		return nil, err
 	}
-	if f.pairFetches {
+	f.mu.Lock()
+	f.fetching++
+	f.maxFetching = max(f.maxFetching, f.fetching)
+	if f.pairWait > 0 && f.paired == nil {
+		f.paired = make(chan struct{})
+	}
+	if f.fetching == 2 && f.paired != nil {
+		select {
+		case <-f.paired:
+		default:
+			close(f.paired)
+		}
+	}
+	paired := f.paired
+	f.mu.Unlock()
+	defer func() {
 		f.mu.Lock()
-		if f.paired == nil {
-			f.paired = make(chan struct{})
-		}
-		f.fetching++
-		f.maxFetching = max(f.maxFetching, f.fetching)
-		if f.fetching == 2 {
-			select {
-			case <-f.paired:
-			default:
-				close(f.paired)
-			}
-		}
-		paired := f.paired
+		f.fetching--
 		f.mu.Unlock()
+	}()
+	if paired != nil {
 		select {
 		case <-paired:
-		case <-time.After(5 * time.Second): // the test fails on maxFetching
+		case <-time.After(f.pairWait): // alone: maxFetching says so
 		}
-		defer func() {
-			f.mu.Lock()
-			f.fetching--
-			f.mu.Unlock()
-		}()
 	}
 	var out []fetchedFile
 	for _, p := range paths {

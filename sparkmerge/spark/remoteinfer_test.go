@@ -6,12 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRemoteFetchesOverlap: the fetches of files only the server sees run
-// two at a time (parallelFetches), never more, and what they bring is
-// typed as when they run one by one (Job.Parallelism 1); a fetch the server cannot answer
-// fails the plan, whichever fetch it is.
+// two at a time, never more, and what they bring is typed as when they run
+// one by one (Job.Parallelism 1); a fetch the server cannot answer fails
+// the plan, and one that fails otherwise leaves its file to Spark.
 func TestRemoteFetchesOverlap(t *testing.T) {
 	remote := map[string]string{
 		"s3a://b/a.csv": csvA, "s3a://b/b.csv": csvB, "s3a://b/n.csv": csvNote, "s3a://b/c.json": jsonC,
@@ -26,7 +27,12 @@ func TestRemoteFetchesOverlap(t *testing.T) {
 			fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 		}
 		fake.nowMillis = 10_000
-		fake.pairFetches = parallelism != 1
+		// Each fetch waits for a second one: up to 5 s where two may
+		// run, 0.1 s (which they would use) where one must.
+		fake.pairWait = 5 * time.Second
+		if parallelism == 1 {
+			fake.pairWait = 100 * time.Millisecond
+		}
 		for call, err := range fail {
 			fake.fail[call] = err
 		}
@@ -38,8 +44,8 @@ func TestRemoteFetchesOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fake.maxFetching != 0 || one.RemoteTyped != 4 {
-		t.Fatalf("one by one: %d typed remotely, want 4", one.RemoteTyped)
+	if fake.maxFetching != 1 || one.RemoteTyped != 4 {
+		t.Fatalf("one by one: at most %d fetches at once and %d files typed remotely, want 1 and 4", fake.maxFetching, one.RemoteTyped)
 	}
 	together, fake, err := plan(0, nil)
 	if err != nil {
@@ -64,13 +70,13 @@ func TestRemoteFetchesOverlap(t *testing.T) {
 		t.Errorf("fetches %q, want one per file", fetches)
 	}
 
-	// The server gone in the third fetch: the plan fails.
+	// The server gone in one of the fetches: the plan fails.
 	_, _, err = plan(0, map[string]error{"fetchFiles s3a://b/n.csv": ErrUnreachable})
 	if !errors.Is(err, ErrUnreachable) {
 		t.Errorf("err = %v, want ErrUnreachable", err)
 	}
 	// A fetch that fails otherwise leaves its file to Spark.
-	_, fake, err = plan(0, map[string]error{"fetchFiles s3a://b/n.csv": errors.New("binaryFile: permission denied")})
+	_, _, err = plan(0, map[string]error{"fetchFiles s3a://b/n.csv": errors.New("binaryFile: permission denied")})
 	if err == nil || !strings.Contains(err.Error(), `"readSchema s3a://b/n.csv"`) {
 		t.Errorf("err = %v, want Spark asked for s3a://b/n.csv's schema (which the fake does not answer)", err)
 	}
