@@ -430,12 +430,12 @@ func samePlanShape(t *testing.T, tc clusterCase, localRes, res *spark.Result) {
 }
 
 // A directory of files only the server sees holding more than one
-// fetch's worth (64 MiB) is fetched by ranges of sizes, one Spark job
+// fetch's worth (128 MiB) is fetched by ranges of sizes, one Spark job
 // each: every file is typed by the client from its fetched copy, exactly
 // as the same files where the client reads them.
 func TestClusterFetchInRanges(t *testing.T) {
 	c := newClient(t)
-	files := bigCSVFiles(6, 12<<20)
+	files := bigCSVFiles(12, 12<<20) // 144 MiB
 	local, remote := localFiles(t, files), clusterFiles(t, files)
 	plan := func(dir string) *spark.Planned {
 		t.Helper()

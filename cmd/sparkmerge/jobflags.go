@@ -146,7 +146,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.sourceColumn, "source-column", "", "add a column with this name that holds each row's source")
 	fs.StringVar(&f.reference, "reference", "", "reference schema for --missing reference / --order reference: a source name (source:NAME), a table (table:NAME) or DDL")
 	fs.BoolVar(&f.dropExtra, "drop-extra", false, "with a reference schema: drop columns it lacks instead of failing")
-	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent schema requests to Spark (and fetches of files only Spark sees, at most 2)")
+	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent schema requests to Spark")
 	fs.BoolVar(&f.sparkInfer, "spark-inference", false, "ask Spark for every file's schema (default: the client infers small CSV and JSON-lines files, and Parquet files from their footers, by Spark's rules)")
 }
 

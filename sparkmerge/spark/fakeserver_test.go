@@ -34,16 +34,14 @@ type fakeServer struct {
 	files     map[string]fakeFile
 	nowMillis int64
 
-	// pairWait makes each fetch wait up to that long until another is
-	// running, so that a test sees fetches overlap where they may.
-	// maxFetching is the most fetches that ran at once.
-	pairWait    time.Duration
+	// fetchDelay is how long each fetch takes; maxFetching is the most
+	// fetches that ran at once.
+	fetchDelay  time.Duration
 	maxFetching int
 
 	mu       sync.Mutex
 	calls    []string
 	fetching int
-	paired   chan struct{} // closed when two fetches ran at once
 	// options are the reader options of each readSchema call, by call.
 	options map[string]map[string]string
 }
@@ -193,29 +191,13 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 	f.mu.Lock()
 	f.fetching++
 	f.maxFetching = max(f.maxFetching, f.fetching)
-	if f.pairWait > 0 && f.paired == nil {
-		f.paired = make(chan struct{})
-	}
-	if f.fetching == 2 && f.paired != nil {
-		select {
-		case <-f.paired:
-		default:
-			close(f.paired)
-		}
-	}
-	paired := f.paired
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()
 		f.fetching--
 		f.mu.Unlock()
 	}()
-	if paired != nil {
-		select {
-		case <-paired:
-		case <-time.After(f.pairWait): // alone: maxFetching says so
-		}
-	}
+	time.Sleep(f.fetchDelay)
 	var out []fetchedFile
 	for _, p := range paths {
 		file := f.files[p]

@@ -106,8 +106,7 @@ type Job struct {
 	// Verify counts rows per source after writing and fails when the rows
 	// written differ from the rows read.
 	Verify bool
-	// Parallelism bounds concurrent schema requests (default 8) and
-	// fetches of files only the server sees (at most 2 at once).
+	// Parallelism bounds concurrent schema requests (default 8).
 	Parallelism int
 	// SparkInference asks Spark for every file's schema. By default the
 	// client infers the schemas of small CSV and JSON-lines files whose

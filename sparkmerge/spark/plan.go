@@ -171,7 +171,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		found.note = fmt.Sprintf("the server runs Spark %s and the client infers schemas by Spark %s's rules: Spark infers them all", c.SparkVersion(), clientRulesVersion)
 	default:
 		var err error
-		if found, remote, err = c.inferOnClient(ctx, in, job.Parallelism); err != nil {
+		if found, remote, err = c.inferOnClient(ctx, in); err != nil {
 			return discovered{}, err
 		}
 	}
@@ -193,7 +193,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 // into a temporary directory removed on return (see fetchRemoteCopies and
 // inferLocally). It returns those reads in found.reads, and the reads left
 // to Spark.
-func (c *Client) inferOnClient(ctx context.Context, in expanded, parallelism int) (found discovered, remote []*Read, err error) {
+func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discovered, remote []*Read, err error) {
 	began := time.Now()
 	dir, err := os.MkdirTemp("", "sparkmerge-remote-")
 	if err != nil {
@@ -201,7 +201,7 @@ func (c *Client) inferOnClient(ctx context.Context, in expanded, parallelism int
 	}
 	defer os.RemoveAll(dir)
 	rules, _ := infer.RulesFor(c.SparkVersion()) // clientRulesMatch held
-	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules, parallelism); err != nil {
+	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules); err != nil {
 		return discovered{}, nil, err
 	}
 	footers := c.footerConfFor(ctx, in.reads)
