@@ -79,6 +79,12 @@ def command(contender, corpus, fmt, ext, out, listfile, remote):
         # A glob: sparkmerge expands it into one source per file.
         return [SPARKMERGE, "merge", "--remote", remote, "--strategy", strategy,
                 "--out", out, "--mode", "overwrite", "-o", "json", os.path.join(d, "*." + ext)]
+    if contender == "transfer-floor":
+        # Issue 11's floor of typing on the client: Spark sends the bytes
+        # sparkmerge fetches to type the corpus (binaryFile as Arrow), no
+        # typing, no merge.
+        return [PY, os.path.join(HERE, "pyspark_driver.py"), "--remote", remote, "--mode", "transfer",
+                "--format", fmt, "--out", out, "--files", d]
     if contender.startswith("floor-"):
         # The no-drift floor: the same rows without drift (gen.py writes
         # them under floor/), read by Spark in one load.
@@ -346,7 +352,13 @@ def bench(args, ns, results):
                        "wall_s": round(wall, 3), "rss_kib": rss, "rc": rc, "load1": round(load[0], 2),
                        "bytes": corpus["expected"]["bytes"], "expected_rows": corpus["expected"]["rows"],
                        "time": time.strftime("%H:%M:%S")}
-                if rc == 0 and contender.endswith(NOOP):
+                if rc == 0 and contender.startswith("transfer-floor"):
+                    rec.update({"ok": True, "check": "nothing written (a transfer)"})
+                    try:
+                        rec["transfer_s"] = json.loads(stdout.strip().splitlines()[-1])["transfer_s"]
+                    except (ValueError, IndexError, KeyError):
+                        pass
+                elif rc == 0 and contender.endswith(NOOP):
                     rec.update({"ok": True, "check": "nothing written (noop)"})
                 elif rc == 0:
                     rec.update(check_output(out, corpus["expected"]))

@@ -16,11 +16,18 @@ floor-infer / floor-schema: the no-drift floor (issue 14): one read of the
            inferSchema, JSON, Parquet mergeSchema) or with the schema given
            (--schema DDL), written as Parquet. --files then names the floor
            directory.
+transfer: issue 11's floor of typing files only the server sees on the
+           client: Spark sends the bytes sparkmerge fetches to type them
+           (binaryFile, as Arrow: CSV and JSON files whole, a Parquet
+           file's last 64 KiB, an upper bound of its footer), nothing typed
+           or written. --files then names the corpus directory.
 --conf sets session confs, e.g. spark.sql.ansi.enabled=false, under which
 Spark's union widening makes int + string a string instead of a bigint
 cast that fails on the first non-numeric value.
 """
 import argparse
+import json
+import time
 from functools import reduce
 
 from pyspark.sql import SparkSession
@@ -37,7 +44,7 @@ def read_one(spark, fmt, paths):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--remote", required=True)
-    ap.add_argument("--mode", choices=["reduce", "multiread", "floor-infer", "floor-schema"], required=True)
+    ap.add_argument("--mode", choices=["reduce", "multiread", "floor-infer", "floor-schema", "transfer"], required=True)
     ap.add_argument("--schema", default="", help="floor-schema: the floor's schema in DDL")
     ap.add_argument("--format", required=True)
     ap.add_argument("--out", required=True)
@@ -46,6 +53,14 @@ def main():
     ap.add_argument("--noop", action="store_true", help="floor: read and write nothing (Spark's noop format), to time the read alone")
     args = ap.parse_args()
     spark = SparkSession.builder.remote(args.remote).getOrCreate()
+    if args.mode == "transfer":
+        content = "content" if args.format != "parquet" else "substring(content, greatest(length - 65535, 1), 65536)"
+        start = time.monotonic()
+        table = spark.read.format("binaryFile").load(args.files).selectExpr("path", "length", content).toArrow()
+        # Timed from the request: the process's own start (Python and
+        # pyspark's import, about 1 s) is no part of a transfer.
+        print(json.dumps({"transfer_s": time.monotonic() - start, "files": table.num_rows, "bytes": table.nbytes}))
+        return
     if args.mode.startswith("floor-"):
         reader = spark.read
         if args.mode == "floor-schema":

@@ -14,7 +14,7 @@ from collections import defaultdict
 ORDER = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce", "pyspark-reduce-ansioff",
          "pyspark-multiread", "duckdb", "floor-infer", "floor-schema",
          "sparkmerge-auto@remote", "pyspark-reduce@remote", "pyspark-reduce-ansioff@remote", "pyspark-multiread@remote",
-         "sparkmerge-auto+noop", "floor-infer+noop", "floor-schema+noop"]
+         "sparkmerge-auto+noop", "floor-infer+noop", "floor-schema+noop", "transfer-floor@remote"]
 KINDS = ["wide-drift-csv", "wide-drift-json", "parquet-evolve"]
 WHAT = {
     "sparkmerge-auto": "`sparkmerge merge --strategy auto DIR/*.ext`",
@@ -32,6 +32,7 @@ WHAT = {
     "sparkmerge-auto+noop": "sparkmerge auto with `--out-format noop`: the whole merge, every row read and projected, nothing written (for the phases)",
     "floor-infer+noop": "floor-infer written to Spark's noop format (for the phases)",
     "floor-schema+noop": "floor-schema written to Spark's noop format (for the phases)",
+    "transfer-floor@remote": "issue 11's floor of client-side typing: Spark sends the server-only files' bytes that sparkmerge fetches to type them (`binaryFile` to Arrow in PySpark: CSV and JSON files whole, a Parquet file's last 64 KiB), nothing typed or written",
     "duckdb": "DuckDB in-process: `read_csv/read_json/read_parquet([...], union_by_name=true)` -> `COPY TO parquet`",
 }
 
@@ -95,6 +96,8 @@ def summarize(runs):
             if all("inference_s" in r for r in good):  # recorded from 2026-11-30 on
                 s["inference"] = statistics.median([r["inference_s"] for r in good])
                 s["overhead"] = statistics.median([r["discovery_s"] - r["inference_s"] for r in good])
+        if good and all("transfer_s" in r for r in good):
+            s["transfer"] = statistics.median([r["transfer_s"] for r in good])
         out[key] = s
     return out
 
@@ -131,6 +134,8 @@ def line_style(c):
     """A contender's colour and line: a contender on server-only files
     (@remote) is drawn dashed in its local counterpart's colour."""
     base = c.split("@")[0]
+    if base not in ORDER:  # a contender that only runs on server-only files
+        base = c
     return f"C{ORDER.index(base) % 10}", ("o--" if "@" in c else "o-")
 
 
@@ -350,7 +355,7 @@ def phases(w, summary, ns):
 
 def remote_goals(w, summary, ns):
     """Issue 11's goals: sparkmerge auto on files only the server sees."""
-    rows = compared(summary, ns, ("sparkmerge-auto", "sparkmerge-auto@remote"))
+    rows = compared(summary, ns, ("sparkmerge-auto", "sparkmerge-auto@remote"), ("transfer-floor@remote",))
     if not rows:
         return
     w("")
@@ -359,10 +364,13 @@ def remote_goals(w, summary, ns):
     w("The same corpora where only the Spark server sees them (`sparkmerge-auto@remote`) against where the "
       "client reads them too (`sparkmerge-auto`), interleaved. Goals at N = 200 and 2,000: correct everywhere, "
       "remote at most 1.5x local, remote discovery under 10% of the merge. PySpark's contenders on the "
-      "server-only files are in the tables above (`@remote`).")
-    table_head(w, "| corpus | N | local s | remote s | remote / local | remote discovery s | discovery share | typed by the client (fetch jobs) | correct (local, remote) | goal |",
-               "|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
-    for kind, n, local, remote in rows:
+      "server-only files are in the tables above (`@remote`). Transfer alone: the time Spark takes to send the "
+      "bytes discovery fetches to a client (`transfer-floor@remote`, no typing), and that time as a share of the "
+      "remote merge: the least discovery can take while the client types the files (timed from the request, "
+      "without the Python process's start).")
+    table_head(w, "| corpus | N | local s | remote s | remote / local | remote discovery s | discovery share | transfer alone s (share) | typed by the client (fetch jobs) | correct (local, remote) | goal |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for kind, n, local, remote, transfer in rows:
         ratio = remote["median"] / local["median"]
         disc = remote.get("discovery")
         share = disc / remote["median"] if disc is not None else None
@@ -370,8 +378,13 @@ def remote_goals(w, summary, ns):
         typed = f"{first.get('remote_typed', '-')} ({first.get('remote_fetch_jobs', '-')})"
         met = local["ok"] and remote["ok"] and ratio <= 1.5 and share is not None and share < 0.10
         goal = "-" if n not in (200, 2000) else ("met" if met else "NOT met")
+        moved = "-"
+        if transfer and transfer["ok"]:
+            took = transfer.get("transfer", transfer["median"])  # from the request, else the process's wall
+            moved = f"{took:.2f} ({100 * took / remote['median']:.0f}%)"
         w(f"| {kind} | {n} | {fmt_s(local['median'])} | {fmt_s(remote['median'])} | {ratio:.2f} | "
-          f"{'-' if disc is None else f'{disc:.2f}'} | {'-' if share is None else f'{100 * share:.0f}%'} | {typed} | "
+          f"{'-' if disc is None else f'{disc:.2f}'} | {'-' if share is None else f'{100 * share:.0f}%'} | "
+          f"{moved} | {typed} | "
           f"{correctness(local)[0]}; {correctness(remote)[0]} | {goal} |")
 
 
