@@ -596,11 +596,12 @@ func TestRouteTableRoutesEachFilesColumns(t *testing.T) {
 
 // A merge with positional batches lists serially, unless another read
 // names more paths than Spark lists on the driver: then it lists those
-// with few tasks; it keeps generated methods small enough to compile. A
-// merge of many scans interprets its projections.
+// with few tasks. A merge whose every scan is positional generates code
+// per operator; one with other scans besides keeps generated methods small
+// enough to compile. A merge of many scans interprets its projections.
 func TestPlannedTuning(t *testing.T) {
 	p := batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	if got, want := p.tuning(), (tuning{listSerially: true, compiledMethods: true}); got != want {
+	if got, want := p.tuning(), (tuning{listSerially: true, operatorCode: true}); got != want {
 		t.Errorf("batches only: %+v, want %+v", got, want)
 	}
 	p.Reads = append(p.Reads, &Read{Name: "many", Format: "csv", Paths: make([]string, defaultListingThreshold+1)})

@@ -921,17 +921,17 @@ func TestPlanListingSettings(t *testing.T) {
 		want     []string
 	}{
 		{"remote, local[2]", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + wholeStageKey + " " + masterKey,
 			"setConf " + listingTasksKey + "=2",
 			"setConf " + listingTasksKey + "=10000",
 		}},
 		{"remote, a cluster", []string{"s3a://b/in"}, map[string]string{masterKey: "spark://m:7077", listingTasksKey: "10000"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + wholeStageKey + " " + masterKey,
 			"setConf " + listingTasksKey + "=64",
 			"setConf " + listingTasksKey + "=10000",
 		}},
 		{"remote, already few tasks", []string{"s3a://b/in"}, map[string]string{masterKey: "local[2]", listingTasksKey: "1"}, []string{
-			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey,
+			"conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + wholeStageKey + " " + masterKey,
 		}},
 		{"local files", []string{local}, map[string]string{masterKey: "local[2]", listingTasksKey: "10000"}, nil},
 	}
@@ -967,8 +967,8 @@ func TestListingTasks(t *testing.T) {
 // A merge's tuning sets only what the session does not already have, and
 // restores the values Spark reported; a refused setting stops nothing.
 func TestTune(t *testing.T) {
-	defaults := map[string]string{codegenFactoryKey: "FALLBACK", hugeMethodKey: "65535", masterKey: "local[2]"}
-	conf := "conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + masterKey
+	defaults := map[string]string{codegenFactoryKey: "FALLBACK", hugeMethodKey: "65535", wholeStageKey: "true", masterKey: "local[2]"}
+	conf := "conf " + parallelListingKey + " " + listingTasksKey + " " + codegenFactoryKey + " " + hugeMethodKey + " " + wholeStageKey + " " + masterKey
 	tests := []struct {
 		name     string
 		tuning   tuning
@@ -987,6 +987,12 @@ func TestTune(t *testing.T) {
 			"setConf " + codegenFactoryKey + "=FALLBACK " + hugeMethodKey + "=65535",
 		}},
 		{"already small methods", tuning{compiledMethods: true}, map[string]string{hugeMethodKey: "4000"}, false, []string{conf}},
+		{"positional scans only", tuning{operatorCode: true}, defaults, false, []string{
+			conf,
+			"setConf " + wholeStageKey + "=false",
+			"setConf " + wholeStageKey + "=true",
+		}},
+		{"whole-stage code already off", tuning{operatorCode: true}, map[string]string{wholeStageKey: "FALSE"}, false, []string{conf}},
 		{"refused", tuning{compiledMethods: true}, defaults, true, []string{
 			conf,
 			"setConf " + hugeMethodKey + "=8000",

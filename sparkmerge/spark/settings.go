@@ -42,6 +42,7 @@ const (
 	listingTasksKey    = "spark.sql.sources.parallelPartitionDiscovery.parallelism"
 	codegenFactoryKey  = "spark.sql.codegen.factoryMode"
 	hugeMethodKey      = "spark.sql.codegen.hugeMethodLimit"
+	wholeStageKey      = "spark.sql.codegen.wholeStage"
 	masterKey          = "spark.master"
 )
 
@@ -71,8 +72,23 @@ type tuning struct {
 	// with Spark's default, in 24.7-31.8 s and 40.9-50.0 s (four each)
 	// with it; 27.5 s against 32.9-37.2 s when nothing is written (noop).
 	// Whole-stage code generation switched off for the merge did as well
-	// (28.5-32.7 s, 38.4-41.4 s), but for every operator of every merge.
+	// (28.5-32.7 s, 38.4-41.4 s), but for every operator of every merge:
+	// for a merge with scans of its own (a Parquet file read alone, say)
+	// besides its positional ones, the limit is lowered instead.
 	compiledMethods bool
+	// operatorCode sets wholeStageKey to false: for a merge whose every
+	// scan is positional, whose whole-stage code Spark would compile and
+	// then drop as too long (CSV) or whose fused method HotSpot compiles
+	// late (JSON). The benchmark's corpora at
+	// 2026-12-03, whole merges to Parquet, three interleaved pairs (lowered
+	// limit, then whole-stage off): 200 CSV files 24.3-26.4 s against
+	// 19.6-28.9 s, 2,000 CSV 26.3-39.2 s against 21.7-29.5 s, 200 JSON
+	// 19.0-27.8 s against 19.2-26.8 s, 2,000 JSON 19.5-34.0 s against
+	// 17.7-32.9 s (faster in 9 of 12 pairs; medians 25.0, 28.1, 26.2 and 22.5 s
+	// against 21.8, 26.4, 25.3 and 20.9 s); writing noop, 200 CSV files
+	// 12.9-17.4 s against 11.9-16.0 s, faster in 6 of 7 pairs, and 200
+	// JSON files faster in 3 of 3.
+	operatorCode bool
 }
 
 // tune changes the session's settings as t wants until restore is called.
@@ -81,7 +97,7 @@ func (c *Client) tune(ctx context.Context, t tuning) (restore func(), err error)
 	if t == (tuning{}) {
 		return restore, nil
 	}
-	values, err := c.server.conf(ctx, parallelListingKey, listingTasksKey, codegenFactoryKey, hugeMethodKey, masterKey)
+	values, err := c.server.conf(ctx, parallelListingKey, listingTasksKey, codegenFactoryKey, hugeMethodKey, wholeStageKey, masterKey)
 	if err != nil {
 		return restore, optionalSetting(err)
 	}
@@ -98,6 +114,9 @@ func (c *Client) tune(ctx context.Context, t tuning) (restore func(), err error)
 	}
 	if n, err := strconv.Atoi(values[hugeMethodKey]); t.compiledMethods && (err != nil || n > hotSpotHugeMethod) {
 		want[hugeMethodKey] = strconv.Itoa(hotSpotHugeMethod)
+	}
+	if t.operatorCode && !strings.EqualFold(values[wholeStageKey], "false") {
+		want[wholeStageKey] = "false"
 	}
 	if len(want) == 0 {
 		return restore, nil
@@ -141,13 +160,15 @@ func listingTasks(master string) int {
 // serially when it reads positional batches and no other read names more
 // paths than Spark lists on the driver by default (they may be remote,
 // and slow to list one by one); few listing tasks when one does;
-// interpreted projections when it runs at least manyScans scans; and
-// methods small enough to compile when it has positional batches.
+// interpreted projections when it runs at least manyScans scans; code per
+// operator when every scan is a positional batch, else methods small
+// enough to compile when it has positional batches.
 func (p *Planned) tuning() tuning {
 	scans := p.scanPlan()
 	t := tuning{
 		interpreted:     len(scans.batches)+len(scans.rest) >= manyScans,
-		compiledMethods: len(scans.batches) > 0,
+		compiledMethods: len(scans.batches) > 0 && len(scans.rest) > 0,
+		operatorCode:    len(scans.batches) > 0 && len(scans.rest) == 0,
 	}
 	for _, i := range scans.rest {
 		if len(p.Reads[i].Paths) > defaultListingThreshold {
