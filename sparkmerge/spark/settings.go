@@ -37,6 +37,14 @@ import (
 // hugeMethodKey at that limit, Spark generates such a subtree's code per
 // operator instead, in methods small enough to be compiled (Spark's own
 // advice for HotSpot, in the setting's documentation).
+//
+// Spark still generates and compiles that whole-stage code first (a
+// 36,860-byte method, 0.38 s of Janino on the driver, for the benchmark's
+// 200 CSV files) and only then falls back to code per operator, which is
+// what whole-stage generation off compiles from the start. So a merge
+// whose every scan is positional switches it off (wholeStageKey; see
+// tuning.operatorCode), and only a merge with other scans besides lowers
+// the limit.
 const (
 	parallelListingKey = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 	listingTasksKey    = "spark.sql.sources.parallelPartitionDiscovery.parallelism"
