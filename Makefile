@@ -21,9 +21,9 @@ unit:
 fuzz:
 	scripts/fuzz.sh $(or $(FUZZTIME),1m)
 
-## differential: the long differential run (N=30 corpora per shape; N=... to change)
+## differential: the long differential run (N=30 corpora per shape; N=... to change, FIRST=... for seeds past earlier runs)
 differential:
-	scripts/differential.sh $(N)
+	scripts/differential.sh $(or $(N),30) $(or $(FIRST),0)
 
 ## image: start the Docker engine if needed and build the local Spark Connect image
 image:
