@@ -19,10 +19,8 @@ if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 	"$SPARKMERGE_REPO/scripts/fetch-spark.sh"
 	"$SPARKMERGE_REPO/scripts/build-image.sh"
 fi
-# The object store path (files in an S3 bucket) needs moto and the S3A
-# jars, as in scripts/test.sh.
-vars=$("$SPARKMERGE_REPO/scripts/fetch-s3.sh")
-eval "$(printf '%s\n' "$vars" | sed 's/^/export /')"
+# The object store path (files in an S3 bucket), as in scripts/test.sh.
+export_s3_store
 log "differential suite: $corpora corpora per shape, from index $first"
 cd integration
 SPARKMERGE_DIFF_CORPORA=$corpora SPARKMERGE_DIFF_FIRST=$first TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" \

@@ -46,6 +46,15 @@ apt_install() {
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# export_s3_store: provides the integration tests' S3 object store (moto
+# and Hadoop's S3A jars, scripts/fetch-s3.sh) and exports the variables
+# that name it (SPARKMERGE_S3A_JARS, SPARKMERGE_MOTO_SERVER).
+export_s3_store() {
+	local vars
+	vars=$("$SPARKMERGE_REPO/scripts/fetch-s3.sh") || return 1
+	eval "$(printf '%s\n' "$vars" | sed 's/^/export /')"
+}
+
 # port_open PORT [HOST]: true when HOST:PORT accepts a TCP connection.
 port_open() {
 	(exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null

@@ -54,13 +54,6 @@ image() {
 		docker pull -q "$SPARKMERGE_SPARK_IMAGE"
 	fi
 }
-# fetch_s3 provides the S3 object store of the integration tests (moto and
-# Hadoop's S3A jars, scripts/fetch-s3.sh) and names it in the environment.
-fetch_s3() {
-	local vars
-	vars=$("$SPARKMERGE_REPO/scripts/fetch-s3.sh") || return 1
-	eval "$(printf '%s\n' "$vars" | sed 's/^/export /')"
-}
 integration() {
 	# -p 1: one Spark at a time on a small machine.
 	TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" \
@@ -76,6 +69,6 @@ if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 	run_step fetch-spark "$SPARKMERGE_REPO/scripts/fetch-spark.sh"
 fi
 run_step image image
-run_step fetch-s3 fetch_s3
+run_step fetch-s3 export_s3_store
 run_step integration integration
 log "all tests passed"
