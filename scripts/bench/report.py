@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turn a bench.py results file into docs/benchmarks.md and docs/bench.png.
+"""Turn a bench.py results file into a Markdown report and a plot (run.sh:
+.cache/bench/benchmarks-MODE.md and docs/bench.png).
 
   report.py --results FILE.jsonl --mode quick|full --command CMD --md OUT.md --png OUT.png
 """
@@ -631,7 +632,7 @@ def main():
     phases(w, summary, ns)
     remote_goals(w, summary, ns)
     w("")
-    w(f"![time vs N]({os.path.basename(args.png)})")
+    w(f"![time vs N]({os.path.relpath(args.png, os.path.dirname(os.path.abspath(args.md)))})")
     w("")
     with open(args.md, "w") as out:
         out.write("\n".join(L))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark sparkmerge against PySpark (Spark Connect) and DuckDB on drifting
-# corpora, side by side, and write docs/benchmarks.md and docs/bench.png
-# (--quick: docs/benchmarks-quick.md and docs/bench-quick.png).
+# corpora, side by side, and write the run's report to
+# .cache/bench/benchmarks-full.md and its plot to docs/bench.png (--quick:
+# both under .cache/bench-quick). docs/benchmarks.md is written by hand from
+# such reports (see its "How to run").
 #
 #   scripts/bench/run.sh [--quick] [-- extra bench.py flags]
 #
@@ -13,8 +15,9 @@
 # 200 MB at N=200); --quick's are 0.08 of that.
 #
 # Environment: BENCH_REMOTE, BENCH_NS (e.g. 10,200), BENCH_REPS, BENCH_NAME
-# (a report of its own: docs/benchmarks-NAME.md and results-NAME.jsonl, e.g.
-# for a run of a few contenders with "-- --only ..."),
+# (a report of its own: benchmarks-NAME.md, results-NAME.jsonl and
+# docs/bench-NAME.png, e.g. BENCH_NAME=floor for a run of a few contenders
+# with "-- --only ..."),
 # BENCH_REPS_LARGE (repetitions at N >= 1000, default BENCH_REPS), BENCH_SCALE,
 # BENCH_TIMEOUT (seconds per run).
 set -euo pipefail
@@ -31,7 +34,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--) shift; extra=("$@"); break ;;
-	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown flag $1 (use --quick, or -- FLAGS for bench.py)" >&2; exit 2 ;;
 	esac
 	shift
@@ -79,10 +82,18 @@ log "running ($mode: N=$ns, $reps repetitions) -> $results"
 "$py" "$here/bench.py" --root "$root" --ns "$ns" --reps "$reps" --timeout "$timeout" --remote "$remote" \
 	--results "$results" --rpc-count "$rpc" --analysis "$analysis" --discovery "$discovery" --reps-large "${BENCH_REPS_LARGE:-$reps}" "${extra[@]}"
 
-suffix=$([ "$quick" = 1 ] && echo -quick || true)
+# The report goes beside the results; the plot of a full run goes into
+# docs/ (docs/benchmarks.md shows bench.png, bench-floor.png and
+# bench-remote.png), a quick run's beside its report.
+suffix=""
 if [ -n "${BENCH_NAME:-}" ]; then
 	suffix="-$BENCH_NAME"
 fi
-log "writing docs/benchmarks$suffix.md and docs/bench$suffix.png"
+md="$root/benchmarks-${BENCH_NAME:-$mode}.md"
+png="$repo/docs/bench$suffix.png"
+if [ "$quick" = 1 ]; then
+	png="$root/bench$suffix.png"
+fi
+log "writing $md and $png"
 "$py" "$here/report.py" --results "$results" --mode "$mode" --command "$([ -n "${BENCH_NAME:-}" ] && echo "BENCH_NAME=$BENCH_NAME ")scripts/bench/run.sh$([ "$quick" = 1 ] && echo ' --quick')${extra[*]:+ -- ${extra[*]}}" \
-	--md "$repo/docs/benchmarks$suffix.md" --png "$repo/docs/bench$suffix.png"
+	--md "$md" --png "$png"

@@ -3,7 +3,7 @@
 # against the same merge in one shared session (given as session_id), runs
 # interleaved. Spark 4.0 compiles a merge's generated code again for every
 # session (each has its own class loader on the executors), so the shared
-# session's runs show what that costs (docs/benchmarks-floor.md).
+# session's runs show what that costs (docs/benchmarks.md).
 #
 # Usage: scripts/bench/session-warmth.sh DIR FORMAT REMOTE [RUNS]
 #   e.g. scripts/bench/session-warmth.sh .cache/bench/corpora/wide-drift-csv-200 csv sc://127.0.0.1:15012
