@@ -97,7 +97,7 @@ func TestOneResultWhateverThePath(t *testing.T) {
 	}
 }
 
-// The meaning of a value in a column that becomes string (the README's
+// The meaning of a value in a column that becomes string (docs/cli.md's
 // table): each file's value as Spark reads that file alone, then cast to
 // string. The same on every path.
 func TestStringTargetValues(t *testing.T) {

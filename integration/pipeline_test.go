@@ -16,7 +16,7 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
-// The README's Go program, as a test: DataFrames built with
+// docs/library.md's Go program, as a test: DataFrames built with
 // spark-connect-go (a filtered table, CreateDataFrame, a SQL query with a
 // decimal(12,4) column), merged with a directory of CSV files whose headers
 // drift, then aggregated and joined in the caller's own session. Every row

@@ -11,7 +11,7 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
-// Exit codes, documented in the README.
+// Exit codes, documented in docs/cli.md.
 const (
 	exitOK          = 0
 	exitError       = 1

@@ -10,8 +10,8 @@ import (
 
 // A merge of 2,000 small CSV files with 2,000 different headers is 2,000
 // reads, and Spark's cost per read dominates it: the driver plans each scan
-// and compiles code for each read's projection, about 0.1 s each (a 250 s
-// merge of 42,000 rows, measured). Files whose schemas the client inferred
+// and compiles code for each read's projection (most of such a merge of
+// 42,000 rows, measured). Files whose schemas the client inferred
 // (so it has seen every value) are therefore read in positional scans
 // instead, every value a string: all CSV files of one set of options in one
 // load (as text lines split at the separator where that reads what the CSV
@@ -85,13 +85,13 @@ type batchRows struct {
 // each has exactly the header's width) are padded with nulls that no
 // position points at, which PERMISSIVE mode allows. (Spark's parser raises
 // an exception per such row, which PERMISSIVE catches; one load per width
-// instead, unioned, was slower: 22.6-24.9 s against 17.4-17.9 s for 200
-// CSV files of 0.5 MB in 21 widths.) JSON lines are read as
+// instead, unioned, was slower for 200 CSV files of 0.5 MB in 21
+// widths; see docs/benchmarks-history.md#measurements-behind-the-code.) JSON lines are read as
 // text and parsed with from_json under a schema of every key spelling:
 // a typed key (layout.typed) into its column's type, so that the column
-// is the first non-null of its keys, with no routing and no cast (2,000
-// files, 504,000 rows: 25-27 s against 45-60 s with every key a string,
-// measured side by side); the others as strings (routed), for which
+// is the first non-null of its keys, with no routing and no cast (about
+// half the time of every key a string on 2,000 files, measured side by
+// side); the others as strings (routed), for which
 // Spark's JSON parser gives a number or boolean as its text (the number as
 // parsed, then printed), which the casts parse back to the file's type.
 // Blank lines are no records, as for the JSON reader.
@@ -169,9 +169,9 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 	changed := "raise_error(concat('sparkmerge: ', " + named + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
 	if b.layout.unrouted() && !withSource {
 		// No row needs its file's route: the stamps are checked against
-		// a set of literals (a hash lookup), with no join (2,000 JSON
-		// files: 22.1-25.9 s against 23.7-26.1 s, 200: 21.2-23.2 s
-		// against 20.8-23.9 s; three runs each, medians 7-8% apart).
+		// a set of literals (a hash lookup), with no join (on the
+		// benchmark's JSON files within the noise, in the same direction
+		// at both sizes; see docs/benchmarks-history.md#measurements-behind-the-code).
 		stamps := make([]string, len(b.files))
 		for m, f := range b.files {
 			stamps[m] = sparkmerge.QuoteString(fmt.Sprintf("%s|%d|%d", keys[m], f.stamp.size, f.stamp.mtimeMillis))
@@ -197,9 +197,9 @@ const sparkFilePath = "_metadata.file_path"
 // and the route table holds the files so named, with no string work per
 // row. Any other file (one only the server sees, a name Spark escapes)
 // has every row's name decoded into the client's form (rowFileOf; a
-// batch's files are named as that gives them, see namesRowFile). The 200
-// CSV files of 1 MB scanned in a new session (PySpark, noop, three runs
-// each): 2.1-2.2 s with each row's name decoded, 1.6-1.7 s without.
+// batch's files are named as that gives them, see namesRowFile). Decoding
+// each row's name measurably slowed a scan of the benchmark's 200 CSV
+// files in a new session (docs/benchmarks-history.md#measurements-behind-the-code).
 func (b scanBatch) rowFiles() (expr string, keys []string) {
 	asSpark := true
 	for _, f := range b.files {
@@ -273,10 +273,9 @@ func (b scanBatch) notHeader(keys []string) string {
 // header, are its rows, and a split gives each row's values as the CSV
 // reader does, an empty value as "" where the reader gives null (values
 // maps it to null). The text source breaks lines as the CSV reader does.
-// Measured with the benchmark's 200 CSV files of 1 MB in one load (PySpark,
-// writing noop, each row's 50 values taken by position): 6.2-6.3 s against
-// 9.8-11.6 s through the CSV reader, which raises an exception for each
-// row narrower than the scan.
+// Measured with the benchmark's 200 CSV files of 1 MB in one load, this is
+// clearly faster than the CSV reader, which raises an exception for each
+// row narrower than the scan (docs/benchmarks-history.md#measurements-behind-the-code).
 func (b scanBatch) lineSeparator(reads []*Read) (string, bool) {
 	for _, i := range b.reads {
 		if !readsAsLines(reads[i]) {
@@ -338,8 +337,8 @@ func (b scanBatch) keyTypes() []string {
 // notBlank keeps the text lines that hold more than spaces and tabs: the
 // lines Spark's JSON reader makes records of. Only a line that starts
 // with a space or a tab is translated, which costs a map lookup per
-// character: over every line of a 520 MB scan that took 10-13 s more than
-// the scan itself (2 s), this test about nothing (measured). octet_length
+// character: over every line of a 520 MB scan that cost several times the
+// scan itself, this test about nothing (measured). octet_length
 // and startswith look at a line's first bytes; length and left count its
 // characters.
 const notBlank = "octet_length(value) > 0 AND (NOT (startswith(value, ' ') OR startswith(value, '\\t')) OR length(translate(value, ' \\t', '')) > 0)"
@@ -405,8 +404,8 @@ func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Fra
 
 // values is project's first step: each of the n target columns' values
 // taken from the row once, in a projection of its own, rather than in
-// every branch of its CASE: smaller generated code (200 CSV files of 0.5
-// MB: 15.1-17.1 s against 17.0-20.3 s, four runs each). It keeps the
+// every branch of its CASE: smaller generated code, and faster on the
+// benchmark's 200 CSV files of 0.5 MB (measured). It keeps the
 // route's casts and the provenance if the rows hold them (routed). A split
 // line's empty value is null, as the CSV reader makes it (lines).
 func (b scanBatch) values(n int, routed, lines bool) []string {

@@ -11,7 +11,7 @@ import (
 
 // Asking Spark for a file's schema runs a Spark job or two per file (a
 // CSV file's header, then a pass over every row; a Parquet group's
-// footers), about 0.1 s of server time per file: most of a merge of many
+// footers), a fixed cost of server time per file: most of a merge of many
 // small files. For small local files, and client-side copies of small
 // files only the server sees (fetchRemoteCopies), the client infers the
 // schema itself by the server's own rules (package infer, rules chosen by

@@ -74,12 +74,12 @@ func inferLocally(reads []*Read, sparkVersion string, footers footerConf) (local
 }
 
 // maxLocalInferTotal bounds the bytes the client reads to infer schemas:
-// past it a cluster's parallel inference may beat one client, which types
-// about 100 MB/s of CSV and 130 MB/s of JSON lines per core (go test -bench
-// Infer ./sparkmerge/spark/internal/infer; docs/benchmarks-history.md).
+// past it a cluster's parallel inference may beat one client, whose typing
+// speed per core `go test -bench Infer ./sparkmerge/spark/internal/infer`
+// measures (docs/benchmarks-history.md).
 // Files past the budget, in input order, go to Spark. On one machine the
-// client wins well past it: with 256 MiB, 240 MB of a 496 MB JSON corpus
-// went to Spark, 12 s of a 46 s merge.
+// client wins well past it: with 256 MiB, the 240 MB of a 496 MB JSON
+// corpus that went to Spark took a quarter of the merge.
 const maxLocalInferTotal = 1 << 30
 
 // inferLocallyWithin is inferLocally with a budget for the bytes of CSV and

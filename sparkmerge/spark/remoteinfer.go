@@ -34,8 +34,8 @@ const (
 	// Spark infers the rest where the data lives.
 	maxRemoteInferTotal = 512 << 20
 	// remoteFetchChunk bounds the contents one Spark job returns. A job
-	// costs about 0.4 s besides its bytes (measured: 4 jobs of 51 MB took
-	// 1.0-1.1 s each, one of 7 MB 0.5 s, one of all 206 MB 1.6-2.1 s), so
+	// has a fixed cost besides its bytes (measured; see
+	// docs/benchmarks.md#files-only-the-server-sees), so
 	// fewer, larger jobs type faster; but the server holds a job's results
 	// while it sends them: one job of 519 MB, and two of 128 MiB at once,
 	// stopped a server whose driver had 1 GiB.
@@ -70,7 +70,7 @@ type remoteCopy struct {
 func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules) (jobs int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
-	// back, took 3 s of a 12 s discovery); Parquet and ORC footers go to
+	// back, took a quarter of discovery); Parquet and ORC footers go to
 	// dir.
 	// Typing a job's files waits for a core, not the next fetch.
 	var typing sync.WaitGroup
@@ -113,13 +113,13 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		}
 		// Read the listing again, contents included: Spark lists a
 		// directory at once, where thousands of paths named one by one
-		// cost a listing task each (1.6 s against 13 s for 2,000 files).
+		// cost a listing task each (8 times slower for 2,000 files).
 		// binaryFile skips files by length before reading them, so a
 		// directory is read once per range of sizes that holds up to
 		// remoteFetchChunk. A pattern is expanded into its paths before
 		// listing, a task each again: it is read again whole only when
-		// one fetch holds it (2,000 CSV files by a pattern in 4 ranges:
-		// 54 s of fetching, against 6 s by their directory).
+		// one fetch holds it (2,000 CSV files by a pattern in 4 ranges
+		// fetched 9 times slower than by their directory).
 		again := small <= budget && want*10 >= small*9
 		switch {
 		case again && IsGlob(l.given) && small <= remoteFetchChunk:

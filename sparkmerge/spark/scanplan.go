@@ -155,28 +155,20 @@ func batchesUpTo(reads []*Read, plan *sparkmerge.Plan, many bool) scanPlan {
 
 // batchFileLimit bounds the files read in positional scans. A positional
 // scan saves Spark's cost per read (the driver plans each read and compiles
-// code for its projection, about 0.1 s) but may cost more per byte. CSV:
+// code for its projection) but may cost more per byte. CSV:
 // every value is parsed as a string, routed and cast, and a row narrower
 // than the scan raises an exception in Spark's parser. JSON lines: the
 // keys from_json parses into their column's type (typedKeys) cost what
-// Spark's JSON reader does; only the others are routed. Measured with the
-// benchmark's wide-drift corpora (50 columns, Spark 4.0.1, local[2], runs
-// side by side with no other work of this session), merge wall time in
-// positional scans against one read per file:
-//
-//	CSV,  200 files of 0.5 MB:   18-19 s against 21-25 s
-//	CSV,  200 files of 1 MB:     26-30 s against 26 s (at 9e50adc)
-//	CSV,  10 files of 5 MB:       9.3 s against 5.5 s
-//	JSON, 200 files of 2.5 MB:   17.9-20.4 s against 19.0-22.6 s
-//	JSON, 10 files of 25 MB:      9.6-12.6 s against 9.7-13.7 s
+// Spark's JSON reader does; only the others are routed. The limits are
+// where, on the benchmark's wide-drift corpora, positional scans stopped
+// beating one read per file (CSV files of 0.5 MB gained, of 5 MB lost;
+// JSON files of 25 MB were no slower); the measurements are in
+// docs/benchmarks-history.md#measurements-behind-the-code.
 //
 // With many reads (see manyReads) the cost per read grows, and CSV files up
 // to the larger limit join. CSV files read as text lines (readsAsLines)
 // cost less per row than through the CSV reader, and join up to
-// csvLinesFileLimit (at 61e96b8, three runs each after a warm-up):
-//
-//	CSV lines, 200 files of 1 MB:  15.4-15.6 s against 18.9-23.1 s
-//	CSV lines, 20 files of 9 MB:   13.6-14.6 s against 13.6-14.3 s
+// csvLinesFileLimit (measured at 61e96b8).
 func batchFileLimit(format string, many bool) int64 {
 	switch {
 	case format == "json":
@@ -197,9 +189,9 @@ const csvLinesFileLimit = 8 << 20
 // outweighs the per-byte cost of bigger files in a positional scan: it
 // grows with the reads of one merge (the driver plans a union of all of
 // them, and compiles code per read's projection once its code cache of 100
-// classes is full). Measured: 2,000 JSON files of 250 KB took 186 s with
-// the 883 files over 256 KiB read one by one, against 82 s all in
-// positional scans.
+// classes is full). Measured: 2,000 JSON files of 250 KB took more than
+// twice as long with the 883 files over 256 KiB read one by one as all in
+// positional scans (docs/benchmarks-history.md#measurements-behind-the-code).
 const manyReads = 500
 
 // positional says whether a positional string can make each of a read's

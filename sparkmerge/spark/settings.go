@@ -26,7 +26,7 @@ import (
 // own way onto the target, compiles a class per read. Evaluating those
 // projections interpreted instead (codegenFactoryKey = NO_CODEGEN) costs
 // nothing per row that shows: one read of the benchmark's 200 MB of CSV
-// took 8.4-9.0 s either way.
+// took as long either way.
 //
 // Whole-stage code generation fuses a scan and the projections above it
 // into one generated method. A positional scan's projection routes and
@@ -39,7 +39,7 @@ import (
 // advice for HotSpot, in the setting's documentation).
 //
 // Spark still generates and compiles that whole-stage code first (a
-// 36,860-byte method, 0.38 s of Janino on the driver, for the benchmark's
+// 36,860-byte method, compiled by Janino on the driver, for the benchmark's
 // 200 CSV files) and only then falls back to code per operator, which is
 // what whole-stage generation off compiles from the start. So a merge
 // whose every scan is positional switches it off (wholeStageKey; see
@@ -62,40 +62,34 @@ const hotSpotHugeMethod = 8000
 type tuning struct {
 	// listSerially raises parallelListingKey to maxBatchFiles: a
 	// positional batch names up to that many local files, which Spark
-	// listed with a Spark job of about 0.7 s each (15 s of a 38 s merge
-	// of 2,000 files), where the driver lists them in milliseconds.
+	// listed with a Spark job each (much of a merge of 2,000 files),
+	// where the driver lists them in milliseconds.
 	listSerially bool
 	// fewListingTasks lowers listingTasksKey to listingTasks: planning
 	// 2,000 CSV files only the server sees, given as a pattern, took
-	// 30-65 s with a task per file, 9-12 s with 8 tasks and 8-10 s with 2
-	// (Spark 4.0.1, local[2], two runs each).
+	// several times longer with a task per file than with 8 or 2 tasks
+	// (docs/benchmarks-history.md#measurements-behind-the-code).
 	fewListingTasks bool
 	// interpreted sets codegenFactoryKey to NO_CODEGEN: the benchmark's
-	// 200 drifting CSV files of 1 MB, 199 reads, merged in 22.0-23.5 s
-	// compiled and 15.6-19.1 s interpreted (three runs each, local[2]).
+	// 200 drifting CSV files of 1 MB, 199 reads, merged faster
+	// interpreted than compiled (docs/benchmarks-history.md#measurements-behind-the-code).
 	interpreted bool
 	// compiledMethods lowers hugeMethodKey to hotSpotHugeMethod: the
 	// benchmark's 2,000 drifting files of 100 KB, one positional scan,
-	// merged in 34.9-39.9 s (CSV, four runs) and 47.8-53.2 s (JSON, two)
-	// with Spark's default, in 24.7-31.8 s and 40.9-50.0 s (four each)
-	// with it; 27.5 s against 32.9-37.2 s when nothing is written (noop).
-	// Whole-stage code generation switched off for the merge did as well
-	// (28.5-32.7 s, 38.4-41.4 s), but for every operator of every merge:
+	// merged faster with it than with Spark's default, CSV and JSON,
+	// written or not (docs/benchmarks-history.md#measurements-behind-the-code).
+	// Whole-stage code generation switched off for the merge did as well,
+	// but for every operator of every merge:
 	// for a merge with scans of its own (a Parquet file read alone, say)
 	// besides its positional ones, the limit is lowered instead.
 	compiledMethods bool
 	// operatorCode sets wholeStageKey to false: for a merge whose every
 	// scan is positional, whose whole-stage code Spark would compile and
 	// then drop as too long (CSV) or whose fused method HotSpot compiles
-	// late (JSON). The benchmark's corpora at
-	// 2026-12-03, whole merges to Parquet, three interleaved pairs (lowered
-	// limit, then whole-stage off): 200 CSV files 24.3-26.4 s against
-	// 19.6-28.9 s, 2,000 CSV 26.3-39.2 s against 21.7-29.5 s, 200 JSON
-	// 19.0-27.8 s against 19.2-26.8 s, 2,000 JSON 19.5-34.0 s against
-	// 17.7-32.9 s (faster in 9 of 12 pairs; medians 25.0, 28.1, 26.2 and 22.5 s
-	// against 21.8, 26.4, 25.3 and 20.9 s); writing noop, 200 CSV files
-	// 12.9-17.4 s against 11.9-16.0 s, faster in 6 of 7 pairs, and 200
-	// JSON files faster in 3 of 3.
+	// late (JSON). On the benchmark's corpora at 2026-12-03, against the
+	// lowered limit, it was faster in 9 of 12 interleaved pairs of whole
+	// merges to Parquet, and in 6 of 7 (CSV) and 3 of 3 (JSON) writing
+	// noop: a small gain (docs/benchmarks-history.md#measurements-behind-the-code).
 	operatorCode bool
 }
 
@@ -191,8 +185,8 @@ func (p *Planned) tuning() tuning {
 // manyScans is the number of scans from which a merge's projections are
 // interpreted rather than compiled (see [tuning]). With few scans there is
 // little to compile: one positional scan of the benchmark's 2,000 CSV
-// files took 31.2-35.0 s compiled and 29.8-31.1 s interpreted (three runs
-// each), not clearly apart, so it stays compiled.
+// files took about as long compiled as interpreted (three runs each, not
+// clearly apart), so it stays compiled.
 const manyScans = 32
 
 // defaultListingThreshold is Spark's default parallelListingKey.

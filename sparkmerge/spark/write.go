@@ -565,7 +565,8 @@ const bytesPerOutputFile = 128 << 20
 // it ends: at 2,000 single-file
 // CSV reads coalesced into 8 tasks (250 reads each) Spark 4.0 ran out of a
 // 2 GiB heap, at 64 tasks (about 31 each) it did not. More tasks cost
-// time, though: 500 tasks took 8 min against 2.5 min for 64.
+// time, though: 500 tasks were much slower than 64 (measured; see
+// docs/benchmarks-history.md#measurements-behind-the-code).
 const maxReadsPerTask = 32
 
 // outputFiles is how many partitions to coalesce the merge into before
@@ -600,9 +601,9 @@ func outputFiles(requested int, reads []*Read, scans int) int {
 
 // inputSize is the size of r's input p: a local file's, or the size Spark
 // listed for a file only the server sees. Without it, a merge of 200
-// remote files kept Spark's 200 partitions and wrote 200 files: 34.1 s
-// against 28.6 s coalesced to 8 (the benchmark's 200 CSV files of 1 MB,
-// one run each).
+// remote files kept Spark's 200 partitions and wrote 200 files, slower
+// than coalesced to 8 (the benchmark's 200 CSV files of 1 MB; see
+// docs/benchmarks-history.md#measurements-behind-the-code).
 func inputSize(r *Read, p string) (int64, bool) {
 	if size, ok := localSize(p); ok {
 		return size, true

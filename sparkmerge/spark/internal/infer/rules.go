@@ -188,10 +188,9 @@ func nextLine(data []byte) (line, rest []byte, ok bool) {
 //
 // It looks at 8 bytes at a time: a run of 16 digits holds a whole 8-byte
 // word of digits at an offset that is a multiple of 8, so only around
-// such words are digits counted one by one: 2.5-4.8 GB/s over runs on
-// this (shared) machine, against 0.78-0.82 GB/s byte by byte
-// (BenchmarkShortNumbers). The byte loop was
-// 0.8 s of the client's 5.1 s of CPU planning the benchmark's 519 MB of
+// such words are digits counted one by one: several times faster than
+// byte by byte (BenchmarkShortNumbers). The byte loop was
+// a sixth of the client's CPU planning the benchmark's 519 MB of
 // JSON lines; the plan's wall time did not move measurably, as the
 // transfer of the files (remote) or the typing around it bounds it.
 func shortNumbers(data []byte) bool {
