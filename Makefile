@@ -3,7 +3,11 @@
 
 PORT ?= 15002
 
-.PHONY: test demo unit fuzz differential image spark-up spark-down spark-status clean-containers
+.PHONY: build test demo unit fuzz differential image spark-up spark-down spark-status clean-containers
+
+## build: the CLI to bin/sparkmerge, its version and revision stamped
+build:
+	bash -c '. scripts/lib.sh && build_sparkmerge bin/sparkmerge'
 
 ## test: gofmt, vet, unit tests, then integration tests against Spark in a container
 test:

@@ -21,7 +21,7 @@ export TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE
 # The tide readings of seed 002: the second file drops Region and adds
 # ReadingId and TideNumber. --local starts Spark in a container for this one
 # command, with the inputs and the output mounted at the same paths.
-go build -o "$SPARKMERGE_REPO/bin/sparkmerge" ./cmd/sparkmerge
+build_sparkmerge "$SPARKMERGE_REPO/bin/sparkmerge"
 step merge "$SPARKMERGE_REPO/bin/sparkmerge" merge --local \
 	integration/testdata/tides \
 	--out "$out" --mode overwrite \

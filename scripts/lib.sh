@@ -88,3 +88,16 @@ step() {
 	log "step $name: $( [ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)" ) in $((SECONDS - start))s"
 	return $rc
 }
+
+# build_sparkmerge OUT: builds the CLI to OUT with its version and source
+# revision stamped (-ldflags -X): the Go toolchain stamps VCS data only when
+# -buildvcs is on, and this machine's GOFLAGS may turn it off.
+build_sparkmerge() {
+	local out=$1 rev ver
+	rev=$(git -C "$SPARKMERGE_REPO" rev-parse HEAD 2>/dev/null || echo unknown)
+	ver=$(git -C "$SPARKMERGE_REPO" describe --tags --always 2>/dev/null || echo dev)
+	if [ "$rev" != unknown ] && [ -n "$(git -C "$SPARKMERGE_REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		rev="$rev-dirty"
+	fi
+	(cd "$SPARKMERGE_REPO" && go build -ldflags "-X main.version=$ver -X main.revision=$rev" -o "$out" ./cmd/sparkmerge)
+}

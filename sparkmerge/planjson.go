@@ -16,14 +16,11 @@ import "encoding/json"
 // Lists are never null.
 func (p *Plan) MarshalJSON() ([]byte, error) {
 	out := planJSON{
-		Target:        make([]fieldJSON, 0, len(p.Target.Fields)),
 		SourceColumn:  p.SourceColumn,
 		CaseSensitive: p.CaseSensitive,
 		Sources:       make([]sourceJSON, 0, len(p.Sources)),
 	}
-	for _, f := range p.Target.Fields {
-		out.Target = append(out.Target, fieldJSON{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable})
-	}
+	out.Target = p.Target.Columns()
 	for i := range p.Sources {
 		d := p.Diagnostics(i)
 		sj := sourceJSON{
@@ -58,16 +55,28 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 }
 
 type planJSON struct {
-	Target        []fieldJSON  `json:"target"`
+	Target        []Column     `json:"target"`
 	SourceColumn  string       `json:"source_column"`
 	CaseSensitive bool         `json:"case_sensitive"`
 	Sources       []sourceJSON `json:"sources"`
 }
 
-type fieldJSON struct {
+// Column is a field as the JSON outputs write it: its type in Spark's SQL
+// syntax (DataType.String: "int", "array<string>"), the names a user types,
+// not the JSON schema form's ("integer").
+type Column struct {
 	Name     string `json:"name"`
 	Type     string `json:"type"`
 	Nullable bool   `json:"nullable"`
+}
+
+// Columns are s's fields as [Column]s, never nil.
+func (s Schema) Columns() []Column {
+	out := make([]Column, 0, len(s.Fields))
+	for _, f := range s.Fields {
+		out = append(out, Column{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable})
+	}
+	return out
 }
 
 type sourceJSON struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,12 +32,9 @@ func (g *globalOptions) useFileRemote(jf *jobFile) {
 // environment name, or starts a local container when --local is set. The
 // returned stop function closes the session and stops what was started.
 func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spark.Job) (*spark.Client, func(), error) {
-	remote := g.remote
-	if remote == "" {
-		remote = g.getenv("SPARK_REMOTE")
-	}
-	if remote == "" {
-		remote = defaultRemote
+	remote, err := g.remoteAddress()
+	if err != nil {
+		return nil, nil, err
 	}
 	conf, err := parseKeyValues("conf", g.conf, "spark.sql.caseSensitive=true") // before starting a container
 	if err != nil {
@@ -58,12 +56,12 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 			}
 		}
 	}
-	tokens, err := g.tokenSource(remote)
+	opts, err := g.connectOptions(remote, conf)
 	if err != nil {
 		stopServer()
 		return nil, nil, err
 	}
-	client, err := spark.Connect(ctx, remote, spark.ConnectOptions{UserAgent: "sparkmerge/" + version, Conf: conf, KeepAlive: g.keepAlive, TokenSource: tokens})
+	client, err := spark.Connect(ctx, remote, opts)
 	if err != nil {
 		stopServer()
 		if errors.Is(err, spark.ErrInvalidRemote) {
@@ -85,20 +83,49 @@ func (g *globalOptions) connect(ctx context.Context, stderr io.Writer, job *spar
 	}, nil
 }
 
+// remoteAddress is the connection string: --remote, else the job file's,
+// else $SPARK_REMOTE, else the default, checked.
+func (g *globalOptions) remoteAddress() (string, error) {
+	remote := g.remote
+	if remote == "" {
+		remote = g.getenv("SPARK_REMOTE")
+	}
+	if remote == "" {
+		remote = defaultRemote
+	}
+	if _, err := spark.ParseRemote(remote); err != nil {
+		return "", &usageError{fmt.Errorf("--remote: %w", err)}
+	}
+	return remote, nil
+}
+
+// connectOptions are the options of a connection to remote: the session
+// settings conf, the keep-alive, the token source and the environment
+// (PySpark's variables, read by the library through g.getenv).
+func (g *globalOptions) connectOptions(remote string, conf map[string]string) (spark.ConnectOptions, error) {
+	tokens, err := g.tokenSource(remote)
+	if err != nil {
+		return spark.ConnectOptions{}, err
+	}
+	return spark.ConnectOptions{
+		UserAgent: "sparkmerge/" + readBuildInfo().Version, Conf: conf, KeepAlive: g.keepAlive,
+		TokenSource: tokens, Getenv: g.getenv,
+	}, nil
+}
+
 // tokenSource is where the access tokens of a connection without token=
 // come from, when anywhere: --token-command (or $SPARKMERGE_TOKEN_COMMAND),
-// else a Databricks service principal's OAuth credentials
-// ($DATABRICKS_CLIENT_ID and $DATABRICKS_CLIENT_SECRET, exchanged at
-// $DATABRICKS_HOST, by default the server's host), as Databricks' own
-// tools read them. Either one refreshes tokens, which expire within the
-// hour, for merges that run longer.
+// else, for a Databricks host only (see databricksHost), a Databricks
+// service principal's OAuth credentials ($DATABRICKS_CLIENT_ID and
+// $DATABRICKS_CLIENT_SECRET, exchanged at $DATABRICKS_HOST, by default the
+// server's host), as Databricks' own tools read them. Either one refreshes
+// tokens, which expire within the hour, for merges that run longer.
 func (g *globalOptions) tokenSource(remote string) (oauth2.TokenSource, error) {
 	command := g.tokenCommand
 	if command == "" {
 		command = g.getenv("SPARKMERGE_TOKEN_COMMAND")
 	}
-	id, secret := g.getenv("DATABRICKS_CLIENT_ID"), g.getenv("DATABRICKS_CLIENT_SECRET")
-	if g.local || command == "" && (id == "" || secret == "") {
+	if g.local {
 		// The local container asks for no token: credentials meant for a
 		// cluster, in the environment, must not stop --local.
 		return nil, nil
@@ -106,6 +133,11 @@ func (g *globalOptions) tokenSource(remote string) (oauth2.TokenSource, error) {
 	r, err := spark.ParseRemote(remote)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--remote: %w", err)}
+	}
+	id, secret := g.getenv("DATABRICKS_CLIENT_ID"), g.getenv("DATABRICKS_CLIENT_SECRET")
+	databricks := id != "" && secret != "" && databricksHost(r, g.getenv("DATABRICKS_HOST"))
+	if command == "" && !databricks {
+		return nil, nil
 	}
 	if r.Token() != "" {
 		if command != "" {
@@ -123,6 +155,36 @@ func (g *globalOptions) tokenSource(remote string) (oauth2.TokenSource, error) {
 		host = r.Host
 	}
 	return spark.ClientCredentials(spark.DatabricksTokenURL(host), id, secret, "all-apis"), nil
+}
+
+// databricksHosts are the domains of Databricks workspaces (AWS, Azure,
+// GCP, and their government and China clouds).
+var databricksHosts = []string{".cloud.databricks.com", ".gcp.databricks.com", ".azuredatabricks.net", ".databricks.azure.cn", ".databricks.azure.us", ".cloud.databricks.us", ".cloud.databricks.mil"}
+
+// databricksHost reports whether r is a Databricks workspace: its host is
+// in a Databricks domain or is $DATABRICKS_HOST's, or it names a cluster
+// (x-databricks-cluster-id). Databricks credentials in the environment
+// apply to such a server only: sent anywhere else they would fail an
+// OAuth exchange for a server that wants none (sc://localhost).
+func databricksHost(r spark.Remote, envHost string) bool {
+	host := strings.ToLower(r.Host)
+	for _, d := range databricksHosts {
+		if strings.HasSuffix(host, d) {
+			return true
+		}
+	}
+	if envHost != "" {
+		h := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(envHost), "https://"), "http://")
+		h, _, _ = strings.Cut(h, "/")
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			h = hh
+		}
+		if h == host {
+			return true
+		}
+	}
+	_, cluster := r.Headers["x-databricks-cluster-id"]
+	return cluster
 }
 
 // startLocal runs the project's Spark Connect image for this command, with

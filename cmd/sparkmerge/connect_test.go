@@ -9,7 +9,8 @@ import (
 )
 
 // Where a run's access tokens come from: a token command, else a
-// Databricks service principal's credentials in the environment, never
+// Databricks service principal's credentials in the environment (for a
+// Databricks host only), never
 // both a token= and a token command, and nothing for --local.
 func TestTokenSource(t *testing.T) {
 	var asked []string
@@ -40,6 +41,12 @@ func TestTokenSource(t *testing.T) {
 		{name: "token command from the environment", env: map[string]string{"SPARKMERGE_TOKEN_COMMAND": "echo env-token"}, remote: "sc://h:443", token: "env-token"},
 		{name: "token= and a token command", command: "echo x", remote: "sc://h:443/;token=abc", usage: true},
 		{name: "only an id", env: map[string]string{"DATABRICKS_CLIENT_ID": "sp"}, remote: "sc://h:443"},
+		// Databricks credentials are for Databricks hosts: a workspace's
+		// domain, $DATABRICKS_HOST's host, or a server named by cluster id.
+		{name: "service principal, another host", env: sp, remote: "sc://localhost:15002"},
+		{name: "service principal, DATABRICKS_HOST's host", env: sp, remote: "sc://127.0.0.1:443", token: "from-oauth"},
+		{name: "service principal, a cluster id", env: sp, remote: "sc://proxy.example:443/;x-databricks-cluster-id=0123-abc", token: "from-oauth"},
+		{name: "service principal, an Azure workspace", env: sp, remote: "sc://adb-1.2.azuredatabricks.net:443", token: "from-oauth"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &globalOptions{tokenCommand: tc.command, local: tc.local, getenv: func(k string) string { return tc.env[k] }}
@@ -72,7 +79,12 @@ func TestTokenSource(t *testing.T) {
 			}
 		})
 	}
-	if len(asked) != 1 || asked[0] != "/oidc/v1/token sp:s3cret all-apis" {
-		t.Errorf("token endpoint asked %q, want once at /oidc/v1/token with the principal's credentials and scope all-apis", asked)
+	if len(asked) != 4 {
+		t.Errorf("token endpoint asked %d times, want 4 (once per Databricks case)", len(asked))
+	}
+	for _, a := range asked {
+		if a != "/oidc/v1/token sp:s3cret all-apis" {
+			t.Errorf("token endpoint asked %q, want /oidc/v1/token with the principal's credentials and scope all-apis", a)
+		}
 	}
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark"
@@ -50,26 +50,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	return code
 }
 
-// jsonError is what -o json prints for a failed command.
+// jsonError is what -o json prints for a failed command: Spark's error
+// class and SQL state when Spark raised it, the message, and the hint
+// (what to do) apart from it.
 type jsonError struct {
 	Error struct {
-		Message    string `json:"message"`
-		ExitCode   int    `json:"exit_code"`
-		ErrorClass string `json:"error_class,omitempty"`
-		SQLState   string `json:"sql_state,omitempty"`
+		Class    string `json:"class,omitempty"`
+		SQLState string `json:"sql_state,omitempty"`
+		Message  string `json:"message"`
+		Hint     string `json:"hint,omitempty"`
+		ExitCode int    `json:"exit_code"`
 	} `json:"error"`
 }
 
+// writeJSONError writes err as one JSON document, indented at a terminal
+// and compact (one line) otherwise, as every -o json output.
 func writeJSONError(w io.Writer, err error, code int) {
 	var doc jsonError
-	doc.Error.Message, doc.Error.ExitCode = withFlagHints(err.Error()), code
+	doc.Error.Message, doc.Error.Hint = splitHint(withFlagHints(err.Error()))
+	doc.Error.ExitCode = code
 	var se *spark.SparkError
 	if errors.As(err, &se) {
-		doc.Error.ErrorClass, doc.Error.SQLState = se.ErrorClass, se.SQLState
+		doc.Error.Class, doc.Error.SQLState = se.ErrorClass, se.SQLState
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(doc)
+	_ = writeOutput(w, "json", doc, nil)
+}
+
+// splitHint parts a message from its hints: the lines that start with
+// "hint:" (the library's "\n  hint: ..."), joined by a line break.
+func splitHint(msg string) (message, hint string) {
+	var kept, hints []string
+	for _, line := range strings.Split(msg, "\n") {
+		if h, ok := strings.CutPrefix(strings.TrimSpace(line), "hint: "); ok {
+			hints = append(hints, h)
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\n"), strings.Join(hints, "\n")
 }
 
 func exitCode(err error) int {

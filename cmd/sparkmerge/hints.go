@@ -26,7 +26,7 @@ var flagHints = strings.NewReplacer(
 	"--option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)",
 	"(Job.ReaderOptions or SourceSpec.Options)", "(--option, or options per source in a job file)",
 	"(Job.ReaderOptions)", "(--option)",
-	"(check the connection string, and that a Spark Connect server runs there)", "(check --remote or SPARK_REMOTE; start a local Spark with `make spark-up`, or use --local)",
+	"(check the connection string, and that a Spark Connect server runs there)", "(check --remote or SPARK_REMOTE, and that a Spark Connect server runs there; or use --local to start Spark in Docker for this run)",
 )
 
 // withFlagHints is an error's message as the CLI prints it.

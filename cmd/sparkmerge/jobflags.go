@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -193,9 +197,82 @@ func readJobFile(path string) (*jobFile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&jf); err != nil {
-		return nil, usagef("job file %s: %w", path, err)
+		return nil, usagef("job file %s: %s", path, jobFileError(err))
 	}
 	return &jf, nil
+}
+
+// jobFileSections name, by the Go type the YAML decoder reports, each
+// part of a job file as its user knows it, with its keys.
+var jobFileSections = map[string]struct {
+	section string
+	of      reflect.Type
+}{
+	"main.jobFile":    {"the top level", reflect.TypeFor[jobFile]()},
+	"main.sourceFile": {"a source", reflect.TypeFor[sourceFile]()},
+	"main.policyFile": {"policy", reflect.TypeFor[policyFile]()},
+	"spark.Target":    {"target", reflect.TypeFor[spark.Target]()},
+}
+
+var unknownYAMLField = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
+
+// jobFileError says a job file's decoding error in the file's terms: an
+// unknown key with its line, where it is, the closest known key and the
+// keys there are, instead of Go's type names.
+func jobFileError(err error) string {
+	msg := err.Error()
+	var lines []string
+	for _, line := range strings.Split(msg, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line == "yaml: unmarshal errors:" {
+			continue
+		}
+		m := unknownYAMLField.FindStringSubmatch(line)
+		sec, known := jobFileSections[m2(m, 3)]
+		if m == nil || !known {
+			lines = append(lines, strings.TrimPrefix(line, "yaml: "))
+			continue
+		}
+		keys := yamlKeys(sec.of)
+		hint := ""
+		if near := closest(m[2], keys); near != "" {
+			hint = "did you mean " + near + "? "
+		}
+		lines = append(lines, fmt.Sprintf("line %s: unknown key %q in %s; %sknown keys: %s", m[1], m[2], sec.section, hint, strings.Join(keys, ", ")))
+	}
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return "\n  " + strings.Join(lines, "\n  ")
+}
+
+// m2 is m[i], or "" when m did not match.
+func m2(m []string, i int) string {
+	if m == nil {
+		return ""
+	}
+	return m[i]
+}
+
+// yamlKeys are the keys a struct type reads from YAML (inline structs'
+// included), sorted.
+func yamlKeys(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case strings.Contains(opts, "inline"):
+			keys = append(keys, yamlKeys(f.Type)...)
+		case name != "":
+			keys = append(keys, name)
+		default:
+			keys = append(keys, strings.ToLower(f.Name))
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // countTrue counts the conditions that hold.

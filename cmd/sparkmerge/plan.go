@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -60,8 +59,9 @@ func printPlan(ctx context.Context, client *spark.Client, job spark.Job, w io.Wr
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(w, stmt)
-		return err
+		return writeOutput(w, output, struct {
+			SQL string `json:"sql"`
+		}{stmt}, func() string { return stmt })
 	}
 	return writeOutput(w, output, planned, planned.String)
 }

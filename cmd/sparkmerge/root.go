@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -38,13 +39,11 @@ widen, and conflicts are errors that name the source and column.`,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
 		SilenceErrors:              true,
+		Version:                    readBuildInfo().short(),
 		// Check the output format before any work: a typo must not cost a
 		// whole merge.
-		PersistentPreRunE: func(*cobra.Command, []string) error {
-			if g.output != "text" && g.output != "json" {
-				return usagef("--output %q: use text or json", g.output)
-			}
-			return nil
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return checkFlagValues(cmd)
 		},
 	}
 	// A root with a RunE checks its own arguments, so that a mistyped
@@ -60,7 +59,13 @@ widen, and conflicts are errors that name the source and column.`,
 		return usagef("unknown command %q for %q%s", args[0], cmd.CommandPath(), hint)
 	}
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if hint := unknownFlagHint(cmd, err); hint != "" {
+			err = fmt.Errorf("%w%s", err, hint)
+		}
+		return &usageError{err}
+	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.remote, "remote", "", "Spark Connect server, e.g. sc://host:15002/;token=...;use_ssl=true (default $SPARK_REMOTE, else sc://localhost:15002)")
 	pf.BoolVar(&g.local, "local", false, "start the project's Spark container for this run and stop it after (needs Docker)")
@@ -73,11 +78,12 @@ widen, and conflicts are errors that name the source and column.`,
 		newPlanCmd(g),
 		newMergeCmd(g),
 		newSchemaCmd(g),
-		newVersionCmd(),
+		newVersionCmd(g),
 	)
 	for _, c := range root.Commands() {
 		usageArgs(c)
 	}
+	registerCompletions(root, g)
 	return root
 }
 

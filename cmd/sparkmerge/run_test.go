@@ -66,8 +66,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{"option without =", []string{"merge", "a.csv", "--out", "/tmp/o", "--option", "header"}, []string{"--option", `"header"`, "key=value"}},
 		{"option with empty key", []string{"plan", "a.csv", "--option", "=x"}, []string{"--option", "key=value"}},
 		{"write-option without =", []string{"merge", "a.csv", "--out", "/tmp/o", "--write-option", "zstd"}, []string{"--write-option", `"zstd"`, "key=value"}},
-		{"bad --emit", []string{"plan", "--emit", "xyz", "a.csv"}, []string{"--emit", `"xyz"`, "plan or sql"}},
-		{"bad --output", []string{"merge", "a.csv", "--out", "/tmp/o", "-o", "yaml"}, []string{"--output", `"yaml"`, "text or json"}},
+		{"bad --emit", []string{"plan", "--emit", "xyz", "a.csv"}, []string{"--emit", `"xyz"`, "plan, sql"}},
+		{"bad --output", []string{"merge", "a.csv", "--out", "/tmp/o", "-o", "yaml"}, []string{"--output", `"yaml"`, "text, json"}},
 		{"bad --mode", []string{"merge", "a.csv", "--out", "/tmp/o", "--mode", "replace"}, []string{"--mode", `"replace"`, "overwrite", "append"}},
 		{"conf without =", []string{"plan", "a.csv", "--conf", "spark.sql.caseSensitive"}, []string{"--conf", `"spark.sql.caseSensitive"`, "key=value"}},
 		{"local with remote", []string{"plan", "a.csv", "--local", "--remote", "sc://h:1"}, []string{"--local", "--remote"}},
@@ -137,13 +137,52 @@ func TestRunJSONErrors(t *testing.T) {
 	}
 }
 
+// version names the build, spark-connect-go's version, and the server's
+// Spark version when one answers; -o json is one document; --version is
+// the first line alone, asking no server.
 func TestRunVersion(t *testing.T) {
-	code, stdout, stderr := runCLI(t, nil, "version")
+	unreachable := fmt.Sprintf("sc://127.0.0.1:%d", closedPort(t))
+	code, stdout, stderr := runCLI(t, nil, "version", "--remote", unreachable)
 	if code != exitOK {
 		t.Fatalf("exit code = %d, stderr: %s", code, stderr)
 	}
-	if want := "sparkmerge " + version + "\n"; stdout != want {
-		t.Errorf("stdout = %q, want %q", stdout, want)
+	want := readBuildInfo()
+	if want.SparkConnectGo == "unknown" || !strings.HasPrefix(want.SparkConnectGo, "v") {
+		t.Errorf("spark-connect-go version %q: not read from the build", want.SparkConnectGo)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 || lines[0] != want.short() || !strings.Contains(lines[0], want.SparkConnectGo) ||
+		!strings.HasPrefix(lines[1], "server "+unreachable+": not reached") {
+		t.Errorf("stdout:\n%s\nwant %q, then the server not reached", stdout, want.short())
+	}
+
+	code, stdout, _ = runCLI(t, nil, "--version")
+	if code != exitOK || stdout != want.short()+"\n" {
+		t.Errorf("--version: exit %d, %q, want %q", code, stdout, want.short())
+	}
+
+	code, stdout, _ = runCLI(t, nil, "version", "--offline", "-o", "json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(stdout), &doc); code != exitOK || err != nil {
+		t.Fatalf("version -o json: exit %d, %v:\n%s", code, err, stdout)
+	}
+	if doc["spark_connect_go"] != want.SparkConnectGo || doc["version"] != want.Version || doc["server"] != nil {
+		t.Errorf("version -o json --offline = %s", stdout)
+	}
+}
+
+// A version and revision stamped with -ldflags -X win over what the
+// toolchain recorded; a revision stamped "-dirty" says the tree was
+// modified.
+func TestReadBuildInfoStamped(t *testing.T) {
+	defer func(v, r string) { version, revision = v, r }(version, revision)
+	version, revision = "v1.2.3", "0123456789abcdef0123456789abcdef01234567-dirty"
+	b := readBuildInfo()
+	if b.Version != "v1.2.3" || b.Revision != "0123456789abcdef0123456789abcdef01234567" || !b.Modified {
+		t.Errorf("readBuildInfo() = %+v", b)
+	}
+	if got := b.short(); !strings.HasPrefix(got, "sparkmerge v1.2.3 (revision 0123456789ab-dirty, go") {
+		t.Errorf("short() = %q", got)
 	}
 }
 
@@ -170,6 +209,9 @@ func TestRunUnreachable(t *testing.T) {
 		{"flag", nil, []string{"plan", "a.csv", "--remote", "sc://" + addr}},
 		{"flag with token", nil, []string{"merge", "a.csv", "--out", "/tmp/o", "--remote", "sc://" + addr + "/;token=sekret==;user_id=me"}},
 		{"SPARK_REMOTE with token", map[string]string{"SPARK_REMOTE": "sc://" + addr + "/;token=sekret=="}, []string{"schema", "a.csv"}},
+		// Databricks credentials in the environment are not for a local
+		// server: it is reported unreachable, not as an OAuth failure.
+		{"Databricks credentials for another host", map[string]string{"DATABRICKS_CLIENT_ID": "sp", "DATABRICKS_CLIENT_SECRET": "sekret"}, []string{"plan", "a.csv", "--remote", "sc://" + addr}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,6 +82,13 @@ type ConnectOptions struct {
 	// excludes token= in the connection string, and like it switches on
 	// TLS except to host localhost.
 	TokenSource oauth2.TokenSource
+	// Getenv reads the environment variables PySpark's client honours:
+	// SPARK_REMOTE (when remote is empty), SPARK_CONNECT_AUTHENTICATE_TOKEN
+	// (the token when the connection string has none and no TokenSource
+	// is given), SPARK_CONNECT_USER_AGENT (before UserAgent), and
+	// SPARK_USER, else USER, for the user when the string has no user_id
+	// (else none is sent, as by PySpark). Nil means os.Getenv.
+	Getenv func(string) string
 }
 
 // ClientCredentials returns a token source for OAuth machine-to-machine
@@ -136,8 +143,12 @@ type Client struct {
 // and opens a session, checking that the server answers. An empty remote
 // means SPARK_REMOTE, else [DefaultRemote]. Errors never contain the token.
 func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	if remote == "" {
-		remote = os.Getenv("SPARK_REMOTE")
+		remote = getenv("SPARK_REMOTE")
 	}
 	if remote == "" {
 		remote = DefaultRemote
@@ -154,7 +165,7 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 	}
 	sess, err := connect.Dial(ctx, r, connect.Options{
 		UserAgent: opts.UserAgent, KeepAlive: opts.KeepAlive, KeepAliveTimeout: opts.KeepAliveTimeout,
-		ReattachFor: opts.ReattachFor, TokenSource: opts.TokenSource,
+		ReattachFor: opts.ReattachFor, TokenSource: opts.TokenSource, Getenv: getenv,
 	})
 	if err != nil {
 		return nil, err
@@ -237,3 +248,31 @@ func (c *Client) QuerySchema(ctx context.Context, query string) (sparkmerge.Sche
 // running on the server; call it when the caller gives up (Ctrl-C), since
 // a cancelled context stops only the client.
 func (c *Client) Interrupt(ctx context.Context) error { return c.sess.InterruptAll(ctx) }
+
+// TableNames lists the tables and views of the session's current
+// database (SHOW TABLES): qualified by their database, temporary views
+// by name alone. For completion and listings.
+func (c *Client) TableNames(ctx context.Context) ([]string, error) {
+	rows, err := c.sess.SQL("SHOW TABLES").Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	col := map[string]int{}
+	for i, name := range rows.Columns {
+		col[name] = i
+	}
+	ns, okNS := col["namespace"]
+	name, okName := col["tableName"]
+	if !okName {
+		return nil, fmt.Errorf("show tables: no tableName column in %v", rows.Columns)
+	}
+	var out []string
+	for _, r := range rows.Values {
+		n, _ := r[name].(string)
+		if q, _ := r[ns].(string); okNS && q != "" {
+			n = q + "." + n
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

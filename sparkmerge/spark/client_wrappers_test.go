@@ -62,8 +62,10 @@ func TestConnectSession(t *testing.T) {
 func TestCloseReleasesOnlyASessionItStarted(t *testing.T) {
 	f := startSparkFake(t)
 	ctx := context.Background()
+	env := func(k string) string { return map[string]string{"USER": "ann"}[k] }
 	dial := func(opts ConnectOptions) *Client {
 		t.Helper()
+		opts.Getenv = env
 		c, err := Connect(ctx, "sc://"+f.addr, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +79,7 @@ func TestCloseReleasesOnlyASessionItStarted(t *testing.T) {
 	}
 	joined := dial(ConnectOptions{SessionID: uuid.NewString()})
 	joined.Close()
-	viaURL, err := Connect(ctx, "sc://"+f.addr+"/;session_id="+uuid.NewString(), ConnectOptions{})
+	viaURL, err := Connect(ctx, "sc://"+f.addr+"/;session_id="+uuid.NewString(), ConnectOptions{Getenv: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +91,8 @@ func TestCloseReleasesOnlyASessionItStarted(t *testing.T) {
 	var released []string
 	for _, call := range f.recorded("ReleaseSession") {
 		released = append(released, pstr(call.req, "session_id"))
-		if got := pstr(pmsg(call.req, "user_context"), "user_id"); got == "" {
-			t.Errorf("ReleaseSession without a user id: the server keys sessions by user and id")
+		if got := pstr(pmsg(call.req, "user_context"), "user_id"); got != "ann" {
+			t.Errorf("ReleaseSession with user id %q, want the session's (ann): the server keys sessions by user and id", got)
 		}
 	}
 	if !slices.Equal(released, []string{startedID}) {

@@ -59,29 +59,30 @@ func ParseStrategy(s string) (Strategy, error) {
 
 // Target is where merged rows are written: a path or a table.
 //
-// Its yaml keys are the target section of the CLI's job file.
+// Its yaml keys are the target section of the CLI's job file, and its JSON
+// keys the same (snake_case, as every JSON output of sparkmerge).
 type Target struct {
 	// Path is a directory on the cluster's filesystem.
-	Path string `yaml:"path"`
+	Path string `yaml:"path" json:"path,omitempty"`
 	// Table is a catalog table name.
-	Table string `yaml:"table"`
+	Table string `yaml:"table" json:"table,omitempty"`
 	// Format of the written files (default parquet) or of a created table.
-	Format string `yaml:"format"`
+	Format string `yaml:"format" json:"format,omitempty"`
 	// Mode is errorifexists (default), overwrite, append or ignore.
-	Mode string `yaml:"mode"`
+	Mode string `yaml:"mode" json:"mode,omitempty"`
 	// PartitionBy columns, in order.
-	PartitionBy []string `yaml:"partition_by"`
+	PartitionBy []string `yaml:"partition_by" json:"partition_by,omitempty"`
 	// Options are writer options (compression, header, ...).
-	Options map[string]string `yaml:"options"`
+	Options map[string]string `yaml:"options" json:"options,omitempty"`
 	// Evolve adds columns missing from an existing table before appending,
 	// instead of failing with the list of them.
-	Evolve bool `yaml:"evolve"`
+	Evolve bool `yaml:"evolve" json:"evolve"`
 	// Files caps the number of output files (partitions written, before
 	// PartitionBy splits them): the merged rows are coalesced without a
 	// shuffle. 0 means automatic: when every input is a local file, about
 	// one file per 128 MiB of input and at least min(8, inputs); otherwise
 	// one file per input partition, as Spark writes them.
-	Files int `yaml:"files"`
+	Files int `yaml:"files" json:"files,omitempty"`
 }
 
 // Job is a whole merge: sources, how to unify them, how to run it and where

@@ -454,3 +454,8 @@ func clientRulesMatch(version string) bool {
 	_, ok := infer.RulesFor(version)
 	return ok
 }
+
+// ClientRulesApply reports whether the client infers schemas itself for a
+// server of this Spark version (see [Job.SparkInference]): it implements
+// that version's inference rules. Otherwise Spark types every file.
+func ClientRulesApply(sparkVersion string) bool { return clientRulesMatch(sparkVersion) }

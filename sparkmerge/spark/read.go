@@ -3,6 +3,7 @@ package spark
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,11 +37,11 @@ type Read struct {
 	UserSchema string `json:"user_schema,omitempty"`
 	// Schema is the read's schema: the one Spark reports, or, when
 	// InferredLocally, the one the client inferred by Spark's rules.
-	Schema sparkmerge.Schema `json:"schema"`
+	Schema sparkmerge.Schema `json:"-"`
 	// InferredLocally is true when the client inferred Schema from the
 	// file's contents (a local file, or its copy of a file only the server
 	// sees), as Spark would, instead of asking Spark.
-	InferredLocally bool `json:"inferred_locally,omitempty"`
+	InferredLocally bool `json:"inferred_locally"`
 
 	// relation is a DataFrame source's plan.
 	relation proto.Message
@@ -86,6 +87,16 @@ type Read struct {
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).
 	patterns bool
+}
+
+// MarshalJSON writes r with its schema as [sparkmerge.Column]s: types in
+// Spark's SQL syntax, as the plan's target writes them.
+func (r *Read) MarshalJSON() ([]byte, error) {
+	type fields Read // without this method
+	return json.Marshal(struct {
+		*fields
+		Schema []sparkmerge.Column `json:"schema"`
+	}{(*fields)(r), r.Schema.Columns()})
 }
 
 // parts are the single-source reads a read was grouped from (itself when

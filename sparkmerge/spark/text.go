@@ -112,9 +112,11 @@ func plural(n int, one, many string) string {
 // Values are Go values as the Spark Connect client converts them: int32,
 // int64, float64, string, bool, nil, decimals as strings, dates and
 // timestamps as time.Time, arrays as []any, structs as map[string]any.
+//
+// In JSON: {"columns": [...], "rows": [[...], ...]}.
 type Rows struct {
-	Columns []string
-	Values  [][]any
+	Columns []string `json:"columns"`
+	Values  [][]any  `json:"rows"`
 }
 
 func rowsFrom(r connect.Rows) Rows { return Rows{Columns: r.Columns, Values: r.Values} }

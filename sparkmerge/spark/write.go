@@ -2,6 +2,7 @@ package spark
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -537,7 +538,17 @@ func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) 
 type SourceSchema struct {
 	Name   string            `json:"name"`
 	Format string            `json:"format,omitempty"`
-	Schema sparkmerge.Schema `json:"schema"`
+	Schema sparkmerge.Schema `json:"-"`
+}
+
+// MarshalJSON writes s with its schema as [sparkmerge.Column]s, types in
+// Spark's SQL syntax.
+func (s SourceSchema) MarshalJSON() ([]byte, error) {
+	type fields SourceSchema // without this method
+	return json.Marshal(struct {
+		fields
+		Schema []sparkmerge.Column `json:"schema"`
+	}{fields(s), s.Schema.Columns()})
 }
 
 // Schemas returns each source's schema, one per source (never grouped).

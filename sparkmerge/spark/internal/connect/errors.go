@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/apache/spark-connect-go/spark/sparkerrors"
 	"google.golang.org/grpc/codes"
@@ -31,6 +32,15 @@ type UnreachableError struct {
 func (e *UnreachableError) Error() string {
 	if e.Stop != "" {
 		return fmt.Sprintf("spark connect server at %s is unreachable: %v (%s)", e.Addr, e.Err, e.Stop)
+	}
+	msg := fmt.Sprint(e.Err)
+	switch {
+	case strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return fmt.Sprintf("TLS mismatch: the connection to %s uses TLS (use_ssl=true, or a token for a host other than localhost) and the server answered in plain text: %v (drop use_ssl=true from the connection string, or serve Spark Connect over TLS)", e.Addr, e.Err)
+	case strings.Contains(msg, "error reading server preface"):
+		return fmt.Sprintf("spark connect server at %s closed the connection before answering: %v (a server that expects TLS does so to a plain-text client: add use_ssl=true to the connection string; else check that a Spark Connect server runs there)", e.Addr, e.Err)
+	case strings.Contains(msg, "x509:") || strings.Contains(msg, "tls:"):
+		return fmt.Sprintf("TLS handshake with %s failed: %v (check the server's certificate and the host name in the connection string)", e.Addr, e.Err)
 	}
 	return fmt.Sprintf("spark connect server at %s is unreachable: %v (check the connection string, and that a Spark Connect server runs there)", e.Addr, e.Err)
 }

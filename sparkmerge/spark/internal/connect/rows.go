@@ -25,7 +25,8 @@ type Rows struct {
 
 // MapEntry is one key/value pair of a collected map.
 type MapEntry struct {
-	Key, Value any
+	Key   any `json:"key"`
+	Value any `json:"value"`
 }
 
 // rowsFromTable converts an Arrow table to rows.

@@ -59,6 +59,15 @@ type Options struct {
 	// long merge. It excludes token= in the connection string, and like
 	// it switches on TLS except to host localhost.
 	TokenSource oauth2.TokenSource
+	// Getenv reads the environment variables PySpark's client honours,
+	// with its precedence (pyspark/sql/connect/client/core.py):
+	// SPARK_CONNECT_AUTHENTICATE_TOKEN is the token when the connection
+	// string has none (and no TokenSource is given);
+	// SPARK_CONNECT_USER_AGENT the user agent when the string has no
+	// user_agent (before UserAgent); the user is the string's user_id,
+	// else SPARK_USER, else USER, else none is sent, as PySpark sends
+	// none. Nil means os.Getenv.
+	Getenv func(string) string
 }
 
 // DefaultKeepAlive is Options.KeepAlive's default: just over gRPC Java's
@@ -102,7 +111,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // stream. Close it when done.
 type Session struct {
 	remote    Remote
-	userID    string // as sent: the user_id given, else $USER, else "na"
+	userID    string // as sent: the user_id given, else $SPARK_USER, else $USER, else none
 	sessionID string
 	agent     string      // client_type
 	md        metadata.MD // headers of every call, the routing header included
@@ -128,6 +137,13 @@ const maxMessageSize = 128 << 20
 // the error wraps [ErrUnreachable] and names host:port.
 func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err error) {
 	defer guard("connect to spark", &err)
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if tok := getenv("SPARK_CONNECT_AUTHENTICATE_TOKEN"); tok != "" && remote.Token() == "" && opts.TokenSource == nil {
+		remote.token = &tok
+	}
 	if opts.TokenSource != nil && remote.Token() != "" {
 		return nil, errors.New("connect to spark: the connection string has a token and a token source was given: give one of them")
 	}
@@ -184,6 +200,9 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	headers[routingHeader] = sessionID
 	agent := remote.UserAgent
 	if agent == "" {
+		agent = getenv("SPARK_CONNECT_USER_AGENT")
+	}
+	if agent == "" {
 		agent = opts.UserAgent
 	}
 	if agent == "" {
@@ -192,14 +211,15 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	agent = fmt.Sprintf("%s go/%s os/%s", agent, runtime.Version(), runtime.GOOS)
 	md := metadata.New(headers)
 	// The server keys a session by user and session id: without user_id,
-	// the user spark-connect-go (and PySpark) send, so that a session id
-	// shared with one of them names the same session.
+	// the user PySpark sends, so that a session id shared with PySpark
+	// names the same session (spark-connect-go sends "na" where PySpark
+	// sends none; user_id=na in the connection string matches it).
 	userID := remote.UserID
 	if userID == "" {
-		userID = os.Getenv("USER")
+		userID = getenv("SPARK_USER")
 	}
 	if userID == "" {
-		userID = "na"
+		userID = getenv("USER")
 	}
 	reattachFor := opts.ReattachFor
 	if reattachFor <= 0 {
@@ -412,7 +432,9 @@ func (s *Session) abandon(ctx context.Context, err error, command bool) error {
 func (s *Session) request(name string) protoreflect.Message {
 	req := newMsg(name)
 	setString(req, "session_id", s.sessionID)
-	setString(mut(req, "user_context"), "user_id", s.userID)
+	if s.userID != "" { // PySpark sends no user context without a user
+		setString(mut(req, "user_context"), "user_id", s.userID)
+	}
 	setString(req, "client_type", s.agent)
 	return req
 }

@@ -3,7 +3,11 @@ package connect
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -277,5 +281,98 @@ func TestGuardTurnsPanicsIntoErrors(t *testing.T) {
 	var be buildError
 	if err := g(); !errors.As(err, &be) {
 		t.Errorf("guard(buildError) = %v", err)
+	}
+}
+
+// The environment variables PySpark's client honours, with its precedence
+// (pyspark/sql/connect/client/core.py): the connection string first, then
+// SPARK_CONNECT_AUTHENTICATE_TOKEN, SPARK_CONNECT_USER_AGENT, SPARK_USER
+// and USER; without any user, none is sent, as PySpark sends none.
+func TestDialHonoursPySparkEnvironment(t *testing.T) {
+	tests := []struct {
+		name      string
+		params    string
+		env       map[string]string
+		wantAuth  string // authorization header, "" for none
+		wantUser  string
+		wantAgent string // client_type's prefix
+	}{
+		{"nothing set", "", nil, "", "", "sparkmerge-test go/"},
+		{"USER", "", map[string]string{"USER": "ann"}, "", "ann", "sparkmerge-test go/"},
+		{"SPARK_USER before USER", "", map[string]string{"USER": "ann", "SPARK_USER": "bob"}, "", "bob", "sparkmerge-test go/"},
+		{"user_id before SPARK_USER", ";user_id=cy", map[string]string{"SPARK_USER": "bob"}, "", "cy", "sparkmerge-test go/"},
+		{"token from the environment", "", map[string]string{"SPARK_CONNECT_AUTHENTICATE_TOKEN": "t0k"}, "Bearer t0k", "", "sparkmerge-test go/"},
+		{"token= before the environment", ";token=str", map[string]string{"SPARK_CONNECT_AUTHENTICATE_TOKEN": "t0k"}, "Bearer str", "", "sparkmerge-test go/"},
+		{"user agent from the environment", "", map[string]string{"SPARK_CONNECT_USER_AGENT": "nightly-job"}, "", "", "nightly-job go/"},
+		{"user_agent= before the environment", ";user_agent=notebook", map[string]string{"SPARK_CONNECT_USER_AGENT": "nightly-job"}, "", "", "notebook go/"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := startFake(t)
+			// localhost: a token goes over plain loopback, as PySpark's
+			// local_channel_credentials.
+			remote, err := ParseRemote("sc://" + strings.Replace(fake.addr, "127.0.0.1", "localhost", 1) + "/" + tc.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Dial(context.Background(), remote, Options{UserAgent: "sparkmerge-test", Getenv: func(k string) string { return tc.env[k] }})
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+			s.Close()
+			fake.mu.Lock()
+			defer fake.mu.Unlock()
+			if len(fake.reqs) == 0 {
+				t.Fatal("the server saw no call")
+			}
+			md, r := fake.md[0], fake.reqs[0].ProtoReflect()
+			if got := strings.Join(md.Get("authorization"), ","); got != tc.wantAuth {
+				t.Errorf("authorization = %q, want %q", got, tc.wantAuth)
+			}
+			uc := getMsg(r, "user_context")
+			got := ""
+			if uc != nil {
+				got = uc.Get(fd(uc, "user_id")).String()
+			}
+			if got != tc.wantUser {
+				t.Errorf("user_id = %q, want %q", got, tc.wantUser)
+			}
+			if got := r.Get(fd(r, "client_type")).String(); !strings.HasPrefix(got, tc.wantAgent) {
+				t.Errorf("client_type = %q, want prefix %q", got, tc.wantAgent)
+			}
+		})
+	}
+}
+
+// A TLS mismatch is named as such, in either direction, and is still
+// unreachable (the CLI's exit 4).
+func TestDialTLSMismatchIsNamed(t *testing.T) {
+	fake := startFake(t) // plain text
+	tlsServer := httptest.NewUnstartedServer(http.NotFoundHandler())
+	tlsServer.Config.ErrorLog = log.New(io.Discard, "", 0)
+	tlsServer.StartTLS()
+	t.Cleanup(tlsServer.Close)
+	for _, tc := range []struct {
+		name, remote string
+		want         []string
+	}{
+		{"TLS to a plain-text server", "sc://" + fake.addr + "/;use_ssl=true", []string{"TLS mismatch", "drop use_ssl=true"}},
+		{"plain text to a TLS server", "sc://" + strings.TrimPrefix(tlsServer.URL, "https://"), []string{"closed the connection before answering", "add use_ssl=true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ParseRemote(tc.remote)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Dial(context.Background(), r, Options{DialTimeout: 3 * time.Second, Retry: RetryPolicy{MaxAttempts: 1}})
+			if !errors.Is(err, ErrUnreachable) {
+				t.Fatalf("Dial: %v, want an unreachable error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
 	}
 }
