@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -31,10 +32,7 @@ func TestTokensFromASourceAuthenticate(t *testing.T) {
 	const secret = "s3cr3t-token"
 	dir := workDir(t)
 	requireSpark(t)
-	image := os.Getenv("SPARKMERGE_SPARK_IMAGE")
-	if image == "" {
-		image = localspark.DefaultImage
-	}
+	image := sparktest.Image()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	srv, err := localspark.Start(ctx, localspark.Options{

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -236,9 +237,7 @@ func sameOutput(t *testing.T, c *spark.Client, want, got, orderBy string, skip f
 func ownSpark(t *testing.T, opts localspark.Options, copts spark.ConnectOptions) (*localspark.Server, *spark.Client) {
 	t.Helper()
 	requireSpark(t)
-	if opts.Image = os.Getenv("SPARKMERGE_SPARK_IMAGE"); opts.Image == "" {
-		opts.Image = localspark.DefaultImage
-	}
+	opts.Image = sparktest.Image()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	srv, err := localspark.Start(ctx, opts)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# build-image.sh: builds the local Spark Connect image ($SPARKMERGE_SPARK_IMAGE,
-# default sparkmerge/spark-connect:4.0.1) without any container registry:
+# build-image.sh: builds the local Spark Connect image of $SPARK_VERSION
+# (default the main version, scripts/lib.sh), sparkmerge/spark-connect:<version>,
+# or $SPARKMERGE_SPARK_IMAGE when set, without any container registry:
 #   1. debootstrap a minimal Debian bookworm (mirror read from this machine's
 #      apt sources) + openjdk-17-jre-headless      -> .cache/image/base-<hash>.tar
-#   2. add the fetched Spark under /opt/spark and the entrypoint
+#   2. add the fetched Spark (with its Connect server jar) under /opt/spark
+#      and the entrypoint
 #      /opt/sparkmerge/start-connect.sh            -> .cache/image/spark-connect-<hash>.tar
 #   3. docker import it with the entrypoint and a label holding the input hash.
 # Idempotent: an image whose label matches the inputs is left alone; the cached
@@ -23,9 +25,9 @@ entrypoint_script="$SPARKMERGE_REPO/scripts/start-connect.sh"
 
 self_hash=$(cat "${BASH_SOURCE[0]}" "$entrypoint_script" | sha256sum | cut -c1-16)
 base_hash=$(printf '%s\n' "$suite" "${packages[@]}" "$(dpkg --print-architecture 2>/dev/null || uname -m)" | sha256sum | cut -c1-16)
-inputs_hash=$(printf '%s\n' "$self_hash" "$base_hash" "$PYSPARK_SHA256" | sha256sum | cut -c1-16)
+inputs_hash=$(printf '%s\n' "$self_hash" "$base_hash" "$PYSPARK_SHA256" "$SPARK_CONNECT_JAR_SHA256" | sha256sum | cut -c1-16)
 base_tar="$work/base-$base_hash.tar"
-image_tar="$work/spark-connect-$inputs_hash.tar"
+image_tar="$work/spark-connect-$SPARK_VERSION-$inputs_hash.tar"
 
 have_image() {
 	[ "$(docker image inspect --format "{{ index .Config.Labels \"$label\" }}" "$image" 2>/dev/null)" = "$inputs_hash" ]
@@ -161,8 +163,10 @@ docker import \
 	--change "LABEL org.opencontainers.image.version=$SPARK_VERSION" \
 	--message "sparkmerge Spark Connect $SPARK_VERSION (scripts/build-image.sh)" \
 	"$image_tar" "$image" >/dev/null
-# Keep only the newest image tarball.
-find "$work" -maxdepth 1 -name 'spark-connect-*.tar' ! -name "$(basename "$image_tar")" -delete
+# Keep only the newest image tarball of this version (and none of the
+# unversioned name earlier builds used).
+find "$work" -maxdepth 1 \( -name "spark-connect-$SPARK_VERSION-*.tar" -o -regex '.*/spark-connect-[0-9a-f]*\.tar' \) \
+	! -name "$(basename "$image_tar")" -delete
 have_image || die "docker import did not produce $image with label $label=$inputs_hash"
 # Drop the outdated build this one replaced (kept if a container still uses it).
 if [ -n "$old_id" ] && [ "$old_id" != "$(docker image inspect --format '{{.Id}}' "$image")" ]; then

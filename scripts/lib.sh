@@ -6,11 +6,45 @@
 
 SPARKMERGE_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Pinned Spark: pyspark's sdist from PyPI carries every Spark jar (including
-# spark-connect_2.13) and bin/spark-submit. The checksum pins the exact bytes.
-SPARK_VERSION=4.0.1
-PYSPARK_SHA256=9d1f22d994f60369228397e3479003ffe2dd736ba79165003246ff7bd48e2c73
-SPARK_CONNECT_JAR="spark-connect_2.13-${SPARK_VERSION}.jar"
+# The Spark versions the project runs, each pinned by checksum
+# (docs/testing.md, "Spark versions"). pyspark's sdist from PyPI carries
+# every Spark jar and bin/spark-submit; from 4.0 on its jars include the
+# Connect server (spark-connect_2.13), while 3.5's do not: its server jar
+# (spark-connect_2.12, shaded with its gRPC) comes from Maven Central. The
+# newest 3.5 whose server jar Maven Central serves here is 3.5.7 (3.5.8 and
+# 3.5.9 answer 404). Hadoop is the version in the sdist's jars, which
+# chooses the S3A connector scripts/fetch-s3.sh provides.
+#
+#   version  pyspark sdist sha256                                              Connect jar sha256 ("-": in the sdist)                           Hadoop
+SPARKMERGE_SPARK_PINS='
+3.5.7 80e36514e0c5c126d35a26adf4f405cd4a69de96a8ea8a3c1e9a65fce2fb4eaa 15366e21273a874c760b51fa00743a2acb8fa78642cc35d7a076a3ade0c5eef6 3.3.4
+4.0.1 9d1f22d994f60369228397e3479003ffe2dd736ba79165003246ff7bd48e2c73 - 3.4.1
+4.0.5 a0d44b0e7faf0458ad83b7aa664e7ed8b96beed8a55d66ce3b0dfac2309dfca6 - 3.4.1
+4.1.4 bcbd5e18690cf79d438e97210ad06fb8d451a251bb77becc2b0418868d2acd73 - 3.4.2
+4.3.0 e8c517948eff7088a7aa07449aa8eafa4a15a8d50319de2525a6fd26622476c6 - 3.5.0
+'
+# The main version: the one the whole suite and `make image` use unless
+# SPARK_VERSION names another (docs/testing.md says why this one).
+SPARKMERGE_MAIN_SPARK_VERSION=4.0.1
+
+# spark_versions: the pinned versions, one a line, oldest first.
+spark_versions() { awk 'NF { print $1 }' <<<"$SPARKMERGE_SPARK_PINS"; }
+
+# resolve_spark_version V: V itself when pinned; for a major.minor ("3.5")
+# the newest pinned patch of it. Fails for a version not in the table.
+resolve_spark_version() {
+	local v=$1 found
+	found=$(spark_versions | awk -v v="$v" '$1 == v || index($1, v ".") == 1 { f = $1 } END { print f }')
+	[ -n "$found" ] || die "Spark $v is not one the project pins (scripts/lib.sh SPARKMERGE_SPARK_PINS has: $(spark_versions | tr '\n' ' '))"
+	echo "$found"
+}
+
+SPARK_VERSION=$(resolve_spark_version "${SPARK_VERSION:-$SPARKMERGE_MAIN_SPARK_VERSION}")
+read -r _ PYSPARK_SHA256 SPARK_CONNECT_JAR_SHA256 SPARK_HADOOP_VERSION < <(awk -v v="$SPARK_VERSION" '$1 == v' <<<"$SPARKMERGE_SPARK_PINS")
+# Spark 3.x is built for Scala 2.12, 4.x for 2.13.
+case $SPARK_VERSION in 3.*) SPARK_SCALA_VERSION=2.12 ;; *) SPARK_SCALA_VERSION=2.13 ;; esac
+SPARK_CONNECT_JAR="spark-connect_${SPARK_SCALA_VERSION}-${SPARK_VERSION}.jar"
+export SPARK_VERSION
 
 SPARKMERGE_CACHE=${SPARKMERGE_CACHE:-$SPARKMERGE_REPO/.cache}
 SPARKMERGE_DEFAULT_IMAGE="sparkmerge/spark-connect:${SPARK_VERSION}"

@@ -6,7 +6,9 @@
 #   tests against Spark in a container.
 # Prints one timing line per step and a summary.
 #
-# Environment: SPARKMERGE_SPARK_IMAGE (default sparkmerge/spark-connect:4.0.1;
+# Environment: SPARK_VERSION (a Spark version scripts/lib.sh pins, or its
+# major.minor; default the main version), SPARKMERGE_SPARK_IMAGE (default
+# sparkmerge/spark-connect:<that version>;
 # set e.g. apache/spark:4.0.1 where a registry is reachable: the local build
 # is then skipped), SPARK_REMOTE (integration tests use that server instead),
 # SPARKMERGE_TEST_TIMEOUT (go test -timeout for integration, default 45m),

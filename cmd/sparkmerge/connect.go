@@ -196,9 +196,11 @@ func (g *globalOptions) startLocal(ctx context.Context, stderr io.Writer, job *s
 	if g.getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
+	// SPARKMERGE_SPARK_IMAGE names any image; else SPARK_VERSION picks the
+	// project's build of that version (SPARK_VERSION=3.5.7 make image).
 	image := g.getenv("SPARKMERGE_SPARK_IMAGE")
 	if image == "" {
-		image = localspark.DefaultImage
+		image = localspark.ImageFor(g.getenv("SPARK_VERSION"))
 	}
 	var mounts []string
 	addDir := func(p string) {

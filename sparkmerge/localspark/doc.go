@@ -3,13 +3,15 @@
 //
 // # The image
 //
-// [DefaultImage] is the project's own image, built without any registry by
-// scripts/build-image.sh (a debootstrapped Debian with Java 17 and the pinned
-// Spark under /opt/spark). It cannot be pulled: when it is missing, [Start]
-// fails with an [*ImageNotFoundError] that says how to build it. Any image
-// with Spark 4.0 under /opt/spark works the same, e.g. the official
-// apache/spark:4.0.1, because [Start] passes the full spark-submit command
-// line instead of relying on the image's entrypoint.
+// [DefaultImage] is the project's own image of [MainSparkVersion], built
+// without any registry by scripts/build-image.sh (a debootstrapped Debian
+// with Java 17 and the pinned Spark under /opt/spark); [ImageFor] names the
+// build of another pinned version (SPARK_VERSION=3.5.7 make image). They
+// cannot be pulled: when one is missing, [Start] fails with an
+// [*ImageNotFoundError] that says how to build it. Any image with Spark 3.5
+// or later and its Connect server under /opt/spark works the same, e.g.
+// the official apache/spark:4.0.1, because [Start] passes the full
+// spark-submit command line instead of relying on the image's entrypoint.
 //
 // # Networking and files
 //

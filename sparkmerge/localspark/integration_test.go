@@ -17,8 +17,7 @@ import (
 	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 )
 
-// TestStartServesSparkConnect starts the image (SPARKMERGE_SPARK_IMAGE, else
-// localspark.DefaultImage) with a mounted temp dir and runs SQL through
+// TestStartServesSparkConnect starts the harness's image (sparktest.Image) with a mounted temp dir and runs SQL through
 // spark-connect-go, including a read of a file from the mount.
 // It needs TESTCONTAINERS_RYUK_DISABLED=true and a docker engine; without an
 // engine it skips, except under CI=true.
@@ -38,7 +37,7 @@ func TestStartServesSparkConnect(t *testing.T) {
 	var logs sparktest.LogBuffer
 	began := time.Now()
 	srv, err := localspark.Start(t.Context(), localspark.Options{
-		Image:  os.Getenv("SPARKMERGE_SPARK_IMAGE"),
+		Image:  sparktest.Image(),
 		Mounts: []string{dir},
 		Log:    &logs,
 	})

@@ -21,9 +21,30 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 )
 
+// MainSparkVersion is the Spark version the project tests most: the whole
+// integration suite runs on it, and other versions run a matrix subset
+// (docs/testing.md). scripts/lib.sh names the same version
+// (SPARKMERGE_MAIN_SPARK_VERSION) with the checksums of every pinned one.
+const MainSparkVersion = "4.0.1"
+
 // DefaultImage is the image [Start] runs when [Options.Image] is empty: the
-// project's local build made by scripts/build-image.sh.
-const DefaultImage = "sparkmerge/spark-connect:4.0.1"
+// project's local build of [MainSparkVersion] made by scripts/build-image.sh.
+const DefaultImage = imageRepository + ":" + MainSparkVersion
+
+// imageRepository is where scripts/build-image.sh tags its builds, one tag
+// per Spark version.
+const imageRepository = "sparkmerge/spark-connect"
+
+// ImageFor is the project's local build of Spark sparkVersion, as
+// scripts/build-image.sh tags it (SPARK_VERSION=3.5.7 make image builds
+// "sparkmerge/spark-connect:3.5.7"); "" means [DefaultImage]. It names
+// the image only: [Start] says how to build one that is missing.
+func ImageFor(sparkVersion string) string {
+	if sparkVersion == "" {
+		return DefaultImage
+	}
+	return imageRepository + ":" + sparkVersion
+}
 
 // DefaultDriverMemory is the driver heap used when [Options.DriverMemory] is
 // empty.
@@ -85,8 +106,12 @@ type ImageNotFoundError struct {
 
 // Error says which image is missing and how to get it.
 func (e *ImageNotFoundError) Error() string {
-	return fmt.Sprintf("image %q is not in the docker engine: build it with scripts/build-image.sh "+
-		"(or set another image, e.g. apache/spark:4.0.1, and docker pull it)", e.Image)
+	build := "scripts/build-image.sh"
+	if v, ok := strings.CutPrefix(e.Image, imageRepository+":"); ok && v != MainSparkVersion {
+		build = "SPARK_VERSION=" + v + " scripts/build-image.sh (a version scripts/lib.sh pins)"
+	}
+	return fmt.Sprintf("image %q is not in the docker engine: build it with %s "+
+		"(or set another image, e.g. apache/spark:%s, and docker pull it)", e.Image, build, MainSparkVersion)
 }
 
 // Server is a running Spark Connect container.
@@ -340,7 +365,7 @@ func (c writerConsumer) Accept(l testcontainers.Log) {
 }
 
 // localOnly reports whether image is a local build that no registry has:
-// DefaultImage and anything else in the "sparkmerge/" namespace.
+// DefaultImage, ImageFor's, and anything else in the "sparkmerge/" namespace.
 func localOnly(image string) bool {
 	return image == DefaultImage || strings.HasPrefix(image, "sparkmerge/")
 }

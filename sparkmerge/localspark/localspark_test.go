@@ -148,11 +148,36 @@ func TestLocalOnly(t *testing.T) {
 	for image, want := range map[string]bool{
 		DefaultImage:                   true,
 		"sparkmerge/spark-connect:dev": true,
+		ImageFor("3.5.7"):              true,
 		"apache/spark:4.0.1":           false,
 		"docker.io/apache/spark:4.0.1": false,
 	} {
 		if got := localOnly(image); got != want {
 			t.Errorf("localOnly(%q) = %v, want %v", image, got, want)
+		}
+	}
+}
+
+func TestImageFor(t *testing.T) {
+	for v, want := range map[string]string{
+		"":               DefaultImage,
+		MainSparkVersion: DefaultImage,
+		"3.5.7":          "sparkmerge/spark-connect:3.5.7",
+	} {
+		if got := ImageFor(v); got != want {
+			t.Errorf("ImageFor(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// A missing build of another version says how to build that version.
+func TestImageNotFoundErrorNamesTheVersion(t *testing.T) {
+	for image, want := range map[string]string{
+		DefaultImage:      "build it with scripts/build-image.sh (",
+		ImageFor("3.5.7"): "build it with SPARK_VERSION=3.5.7 scripts/build-image.sh",
+	} {
+		if got := (&ImageNotFoundError{Image: image}).Error(); !strings.Contains(got, want) {
+			t.Errorf("error for %s = %q, want it to contain %q", image, got, want)
 		}
 	}
 }

@@ -68,10 +68,7 @@ func Main(m *testing.M, mounts ...string) int {
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
-	image := os.Getenv("SPARKMERGE_SPARK_IMAGE")
-	if image == "" {
-		image = localspark.DefaultImage
-	}
+	image := Image()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -140,6 +137,18 @@ func Main(m *testing.M, mounts ...string) int {
 		}
 	}()
 	return m.Run()
+}
+
+// Image is the image the harness runs, and tests that start a server of
+// their own should: SPARKMERGE_SPARK_IMAGE names any image; else
+// SPARK_VERSION picks the project's build of that Spark version
+// ([localspark.ImageFor]; scripts/build-image.sh builds it), else
+// [localspark.DefaultImage].
+func Image() string {
+	if image := os.Getenv("SPARKMERGE_SPARK_IMAGE"); image != "" {
+		return image
+	}
+	return localspark.ImageFor(os.Getenv("SPARK_VERSION"))
 }
 
 // Remote returns the Spark Connect address, or skips the test with the
