@@ -534,3 +534,52 @@ func TestCLIMergeToView(t *testing.T) {
 		t.Errorf("--view with --out: exit %d, %s; want a usage error", code, stderr)
 	}
 }
+
+// `sparkmerge version` against a server names the Spark version the server
+// reports, and says whether the client's rules apply: exactly when a plan
+// of a local CSV file is typed on the client (inferred_locally).
+func TestCLIVersionNamesTheServer(t *testing.T) {
+	want := newClient(t).SparkVersion()
+	code, stdout, stderr := cliRun(t, "version", "-o", "json")
+	if code != 0 {
+		t.Fatalf("version: exit code %d; stderr:\n%s", code, stderr)
+	}
+	var got struct {
+		Server struct {
+			Reachable    bool   `json:"reachable"`
+			SparkVersion string `json:"spark_version"`
+			ClientRules  bool   `json:"client_rules"`
+		} `json:"server"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("version -o json is not JSON: %v\n%s", err, stdout)
+	}
+	if !got.Server.Reachable || got.Server.SparkVersion != want {
+		t.Errorf("version names Spark %q (reachable %v), the server reports %q", got.Server.SparkVersion, got.Server.Reachable, want)
+	}
+	// A file every client rule set types: ints and plain text.
+	csvFile := filepath.Join(workDir(t), "plain.csv")
+	if err := os.WriteFile(csvFile, []byte("id,name\n1,x\n2,y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = cliRun(t, "plan", csvFile, "-o", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
+	}
+	var plan struct {
+		Reads []struct {
+			InferredLocally bool `json:"inferred_locally"`
+		} `json:"reads"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil || len(plan.Reads) != 1 {
+		t.Fatalf("plan -o json: %v, %d reads\n%s", err, len(plan.Reads), stdout)
+	}
+	if got.Server.ClientRules != plan.Reads[0].InferredLocally {
+		t.Errorf("version says the client's rules apply: %v; the plan typed the CSV file on the client: %v",
+			got.Server.ClientRules, plan.Reads[0].InferredLocally)
+	}
+	code, stdout, _ = cliRun(t, "version")
+	if wantText := ": Spark " + want + "; "; code != 0 || !strings.Contains(stdout, wantText) {
+		t.Errorf("version (text): exit code %d, stdout %q lacks %q", code, stdout, wantText)
+	}
+}

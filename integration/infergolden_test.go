@@ -55,7 +55,8 @@ func TestInferGoldenIsSparks(t *testing.T) {
 	var names []string
 	for _, e := range entries {
 		ext := filepath.Ext(e.Name())
-		if ext != ".csv" && ext != ".json" || e.Name() == filepath.Base(inferGolden(version)) {
+		// Not the golden files, of this version or another.
+		if ext != ".csv" && ext != ".json" || strings.HasPrefix(e.Name(), "schemas-") {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(inferCorpus, e.Name()))
