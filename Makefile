@@ -3,7 +3,7 @@
 
 PORT ?= 15002
 
-.PHONY: build test demo unit fuzz differential image spark-up spark-down spark-status clean-containers
+.PHONY: build test test-matrix demo unit fuzz differential image spark-up spark-down spark-status clean-containers
 
 ## build: the CLI to bin/sparkmerge, its version and revision stamped
 build:
@@ -12,6 +12,10 @@ build:
 ## test: gofmt, vet, unit tests, then integration tests against Spark in a container
 test:
 	scripts/test.sh
+
+## test-matrix: the version matrix's subset of the integration suite on SPARK_VERSION (e.g. 3.5), or on each supported version
+test-matrix:
+	scripts/test-matrix.sh
 
 ## demo: merge the bundled example data on Spark in a container
 demo:
@@ -29,7 +33,7 @@ fuzz:
 differential:
 	scripts/differential.sh $(or $(N),30) $(or $(FIRST),0)
 
-## image: start the Docker engine if needed and build the local Spark Connect image
+## image: start the Docker engine if needed and build the local Spark Connect image (of SPARK_VERSION, default the main version)
 image:
 	scripts/docker-engine.sh
 	scripts/build-image.sh
