@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 
 	"github.com/apache/spark-connect-go/spark/sparkerrors"
@@ -129,8 +130,12 @@ func (s *Session) convertError(err error) error {
 		}
 		use = &v
 	}
+	class := use.ErrorClass
+	if class == "" {
+		class = messageErrorClass(use.Message)
+	}
 	return &SparkError{
-		ErrorClass: use.ErrorClass,
+		ErrorClass: class,
 		SQLState:   use.SqlState,
 		Message:    use.Message,
 		Parameters: maps.Clone(use.Parameters),
@@ -138,6 +143,25 @@ func (s *Session) convertError(err error) error {
 		Code:       use.Code.String(),
 		Err:        err,
 	}
+}
+
+// messageClass is how Spark starts the message of an error that has an
+// error class: "[PATH_NOT_FOUND] Path does not exist", or with a subclass
+// "[MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] ..."
+// (SparkThrowableHelper.getMessage).
+var messageClass = regexp.MustCompile(`^\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\] `)
+
+// messageErrorClass is the error class a Spark message starts with, or "".
+// Spark 3.5 servers send the class only there: their ErrorInfo carries the
+// exception classes and a stack trace, and the errorClass, sqlState and
+// messageParameters metadata came with Spark 4.0 (SPARK-45808, SPARK-46532). Without
+// it the merge would not know a missing path (PATH_NOT_FOUND) from any
+// other failure.
+func messageErrorClass(message string) string {
+	if m := messageClass.FindStringSubmatch(message); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // guard turns a panic of the upstream client (or of a message builder) into
