@@ -19,7 +19,9 @@ maven=https://repo1.maven.org/maven2
 
 # path sha256 for each jar: hadoop-aws must be the Hadoop of Spark's own
 # jars (another one fails to load), with the SDK bundle its pom names
-# (hadoop-project's aws-java-sdk.version, 1.x, or aws-java-sdk-v2.version).
+# (hadoop-project's aws-java-sdk.version, 1.x, or aws-java-sdk-v2.version)
+# and, from Hadoop 3.4.2, the S3 analytics accelerator it loads when it
+# lists a bucket (amazon-s3-analyticsaccelerator-s3.version).
 case $SPARK_HADOOP_VERSION in
 3.3.4) artifacts=(
 	"org/apache/hadoop/hadoop-aws/3.3.4/hadoop-aws-3.3.4.jar 53f9ae03c681a30a50aa17524bd9790ab596b28481858e54efd989a826ed3a4a"
@@ -32,10 +34,12 @@ case $SPARK_HADOOP_VERSION in
 3.4.2) artifacts=(
 	"org/apache/hadoop/hadoop-aws/3.4.2/hadoop-aws-3.4.2.jar d2d24e6b715b5656b9d238bf13b6682a07e2004dd36aad74a73aeb854319f4d9"
 	"software/amazon/awssdk/bundle/2.29.52/bundle-2.29.52.jar 62638f33045690c6bc5e496b54b0b2e89a9ad38cbedacdf6e017fea6bc85f55c"
+	"software/amazon/s3/analyticsaccelerator/analyticsaccelerator-s3/1.2.1/analyticsaccelerator-s3-1.2.1.jar 11029552e37408e41e689b20150f4b372e0b4f232de321ccafd0fcf443cdfb5a"
 ) ;;
 3.5.0) artifacts=(
 	"org/apache/hadoop/hadoop-aws/3.5.0/hadoop-aws-3.5.0.jar 66bd9eefb938b1a1657487324b63c13df2d8b17164a1dd24e0ef37b905bc5baa"
 	"software/amazon/awssdk/bundle/2.35.4/bundle-2.35.4.jar db4b55f24ad1b4e70f17eb1717a4de76a8dadc5a27d764be7c44ff67b2c1c677"
+	"software/amazon/s3/analyticsaccelerator/analyticsaccelerator-s3/1.3.1/analyticsaccelerator-s3-1.3.1.jar 4959a9747cbb479c73c3ffbcd479bee5b014f8b2880994585a8693fb9d24675e"
 ) ;;
 *) die "no S3A connector pinned for Hadoop $SPARK_HADOOP_VERSION (Spark $SPARK_VERSION): add its jars here" ;;
 esac

@@ -7,10 +7,15 @@
 # Spark's answer.
 #
 #   scripts/record-spark-schemas.sh        # the project's Spark container
+#   SPARK_VERSION=4.1 scripts/record-spark-schemas.sh   # that version's (schemas-4.1.json)
 #   SPARK_REMOTE=sc://host:15002 scripts/record-spark-schemas.sh
 #
 # Run it after adding a file to the corpus or moving to another Spark.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../integration"
-export TESTCONTAINERS_RYUK_DISABLED=true
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # resolves and exports SPARK_VERSION
+cd "$SPARKMERGE_REPO/integration"
+if [ -z "${SPARK_REMOTE:-}" ] && [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
+	"$SPARKMERGE_REPO/scripts/build-image.sh"
+fi
+export TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE
 go test -tags integration -count=1 -run '^TestInferGoldenIsSparks$' . -args -update-infer-golden -test.v

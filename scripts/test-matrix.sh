@@ -16,7 +16,8 @@
 #
 # Prints one timing line per version. Environment: SPARKMERGE_TEST_TIMEOUT
 # (go test -timeout, default 40m), SPARKMERGE_DIFF_CORPORA (differential
-# corpora per shape, default 3).
+# corpora per shape, default 3), SPARKMERGE_GO_TEST_FLAGS (more go test
+# flags, e.g. -v).
 set -euo pipefail
 given=${SPARK_VERSION:-} # lib.sh sets the main version when none is given
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -58,7 +59,7 @@ for v in $versions; do
 		log "matrix on Spark $SPARK_VERSION ($SPARKMERGE_SPARK_IMAGE)"
 		TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" \
 			go test -tags integration -count=1 -p 1 -timeout "${SPARKMERGE_TEST_TIMEOUT:-40m}" \
-			-run "$matrix_tests" ./integration/
+			${SPARKMERGE_GO_TEST_FLAGS:-} -run "$matrix_tests" ./integration/
 	) || rc=$?
 	timings+=("$(printf 'Spark %-7s %5ss%s' "$v" $((SECONDS - start)) "$([ $rc -eq 0 ] || echo ' FAILED')")")
 	[ $rc -eq 0 ] || exit $rc
