@@ -219,14 +219,6 @@ func unquoteSQLString(s string) (string, int, bool) {
 
 func (p *parser) peek() token { return p.toks[p.pos] }
 
-func (p *parser) next() token {
-	t := p.toks[p.pos]
-	if t.kind != tokEOF && t.kind != tokBad {
-		p.pos++
-	}
-	return t
-}
-
 func (p *parser) errorf(t token, format string, args ...any) *ParseError {
 	return &ParseError{Input: p.in, Offset: t.off, Msg: fmt.Sprintf(format, args...)}
 }

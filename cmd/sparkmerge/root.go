@@ -20,10 +20,6 @@ type globalOptions struct {
 	getenv       func(string) string
 }
 
-func newRootCmd(getenv func(string) string) *cobra.Command {
-	return newRoot(&globalOptions{getenv: getenv})
-}
-
 // newRoot is the root command over g, which holds the global flags once
 // parsed.
 func newRoot(g *globalOptions) *cobra.Command {

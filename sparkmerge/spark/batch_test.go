@@ -469,14 +469,6 @@ func TestJSONReprintedNumbersInStringColumns(t *testing.T) {
 	}
 }
 
-func describe(p *Planned) []string {
-	var out []string
-	for _, r := range p.Reads {
-		out = append(out, fmt.Sprint(r.Paths, " ", r.Schema))
-	}
-	return out
-}
-
 // Past manyReads reads on their own, files over batchFileLimit join
 // positional scans too.
 func TestManyReadsBatchBigFiles(t *testing.T) {

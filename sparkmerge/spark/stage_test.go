@@ -363,8 +363,8 @@ func TestMoveFiles(t *testing.T) {
 // A staging table is named beside its table, inside its quotes.
 func TestStagingTableName(t *testing.T) {
 	for table, want := range map[string]*regexp.Regexp{
-		"db.t":          regexp.MustCompile("^db\\.t__sparkmerge_[0-9a-f]{8}$"),
-		"`my db`.`t t`": regexp.MustCompile("^`my db`\\.`t t__sparkmerge_[0-9a-f]{8}`$"),
+		"db.t":          regexp.MustCompile(`^db\.t__sparkmerge_[0-9a-f]{8}$`),
+		"`my db`.`t t`": regexp.MustCompile("^`my db`" + `\.` + "`t t__sparkmerge_[0-9a-f]{8}`$"),
 	} {
 		a, b := stagingTableName(table), stagingTableName(table)
 		if !want.MatchString(a) || a == b {

@@ -195,7 +195,6 @@ type csvType struct {
 }
 
 var (
-	csvNull    = csvType{kind: sparkmerge.KindNull}
 	csvInt     = csvType{kind: sparkmerge.KindInt}
 	csvLong    = csvType{kind: sparkmerge.KindLong}
 	csvDouble  = csvType{kind: sparkmerge.KindDouble}

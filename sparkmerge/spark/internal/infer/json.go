@@ -112,12 +112,6 @@ func jsonFile(data []byte) (JSONFile, error) {
 	return f, err
 }
 
-// inferJSONLines is the raw schema of a file's bytes.
-func inferJSONLines(data []byte) (sparkmerge.DataType, error) {
-	f, err := scanJSONLines(data)
-	return f.Raw, err
-}
-
 // scanJSONLines is jsonFile but for ShortNumbers.
 func scanJSONLines(data []byte) (JSONFile, error) {
 	raw := sparkmerge.StructOf()

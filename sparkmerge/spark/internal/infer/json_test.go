@@ -6,7 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
 )
+
+// inferJSONLines is the raw schema of a file's bytes.
+func inferJSONLines(data []byte) (sparkmerge.DataType, error) {
+	f, err := scanJSONLines(data)
+	return f.Raw, err
+}
 
 // The expected schemas follow Spark 4.0's JsonInferSchema; the integration
 // test TestLocalJSONInferenceMatchesSpark checks the same on a real server.
