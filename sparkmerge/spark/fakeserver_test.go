@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -33,6 +34,13 @@ type fakeServer struct {
 	// them, and nowMillis the server's clock.
 	files     map[string]fakeFile
 	nowMillis int64
+	// realPathsOf are the real paths on the server of files and
+	// directories (by path as given), which listings and realPaths
+	// answer.
+	realPathsOf map[string]string
+	// clientFS: the server shares the client's filesystem, where it lists
+	// the client's files as well.
+	clientFS bool
 
 	// fetchDelay is how long each fetch takes; maxFetching is the most
 	// fetches that ran at once.
@@ -152,6 +160,9 @@ func (f *fakeServer) listFiles(_ context.Context, given string, _ map[string]str
 		return nil, err
 	}
 	files := f.list(given)
+	if info, err := os.Stat(given); f.clientFS && err == nil && !info.IsDir() {
+		files = append(files, remoteFile{path: "file:" + given, size: info.Size(), mtimeMillis: info.ModTime().UnixMilli()})
+	}
 	if len(files) == 0 {
 		return nil, &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: " + given}
 	}
@@ -166,7 +177,7 @@ func (f *fakeServer) list(given string) []remoteFile {
 	for _, p := range slices.Backward(slices.Sorted(maps.Keys(f.files))) {
 		for _, name := range []string{p, strings.TrimPrefix(p, "file:")} {
 			if matched, _ := path.Match(given, name); matched || strings.HasPrefix(name, strings.TrimSuffix(given, "/")+"/") {
-				files = append(files, remoteFile{path: p, size: int64(len(f.files[p].content)), mtimeMillis: f.files[p].mtimeMillis})
+				files = append(files, remoteFile{path: p, size: int64(len(f.files[p].content)), mtimeMillis: f.files[p].mtimeMillis, real: f.realPathsOf[p]})
 				break
 			}
 		}
@@ -210,6 +221,21 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 			content = content[len(content)-footerTailBytes:] // as fetchedContent
 		}
 		out = append(out, fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis})
+	}
+	return out, nil
+}
+
+// realPaths are the real paths the fake was given (realPathsOf), by
+// path.
+func (f *fakeServer) realPaths(_ context.Context, paths []string) (map[string]string, error) {
+	if err := f.record("realPaths " + strings.Join(paths, " ")); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		if real, ok := f.realPathsOf[p]; ok {
+			out[p] = real
+		}
 	}
 	return out, nil
 }

@@ -430,7 +430,7 @@ func classify(plan protoreflect.Message) string {
 		return "group"
 	case "project":
 		if ds := dataSourceBelow(rel); ds != nil && pstr(ds, "format") == "binaryFile" {
-			if len(exprs(pmsg(rel, "project"), "expressions")) == 3 {
+			if e := exprs(pmsg(rel, "project"), "expressions"); len(e) == 3 || len(e) == 4 && strings.Contains(e[3], "resolveURI") {
 				return "list"
 			}
 			return "fetch"
@@ -480,8 +480,10 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 }
 
 // listing answers a binaryFile read: per file its path, length and
-// modification time, and for a fetch its content and the server's clock.
+// modification time, and its real path when asked (the fake has no links:
+// its path), and for a fetch its content and the server's clock.
 func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
+	real := !fetch && len(exprs(pmsg(rel, "project"), "expressions")) == 4
 	ds := dataSourceBelow(rel)
 	minSize, maxSize := int64(0), int64(1<<62)
 	if fl := pmsg(rel, "project", "input", "filter"); fl != nil {
@@ -490,6 +492,9 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 	out := sparkReply{cols: []string{"path", "length", "modificationTime"}, rows: [][]any{}}
 	if fetch {
 		out.cols = append(out.cols, "content", "now")
+	}
+	if real {
+		out.cols = append(out.cols, "real")
 	}
 	for _, p := range pstrs(ds, "paths") {
 		files, exists := f.dataFiles(p)
@@ -503,6 +508,9 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 			row := []any{file.path, file.size, fakeMTime}
 			if fetch {
 				row = append(row, file.content, fakeNow)
+			}
+			if real {
+				row = append(row, file.path)
 			}
 			out.rows = append(out.rows, row)
 		}

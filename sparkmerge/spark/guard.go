@@ -1,7 +1,9 @@
 package spark
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -11,30 +13,46 @@ import (
 // running it would lose or duplicate data.
 
 // OverlapError refuses a path target that is, contains or lies inside an
-// input: an overwrite deletes the target before reading its inputs, and any
-// write there changes what the merge reads.
+// input, by their real paths (symlinks and ".." resolved): an overwrite
+// deletes the target before reading its inputs, and any write there
+// changes what the merge reads.
 type OverlapError struct {
 	// Target is the output path as given; Input is the input path it
 	// overlaps, cleaned (a local one made absolute).
 	Target, Input string
 	// Source is the name of the source that reads Input.
 	Source string
+	// RealTarget and RealInput are their real paths when only these
+	// overlap (a link leads from one into the other), else "".
+	RealTarget, RealInput string
 }
 
 func (e *OverlapError) Error() string {
-	return fmt.Sprintf("output %s overlaps input %s (source %q): writing there would delete or change the data being merged; write to another path, then move it", e.Target, e.Input, e.Source)
+	via := ""
+	if e.RealInput != "" {
+		via = fmt.Sprintf(" (through a link: the output is %s, the input %s)", e.RealTarget, e.RealInput)
+	}
+	return fmt.Sprintf("output %s overlaps input %s (source %q)%s: writing there would delete or change the data being merged; write to another path, then move it", e.Target, e.Input, e.Source, via)
 }
 
 // DuplicateInputError refuses a file that two sources reach (the same file
-// twice, or a file and a directory or dataset that holds it): its rows
-// would be merged twice.
+// twice, through a link or not, or a file and a directory or dataset that
+// holds it): its rows would be merged twice.
 type DuplicateInputError struct {
+	// Path is the file as the second source reads it.
 	Path    string
 	Sources []string
+	// Paths are the two sources' paths when they differ (a link, or a
+	// directory and a file below it).
+	Paths []string
 }
 
 func (e *DuplicateInputError) Error() string {
-	return fmt.Sprintf("%s is read by %d sources (%s): its rows would be merged twice; give each file once", e.Path, len(e.Sources), strings.Join(quoteAll(e.Sources), " and "))
+	via := ""
+	if len(e.Paths) == 2 && e.Paths[0] != e.Paths[1] {
+		via = fmt.Sprintf(" as %s and %s", e.Paths[0], e.Paths[1])
+	}
+	return fmt.Sprintf("%s is read by %d sources (%s)%s: its rows would be merged twice; give each file once", e.Path, len(e.Sources), strings.Join(quoteAll(e.Sources), " and "), via)
 }
 
 func quoteAll(ss []string) []string {
@@ -76,89 +94,213 @@ func within(a, b string) bool {
 	return a == b || strings.HasPrefix(b, strings.TrimRight(a, "/")+"/")
 }
 
-// inputPaths are the paths every read reads, with their source names, as
-// comparable keys. The user's own path lists (patterns) count too, without
+// input is one path a merge reads (or a directory the user gave), as the
+// duplicate and overlap checks compare it.
+type input struct {
+	// path is the path as read, cleaned (comparablePath).
+	path string
+	// real is its identity: its real path (see [location]) when known,
+	// else path.
+	real   string
+	source string
+	// listed: the server listed it, and gave its real path if it had one.
+	listed bool
+}
+
+// readInputs are the paths every read reads, with their source names and
+// real paths. The user's own path lists (patterns) count too, without
 // their globs' wildcards beyond the last plain directory.
-func inputPaths(reads []*Read) (paths, sources []string) {
+func readInputs(reads []*Read) []input {
+	var out []input
 	for _, r := range reads {
 		if r.relational() {
 			continue
 		}
 		for _, part := range r.parts() {
-			for _, p := range part.Paths {
-				if i := strings.IndexAny(p, globChars); i >= 0 && part.patterns {
-					p = p[:strings.LastIndex(p[:i], "/")+1]
+			for i, p := range part.Paths {
+				if j := strings.IndexAny(p, globChars); j >= 0 && part.patterns {
+					p = p[:strings.LastIndex(p[:j], "/")+1]
 				}
-				paths = append(paths, comparablePath(p))
-				sources = append(sources, part.Name)
+				in := input{path: comparablePath(p), source: part.Name, listed: part.listed}
+				in.real = in.path
+				if i < len(part.real) && part.real[i] != "" && !part.patterns {
+					in.real = part.real[i]
+				}
+				out = append(out, in)
 			}
 		}
 	}
-	return paths, sources
+	return out
 }
 
-// checkOverlap refuses a path target that overlaps any input: a file or
-// directory read, or a directory the user gave as a source (its files are
-// read one by one, but writing inside it changes what it holds).
-func checkOverlap(t Target, reads []*Read, specs []SourceSpec) error {
+// checkOverlap refuses a path target that overlaps any input by real
+// path: a file or directory read, or a directory the user gave as a
+// source (its files are read one by one, but writing inside it changes
+// what it holds). targetReal is the target's real path ("" when
+// unknown: its path cleaned).
+func checkOverlap(t Target, targetReal string, inputs []input) error {
 	if t.Path == "" {
 		return nil
 	}
 	target := comparablePath(t.Path)
-	paths, sources := inputPaths(reads)
-	for _, s := range specs {
-		for _, p := range s.Paths {
-			if !IsGlob(p) {
-				paths = append(paths, comparablePath(p))
-				sources = append(sources, s.DisplayName())
-			}
-		}
+	if targetReal == "" {
+		targetReal = target
 	}
-	for i, p := range paths {
-		if within(target, p) || within(p, target) {
-			return &OverlapError{Target: t.Path, Input: p, Source: sources[i]}
+	for _, in := range inputs {
+		lexical := within(target, in.path) || within(in.path, target)
+		if lexical || within(targetReal, in.real) || within(in.real, targetReal) {
+			err := &OverlapError{Target: t.Path, Input: in.path, Source: in.source}
+			if !lexical {
+				err.RealTarget, err.RealInput = targetReal, in.real
+			}
+			return err
 		}
 	}
 	return nil
 }
 
-// checkDuplicateInputs refuses a file that two sources reach: the same
-// path twice, or a path below another source's directory.
-func checkDuplicateInputs(reads []*Read) error {
-	paths, sources := inputPaths(reads)
-	first := make(map[string]int, len(paths))
-	for i, p := range paths {
-		if j, seen := first[p]; seen {
-			return &DuplicateInputError{Path: p, Sources: []string{sources[j], sources[i]}}
+// checkDuplicateInputs refuses a file that two sources reach by real
+// path: the same file twice (through a link or not), or a path below
+// another source's directory.
+func checkDuplicateInputs(inputs []input) error {
+	first := make(map[string]int, len(inputs))
+	for i, in := range inputs {
+		if j, seen := first[in.real]; seen {
+			return duplicate(inputs[j], in)
 		}
-		first[p] = i
+		first[in.real] = i
 	}
-	for i, p := range paths {
-		for dir := p; ; {
+	for _, in := range inputs {
+		for dir := in.real; ; {
 			k := strings.LastIndex(strings.TrimRight(dir, "/"), "/")
 			if k <= 0 {
 				break
 			}
 			dir = dir[:k]
 			if j, seen := first[dir]; seen {
-				return &DuplicateInputError{Path: p, Sources: []string{sources[j], sources[i]}}
+				return duplicate(inputs[j], in)
 			}
 		}
 	}
 	return nil
 }
 
-// absoluteTarget makes a relative local output path absolute, as input
-// paths are: it then means the same directory to the client and to a
-// Spark that shares its filesystem, not one under the server's working
-// directory.
-func absoluteTarget(t Target) Target {
-	if t.Path != "" && isLocalPath(t.Path) && !strings.HasPrefix(t.Path, "file:") && !filepath.IsAbs(t.Path) {
-		if abs, err := filepath.Abs(t.Path); err == nil {
-			t.Path = abs
+// checkSameFiles refuses two inputs on this machine that are one file by
+// different real paths: hard links, or one directory mounted at two
+// places (os.SameFile: the same device and inode). Only files of equal
+// size are compared.
+func checkSameFiles(inputs []input) error {
+	type file struct {
+		in   input
+		info os.FileInfo
+	}
+	bySize := map[int64][]file{}
+	for _, in := range inputs {
+		if !isLocalPath(in.path) || IsGlob(in.path) {
+			continue
+		}
+		info, err := os.Stat(in.real)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		for _, other := range bySize[info.Size()] {
+			if os.SameFile(other.info, info) {
+				return duplicate(other.in, in)
+			}
+		}
+		bySize[info.Size()] = append(bySize[info.Size()], file{in, info})
+	}
+	return nil
+}
+
+func duplicate(a, b input) *DuplicateInputError {
+	return &DuplicateInputError{Path: b.path, Sources: []string{a.source, b.source}, Paths: []string{a.path, b.path}}
+}
+
+// sourceDirs are the paths the user gave as sources that are no
+// patterns (directories among them), as inputs of the overlap check.
+func sourceDirs(specs []SourceSpec) []input {
+	var out []input
+	for _, s := range specs {
+		for _, p := range s.Paths {
+			if !IsGlob(p) {
+				in := input{path: comparablePath(p), source: s.DisplayName()}
+				in.real = in.path
+				if isLocalPath(p) && clientSees(p) {
+					in.real = clientRealPath(p)
+				}
+				out = append(out, in)
+			}
 		}
 	}
-	return t
+	return out
+}
+
+// checkInputs refuses a file that two sources reach, and a path target
+// that overlaps an input, before any schema is asked for or anything
+// written: the merge would hold the file's rows twice, or write where it
+// reads. Paths are compared by their real paths: the client resolves its
+// own, the server those only it sees (realPaths; its listings carry its
+// files' real paths already), in one query when there are any.
+func (c *Client) checkInputs(ctx context.Context, t Target, reads []*Read, specs []SourceSpec) error {
+	inputs := readInputs(reads)
+	read := len(inputs)
+	if t.Path != "" {
+		inputs = append(inputs, sourceDirs(specs)...)
+	}
+	var ask []string
+	for _, in := range inputs {
+		if in.real == in.path && !in.listed && onServerAlone(in.path) {
+			ask = append(ask, in.path)
+		}
+	}
+	targetReal := ""
+	switch {
+	case t.Path == "" || !isLocalPath(t.Path):
+	case len(ask) > 0 || listedOnServer(inputs):
+		// Inputs live where only the server sees them: the server, which
+		// writes the target, resolves it as it resolved them.
+		ask = append(ask, comparablePath(t.Path))
+	default:
+		targetReal = clientRealPath(t.Path)
+	}
+	if len(ask) > 0 {
+		reals, err := c.server.realPaths(ctx, ask)
+		if err != nil {
+			reals = nil // a restricted server: paths compare as written
+		}
+		for i := range inputs {
+			if real, ok := reals[inputs[i].path]; ok && inputs[i].real == inputs[i].path {
+				inputs[i].real = real
+			}
+		}
+		if t.Path != "" {
+			targetReal = reals[comparablePath(t.Path)]
+		}
+	}
+	if err := checkDuplicateInputs(inputs[:read]); err != nil {
+		return err
+	}
+	if err := checkSameFiles(inputs[:read]); err != nil {
+		return err
+	}
+	return checkOverlap(t, targetReal, inputs)
+}
+
+func listedOnServer(inputs []input) bool {
+	for _, in := range inputs {
+		if in.listed && isLocalPath(in.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// onServerAlone reports whether p is a local-style path (no scheme, or
+// file:) the client does not have: the server's own filesystem, whose
+// links only the server can resolve.
+func onServerAlone(p string) bool {
+	return isLocalPath(p) && !IsGlob(p) && !clientSees(p)
 }
 
 // CheckReaderOptions refuses reader options whose value Spark would not

@@ -46,7 +46,8 @@ func TestCheckOverlap(t *testing.T) {
 		{cwd, ""},
 	}
 	for _, tt := range tests {
-		err := checkOverlap(Target{Path: tt.target}, reads, []SourceSpec{{Paths: []string{"/given/dir"}}, {Paths: []string{"/glob/*.csv"}}})
+		inputs := append(readInputs(reads), sourceDirs([]SourceSpec{{Paths: []string{"/given/dir"}}, {Paths: []string{"/glob/*.csv"}}})...)
+		err := checkOverlap(Target{Path: tt.target}, "", inputs)
 		var overlap *OverlapError
 		switch {
 		case tt.input == "" && err != nil:
@@ -57,7 +58,7 @@ func TestCheckOverlap(t *testing.T) {
 			t.Errorf("target %s: overlaps %s, want %s", tt.target, overlap.Input, tt.input)
 		}
 	}
-	if err := checkOverlap(Target{Table: "db.t"}, reads, nil); err != nil {
+	if err := checkOverlap(Target{Table: "db.t"}, "", readInputs(reads)); err != nil {
 		t.Errorf("table target: %v", err)
 	}
 }
@@ -78,7 +79,7 @@ func TestCheckDuplicateInputs(t *testing.T) {
 		}, "s3a://b/x/b.csv"},
 	}
 	for _, tt := range tests {
-		err := checkDuplicateInputs(tt.reads)
+		err := checkDuplicateInputs(readInputs(tt.reads))
 		var dup *DuplicateInputError
 		switch {
 		case tt.dup == "" && err != nil:
@@ -87,21 +88,6 @@ func TestCheckDuplicateInputs(t *testing.T) {
 			t.Errorf("%s: err = %v, want *DuplicateInputError", tt.name, err)
 		case tt.dup != "" && dup.Path != tt.dup:
 			t.Errorf("%s: duplicate %s, want %s (%v)", tt.name, dup.Path, tt.dup, err)
-		}
-	}
-}
-
-func TestAbsoluteTarget(t *testing.T) {
-	cwd, _ := filepath.Abs(".")
-	for in, want := range map[string]string{
-		"out/x":         filepath.Join(cwd, "out/x"),
-		"/abs":          "/abs",
-		"s3a://b/x":     "s3a://b/x",
-		"file:/abs":     "file:/abs",
-		"dbfs:/mnt/out": "dbfs:/mnt/out",
-	} {
-		if got := absoluteTarget(Target{Path: in}).Path; got != want {
-			t.Errorf("absoluteTarget(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -3,8 +3,6 @@ package spark
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -12,25 +10,6 @@ import (
 // listingOptions are the reader options that decide which files a path
 // means (Spark's file index applies them); they are passed to the listing.
 var listingOptions = []string{"pathGlobFilter", "recursiveFileLookup", "modifiedBefore", "modifiedAfter", "ignoreMissingFiles"}
-
-// clientSees reports whether the client can read p itself: a local path
-// (no scheme, or file:) that exists here, or a glob that matches here.
-// Anything else lives where only Spark sees it: cluster storage (s3a://,
-// abfss://, hdfs://, dbfs:/), or a path mounted on the server alone.
-func clientSees(p string) bool {
-	if !isLocalPath(p) {
-		return false
-	}
-	lp := localPath(p)
-	if _, err := os.Stat(lp); err == nil {
-		return true
-	}
-	if IsGlob(lp) {
-		matches, err := filepath.Glob(lp)
-		return err == nil && len(matches) > 0
-	}
-	return false
-}
 
 // expandSources turns every path source into the sources the merge reads:
 // what the client can see by [ExpandLocal]'s rules, and what only Spark
@@ -48,7 +27,7 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 	}
 	listed = map[string]remoteFile{}
 	for _, spec := range specs {
-		if spec.relational() || len(spec.Paths) != 1 || clientSees(spec.Paths[0]) {
+		if spec.relational() || len(spec.Paths) != 1 || locate(spec.Paths[0]).client {
 			out = append(out, spec)
 			continue
 		}
@@ -70,6 +49,10 @@ type remoteFile struct {
 	path        string // as the merge names and reads it
 	size        int64
 	mtimeMillis int64
+	// real is its real path on the server (see serverRealPath), "" when
+	// the server has none to give (an object store, or a server that
+	// refuses reflect).
+	real string
 	// listing is how it was listed: the path given to Spark and the
 	// listing options (fetchRemoteCopies reads a whole listing at once).
 	listing *listing
@@ -107,6 +90,7 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	files = dropStaging(given, files)
 	for i := range files {
 		files[i].listing = listed
 	}
@@ -169,6 +153,20 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		out[i] = one
 	}
 	return out, skipped, files, nil
+}
+
+// dropStaging drops the files given's listing found in sparkmerge's own
+// staging directories (see inStagingDir): Hadoop's patterns match hidden
+// directories, so "data/*/*.parquet" lists a staging directory that an
+// earlier run left beside data/t.
+func dropStaging(given string, files []remoteFile) []remoteFile {
+	kept := files[:0]
+	for _, f := range files {
+		if !inStagingDir(given, f.path) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 // listFiles lists the data files a path means on the server, as Spark's

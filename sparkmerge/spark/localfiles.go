@@ -110,11 +110,13 @@ func expandLocalPath(p, format string) (paths []string, pattern bool, err error)
 			return []string{p}, true, nil
 		}
 		// Like a directory listing: no hidden files, no _SUCCESS markers,
-		// no subdirectories (a glob's files are sources of their own).
+		// no subdirectories (a glob's files are sources of their own), and
+		// nothing in sparkmerge's own staging directories, which Go's
+		// patterns match like any directory (data/*/*.csv).
 		var files []string
 		for _, m := range matches {
 			name := filepath.Base(m)
-			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || inStagingDir(abs, m) {
 				continue
 			}
 			if info, err := os.Stat(m); err == nil && info.IsDir() {

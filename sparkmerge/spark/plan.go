@@ -20,6 +20,10 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := checkJobReaderOptions(job); err != nil {
 		return nil, err
 	}
+	job, err := c.resolveJobPaths(ctx, job)
+	if err != nil {
+		return nil, err
+	}
 	restore, err := c.tune(ctx, tuning{fewListingTasks: listsOnServer(job.Sources)})
 	if err != nil {
 		return nil, err
@@ -29,7 +33,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInputs(job, in.reads); err != nil {
+	if err := c.checkInputs(ctx, job.Target, in.reads, job.Sources); err != nil {
 		return nil, err
 	}
 	found, err := c.discover(ctx, job, in)
@@ -72,7 +76,7 @@ func checkJobReaderOptions(job Job) error {
 func listsOnServer(specs []SourceSpec) bool {
 	for _, spec := range specs {
 		for _, p := range spec.Paths {
-			if !spec.relational() && !clientSees(p) {
+			if !spec.relational() && !locate(p).client {
 				return true
 			}
 		}
@@ -107,25 +111,19 @@ func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
 	}
 	reads := make([]*Read, len(sources))
 	for i, s := range sources {
-		reads[i] = newRead(s)
-		reads[i].order = i
-		if r := reads[i]; len(r.Paths) == 1 {
+		r := newRead(s)
+		r.order = i
+		if len(r.Paths) == 1 && !r.relational() {
 			if f, ok := listed[r.Paths[0]]; ok {
-				reads[i].listedSize, reads[i].listed = f.size, true
+				r.listedSize, r.listed = f.size, true
+				r.real = []string{f.real}
+			} else if locate(r.Paths[0]).client {
+				r.real = []string{clientRealPath(r.Paths[0])}
 			}
 		}
+		reads[i] = r
 	}
 	return expanded{reads: reads, skipped: skipped, listed: listed}, nil
-}
-
-// checkInputs refuses a file that two sources reach, and a path target
-// that overlaps an input, before any schema is asked for: the merge would
-// hold the file's rows twice, or write where it reads.
-func checkInputs(job Job, reads []*Read) error {
-	if err := checkDuplicateInputs(reads); err != nil {
-		return err
-	}
-	return checkOverlap(absoluteTarget(job.Target), reads, job.Sources)
 }
 
 // discovered is what discovery learnt.

@@ -83,6 +83,9 @@ type Read struct {
 	// a positional scan may then read the file as text and drop the lines
 	// equal to it. "" otherwise.
 	headerLine string
+	// real are the real paths of Paths (see [location]), "" where
+	// unknown; none for patterns.
+	real []string
 	// patterns is true when Paths are the user's own list of paths, read
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).

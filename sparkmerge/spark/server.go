@@ -3,6 +3,7 @@ package spark
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -35,6 +36,10 @@ type server interface {
 	// fetchFiles returns the contents of files only the server sees (see
 	// [Client.fetchRemoteCopies]).
 	fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFile, error)
+	// realPaths are the real paths of paths on the server's own
+	// filesystem, by path (see serverRealPath); paths it has none for
+	// are absent.
+	realPaths(ctx context.Context, paths []string) (map[string]string, error)
 }
 
 // fileFetch names the files of one fetchFiles call: when paths is nil, a
@@ -147,19 +152,54 @@ func listedFile(row []any) remoteFile {
 
 // listFiles reads the files through the binaryFile source without their
 // contents: only the path, length and modification time columns are
-// selected. It is one small Spark job.
+// selected, with each file's real path on the server (serverRealPath).
+// It is one small Spark job. A server that refuses the real path's
+// reflect call (a restricted cluster) is asked again without it.
 func (s sessionServer) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
-	rows, err := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).
-		SelectExpr(listedColumns()...).
-		Collect(ctx)
+	listing := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options})
+	rows, err := listing.SelectExpr(listedColumns(serverRealPath("path"))...).Collect(ctx)
+	if err != nil {
+		rows, err = listing.SelectExpr(listedColumns()...).Collect(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
 	files := make([]remoteFile, 0, len(rows.Values))
 	for _, row := range rows.Values {
-		files = append(files, listedFile(row))
+		f := listedFile(row)
+		if len(row) > 3 {
+			real, _ := row[3].(string)
+			f.real = fromServerURI(real)
+		}
+		files = append(files, f)
 	}
 	return files, nil
+}
+
+// realPaths are the real paths of paths on the server's own filesystem
+// (see serverRealPath), by path; paths it has none for are absent. One
+// small query.
+func (s sessionServer) realPaths(ctx context.Context, paths []string) (map[string]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	cols := make([]string, len(paths))
+	for i, p := range paths {
+		cols[i] = serverRealPath(sparkmerge.QuoteString(localPath(p)))
+	}
+	rows, err := s.sess.SQL("SELECT " + strings.Join(cols, ", ")).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, row := range rows.Values {
+		for i, v := range row {
+			if u, _ := v.(string); fromServerURI(u) != "" && i < len(paths) {
+				out[paths[i]] = fromServerURI(u)
+			}
+		}
+	}
+	return out, nil
 }
 
 // fetchFiles is one binaryFile job. A listing is read again rather than

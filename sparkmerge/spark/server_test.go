@@ -173,7 +173,7 @@ func TestSessionServerListsAndFetchesFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []remoteFile{{path: "file:" + a, size: 5, mtimeMillis: fakeMTime}, {path: "file:" + b, size: 10, mtimeMillis: fakeMTime}}
+	want := []remoteFile{{path: "file:" + a, size: 5, mtimeMillis: fakeMTime, real: a}, {path: "file:" + b, size: 10, mtimeMillis: fakeMTime, real: b}}
 	if diff := cmp.Diff(want, files, cmp.AllowUnexported(remoteFile{})); diff != "" {
 		t.Errorf("listing (-want +got):\n%s", diff)
 	}
@@ -183,7 +183,7 @@ func TestSessionServerListsAndFetchesFiles(t *testing.T) {
 	if pstr(ds, "format") != "binaryFile" || !slices.Equal(pstrs(ds, "paths"), []string{dir}) || !cmp.Equal(pmap(ds, "options"), options) {
 		t.Errorf("listed through %s %v %v, want binaryFile of %s with the listing options", pstr(ds, "format"), pstrs(ds, "paths"), pmap(ds, "options"), dir)
 	}
-	if got := exprs(project, "expressions"); !slices.Equal(got, []string{"path", "length", "unix_millis(modificationTime)"}) {
+	if got := exprs(project, "expressions"); !slices.Equal(got, []string{"path", "length", "unix_millis(modificationTime)", serverRealPath("path")}) {
 		t.Errorf("the listing selects %v: contents too?", got)
 	}
 

@@ -227,16 +227,6 @@ func resolveSources(specs []SourceSpec, defaultFormat string, global map[string]
 	return out, nil
 }
 
-// isLocalPath reports whether p names a path on the client's own filesystem:
-// no scheme, or file:.
-func isLocalPath(p string) bool {
-	if strings.HasPrefix(p, "file:") {
-		return true
-	}
-	i := strings.Index(p, ":")
-	return i < 0 || strings.ContainsAny(p[:i], "/\\")
-}
-
 // globChars make a path a pattern in Hadoop's glob syntax, which Spark
 // reads paths with: the wildcards, a character class, an alternation and
 // the escape. (Spark's SparkHadoopUtil.isGlobPath counts the closing ]
@@ -255,9 +245,4 @@ func isLocalFile(p string) bool { return isLocalPath(p) && !IsGlob(p) }
 // local file read on the client must: .csv or .tsv, not compressed.
 func isPlainCSV(p string) bool {
 	return InferFormat(p) == "csv" && strings.HasSuffix(strings.ToLower(p), "sv")
-}
-
-func localPath(p string) string {
-	p = strings.TrimPrefix(p, "file://")
-	return strings.TrimPrefix(p, "file:")
 }

@@ -58,7 +58,7 @@ func (c *Client) stage(ctx context.Context, t Target, verify bool) (staged, erro
 	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
 		return c.stageRemote(ctx, t)
 	}
-	dir := filepath.Join(parent, "."+filepath.Base(target)+".sparkmerge-"+uuid.NewString())
+	dir := filepath.Join(parent, stagingName(filepath.Base(target)))
 	if !c.sharesDirectory(ctx, dir) {
 		return c.stageRemote(ctx, t)
 	}
@@ -117,7 +117,7 @@ func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
 	if err != nil || len(files) == 0 {
 		return direct, err // nothing to keep
 	}
-	dir := root[:cut+1] + "." + root[cut+1:] + ".sparkmerge-" + uuid.NewString()
+	dir := root[:cut+1] + stagingName(root[cut+1:])
 	s := staged{write: Target{Path: dir, Format: "parquet", Mode: "errorifexists"}}
 	empty := func() {
 		// Leave no rows behind: an empty dataset over the staging one.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -59,8 +60,11 @@ func (e *VerifyError) Error() string {
 // them. With DryRun it only plans.
 func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	start := time.Now()
-	job.Target = absoluteTarget(job.Target)
 	if err := checkTarget(job.Target); err != nil {
+		return nil, err
+	}
+	job, err := c.resolveJobPaths(ctx, job)
+	if err != nil {
 		return nil, err
 	}
 	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
@@ -80,11 +84,14 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 // fails on a header that no longer matches.
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
-	job.Target = absoluteTarget(job.Target)
-	if err := checkOverlap(job.Target, planned.Reads, job.Sources); err != nil {
+	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}
-	if err := checkTarget(job.Target); err != nil {
+	job, err := c.resolveJobPaths(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkInputs(ctx, job.Target, planned.Reads, job.Sources); err != nil {
 		return nil, err
 	}
 	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
@@ -530,6 +537,14 @@ func (c *Client) addColumns(ctx context.Context, table string, fields []sparkmer
 
 // ReadTarget returns the first n rows of a written target.
 func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) {
+	if isRelativePath(t.Path) {
+		// As the merge wrote it: on the client's working directory.
+		abs, err := filepath.Abs(t.Path)
+		if err != nil {
+			return Rows{}, err
+		}
+		t.Path = abs
+	}
 	rows, err := targetFrame(c.sess, t).Limit(n).Collect(ctx)
 	return rowsFrom(rows), err
 }
@@ -553,6 +568,10 @@ func (s SourceSchema) MarshalJSON() ([]byte, error) {
 
 // Schemas returns each source's schema, one per source (never grouped).
 func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
+	job, err := c.resolveJobPaths(ctx, job)
+	if err != nil {
+		return nil, err
+	}
 	in, err := c.expand(ctx, job)
 	if err != nil {
 		return nil, err
