@@ -19,29 +19,36 @@ var listingOptions = []string{"pathGlobFilter", "recursiveFileLookup", "modified
 //
 // It also returns the files of directory sources it skipped because their
 // names say another format than the source's (a README.txt among CSV
-// files), for the plan to name.
-func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, listed map[string]remoteFile, err error) {
+// files), for the plan to name, the files Spark listed, and where every
+// path it returns lives (see [location]), decided here once.
+func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, listed map[string]remoteFile, where map[string]location, err error) {
 	specs, skipped, err = expandLocal(specs, defaultFormat)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	listed = map[string]remoteFile{}
+	listed, where = map[string]remoteFile{}, map[string]location{}
 	for _, spec := range specs {
-		if spec.relational() || len(spec.Paths) != 1 || locate(spec.Paths[0]).client {
+		if spec.relational() || len(spec.Paths) != 1 {
+			out = append(out, spec)
+			continue
+		}
+		if loc := locate(spec.Paths[0]); loc.client {
+			where[loc.path] = loc
 			out = append(out, spec)
 			continue
 		}
 		expanded, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global)
 		if err != nil {
-			return nil, nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
+			return nil, nil, nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
 		}
 		for _, f := range files {
 			listed[f.path] = f
+			where[f.path] = location{path: f.path, real: f.real}
 		}
 		out = append(out, expanded...)
 		skipped = append(skipped, others...)
 	}
-	return out, skipped, listed, nil
+	return out, skipped, listed, where, nil
 }
 
 // remoteFile is a file Spark listed.

@@ -22,10 +22,11 @@ import (
 // (clientRealPath, serverRealPath), which the duplicate and overlap checks
 // compare.
 
-// location is where one path of a job lives.
+// location is where one path of a job lives, decided once when the job's
+// sources are expanded (expandSources) and carried from there.
 type location struct {
-	// path is the path as given, made absolute when it was a relative
-	// local path.
+	// path is the path as the merge names and reads it (a relative local
+	// path made absolute).
 	path string
 	// client is true when the client's filesystem holds it: a local path
 	// (no scheme, or file:) that exists here, or a pattern that matches
@@ -33,11 +34,21 @@ type location struct {
 	// (s3a://, abfss://, hdfs://, dbfs:/), or a path mounted on the server
 	// alone.
 	client bool
+	// real is its identity, its real path (symlinks and ".." resolved) as
+	// the side that sees it resolves it: the client (clientRealPath) or
+	// the server's listing (serverRealPath); "" when unknown (a pattern,
+	// an object store, a server that refuses reflect).
+	real string
 }
 
-// locate decides where p lives (see [location]).
+// locate decides where p lives (see [location]), resolving a path the
+// client sees to its real path.
 func locate(p string) location {
-	return location{path: p, client: clientSees(p)}
+	loc := location{path: p, client: clientSees(p)}
+	if loc.client && !IsGlob(p) {
+		loc.real = clientRealPath(p)
+	}
+	return loc
 }
 
 // clientSees reports whether the client can read p itself (see

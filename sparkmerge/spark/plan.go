@@ -101,7 +101,7 @@ type expanded struct {
 // that each file's schema is learnt, and each CSV header applied, on its
 // own.
 func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
-	specs, skipped, listed, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+	specs, skipped, listed, where, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
 	if err != nil {
 		return expanded{}, err
 	}
@@ -116,10 +116,8 @@ func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
 		if len(r.Paths) == 1 && !r.relational() {
 			if f, ok := listed[r.Paths[0]]; ok {
 				r.listedSize, r.listed = f.size, true
-				r.real = []string{f.real}
-			} else if locate(r.Paths[0]).client {
-				r.real = []string{clientRealPath(r.Paths[0])}
 			}
+			r.real = []string{where[r.Paths[0]].real}
 		}
 		reads[i] = r
 	}
