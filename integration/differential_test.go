@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -256,6 +257,33 @@ func columnarCorpus(t *testing.T, format string, csvFiles map[string][]byte) map
 	return out
 }
 
+// linkedCorpus writes files where every path to them passes a link, and
+// returns the source to give: a link to a directory of links, one per file
+// (data/NAME, links/NAME -> ../data/NAME, dirlink -> links). With cluster,
+// only Spark sees them. Each file is reached once, by a path that is not
+// its real one.
+func linkedCorpus(t *testing.T, files map[string][]byte, cluster bool) string {
+	t.Helper()
+	host := workDir(t)
+	root := host
+	if cluster {
+		host, root = sparktest.ClusterDir(t)
+	}
+	putFiles(t, filepath.Join(host, "data"), files)
+	if err := os.Mkdir(filepath.Join(host, "links"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for name := range files {
+		if err := os.Symlink("../data/"+name, filepath.Join(host, "links", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("links", filepath.Join(host, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	return root + "/dirlink"
+}
+
 func TestDifferentialReadPaths(t *testing.T) {
 	c := newClient(t)
 	corpora, first := 3, 0
@@ -271,13 +299,16 @@ func TestDifferentialReadPaths(t *testing.T) {
 		sparkInference bool
 		cluster        bool // files only Spark sees, in a mounted directory
 		objectStore    bool // files only Spark sees, in an S3 bucket
+		linked         bool // the files reached through links (linkedCorpus)
 	}
 	paths := []path{
-		{"auto", spark.StrategyAuto, false, false, false},
-		{"union", spark.StrategyUnion, false, false, false},
-		{"auto --spark-inference", spark.StrategyAuto, true, false, false},
-		{"auto, cluster files", spark.StrategyAuto, false, true, false},
-		{"union, object store files", spark.StrategyUnion, false, false, true},
+		{"auto", spark.StrategyAuto, false, false, false, false},
+		{"union", spark.StrategyUnion, false, false, false, false},
+		{"auto --spark-inference", spark.StrategyAuto, true, false, false, false},
+		{"auto, cluster files", spark.StrategyAuto, false, true, false, false},
+		{"union, object store files", spark.StrategyUnion, false, false, true, false},
+		{"auto, through links", spark.StrategyAuto, false, false, false, true},
+		{"auto, cluster files through links", spark.StrategyAuto, false, true, false, true},
 	}
 	var total, refused int
 	defer func() {
@@ -326,6 +357,8 @@ func TestDifferentialReadPaths(t *testing.T) {
 					t.Run(p.name, func(t *testing.T) {
 						root := local
 						switch {
+						case p.linked:
+							root = linkedCorpus(t, files, p.cluster)
 						case p.cluster:
 							root = remote
 						case p.objectStore:
