@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/google/uuid"
@@ -163,23 +165,24 @@ func (c *Client) resolveJobPaths(ctx context.Context, job Job) (Job, error) {
 		relative = append(relative, named{given: job.Target.Path, abs: abs, output: true})
 		job.Target.Path = abs
 	}
-	checked := map[string]bool{}
+	// Shallowest directories first: one the server sees answers for the
+	// directories below it (the working directory, for "in" and
+	// "out/x"), so that a run costs one probe.
+	sort.SliceStable(relative, func(i, j int) bool { return len(existingDir(relative[i].abs)) < len(existingDir(relative[j].abs)) })
+	var seen []string
 	for _, r := range relative {
 		dir := existingDir(r.abs)
-		if dir == "" {
+		if dir == "" || slices.ContainsFunc(seen, func(s string) bool { return within(s, dir) }) {
 			continue
 		}
-		sees, known := checked[dir]
-		if !known {
-			var err error
-			if sees, err = c.seesClientDirectory(ctx, dir); err != nil {
-				return Job{}, err
-			}
-			checked[dir] = sees
+		sees, err := c.seesClientDirectory(ctx, dir)
+		if err != nil {
+			return Job{}, err
 		}
 		if !sees {
 			return Job{}, &RelativePathError{Given: r.given, Absolute: r.abs, Output: r.output, ServerBlind: true}
 		}
+		seen = append(seen, dir)
 	}
 	return job, nil
 }
