@@ -72,7 +72,9 @@ start() {
 	: >"$logfile"
 	log "starting Spark Connect $SPARK_VERSION on 127.0.0.1:$port (log: $logfile)"
 	# The same server as the image runs: one definition of its settings.
-	SPARK_HOME="$spark_home" SPARK_CONNECT_PORT="$port" setsid "$SPARKMERGE_REPO/scripts/start-connect.sh" \
+	# It runs in $state, where Spark keeps its warehouse (spark-warehouse/,
+	# relative to the working directory), not in the caller's checkout.
+	(cd "$state" && SPARK_HOME="$spark_home" SPARK_CONNECT_PORT="$port" exec setsid "$SPARKMERGE_REPO/scripts/start-connect.sh") \
 		>>"$logfile" 2>&1 </dev/null &
 	echo $! >"$pidfile"
 	local began=$SECONDS
