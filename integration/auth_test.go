@@ -33,12 +33,12 @@ func TestTokensFromASourceAuthenticate(t *testing.T) {
 	dir := workDir(t)
 	requireSpark(t)
 	image := sparktest.Image()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 	srv, err := localspark.Start(ctx, localspark.Options{
-		Image:  image,
-		Mounts: []string{dir},
-		Conf:   map[string]string{"spark.connect.authenticate.token": secret},
+		Image:          image,
+		Mounts:         []string{dir},
+		Conf:           map[string]string{"spark.connect.authenticate.token": secret},
+		StartupTimeout: time.Hour, // the test's deadline bounds it
 	})
 	if err != nil {
 		t.Fatalf("start a Spark that requires a token: %v", err)
@@ -88,9 +88,7 @@ func TestTokensFromASourceAuthenticate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
 			args := append([]string{"merge", in[0], in[1], "--out", out, "--verify", "-o", "json", "--remote", remote}, tc.args...)
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			cmd := osexec.CommandContext(ctx, bin, args...)
+			cmd := osexec.CommandContext(testContext(t), bin, args...)
 			cmd.Env = append(append(os.Environ(), "SPARK_REMOTE="), tc.env...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

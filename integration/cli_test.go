@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/apache/spark-connect-go/spark/sql"
 	"github.com/google/go-cmp/cmp"
@@ -64,9 +63,7 @@ func cliRunIn(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	r := requireSpark(t)
 	bin := cliBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, bin, append(args, "--remote", r)...)
+	cmd := osexec.CommandContext(testContext(t), bin, append(args, "--remote", r)...)
 	cmd.Env = append(os.Environ(), "SPARK_REMOTE=")
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
@@ -471,9 +468,7 @@ func TestCLILocal(t *testing.T) {
 	}
 	bin := cliBinary(t)
 	out := filepath.Join(workDir(t), "demo")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, bin, "merge", "--local", filepath.Join(testdataRoot, "tides"),
+	cmd := osexec.CommandContext(testContext(t), bin, "merge", "--local", filepath.Join(testdataRoot, "tides"),
 		"--out", out, "--source-column", "_source", "--verify", "--show", "20")
 	cmd.Env = append(os.Environ(), "SPARK_REMOTE=", "TESTCONTAINERS_RYUK_DISABLED=true")
 	var stdout, stderr bytes.Buffer
@@ -491,6 +486,9 @@ func TestCLILocal(t *testing.T) {
 	}
 	if parts, _ := filepath.Glob(filepath.Join(out, "part-*.parquet")); len(parts) == 0 {
 		t.Errorf("no parquet files in %s", out)
+	}
+	if strings.Contains(stderr.String(), "Connected to docker") {
+		t.Errorf("stderr shows testcontainers' banner:\n%s", stderr.String())
 	}
 }
 

@@ -28,9 +28,7 @@ import (
 func etClient(t *testing.T) *spark.Client {
 	t.Helper()
 	r := requireSpark(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := spark.Connect(ctx, r, spark.ConnectOptions{UserAgent: "sparkmerge-it"})
+	c, err := spark.Connect(testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-it"})
 	if err != nil {
 		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
 	}
@@ -59,17 +57,13 @@ func etJob(dir string, paths ...string) spark.Job {
 
 func etMerge(t *testing.T, c *spark.Client, job spark.Job) (*spark.Result, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	return c.Merge(ctx, job)
+	return c.Merge(testContext(t), job)
 }
 
 // etRows reads the merged output back.
 func etRows(t *testing.T, c *spark.Client, target spark.Target) spark.Rows {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rows, err := c.ReadTarget(ctx, target, 1000)
+	rows, err := c.ReadTarget(testContext(t), target, 1000)
 	if err != nil {
 		t.Fatalf("read back %s: %v", target.Path, err)
 	}

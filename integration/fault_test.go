@@ -103,9 +103,11 @@ func TestConcurrentAppendsVerifyTheirOwnRows(t *testing.T) {
 // unreachable and the old output is intact, nothing staged left behind.
 func TestServerKilledDuringOverwrite(t *testing.T) {
 	dir := workDir(t)
-	srv, c := ownSpark(t, localspark.Options{Mounts: []string{dir}}, spark.ConnectOptions{KeepAlive: 10 * time.Second, KeepAliveTimeout: 5 * time.Second})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	// A short reattach limit: the merge fails once it is spent, and a
+	// dead server answers no reattach.
+	srv, c := ownSpark(t, localspark.Options{Mounts: []string{dir}},
+		spark.ConnectOptions{KeepAlive: 10 * time.Second, KeepAliveTimeout: 5 * time.Second, ReattachFor: 10 * time.Second})
+	ctx := testContext(t)
 	in := filepath.Join(dir, "in")
 	var b strings.Builder
 	b.WriteString("id,v,w\n")

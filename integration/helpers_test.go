@@ -238,8 +238,8 @@ func ownSpark(t *testing.T, opts localspark.Options, copts spark.ConnectOptions)
 	t.Helper()
 	requireSpark(t)
 	opts.Image = sparktest.Image()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testContext(t)
+	opts.StartupTimeout = time.Hour // the test's deadline bounds it
 	srv, err := localspark.Start(ctx, opts)
 	if err != nil {
 		t.Fatalf("start a Spark of the test's own: %v", err)

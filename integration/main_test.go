@@ -8,10 +8,12 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 )
@@ -27,6 +29,22 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Exit(sparktest.Main(m, testdataRoot))
+}
+
+// testContext ends a minute before the test binary's -timeout would stop
+// it (never, without one), for calls that may wait long: one that still
+// waits then fails the test with its own error and output. No call has a
+// shorter limit of its own without a reason: a slow machine makes the
+// suite slower, not red.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	d, ok := t.Deadline()
+	if !ok {
+		return context.Background()
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), d.Add(-time.Minute))
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // requireSpark skips the test, with the reason, when there is no Spark.

@@ -32,8 +32,7 @@ func TestStandaloneClusterSmoke(t *testing.T) {
 	os.Chmod(hidden, 0o777)
 	const inside = "/sparkmerge-standalone-data"
 	srv, c := ownSpark(t, localspark.Options{Standalone: true, Mounts: []string{dir}, Volumes: map[string]string{hidden: inside}}, spark.ConnectOptions{})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 
 	files := map[string]string{"x.csv": "a,b,c\n1,2,3\n", "y.csv": "c,a,b\n30,10,20\n"}
 	writeFiles(t, dir, files, "x.csv", "y.csv")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	tclog "github.com/testcontainers/testcontainers-go/log"
 	"golang.org/x/oauth2"
 
 	"github.com/sparkmerge/sparkmerge/localspark"
@@ -237,6 +238,9 @@ func (g *globalOptions) startLocal(ctx context.Context, stderr io.Writer, job *s
 		addDir(filepath.Dir(strings.TrimRight(job.Target.Path, "/")))
 	}
 	fmt.Fprintf(stderr, "starting local Spark (%s)...\n", image)
+	// testcontainers prints a banner about the Docker engine on its first
+	// call; the user asked for a merge, and errors are returned anyway.
+	tclog.SetDefault(tclog.NewNoopLogger())
 	return localspark.Start(ctx, localspark.Options{Image: image, Mounts: dedupeDirs(mounts)})
 }
 
