@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # test.sh: every check and test, with set-up included (idempotent):
-#   gofmt, go vet, unit tests (hermetic), a short run of every fuzz target,
-#   then the Docker engine, Spark, the local image, an S3 object store (moto
-#   from PyPI, Hadoop's S3A jars from Maven Central) and the integration
-#   tests against Spark in a container.
-# Prints one timing line per step and a summary.
+#   gofmt, go vet, unit tests (hermetic; fuzz targets run their seed
+#   inputs, `make fuzz` runs them for longer), then the Docker engine,
+#   Spark, the local image, an S3 object store (moto from PyPI, Hadoop's
+#   S3A jars from Maven Central) and the integration tests, every package
+#   against one shared Spark server (scripts/testspark).
+# Prints the slowest tests of each go test step, one timing line per step
+# and a summary; fails when the integration step takes longer than its
+# budget (integration_budget below).
 #
 # Environment: SPARK_VERSION (a Spark version scripts/lib.sh pins, or its
 # major.minor; default the main version), SPARKMERGE_SPARK_IMAGE (default
@@ -13,15 +16,21 @@
 # is then skipped), SPARK_REMOTE (integration tests use that server instead),
 # SPARKMERGE_TEST_TIMEOUT (go test -timeout for integration, default 45m),
 # SPARKMERGE_TEST_PACKAGES (packages to test, default ./...),
-# SPARKMERGE_FUZZTIME (inputs or time per fuzz target, default 250000x;
-# 0 skips fuzzing; see scripts/fuzz.sh).
+# SPARKMERGE_TEST_PARALLEL (go test -parallel for integration, default 3),
+# SPARKMERGE_INTEGRATION_BUDGET (seconds, 0: no budget).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SPARKMERGE_REPO"
 
 command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / { print $2 }' go.mod) or newer (https://go.dev/doc/install)"
 
+# The integration step's budget in seconds. Measured: see docs/testing.md.
+integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-600}
+
 pkgs=${SPARKMERGE_TEST_PACKAGES:-./...}
+results="$SPARKMERGE_CACHE/test-results"
+bin="$SPARKMERGE_CACHE/bin"
+mkdir -p "$results" "$bin"
 timings=()
 run_step() {
 	local name=$1 start=$SECONDS rc=0
@@ -29,12 +38,26 @@ run_step() {
 	timings+=("$(printf '%-14s %4ss%s' "$name" $((SECONDS - start)) "$([ $rc -eq 0 ] || echo ' FAILED')")")
 	return $rc
 }
-summary() {
-	local t
+
+# The shared Spark server's process (scripts/testspark), stopped on any
+# exit: a failed, timed-out or interrupted run leaves no server behind.
+spark_pid=
+stop_spark() {
+	[ -n "$spark_pid" ] || return 0
+	kill "$spark_pid" 2>/dev/null || true
+	wait "$spark_pid" 2>/dev/null || true
+	spark_pid=
+}
+finish() {
+	local rc=$? t
+	stop_spark
 	log "timings:"
 	for t in "${timings[@]}"; do log "  $t"; done
+	return $rc
 }
-trap summary EXIT
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 gofmt_clean() {
 	local bad
@@ -42,11 +65,20 @@ gofmt_clean() {
 	bad=$(go list -e -tags integration -f '{{.Dir}}' $pkgs | while read -r d; do gofmt -l "$d"/*.go; done)
 	[ -z "$bad" ] || { log "gofmt needed on:"; printf '  %s\n' $bad >&2; return 1; }
 }
-vet() { go vet $pkgs && go vet -tags integration $pkgs; }
-unit() { go test -count=1 $pkgs; }
-fuzz() {
-	[ "${SPARKMERGE_FUZZTIME:-250000x}" != 0 ] || return 0
-	"$SPARKMERGE_REPO/scripts/fuzz.sh" "${SPARKMERGE_FUZZTIME:-250000x}"
+vet() {
+	# Files without build tags are vetted with the integration ones; only
+	# packages with files the tag leaves out need a second pass.
+	local left
+	go vet -tags integration $pkgs
+	left=$(go list -tags integration -f '{{if .IgnoredGoFiles}}{{.ImportPath}}{{end}}' $pkgs)
+	[ -z "$left" ] || go vet $left
+}
+tools() {
+	go build -o "$bin/testreport" ./scripts/testreport
+	go build -o "$bin/testspark" ./scripts/testspark
+}
+unit() {
+	go test -json -count=1 $pkgs | "$bin/testreport" -top 5 -save "$results/unit.json"
 }
 image() {
 	if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
@@ -56,21 +88,60 @@ image() {
 		docker pull -q "$SPARKMERGE_SPARK_IMAGE"
 	fi
 }
+# shared_spark: starts the server every integration package uses and
+# exports its environment (sparktest.Main reads it).
+shared_spark() {
+	local env="$results/shared-spark.env"
+	rm -f "$env"
+	SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" "$bin/testspark" -env "$env" -mount "$SPARKMERGE_REPO" &
+	spark_pid=$!
+	until [ -f "$env" ]; do
+		if ! kill -0 "$spark_pid" 2>/dev/null; then
+			wait "$spark_pid" || true
+			spark_pid=
+			log "the shared Spark server did not start"
+			return 1
+		fi
+		sleep 0.5
+	done
+	. "$env"
+}
 integration() {
-	# -p 1: one Spark at a time on a small machine.
+	# The packages with integration tests (the tag in a file of theirs),
+	# two test binaries at a time against the one server.
+	local ipkgs
+	ipkgs=$(go list -tags integration -f '{{.Dir}}' $pkgs | while read -r d; do
+		if grep -lqs '^//go:build integration' "$d"/*.go; then echo "$d"; fi
+	done)
 	TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" \
-		go test -tags integration -count=1 -p 1 -timeout "${SPARKMERGE_TEST_TIMEOUT:-45m}" $pkgs
+		go test -json -tags integration -count=1 -p 2 -parallel "${SPARKMERGE_TEST_PARALLEL:-3}" \
+		-timeout "${SPARKMERGE_TEST_TIMEOUT:-45m}" $ipkgs |
+		"$bin/testreport" -top 15 -save "$results/integration.json"
+}
+within_budget() {
+	local took=$1
+	[ "$integration_budget" -gt 0 ] && [ "$took" -gt "$integration_budget" ] || return 0
+	log "the integration step took ${took}s, over its budget of ${integration_budget}s: see the slowest tests above"
+	return 1
 }
 
 run_step gofmt gofmt_clean
 run_step vet vet
+run_step tools tools
 run_step unit unit
-run_step fuzz fuzz
 run_step docker-engine "$SPARKMERGE_REPO/scripts/docker-engine.sh"
 if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 	run_step fetch-spark "$SPARKMERGE_REPO/scripts/fetch-spark.sh"
 fi
 run_step image image
 run_step fetch-s3 export_s3_store
+if [ -z "${SPARK_REMOTE:-}" ]; then
+	if ! run_step shared-spark shared_spark && [ "${CI:-}" = true ]; then
+		die "Spark could not start and CI=true"
+	fi
+fi
+integration_start=$SECONDS
 run_step integration integration
+stop_spark
+within_budget $((SECONDS - integration_start))
 log "all tests passed"

@@ -29,9 +29,9 @@ const bucket = "sparkmerge-test"
 
 // objectStore is a running moto server.
 type objectStore struct {
-	endpoint string // http://127.0.0.1:PORT
-	jars     string // directory of the S3A jars, mounted into the container
-	cmd      *exec.Cmd
+	endpoint string    // http://127.0.0.1:PORT
+	jars     string    // directory of the S3A jars, mounted into the container
+	cmd      *exec.Cmd // nil for a shared store another process started
 	log      LogBuffer
 	// exited is closed when moto's process ends (exitErr says how): a
 	// server that dies before answering, or while tests run, is named
@@ -145,8 +145,10 @@ func (s *objectStore) request(method, path string, body []byte) error {
 	return nil
 }
 
+// stop stops moto when this process started it (a shared store is its
+// starter's to stop).
 func (s *objectStore) stop() {
-	if s.cmd.Process != nil {
+	if s.cmd != nil && s.cmd.Process != nil {
 		s.cmd.Process.Kill()
 		<-s.exited
 	}
@@ -165,15 +167,17 @@ func ObjectStoreDir(t testing.TB) (put func(name string, content []byte), uri st
 	Remote(t)
 	if store == nil {
 		reason := noStore
-		if !ownServer {
+		if !mounted {
 			reason = "the object store needs the harness's own container; SPARK_REMOTE is set"
 		}
-		if os.Getenv("CI") == "true" && ownServer {
+		if os.Getenv("CI") == "true" && mounted {
 			t.Fatalf("%s (CI=true)", reason)
 		}
 		t.Skip(reason)
 	}
-	prefix := fmt.Sprintf("t-%d", prefixes.Add(1))
+	// The process id keeps apart the prefixes of test binaries sharing
+	// one store.
+	prefix := fmt.Sprintf("t-%d-%d", os.Getpid(), prefixes.Add(1))
 	put = func(name string, content []byte) {
 		t.Helper()
 		var escaped []string

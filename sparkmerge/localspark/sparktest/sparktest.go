@@ -14,6 +14,7 @@ package sparktest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,11 +28,15 @@ import (
 )
 
 var (
-	remote      string
-	noSpark     string
-	workRoot    string
-	clusterRoot string // on the host; Spark sees it at ClusterMount
-	ownServer   bool
+	remote   string
+	noSpark  string
+	workRoot string
+	// clusterRoot is on the host; Spark sees it at clusterSpark.
+	clusterRoot  string
+	clusterSpark string
+	// mounted: the server sees workRoot and clusterRoot (its own
+	// container, or a shared one), unlike a SPARK_REMOTE server.
+	mounted bool
 )
 
 // ClusterMount is where the container sees [ClusterDir]'s directories: a
@@ -39,72 +44,122 @@ var (
 // of what lies there, as with cluster storage.
 const ClusterMount = "/sparkmerge-cluster-data"
 
+// The environment that hands a shared server ([StartShared]) to the test
+// binaries of a run: scripts/test.sh starts one for every package.
+const (
+	// EnvSharedRemote is the shared server's Spark Connect address.
+	EnvSharedRemote = "SPARKTEST_SHARED_REMOTE"
+	// EnvSharedWorkRoot is a host directory the server sees at the same
+	// path; each test binary makes its [WorkDir]s in a directory of it.
+	EnvSharedWorkRoot = "SPARKTEST_SHARED_WORK_ROOT"
+	// EnvSharedClusterRoot is the host directory the server sees at
+	// [ClusterMount].
+	EnvSharedClusterRoot = "SPARKTEST_SHARED_CLUSTER_ROOT"
+	// EnvSharedMounts lists further host directories the server sees at
+	// the same paths (separated by os.PathListSeparator): Main's mounts
+	// must lie in one of them.
+	EnvSharedMounts = "SPARKTEST_SHARED_MOUNTS"
+	// EnvSharedObjectStore is the shared S3 object store's endpoint;
+	// empty: there is none, for the reason in EnvSharedNoObjectStore.
+	EnvSharedObjectStore   = "SPARKTEST_SHARED_OBJECT_STORE"
+	EnvSharedNoObjectStore = "SPARKTEST_SHARED_NO_OBJECT_STORE"
+)
+
 // Main finds or starts Spark, runs the tests and stops what it started.
 // mounts are host directories the container sees at the same absolute
 // paths (inputs and outputs of the tests). It returns the exit code.
+//
+// The server is, in this order: SPARK_REMOTE's (nothing mounted, so
+// [ClusterDir] and [ObjectStoreDir] skip); the shared server named by
+// [EnvSharedRemote] (see [StartShared]), whose mounts must hold mounts;
+// else a container of this test binary's own.
 func Main(m *testing.M, mounts ...string) int {
+	if r := os.Getenv("SPARK_REMOTE"); r != "" {
+		return withDirs(os.TempDir(), os.TempDir(), func() int {
+			remote = r
+			return m.Run()
+		})
+	}
+	if r := os.Getenv(EnvSharedRemote); r != "" {
+		return mainShared(m, r, mounts)
+	}
+	return withDirs(os.TempDir(), os.TempDir(), func() int { return mainOwn(m, mounts) })
+}
+
+// withDirs makes this test binary's work and cluster roots in the given
+// directories, runs run and removes them.
+func withDirs(work, cluster string, run func() int) int {
 	var err error
-	if workRoot, err = os.MkdirTemp("", "sparktest-"); err != nil {
+	if workRoot, err = os.MkdirTemp(work, "sparktest-"); err != nil {
 		fmt.Fprintln(os.Stderr, "sparktest:", err)
 		return 1
 	}
 	defer os.RemoveAll(workRoot)
 	// Spark in a container writes as root; let it write here.
 	os.Chmod(workRoot, 0o777)
-	mounts = append(mounts, workRoot)
-	if clusterRoot, err = os.MkdirTemp("", "sparktest-cluster-"); err != nil {
+	if clusterRoot, err = os.MkdirTemp(cluster, "sparktest-cluster-"); err != nil {
 		fmt.Fprintln(os.Stderr, "sparktest:", err)
 		return 1
 	}
 	defer os.RemoveAll(clusterRoot)
 	os.Chmod(clusterRoot, 0o777)
+	return run()
+}
 
-	if r := os.Getenv("SPARK_REMOTE"); r != "" {
-		remote = r
-		return m.Run()
+// mainShared runs the tests against the shared server at r.
+func mainShared(m *testing.M, r string, mounts []string) int {
+	work, cluster := os.Getenv(EnvSharedWorkRoot), os.Getenv(EnvSharedClusterRoot)
+	if work == "" || cluster == "" {
+		fmt.Fprintf(os.Stderr, "sparktest: %s is set without %s and %s: start the shared server with scripts/test.sh\n", EnvSharedRemote, EnvSharedWorkRoot, EnvSharedClusterRoot)
+		return 1
 	}
+	seen := append(filepath.SplitList(os.Getenv(EnvSharedMounts)), work)
+	for _, m := range mounts {
+		if !within(m, seen) {
+			fmt.Fprintf(os.Stderr, "sparktest: the shared server at %s does not see %s (it sees %s): mount it there (scripts/testspark -mount) or unset %s\n",
+				r, m, strings.Join(seen, ", "), EnvSharedRemote)
+			return 1
+		}
+	}
+	if endpoint := os.Getenv(EnvSharedObjectStore); endpoint != "" {
+		store = &objectStore{endpoint: endpoint}
+	} else {
+		noStore = os.Getenv(EnvSharedNoObjectStore)
+		if noStore == "" {
+			noStore = "no object store: the shared server has none"
+		}
+	}
+	return withDirs(work, cluster, func() int {
+		remote, mounted = r, true
+		clusterSpark = ClusterMount + "/" + filepath.Base(clusterRoot)
+		fmt.Fprintf(os.Stderr, "sparktest: shared Spark at %s\n", remote)
+		return m.Run()
+	})
+}
+
+// within reports whether path lies in one of dirs.
+func within(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// mainOwn starts a server of this test binary's own and runs the tests.
+func mainOwn(m *testing.M, mounts []string) int {
 	// The reaper image cannot be pulled everywhere; this process stops the
 	// container itself, also on interrupt.
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
-	image := Image()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	start := time.Now()
-	if _, err := os.Stat(ClusterMount); err == nil {
-		fmt.Fprintf(os.Stderr, "sparktest: %s exists on this machine, so files there would not be hidden from the client: remove it\n", ClusterMount)
-		return 1
-	}
-	// The server ends a reattachable stream after this long and the client
-	// must pick it up again (2 minutes by default, less behind some
-	// proxies): short here, so every call of the suite that outlasts it
-	// goes through a reattach.
-	conf := map[string]string{"spark.connect.execute.reattachable.senderMaxStreamDuration": "5s"}
-	store, noStore, err = startObjectStore(ctx)
-	switch {
-	case err != nil && os.Getenv("CI") == "true":
-		fmt.Fprintf(os.Stderr, "sparktest: the S3 object store could not start and CI=true, failing: %v\n", err)
-		return 1
-	case err != nil:
-		noStore = fmt.Sprintf("no object store: %v", err)
-	case store != nil:
-		defer store.stop()
-		mounts = append(mounts, store.jars)
-		for k, v := range store.conf() {
-			conf[k] = v
-		}
-		fmt.Fprintf(os.Stderr, "sparktest: S3 object store (moto) at %s, bucket %s\n", store.endpoint, bucket)
-	}
-	if noStore != "" {
-		fmt.Fprintln(os.Stderr, "sparktest:", noStore)
-	}
-	server, err := localspark.Start(ctx, localspark.Options{
-		Image:   image,
-		Mounts:  mounts,
-		Volumes: map[string]string{clusterRoot: ClusterMount},
-		Conf:    conf,
-	})
+	started := make(chan *Server, 1)
+	stopOnSignal(cancel, started)
+	srv, err := start(ctx, append(mounts, workRoot), clusterRoot)
+	started <- srv
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			fmt.Fprintf(os.Stderr, "sparktest: Spark could not start and CI=true, failing: %v\n", err)
@@ -114,29 +169,106 @@ func Main(m *testing.M, mounts ...string) int {
 		fmt.Fprintln(os.Stderr, "sparktest:", noSpark)
 		return m.Run()
 	}
-	remote = server.Remote()
-	ownServer = true
-	fmt.Fprintf(os.Stderr, "sparktest: Spark (%s) ready at %s in %s\n", image, remote, time.Since(start).Round(time.Millisecond))
+	defer srv.Stop()
+	store, noStore = srv.store, srv.noStore
+	remote, mounted, clusterSpark = srv.Remote(), true, ClusterMount
+	return m.Run()
+}
 
+// startTimeout bounds the start of the harness's Spark: generous, since
+// a loaded machine starts it slowly and a run that waits is better than
+// one that fails.
+const startTimeout = 10 * time.Minute
+
+// stopOnSignal stops the server when the process is interrupted or
+// terminated, then exits, so that no container outlives a cancelled run:
+// a start under way is cancelled (it removes what it made) and waited
+// for; started receives the server once the start has returned (nil
+// when it failed).
+func stopOnSignal(cancelStart context.CancelFunc, started <-chan *Server) {
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
-		if _, ok := <-signals; ok {
-			server.Stop(context.Background())
-			if store != nil {
-				store.stop()
-			}
-			os.Exit(130)
+		<-signals
+		fmt.Fprintln(os.Stderr, "sparktest: interrupted, stopping Spark")
+		cancelStart()
+		if srv := <-started; srv != nil {
+			srv.Stop()
 		}
+		os.Exit(130)
 	}()
-	defer func() {
-		signal.Stop(signals)
-		close(signals)
-		if err := server.Stop(context.Background()); err != nil {
+}
+
+// Server is a Spark Connect container and the S3 object store it reads,
+// as the harness starts them.
+type Server struct {
+	*localspark.Server
+	store   *objectStore
+	noStore string // why there is no store, when there is none
+	stop    sync.Once
+}
+
+// Stop stops the container and the object store. It is safe to call more
+// than once and from several goroutines.
+func (s *Server) Stop() {
+	s.stop.Do(func() {
+		if err := s.Server.Stop(context.Background()); err != nil {
 			fmt.Fprintln(os.Stderr, "sparktest: stop Spark:", err)
 		}
-	}()
-	return m.Run()
+		if s.store != nil {
+			s.store.stop()
+		}
+	})
+}
+
+// start starts the object store (when its pieces are given) and Spark,
+// on [Image], seeing mounts
+// at their own paths and cluster at [ClusterMount]. Under CI=true an
+// object store that cannot start is an error.
+func start(ctx context.Context, mounts []string, cluster string) (*Server, error) {
+	image := Image()
+	began := time.Now()
+	if _, err := os.Stat(ClusterMount); err == nil {
+		return nil, fmt.Errorf("%s exists on this machine, so files there would not be hidden from the client: remove it", ClusterMount)
+	}
+	// The server ends a reattachable stream after this long and the client
+	// must pick it up again (2 minutes by default, less behind some
+	// proxies): short here, so every call of the suite that outlasts it
+	// goes through a reattach.
+	conf := map[string]string{"spark.connect.execute.reattachable.senderMaxStreamDuration": "5s"}
+	srv := &Server{}
+	store, noStore, err := startObjectStore(ctx)
+	switch {
+	case err != nil && os.Getenv("CI") == "true":
+		return nil, fmt.Errorf("the S3 object store could not start and CI=true: %w", err)
+	case err != nil:
+		srv.noStore = fmt.Sprintf("no object store: %v", err)
+	case store != nil:
+		srv.store = store
+		mounts = append(mounts, store.jars)
+		maps.Copy(conf, store.conf())
+		fmt.Fprintf(os.Stderr, "sparktest: S3 object store (moto) at %s, bucket %s\n", store.endpoint, bucket)
+	default:
+		srv.noStore = noStore
+	}
+	if srv.noStore != "" {
+		fmt.Fprintln(os.Stderr, "sparktest:", srv.noStore)
+	}
+	srv.Server, err = localspark.Start(ctx, localspark.Options{
+		Image:          image,
+		Mounts:         mounts,
+		Volumes:        map[string]string{cluster: ClusterMount},
+		Conf:           conf,
+		StartupTimeout: startTimeout,
+	})
+	if err != nil {
+		if srv.store != nil {
+			srv.store.stop()
+		}
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "sparktest: Spark (%s) ready at %s in %s\n", image, srv.Remote(), time.Since(began).Round(time.Millisecond))
+	return srv, nil
 }
 
 // Image is the image the harness runs, and tests that start a server of
@@ -182,7 +314,7 @@ func WorkDir(t testing.TB) string {
 func ClusterDir(t testing.TB) (host, spark string) {
 	t.Helper()
 	Remote(t)
-	if !ownServer {
+	if !mounted {
 		t.Skip("files only Spark sees need the harness's own container; SPARK_REMOTE is set")
 	}
 	dir, err := os.MkdirTemp(clusterRoot, "t-")
@@ -190,7 +322,7 @@ func ClusterDir(t testing.TB) (host, spark string) {
 		t.Fatal(err)
 	}
 	os.Chmod(dir, 0o777)
-	return dir, ClusterMount + "/" + filepath.Base(dir)
+	return dir, clusterSpark + "/" + filepath.Base(dir)
 }
 
 // LogBuffer collects a container's log ([localspark.Options.Log]), written
