@@ -9,7 +9,7 @@ PORT ?= 15002
 build:
 	bash -c '. scripts/lib.sh && build_sparkmerge bin/sparkmerge'
 
-## test: gofmt, vet, unit tests, then integration tests against Spark in a container
+## test: gofmt, vet, unit tests, then integration tests against one shared Spark in a container
 test:
 	scripts/test.sh
 
@@ -25,9 +25,9 @@ demo:
 unit:
 	go test ./...
 
-## fuzz: every fuzz target for FUZZTIME each (default 1m)
+## fuzz: every fuzz target for FUZZTIME each (default 250000x, i.e. inputs; `make test` runs only their seeds)
 fuzz:
-	scripts/fuzz.sh $(or $(FUZZTIME),1m)
+	scripts/fuzz.sh $(FUZZTIME)
 
 ## differential: the long differential run (N=30 corpora per shape; N=... to change, FIRST=... for seeds past earlier runs)
 differential:

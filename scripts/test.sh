@@ -28,9 +28,12 @@ command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / {
 integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-600}
 
 pkgs=${SPARKMERGE_TEST_PACKAGES:-./...}
-results="$SPARKMERGE_CACHE/test-results"
-bin="$SPARKMERGE_CACHE/bin"
-mkdir -p "$results" "$bin"
+# go test -json of each step, kept for a look after the run (git-ignored);
+# the run's own tools in a directory of its own (.cache may be shared by
+# checkouts that run at the same time).
+results="$SPARKMERGE_REPO/out/test-results"
+bin=$(mktemp -d "${TMPDIR:-/tmp}/sparkmerge-test.XXXXXX")
+mkdir -p "$results"
 timings=()
 run_step() {
 	local name=$1 start=$SECONDS rc=0
@@ -48,9 +51,18 @@ stop_spark() {
 	wait "$spark_pid" 2>/dev/null || true
 	spark_pid=
 }
+# The go test step running in a process group of its own (see in_group).
+group=
 finish() {
 	local rc=$? t
+	if [ -n "$group" ]; then
+		# As a terminal's Ctrl-C would: go test, the test binaries (whose
+		# harness stops the servers they started) and their commands.
+		kill -INT -- "-$group" 2>/dev/null || true
+		wait "$group" 2>/dev/null || true
+	fi
 	stop_spark
+	rm -rf "$bin"
 	log "timings:"
 	for t in "${timings[@]}"; do log "  $t"; done
 	return $rc
@@ -58,6 +70,20 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# in_group CMD...: runs CMD in a process group of its own and waits for it,
+# so that a signal to this script reaches the trap at once (bash runs traps
+# only between foreground commands) and finish can pass it on.
+in_group() {
+	local rc=0
+	set -m
+	"$@" &
+	group=$!
+	set +m
+	wait "$group" || rc=$?
+	group=
+	return $rc
+}
 
 gofmt_clean() {
 	local bad
@@ -91,7 +117,7 @@ image() {
 # shared_spark: starts the server every integration package uses and
 # exports its environment (sparktest.Main reads it).
 shared_spark() {
-	local env="$results/shared-spark.env"
+	local env="$bin/shared-spark.env"
 	rm -f "$env"
 	SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" "$bin/testspark" -env "$env" -mount "$SPARKMERGE_REPO" &
 	spark_pid=$!
@@ -128,7 +154,7 @@ within_budget() {
 run_step gofmt gofmt_clean
 run_step vet vet
 run_step tools tools
-run_step unit unit
+run_step unit in_group unit
 run_step docker-engine "$SPARKMERGE_REPO/scripts/docker-engine.sh"
 if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 	run_step fetch-spark "$SPARKMERGE_REPO/scripts/fetch-spark.sh"
@@ -141,7 +167,7 @@ if [ -z "${SPARK_REMOTE:-}" ]; then
 	fi
 fi
 integration_start=$SECONDS
-run_step integration integration
+run_step integration in_group integration
 stop_spark
 within_budget $((SECONDS - integration_start))
 log "all tests passed"

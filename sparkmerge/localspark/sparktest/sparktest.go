@@ -1,7 +1,9 @@
 // Package sparktest gives a test binary one Spark Connect server for all its
-// tests: SPARK_REMOTE when set, else the project's image started once
-// through [localspark], else none, and then the tests skip with the reason.
-// Under CI=true a Spark that cannot start fails the run instead.
+// tests: SPARK_REMOTE when set; else the server a whole run shares, named
+// in the environment ([StartShared]; scripts/test.sh starts one for every
+// package); else the project's image started once through [localspark];
+// else none, and then the tests skip with the reason. Under CI=true a
+// Spark that cannot start fails the run instead.
 //
 // Use it from TestMain:
 //
@@ -74,16 +76,22 @@ const (
 // [EnvSharedRemote] (see [StartShared]), whose mounts must hold mounts;
 // else a container of this test binary's own.
 func Main(m *testing.M, mounts ...string) int {
+	started := make(chan *Server, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	stopOnSignal(cancel, started)
 	if r := os.Getenv("SPARK_REMOTE"); r != "" {
+		started <- nil
 		return withDirs(os.TempDir(), os.TempDir(), func() int {
 			remote = r
 			return m.Run()
 		})
 	}
 	if r := os.Getenv(EnvSharedRemote); r != "" {
+		started <- nil
 		return mainShared(m, r, mounts)
 	}
-	return withDirs(os.TempDir(), os.TempDir(), func() int { return mainOwn(m, mounts) })
+	return withDirs(os.TempDir(), os.TempDir(), func() int { return mainOwn(ctx, m, mounts, started) })
 }
 
 // withDirs makes this test binary's work and cluster roots in the given
@@ -148,16 +156,13 @@ func within(path string, dirs []string) bool {
 }
 
 // mainOwn starts a server of this test binary's own and runs the tests.
-func mainOwn(m *testing.M, mounts []string) int {
+// started receives it once the start has returned (see stopOnSignal).
+func mainOwn(ctx context.Context, m *testing.M, mounts []string, started chan<- *Server) int {
 	// The reaper image cannot be pulled everywhere; this process stops the
 	// container itself, also on interrupt.
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	started := make(chan *Server, 1)
-	stopOnSignal(cancel, started)
 	srv, err := start(ctx, append(mounts, workRoot), clusterRoot)
 	started <- srv
 	if err != nil {
@@ -180,23 +185,50 @@ func mainOwn(m *testing.M, mounts []string) int {
 // one that fails.
 const startTimeout = 10 * time.Minute
 
-// stopOnSignal stops the server when the process is interrupted or
-// terminated, then exits, so that no container outlives a cancelled run:
-// a start under way is cancelled (it removes what it made) and waited
-// for; started receives the server once the start has returned (nil
-// when it failed).
+// stopOnSignal stops the servers of this test binary when the process is
+// interrupted or terminated, then exits, so that no container outlives a
+// cancelled run: the servers tests started ([StopWithTest]), and the
+// harness's own: a start under way is cancelled (it removes what it made)
+// and waited for; started receives the server once the start has
+// returned (nil when it failed or there is none).
 func stopOnSignal(cancelStart context.CancelFunc, started <-chan *Server) {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-signals
 		fmt.Fprintln(os.Stderr, "sparktest: interrupted, stopping Spark")
+		testServersMu.Lock()
+		for srv := range testServers {
+			srv.Stop(context.Background())
+		}
+		testServersMu.Unlock()
 		cancelStart()
 		if srv := <-started; srv != nil {
 			srv.Stop()
 		}
 		os.Exit(130)
 	}()
+}
+
+var (
+	testServersMu sync.Mutex
+	testServers   = map[*localspark.Server]bool{} // see StopWithTest
+)
+
+// StopWithTest stops srv, a server a test started of its own, when the
+// test ends, or when the run is interrupted or terminated first.
+func StopWithTest(t testing.TB, srv *localspark.Server) {
+	testServersMu.Lock()
+	testServers[srv] = true
+	testServersMu.Unlock()
+	t.Cleanup(func() {
+		testServersMu.Lock()
+		delete(testServers, srv)
+		testServersMu.Unlock()
+		if err := srv.Stop(context.Background()); err != nil {
+			t.Errorf("stop the test's Spark: %v", err)
+		}
+	})
 }
 
 // Server is a Spark Connect container and the S3 object store it reads,
