@@ -29,6 +29,7 @@ import (
 // from a token command or from OAuth client credentials (the Databricks
 // service principal's environment), refreshed before it expires.
 func TestTokensFromASourceAuthenticate(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cr3t-token"
 	dir := workDir(t)
 	requireSpark(t)
@@ -43,7 +44,7 @@ func TestTokensFromASourceAuthenticate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start a Spark that requires a token: %v", err)
 	}
-	t.Cleanup(func() { srv.Stop(context.Background()) })
+	sparktest.StopWithTest(t, srv)
 	// "localhost": a token goes over plain text only on loopback.
 	remote := fmt.Sprintf("sc://localhost:%d", srv.Port())
 	if c, err := spark.Connect(ctx, remote, spark.ConnectOptions{TokenSource: spark.CommandTokenSource("echo "+secret, time.Hour)}); err != nil {

@@ -162,6 +162,7 @@ func parseShow(t *testing.T, out string) (columns []string, rows [][]string) {
 var tidesColumns = []string{"Date", "Region", "Location", "Tide", "TimeUTC", "Height", "ReadingId", "TideNumber", "_source"}
 
 func TestCLIMergeTides(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	out := filepath.Join(dir, "tides")
 	code, stdout, stderr := cliRun(t, "merge", filepath.Join(testdataRoot, "tides"), "--out", out,
@@ -211,6 +212,7 @@ func (p cliPlanJSON) columns() []string {
 // TestCLIPlanEmitSQL runs the statement `plan --emit sql` prints on Spark
 // and checks it gives the merge's rows and columns.
 func TestCLIPlanEmitSQL(t *testing.T) {
+	t.Parallel()
 	tides := filepath.Join(testdataRoot, "tides")
 	code, stdout, stderr := cliRun(t, "plan", tides, "--source-column", "_source", "--emit", "sql")
 	if code != 0 {
@@ -279,6 +281,7 @@ func runEmittedSQL(t *testing.T, stdout string, views int) sql.DataFrame {
 // row's source is its own file, named by a view per file, without
 // input_file_name() (gone from Unity Catalog and DBR 17.3).
 func TestCLIPlanEmitSQLGroupedRead(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	want := map[string]int{}
 	for i, n := range []int{3, 1, 2} {
@@ -314,6 +317,7 @@ func TestCLIPlanEmitSQLGroupedRead(t *testing.T) {
 }
 
 func TestCLIJSONOutput(t *testing.T) {
+	t.Parallel()
 	tides := filepath.Join(testdataRoot, "tides")
 	code, stdout, stderr := cliRun(t, "plan", tides, "--source-column", "_source", "-o", "json")
 	if code != 0 {
@@ -351,6 +355,7 @@ func TestCLIJSONOutput(t *testing.T) {
 // used to run it, then fail counting the rows of a format Spark cannot
 // read back.
 func TestCLINoopKeepsNothing(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := cliRun(t, "merge", filepath.Join(testdataRoot, "tides"), "--out-format", "noop", "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
@@ -369,6 +374,7 @@ func TestCLINoopKeepsNothing(t *testing.T) {
 }
 
 func TestCLIDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(workDir(t), "tides")
 	code, stdout, stderr := cliRun(t, "merge", filepath.Join(testdataRoot, "tides"), "--out", out, "--dry-run")
 	if code != 0 {
@@ -383,6 +389,7 @@ func TestCLIDryRunWritesNothing(t *testing.T) {
 }
 
 func TestCLIStrictConflictExitCode(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	ints := filepath.Join(dir, "ints.csv")
 	strs := filepath.Join(dir, "strs.csv")
@@ -411,6 +418,7 @@ func TestCLIStrictConflictExitCode(t *testing.T) {
 // TestCLIJobFile runs a whole job from a YAML file (CSV output, read back
 // for --show), with a flag overriding the file's target mode.
 func TestCLIJobFile(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	out := filepath.Join(dir, "out")
 	job := filepath.Join(dir, "job.yaml")
@@ -462,6 +470,7 @@ verify: true
 // --local starts the project's Spark container for the one command (inputs
 // and output mounted at the same paths) and stops it afterwards.
 func TestCLILocal(t *testing.T) {
+	t.Parallel()
 	requireSpark(t) // the image is the one the suite's Spark runs
 	if testing.Short() {
 		t.Skip("starts a second Spark container")
@@ -495,6 +504,7 @@ func TestCLILocal(t *testing.T) {
 // A relative --out is the client's: resolved against the working
 // directory, like the inputs, not the server's.
 func TestCLIRelativeOut(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	writeFiles(t, dir, map[string]string{"in/a.csv": "id\n1\n"}, "in/a.csv")
 	code, _, stderr := cliRunIn(t, dir, "merge", "in", "--out", "rel/out", "--verify")
@@ -510,6 +520,7 @@ func TestCLIRelativeOut(t *testing.T) {
 // query; --view in a shared session (session_id in --remote) likewise;
 // nothing is written.
 func TestCLIMergeToView(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	writeFiles(t, dir, map[string]string{"a.csv": "id,v\n1,x\n", "b.csv": "v,id,w\ny,2,2.5\n"}, "a.csv", "b.csv")
 	view := "cliview_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")

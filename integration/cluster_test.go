@@ -93,6 +93,7 @@ func textFiles(files map[string]string) map[string][]byte {
 // (1,2,3) and (10,20,30) in a,b,c for the glob, the directory and the
 // file:// URI, with --verify passing honestly.
 func TestClusterHeaderShift(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	files := textFiles(map[string]string{
 		"h4/x.csv": "a,b,c\n1,2,3\n",
@@ -368,6 +369,7 @@ func clusterCases(t *testing.T) []clusterCase {
 // is the output of Spark reading each file alone (union with Spark's
 // inference), with a provenance column naming each row's file.
 func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	for _, tc := range clusterCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
@@ -434,6 +436,7 @@ func samePlanShape(t *testing.T, tc clusterCase, localRes, res *spark.Result) {
 // each: every file is typed by the client from its fetched copy, exactly
 // as the same files where the client reads them.
 func TestClusterFetchInRanges(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	files := bigCSVFiles(12, 12<<20) // 144 MiB
 	local, remote := localFiles(t, files), clusterFiles(t, files)
@@ -482,6 +485,7 @@ func inferredLocally(p *spark.Planned) int {
 // markers and plain subdirectories are not sources, and pathGlobFilter
 // narrows a directory.
 func TestClusterListingRules(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := clusterFiles(t, textFiles(map[string]string{
 		"a.csv":          "id,v\n1,a\n",
@@ -523,6 +527,7 @@ func TestClusterListingRules(t *testing.T) {
 // A README among a directory's CSV files is skipped and named in the plan,
 // not merged as rows, wherever the directory lives.
 func TestStrayFilesInADirectoryAreSkipped(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	files := textFiles(map[string]string{"a.csv": "id,v\n1,a\n", "b.csv": "v,id\nb,2\n", "README.txt": "id,v\nthis,is not data\n"})
 	for _, dir := range []string{localFiles(t, files), clusterFiles(t, files)} {
@@ -539,6 +544,7 @@ func TestStrayFilesInADirectoryAreSkipped(t *testing.T) {
 // size, columns swapped; only its modification time tells) fails the merge
 // naming it, instead of shifting its values.
 func TestObjectStoreFileChangedAfterPlanning(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	put, bucket := sparktest.ObjectStoreDir(t)
 	put("a.csv", []byte("id,qty,note\n1,7,hi\n"))

@@ -49,6 +49,7 @@ func csvBatchPaths(t *testing.T) []string {
 // inference, which never batches): the outputs must be the same, row for
 // row and value for value.
 func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	paths := csvBatchPaths(t)
 	// Verify counts the rows of every file through the batches too.
@@ -94,6 +95,7 @@ func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
 // like another file's header is a row; the line-scan separators ('|', ';',
 // tab) split as the reader does.
 func TestCSVBatchLinesMatchReadsOneByOne(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	cases := []struct {
 		name  string
@@ -154,6 +156,7 @@ func TestCSVBatchLinesMatchReadsOneByOne(t *testing.T) {
 // A file that changed between planning and the write fails the merge,
 // naming the file, instead of being read by stale positions.
 func TestCSVBatchRefusesChangedFile(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	paths := csvBatchPaths(t)
 	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion}
@@ -215,6 +218,7 @@ var jsonBatchFiles = map[string]string{
 // TestJSONBatchesMatchReadsOneByOne is TestCSVBatchesMatchReadsOneByOne for
 // JSON lines.
 func TestJSONBatchesMatchReadsOneByOne(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	names := []string{"a.json", "b.json", "c.json", "d.json", "e.json", "f.json", "g.json"}
 	paths := writeFiles(t, workDir(t), jsonBatchFiles, names...)
@@ -243,6 +247,7 @@ func TestJSONBatchesMatchReadsOneByOne(t *testing.T) {
 // scans (the default), and compares the output with each file read alone
 // by Spark, value for value: provenance is each row's file.
 func TestJSONGroupBatchesMatchGroupReads(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	files := map[string]string{}
 	var names []string
@@ -320,6 +325,7 @@ func TestJSONGroupBatchesMatchGroupReads(t *testing.T) {
 // Spark reading each file alone, then rewrites one file (same size) after
 // planning: the merge fails naming it.
 func TestJSONUnroutedBatchMatchesAndRefusesChangedFile(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	files := map[string]string{
 		"a.json": "{\"id\":1,\"v\":-0,\"n\":-0,\"w\":\"x\"}\n\n{\"id\":2,\"v\":9007199254740993,\"n\":12}\n",

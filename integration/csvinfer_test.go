@@ -47,6 +47,7 @@ var csvInferenceCases = []struct {
 // read's schema: the client must infer exactly what Spark infers, and must
 // infer locally the files it claims to handle.
 func TestLocalCSVInferenceMatchesSpark(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	files := map[string]string{}
@@ -80,6 +81,7 @@ func TestLocalCSVInferenceMatchesSpark(t *testing.T) {
 // TestLocallyInferredCSVMerges merges locally inferred files end to end:
 // the read carries enforceSchema=false and the values arrive typed.
 func TestLocallyInferredCSVMerges(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{
@@ -110,6 +112,7 @@ func TestLocallyInferredCSVMerges(t *testing.T) {
 // cost) / 2 bytes: a file over 4 MiB is two partitions). The client folds every record in order; the types drift
 // between the halves so that both orders of each merge are exercised.
 func TestLocalInferenceOfSplitFilesMatchesSpark(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	const rows = 200_000
 	var csv, json strings.Builder

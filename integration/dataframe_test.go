@@ -18,6 +18,7 @@ import (
 // DataFrame of that session, or a view it sees, because the client joins
 // the caller's session.
 func TestDataFramesInAndOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := upstreamSession(t)
 	exec(t, "CREATE OR REPLACE TEMPORARY VIEW pipeline_events AS SELECT * FROM VALUES (1, CAST('x' AS VARCHAR(5)), CAST(1.25 AS DECIMAL(10,4))), (2, 'yy', 2.5) AS t(id, tag, amount)")

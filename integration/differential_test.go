@@ -243,7 +243,8 @@ func columnarCorpus(t *testing.T, format string, csvFiles map[string][]byte) map
 		in := filepath.Join(dir, name)
 		written := filepath.Join(dir, format+"-"+name)
 		exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW colsrc USING csv OPTIONS (path '%s', header 'true', inferSchema 'true')", in),
-			fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING %s SELECT /*+ COALESCE(1) */ * FROM colsrc", written, format))
+			fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING %s SELECT /*+ COALESCE(1) */ * FROM colsrc", written, format),
+			"DROP VIEW colsrc") // the session serves other tests next (testSessionOf)
 		parts, err := filepath.Glob(filepath.Join(written, "part-*."+format))
 		if err != nil || len(parts) != 1 {
 			t.Fatalf("%s of %s: %v %v", format, name, parts, err)
@@ -285,6 +286,7 @@ func linkedCorpus(t *testing.T, files map[string][]byte, cluster bool) string {
 }
 
 func TestDifferentialReadPaths(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	corpora, first := 3, 0
 	if s := os.Getenv("SPARKMERGE_DIFF_CORPORA"); s != "" {

@@ -20,6 +20,7 @@ import (
 // decimals keep the integer digits and the larger scale, a date becomes a
 // timestamp at midnight.
 func TestTypeDrift(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	p1, p2, p3 := filepath.Join(dir, "p1"), filepath.Join(dir, "p2"), filepath.Join(dir, "p3")
@@ -85,6 +86,7 @@ func TestTypeDrift(t *testing.T) {
 // structs and a map's struct values. Missing nested fields become nulls; a
 // null struct stays null.
 func TestNestedDrift(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{
@@ -112,6 +114,7 @@ func TestNestedDrift(t *testing.T) {
 
 // Case drift: Name, NAME and name are one column, spelled as first seen.
 func TestCaseDrift(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{
@@ -128,6 +131,7 @@ func TestCaseDrift(t *testing.T) {
 // 600 sources in one merge: far more than a left-deep union chain survives
 // (~500); the balanced UNION ALL tree keeps every row.
 func TestSixHundredSources(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("600 sources take a while")
 	}
@@ -185,6 +189,7 @@ func TestSixHundredSources(t *testing.T) {
 
 // Writes with partitionBy: one directory per value, every row kept.
 func TestPartitionedWrite(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	out := filepath.Join(workDir(t), "tides")
 	res, _ := merge(t, c, spark.Job{
@@ -206,6 +211,7 @@ func TestPartitionedWrite(t *testing.T) {
 // Appending to a table aligns to its schema; new columns fail with their
 // names, or are added first with Evolve.
 func TestTableAppendEvolve(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	table := fmt.Sprintf("sm_evolve_%d", os.Getpid())
 	exec(t,
@@ -235,6 +241,7 @@ func TestTableAppendEvolve(t *testing.T) {
 // Provenance of files read together: each row names its own file exactly as
 // on disk, even with spaces, '+' and '%' in the name.
 func TestProvenanceOfMultiFileRead(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := filepath.Join(workDir(t), "my dir")
 	paths := writeFiles(t, dir, map[string]string{
@@ -252,6 +259,7 @@ func TestProvenanceOfMultiFileRead(t *testing.T) {
 // files with keys that differ only in case one by one (Spark's JSON
 // inference would keep both spellings as two columns).
 func TestAutoTrialReads(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	p1, p2 := filepath.Join(dir, "day1"), filepath.Join(dir, "day2")
@@ -295,6 +303,7 @@ func TestAutoTrialReads(t *testing.T) {
 // error naming it, or with Evolve is written into new files that read back
 // by name; a CSV dataset refuses new columns.
 func TestPathAppendAligns(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	first := writeFiles(t, dir, map[string]string{"day1.csv": "id,amount\n1,10\n"}, "day1.csv")

@@ -28,7 +28,11 @@ import (
 func etClient(t *testing.T) *spark.Client {
 	t.Helper()
 	r := requireSpark(t)
-	c, err := spark.Connect(testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-it"})
+	id, err := spark.SessionIDOf(testSessionOf(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := spark.Connect(testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-it", SessionID: id})
 	if err != nil {
 		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
 	}
@@ -110,6 +114,7 @@ func etByColumn(rows spark.Rows, key string) []map[string]any {
 }
 
 func TestErrorMissingPath(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	ok := etWrite(t, dir, "ok.csv", "a,b\n1,x\n")
@@ -134,6 +139,7 @@ func TestErrorMissingPath(t *testing.T) {
 // error says the two do not share the filesystem and what to do, for
 // the write and for --verify's count alike.
 func TestErrorFilesOnlyTheClientSees(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	out := workDir(t)
 	here := t.TempDir() // not mounted into the Spark container
@@ -165,6 +171,7 @@ func assertNoOutput(t *testing.T, dir string) {
 }
 
 func TestErrorEmptyDirectory(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	empty := filepath.Join(dir, "empty")
@@ -191,6 +198,7 @@ func TestErrorEmptyDirectory(t *testing.T) {
 }
 
 func TestErrorEmptyFile(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	for _, name := range []string{"empty.csv", "empty.json"} {
 		t.Run(name, func(t *testing.T) {
@@ -207,6 +215,7 @@ func TestErrorEmptyFile(t *testing.T) {
 // TestHeaderOnlyCSV: a CSV file with a header and no rows is valid input:
 // it contributes its columns and no rows.
 func TestHeaderOnlyCSV(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	header := etWrite(t, dir, "header.csv", "a,extra\n")
@@ -236,6 +245,7 @@ func TestHeaderOnlyCSV(t *testing.T) {
 }
 
 func TestErrorMalformedRows(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	csv := etWrite(t, dir, "bad.csv", "a,b\n1,x\nnotanumber,y\n3,z\n")
@@ -306,6 +316,7 @@ func TestErrorMalformedRows(t *testing.T) {
 // the column they share with other sources: the merge fails naming the file
 // and the column (Spark itself would rename CSV columns to id0, id1).
 func TestDuplicateColumnsInOneSource(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	tests := []struct {
 		name, file, content string
@@ -354,6 +365,7 @@ func TestDuplicateColumnsInOneSource(t *testing.T) {
 // TestStrangeColumnNames: dots, spaces, backticks and non-ASCII letters in
 // names are columns like any other; values land in their columns.
 func TestStrangeColumnNames(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	one := etWrite(t, dir, "one.csv", "a.b,c d,e`f,é\n1,x,true,ü\n")
@@ -378,6 +390,7 @@ func TestStrangeColumnNames(t *testing.T) {
 }
 
 func TestErrorStrictTypeConflict(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	ints := etWrite(t, dir, "ints.csv", "a,b\n1,x\n")
@@ -397,6 +410,7 @@ func TestErrorStrictTypeConflict(t *testing.T) {
 }
 
 func TestErrorUnknownTable(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	ok := etWrite(t, dir, "ok.csv", "a\n1\n")
@@ -411,6 +425,7 @@ func TestErrorUnknownTable(t *testing.T) {
 }
 
 func TestErrorOutputExists(t *testing.T) {
+	t.Parallel()
 	c := etClient(t)
 	dir := workDir(t)
 	in := etWrite(t, dir, "in.csv", "a\n1\n2\n")
@@ -435,6 +450,7 @@ func TestErrorOutputExists(t *testing.T) {
 }
 
 func TestErrorUnreachable(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

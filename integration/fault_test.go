@@ -35,6 +35,7 @@ func leftovers(t *testing.T, out string) []string {
 // under FAILFAST, found while writing) leaves the old output as it was:
 // the rows go to a staging directory first.
 func TestFailedOverwriteKeepsOldData(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	good := writeFiles(t, dir, map[string]string{"good.csv": "id,v\n1,a\n2,b\n"}, "good.csv")
@@ -62,6 +63,7 @@ func TestFailedOverwriteKeepsOldData(t *testing.T) {
 // Concurrent appends to one target, each with --verify: each counts only
 // its own rows, per source, and the target ends with all of them.
 func TestConcurrentAppendsVerifyTheirOwnRows(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	out := filepath.Join(workDir(t), "out")
@@ -102,6 +104,7 @@ func TestConcurrentAppendsVerifyTheirOwnRows(t *testing.T) {
 // The Spark server killed during an overwrite: the merge fails as
 // unreachable and the old output is intact, nothing staged left behind.
 func TestServerKilledDuringOverwrite(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	// A short reattach limit: the merge fails once it is spent, and a
 	// dead server answers no reattach.
@@ -171,6 +174,7 @@ func hasTemporary(dirs []string) bool {
 // A table overwrite that fails during the write leaves the old table and
 // its rows; one that succeeds replaces them, leaving no staging table.
 func TestFailedTableOverwriteKeepsOldTable(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	table := fmt.Sprintf("sm_overwrite_%d", os.Getpid())
 	exec(t, "DROP TABLE IF EXISTS "+table, "CREATE TABLE "+table+" (id int, v string) USING parquet", "INSERT INTO "+table+" VALUES (1, 'old')")
@@ -292,6 +296,7 @@ func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
 // successful one replaces them, verified, and leaves no rows in staging.
 // (The first overwrite replaces an empty directory: written in place.)
 func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	host, dir := sparktest.ClusterDir(t)
 	putFiles(t, host, textFiles(map[string]string{

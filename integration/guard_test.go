@@ -18,6 +18,7 @@ import (
 // the client lists it and where only Spark does: (1,one) once, (2,two)
 // once, and --verify counting each.
 func TestGlobCharactersInFileNames(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	files := textFiles(map[string]string{
 		"x1.csv":          "id,v\n1,one\n",
@@ -45,6 +46,7 @@ func TestGlobCharactersInFileNames(t *testing.T) {
 // An output that is, contains or lies inside an input is refused before
 // anything is deleted, in every mode: the inputs are intact afterwards.
 func TestOutputOverlappingInputIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{"in/a.csv": "id\n1\n", "in/b.csv": "id\n2\n"}, "in/a.csv", "in/b.csv")
@@ -74,6 +76,7 @@ func TestOutputOverlappingInputIsRefused(t *testing.T) {
 // The same file reached twice (a directory, the file itself, a glob over
 // it) is an error naming it, not rows merged twice.
 func TestSameFileTwiceIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{"a.csv": "id\n1\n", "b.csv": "id\n2\n"}, "a.csv", "b.csv")
@@ -100,6 +103,7 @@ func TestSameFileTwiceIsRefused(t *testing.T) {
 // A CSV output whose values hold line breaks is counted as the rows
 // written, not as lines: --verify passes for 3 rows and reads them back.
 func TestCSVOutputWithLineBreaksIsCountedRight(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{
@@ -125,6 +129,7 @@ func TestCSVOutputWithLineBreaksIsCountedRight(t *testing.T) {
 // UTF-8 and the option to give, instead of merging U+FFFD; with the
 // encoding given, the text is right.
 func TestLatin1IsNotMergedAsReplacementCharacters(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	p := filepath.Join(dir, "latin1.csv")

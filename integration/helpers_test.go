@@ -19,11 +19,16 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
-// newClient connects the sparkmerge executor to the harness's Spark.
+// newClient connects the sparkmerge executor to the harness's Spark, on
+// the test's session (see testSessionOf).
 func newClient(t *testing.T) *spark.Client {
 	t.Helper()
 	r := requireSpark(t)
-	c, err := spark.Connect(context.Background(), r, spark.ConnectOptions{UserAgent: "sparkmerge-integration"})
+	id, err := spark.SessionIDOf(testSessionOf(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := spark.Connect(context.Background(), r, spark.ConnectOptions{UserAgent: "sparkmerge-integration", SessionID: id})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -115,7 +120,7 @@ func merge(t *testing.T, c *spark.Client, job spark.Job) (*spark.Result, string)
 // returns column names and rows.
 func query(t *testing.T, q string) ([]string, [][]any) {
 	t.Helper()
-	s := upstreamSession(t)
+	s := testSessionOf(t)
 	df := frame(t, s, q)
 	rows, err := df.Collect(context.Background())
 	if err != nil {
@@ -139,7 +144,7 @@ func query(t *testing.T, q string) ([]string, [][]any) {
 // exec runs SQL statements for their effect.
 func exec(t *testing.T, statements ...string) {
 	t.Helper()
-	s := upstreamSession(t)
+	s := testSessionOf(t)
 	for _, q := range statements {
 		df := frame(t, s, q)
 		if _, err := df.Collect(context.Background()); err != nil {
@@ -244,7 +249,7 @@ func ownSpark(t *testing.T, opts localspark.Options, copts spark.ConnectOptions)
 	if err != nil {
 		t.Fatalf("start a Spark of the test's own: %v", err)
 	}
-	t.Cleanup(func() { srv.Stop(context.Background()) })
+	sparktest.StopWithTest(t, srv)
 	c, err := spark.Connect(ctx, srv.Remote(), copts)
 	if err != nil {
 		t.Fatal(err)

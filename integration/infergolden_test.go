@@ -44,6 +44,7 @@ type sparkSchemas map[string]struct {
 // The golden file is Spark's own answer: every file of the corpus, read
 // alone by the test run's Spark, gets exactly the recorded schema.
 func TestInferGoldenIsSparks(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	version := c.SparkVersion()
 	entries, err := os.ReadDir(inferCorpus)

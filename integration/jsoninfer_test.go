@@ -35,6 +35,7 @@ var jsonInferenceCases = []struct {
 // same, and auto's merge (files grouped where that reads each exactly) must
 // be the merge of each file read alone.
 func TestLocalJSONInferenceMatchesSpark(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	files := map[string]string{}

@@ -19,6 +19,7 @@ import (
 // file read by Spark); values a double holds exactly (2^53, 2^60) merge as
 // they are; LossyWidening accepts Spark's rounding.
 func TestBigintToDoubleIsChecked(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{
@@ -57,6 +58,7 @@ func TestBigintToDoubleIsChecked(t *testing.T) {
 // fraction digits in every value: a conflict at plan time naming the
 // column and sources, unless LossyWidening.
 func TestWideDecimalsConflict(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	a := filepath.Join(dir, "a.parquet")

@@ -19,6 +19,7 @@ import (
 // each file alone gives (union with Spark's inference), or every path
 // fails alike.
 func TestOneResultWhateverThePath(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	cases := []struct {
 		name    string
@@ -101,6 +102,7 @@ func TestOneResultWhateverThePath(t *testing.T) {
 // table): each file's value as Spark reads that file alone, then cast to
 // string. The same on every path.
 func TestStringTargetValues(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{

@@ -35,6 +35,7 @@ const orcEveryType = `SELECT true AS b, CAST(1 AS TINYINT) AS i8, CAST(2 AS SMAL
 // every codec Spark writes: every read's schema must be the same, and the
 // client must have typed every file.
 func TestLocalORCInferenceMatchesSpark(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	var paths []string
@@ -69,6 +70,7 @@ func TestLocalORCInferenceMatchesSpark(t *testing.T) {
 // timestamp: the client reads the setting and leaves such a file to
 // Spark, and types the others as under the default.
 func TestLocalORCInferenceFollowsSessionSettings(t *testing.T) {
+	t.Parallel()
 	c, err := spark.Connect(context.Background(), requireSpark(t), spark.ConnectOptions{
 		UserAgent: "sparkmerge-integration",
 		Conf:      map[string]string{"spark.sql.timestampType": "TIMESTAMP_NTZ"},

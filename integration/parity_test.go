@@ -39,6 +39,7 @@ func documentedDifference(a, b sparkmerge.DataType) bool {
 // Spark for every pair of types and compares Spark's result type with the
 // planner's: equal, or a documented difference.
 func TestWideningParityWithSpark(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	ctx := context.Background()
 	types := make([]sparkmerge.DataType, len(parityTypes))

@@ -50,6 +50,7 @@ func sparkWrittenParquet(t *testing.T, c *spark.Client) string {
 // read from their footers on the client and with Spark's, on the real
 // server. Every read's schema must be the same.
 func TestLocalParquetInferenceMatchesSpark(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	cases := []struct {
 		name  string
@@ -95,6 +96,7 @@ func TestLocalParquetInferenceMatchesSpark(t *testing.T) {
 // Files Spark cannot read are left to it: the plan fails with Spark's
 // error, the same with and without client inference.
 func TestLocalParquetInferenceLeavesErrorsToSpark(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	for _, name := range []string{"time-of-day.parquet", "nanos.parquet", "case-duplicates.parquet"} {
 		path := parquetFixtures(t, name)
@@ -116,6 +118,7 @@ func TestLocalParquetInferenceLeavesErrorsToSpark(t *testing.T) {
 // spark.sql.parquet.inferTimestampNTZ.enabled=false a timestamp without
 // time zone is a timestamp, and the client reads that setting.
 func TestLocalParquetInferenceFollowsSessionSettings(t *testing.T) {
+	t.Parallel()
 	c, err := spark.Connect(context.Background(), requireSpark(t), spark.ConnectOptions{
 		UserAgent: "sparkmerge-integration",
 		Conf:      map[string]string{"spark.sql.parquet.inferTimestampNTZ.enabled": "false"},
@@ -144,6 +147,7 @@ func TestLocalParquetInferenceFollowsSessionSettings(t *testing.T) {
 // auto reads Parquet files together when their shared columns agree in
 // name and type, and the merge keeps every row and value.
 func TestLocalParquetGroups(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	paths := parquetFixtures(t, "day-1.parquet", "day-2.parquet", "day-3.parquet", "day-4.parquet")
 	p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(paths...)})

@@ -22,6 +22,7 @@ import (
 // drift, then aggregated and joined in the caller's own session. Every row
 // and type is checked; a row that appears twice stays twice (UNION ALL).
 func TestGoPipeline(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	session := upstreamSession(t)
 	table := "pipeline_orders_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")

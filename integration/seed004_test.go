@@ -13,33 +13,82 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
+// Sessions. A test's queries, statements and merges (query, exec,
+// newClient) run on one Spark Connect session, borrowed for the test from
+// a pool and given back when it ends: a new session per test would load
+// and compile Spark's generated code again, in a class loader of its own.
+// So a session serves one test at a time, and at most as many as run at
+// once exist. A test that makes temporary views, changes session
+// settings or checks what a session itself does opens its own first, with
+// upstreamSession; query, exec and newClient then use that one.
 var (
 	sessionsMu sync.Mutex
-	sessions   = map[*testing.T]sql.SparkSession{}
+	sessions   = map[*testing.T]*testSession{}
+	idle       []sql.SparkSession // the pool
 )
 
-// upstreamSession opens a plain spark-connect-go session, one per test so
-// that temporary views live across the test's statements: seed 004 is about
-// what the client library itself does.
+type testSession struct {
+	s      sql.SparkSession
+	pooled bool
+}
+
+// upstreamSession opens a plain spark-connect-go session of the test's
+// own, for a test whose temporary views or settings must not outlive it
+// (seed 004 is about what the client library itself does): it is stopped
+// when the test ends. Call it before query, exec or newClient.
 func upstreamSession(t *testing.T) sql.SparkSession {
 	t.Helper()
 	sessionsMu.Lock()
 	defer sessionsMu.Unlock()
-	if s, ok := sessions[t]; ok {
-		return s
+	if ts, ok := sessions[t]; ok {
+		if ts.pooled {
+			t.Fatal("upstreamSession called after query, exec or newClient: the test already runs on a shared session")
+		}
+		return ts.s
 	}
-	r := requireSpark(t)
-	s, err := sql.NewSessionBuilder().Remote(r).Build(context.Background())
-	if err != nil {
-		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
-	}
-	sessions[t] = s
+	s := newSession(t)
+	sessions[t] = &testSession{s: s}
 	t.Cleanup(func() {
 		sessionsMu.Lock()
 		delete(sessions, t)
 		sessionsMu.Unlock()
 		s.Stop()
 	})
+	return s
+}
+
+// testSessionOf returns the test's session: its own, or one borrowed from
+// the pool until the test ends.
+func testSessionOf(t *testing.T) sql.SparkSession {
+	t.Helper()
+	sessionsMu.Lock()
+	defer sessionsMu.Unlock()
+	if ts, ok := sessions[t]; ok {
+		return ts.s
+	}
+	var s sql.SparkSession
+	if n := len(idle); n > 0 {
+		s, idle = idle[n-1], idle[:n-1]
+	} else {
+		s = newSession(t)
+	}
+	sessions[t] = &testSession{s: s, pooled: true}
+	t.Cleanup(func() {
+		sessionsMu.Lock()
+		defer sessionsMu.Unlock()
+		delete(sessions, t)
+		idle = append(idle, s)
+	})
+	return s
+}
+
+func newSession(t *testing.T) sql.SparkSession {
+	t.Helper()
+	r := requireSpark(t)
+	s, err := sql.NewSessionBuilder().Remote(r).Build(context.Background())
+	if err != nil {
+		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
+	}
 	return s
 }
 
@@ -81,6 +130,7 @@ func fieldNamesAndTypes(t *testing.T, df sql.DataFrame) []string {
 // TestSeed004UnionByNameIdenticalSchemas reproduces seed 004's JUnit tests:
 // two (id, name) frames, union by name, 4 rows in order, schema unchanged.
 func TestSeed004UnionByNameIdenticalSchemas(t *testing.T) {
+	t.Parallel()
 	s := upstreamSession(t)
 	df1 := frame(t, s, "SELECT * FROM VALUES (1, 'Alice'), (2, 'Bob') AS t(id, name)")
 	df2 := frame(t, s, "SELECT * FROM VALUES (3, 'Charlie'), (4, 'Diana') AS t(id, name)")
@@ -104,6 +154,7 @@ func TestSeed004UnionByNameIdenticalSchemas(t *testing.T) {
 // Spark plans a UNION DISTINCT and duplicated rows vanish. UnionAll keeps
 // them. If this test starts failing, upstream fixed the bug.
 func TestSeed004UpstreamUnionByNameDropsDuplicates(t *testing.T) {
+	t.Parallel()
 	s := upstreamSession(t)
 	df1 := frame(t, s, "SELECT * FROM VALUES (1, 'Alice'), (1, 'Alice') AS t(id, name)")
 	df2 := frame(t, s, "SELECT * FROM VALUES (1, 'Alice') AS t(id, name)")

@@ -17,6 +17,7 @@ import (
 // null for the first file's rows. sparkmerge gives the same table both with
 // a multi-path read and with per-file reads and a union.
 func TestSeed000JSONPincode(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	files := pathSources(filepath.Join(testdataRoot, "seed000", "one.json"), filepath.Join(testdataRoot, "seed000", "two.json"))
 	wantCols := []string{"age string", "area string", "city string", "gender string", "name string", "pincode string", "profession string"}
@@ -56,6 +57,7 @@ func TestSeed000JSONPincode(t *testing.T) {
 // table over the union of all columns. salary is int in one file and
 // double in another: it widens to double.
 func TestSeed001Employees(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := filepath.Join(testdataRoot, "seed001")
 	res, out := merge(t, c, spark.Job{Sources: pathSources(dir), Verify: true})
@@ -80,6 +82,7 @@ func TestSeed001Employees(t *testing.T) {
 // TideNumber. The article's result: 8 columns in first-seen order, nulls
 // where a file lacks a column.
 func TestSeed002Tides(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := filepath.Join(testdataRoot, "tides")
 	res, out := merge(t, c, spark.Job{Sources: pathSources(dir), Policy: sparkmerge.Options{SourceColumn: "_source"}, Verify: true})
@@ -112,6 +115,7 @@ func TestSeed002Tides(t *testing.T) {
 // (name, age, hight, weight); old rows get weight null; old-only columns
 // would be dropped.
 func TestSeed003ReferenceNewFrame(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	oldDir, newDir := filepath.Join(dir, "old"), filepath.Join(dir, "new")
@@ -142,6 +146,7 @@ func TestSeed003ReferenceNewFrame(t *testing.T) {
 // Seed 004 through sparkmerge: identical schemas, 4 rows, schema unchanged,
 // and duplicated rows within and across sources all survive.
 func TestDuplicateRowsSurvive(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{
@@ -168,6 +173,7 @@ func TestDuplicateRowsSurvive(t *testing.T) {
 // shifts values; sparkmerge's auto strategy keeps each value in its column,
 // and its multipath strategy refuses.
 func TestCSVHeaderDrift(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	dir := workDir(t)
 	paths := writeFiles(t, dir, map[string]string{
@@ -178,6 +184,7 @@ func TestCSVHeaderDrift(t *testing.T) {
 	// What Spark does on its own: one read over both files.
 	exec(t, "CREATE OR REPLACE TEMPORARY VIEW drift USING csv OPTIONS (path '"+dir+"', header 'true')")
 	_, naive := query(t, "SELECT id, city, amount FROM drift ORDER BY id")
+	exec(t, "DROP VIEW drift") // the session serves other tests next (testSessionOf)
 	// Spark takes one file's header (which one depends on file sizes) and
 	// maps the other file's values by position: a city lands in id or
 	// amount.

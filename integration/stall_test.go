@@ -106,6 +106,7 @@ func (p *stallingProxy) close() {
 // A connection that stops delivering once connected fails the next call
 // in bounded time, as unreachable (the CLI's exit 4), instead of hanging.
 func TestStalledConnectionFails(t *testing.T) {
+	t.Parallel()
 	remote := requireSpark(t)
 	target := strings.TrimPrefix(remote, "sc://")
 	if i := strings.Index(target, "/"); i >= 0 {

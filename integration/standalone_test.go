@@ -23,6 +23,7 @@ import (
 // client reads and from files only the cluster sees, verified, and a
 // drifting JSON merge compared with the local server's output.
 func TestStandaloneClusterSmoke(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	hidden, err := os.MkdirTemp("", "sparktest-standalone-")
 	if err != nil {

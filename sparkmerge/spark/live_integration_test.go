@@ -33,6 +33,7 @@ func liveClient(t *testing.T) *Client {
 // with the postscript and its length), which the client then types it
 // from: not the whole tail.
 func TestLiveFetchedContentIsTheFooter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := liveClient(t)
 	for _, format := range []string{"parquet", "orc"} {
@@ -91,6 +92,7 @@ func TestLiveFetchedContentIsTheFooter(t *testing.T) {
 // reports a Unity Catalog volume's /Volumes/... as dbfs:/Volumes/...),
 // other schemes stay; percent-escapes are decoded and '+' stays '+'.
 func TestLiveRowFileOf(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := liveClient(t)
 	tests := []struct {

@@ -47,6 +47,7 @@ func writeFile(t *testing.T, path, content string) {
 func dt(k sparkmerge.Kind) sparkmerge.DataType { return sparkmerge.DataType{Kind: k} }
 
 func TestLiveSchemaExactTypes(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	if !strings.HasPrefix(s.SparkVersion(), "4.") && !strings.HasPrefix(s.SparkVersion(), "3.") {
 		t.Errorf("SparkVersion() = %q", s.SparkVersion())
@@ -91,6 +92,7 @@ func TestLiveSchemaExactTypes(t *testing.T) {
 }
 
 func TestLiveReadFilesSelectExpr(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	ctx := context.Background()
 	dir := sparktest.WorkDir(t)
@@ -136,6 +138,7 @@ func TestLiveReadFilesSelectExpr(t *testing.T) {
 }
 
 func TestLiveUnion600(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	ctx := context.Background()
 	const n = 600
@@ -176,6 +179,7 @@ func TestLiveUnion600(t *testing.T) {
 }
 
 func TestLiveDuplicatesSurviveUnions(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	ctx := context.Background()
 	a := s.SQL("SELECT * FROM VALUES (1, 'x'), (1, 'x') AS t(id, v)")
@@ -194,6 +198,7 @@ func TestLiveDuplicatesSurviveUnions(t *testing.T) {
 }
 
 func TestLiveWritePartitionedParquet(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	ctx := context.Background()
 	out := filepath.Join(sparktest.WorkDir(t), "out")
@@ -228,6 +233,7 @@ func TestLiveWritePartitionedParquet(t *testing.T) {
 }
 
 func TestLiveTablesAndDDL(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	ctx := context.Background()
 	name := "connect_test_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
@@ -264,6 +270,7 @@ func TestLiveTablesAndDDL(t *testing.T) {
 }
 
 func TestLiveErrors(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	ctx := context.Background()
 	missing := filepath.Join(sparktest.WorkDir(t), "missing.csv")
@@ -282,6 +289,7 @@ func TestLiveErrors(t *testing.T) {
 }
 
 func TestLiveConcurrentSchemas(t *testing.T) {
+	t.Parallel()
 	s := liveSession(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
@@ -305,6 +313,7 @@ func TestLiveConcurrentSchemas(t *testing.T) {
 // InterruptAll stops a running Spark job of the session: the query fails
 // at once instead of running to its end.
 func TestLiveInterruptAll(t *testing.T) {
+	t.Parallel()
 	sess := liveSession(t)
 	done := make(chan error, 1)
 	start := time.Now()
@@ -313,21 +322,27 @@ func TestLiveInterruptAll(t *testing.T) {
 		_, err := sess.SQL("SELECT sum(id % 7) FROM range(0, 100000000000, 1, 4)").Collect(context.Background())
 		done <- err
 	}()
-	time.Sleep(3 * time.Second) // let the job start
-	if err := sess.InterruptAll(context.Background()); err != nil {
-		t.Fatalf("InterruptAll: %v", err)
-	}
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("the interrupted query succeeded")
+	// Interrupted again every half second until it ends: the first calls
+	// may come before the server has started the query. Unstopped, the
+	// query runs for minutes and then succeeds, which fails the test.
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if err := sess.InterruptAll(context.Background()); err != nil {
+			t.Fatalf("InterruptAll: %v", err)
 		}
-		if msg := strings.ToLower(err.Error()); !strings.Contains(msg, "cancel") && !strings.Contains(msg, "interrupt") {
-			t.Fatalf("the query failed, but not by the interrupt: %v", err)
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("the interrupted query succeeded")
+			}
+			if msg := strings.ToLower(err.Error()); !strings.Contains(msg, "cancel") && !strings.Contains(msg, "interrupt") {
+				t.Fatalf("the query failed, but not by the interrupt: %v", err)
+			}
+			t.Logf("interrupted after %s: %.150v", time.Since(start).Round(time.Millisecond), err)
+			return
+		case <-tick.C:
 		}
-		t.Logf("interrupted after %s: %.150v", time.Since(start).Round(time.Millisecond), err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("the query still runs 60 s after InterruptAll")
 	}
 }
 
@@ -335,6 +350,7 @@ func TestLiveInterruptAll(t *testing.T) {
 // test server's is 5 s; 2 minutes by default): a query and a command that
 // outlast it are picked up again and come back whole, the command run once.
 func TestLiveReattach(t *testing.T) {
+	t.Parallel()
 	sess := liveSession(t)
 	ctx := context.Background()
 	const key = "spark.connect.execute.reattachable.senderMaxStreamDuration"
@@ -383,6 +399,7 @@ func TestLiveReattach(t *testing.T) {
 // and its id is refused, while a session that was not released keeps its
 // view for the next client that joins it.
 func TestLiveReleaseEndsTheSession(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote, err := ParseRemote(sparktest.Remote(t))
 	if err != nil {
