@@ -162,6 +162,23 @@ func TestServerKilledDuringOverwrite(t *testing.T) {
 	}
 }
 
+// waitForWrite polls until a write job into out, or into a staging
+// directory beside it, has begun (Spark's _temporary directory is there),
+// failing the test if the merge whose result done carries ends first.
+func waitForWrite(t *testing.T, out string, done <-chan error) {
+	t.Helper()
+	for {
+		if _, err := os.Stat(filepath.Join(out, "_temporary")); err == nil || hasTemporary(leftovers(t, out)) {
+			return
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the merge ended (err %v) before its write could be seen running", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 func hasTemporary(dirs []string) bool {
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "_temporary")); err == nil {
@@ -208,8 +225,10 @@ func TestFailedTableOverwriteKeepsOldTable(t *testing.T) {
 // made, not the target's growth: the rows already there, and the
 // partition directories, do not count, and per source with provenance.
 func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
-	dir := clusterFiles(t, textFiles(map[string]string{
+	host, dir := sparktest.ClusterDir(t)
+	putFiles(t, host, textFiles(map[string]string{
 		"in/a.csv": "id,v,k\n1,x,p\n2,y,q\n",
 		"in/b.csv": "k,id\np,3\n",
 		"in/c.csv": "id,k\n4,q\n5,q\n6,p\n",
@@ -244,7 +263,9 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 			Target: spark.Target{Path: out, Mode: "append", PartitionBy: []string{"k"}}})
 		done <- err
 	}()
-	time.Sleep(6 * time.Second) // planned and counted; the write runs
+	// Once the write job has begun (its _temporary directory is there),
+	// its one slow task runs for about 16 s.
+	waitForWrite(t, filepath.Join(host, "out"), done)
 	exec(t, "INSERT OVERWRITE DIRECTORY '"+out+"/k=9' USING parquet SELECT 99 AS id, 'other' AS v")
 	err := <-done
 	var verr *spark.VerifyError
@@ -260,6 +281,7 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 // there, then appended. Here another session inserts a row while the
 // merge writes a slow source (a view taking about 16 s to read).
 func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	id := strings.ReplaceAll(uuid.NewString()[:8], "-", "")
 	view, table := "slowappend_"+id, "appended_"+id
@@ -275,8 +297,15 @@ func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
 		res, err = c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Table: "global_temp." + view}}, Verify: true,
 			Target: spark.Target{Table: table, Mode: "append"}})
 	}()
-	time.Sleep(6 * time.Second) // planned and counted; the write runs (one of local[2]'s cores is free)
+	// The table's files lie where the client cannot look: planned and
+	// counted after a few seconds, while the view takes about 16 s.
+	time.Sleep(6 * time.Second)
 	exec(t, "INSERT INTO "+table+" VALUES (-2, 'meanwhile')")
+	select {
+	case <-done:
+		t.Fatal("the merge ended before the other session's row went in: the test proves nothing")
+	default:
+	}
 	<-done
 	if err != nil {
 		t.Fatal(err)

@@ -253,6 +253,22 @@ func (s *Server) Stop() {
 	})
 }
 
+// fairScheduler makes Spark's default scheduler pool share its task slots
+// fairly between jobs; fairSchedulerFile is its name in the cluster
+// directory.
+const (
+	fairScheduler = `<?xml version="1.0"?>
+<allocations>
+  <pool name="default">
+    <schedulingMode>FAIR</schedulingMode>
+    <weight>1</weight>
+    <minShare>0</minShare>
+  </pool>
+</allocations>
+`
+	fairSchedulerFile = "fairscheduler.xml"
+)
+
 // start starts the object store (when its pieces are given) and Spark,
 // on [Image], seeing mounts
 // at their own paths and cluster at [ClusterMount]. Under CI=true an
@@ -268,6 +284,14 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	// proxies): short here, so every call of the suite that outlasts it
 	// goes through a reattach.
 	conf := map[string]string{"spark.connect.execute.reattachable.senderMaxStreamDuration": "5s"}
+	// Tests run at once, from several test binaries: jobs share the task
+	// slots (FAIR, also within the default pool) instead of a small job
+	// waiting for every task of a big one submitted before it (FIFO).
+	if err := os.WriteFile(filepath.Join(cluster, fairSchedulerFile), []byte(fairScheduler), 0o644); err != nil {
+		return nil, err
+	}
+	conf["spark.scheduler.mode"] = "FAIR"
+	conf["spark.scheduler.allocation.file"] = "file:" + ClusterMount + "/" + fairSchedulerFile
 	srv := &Server{}
 	store, noStore, err := startObjectStore(ctx)
 	switch {

@@ -318,13 +318,16 @@ func TestLiveInterruptAll(t *testing.T) {
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		// Minutes of work on two cores.
-		_, err := sess.SQL("SELECT sum(id % 7) FROM range(0, 100000000000, 1, 4)").Collect(context.Background())
+		// Tens of seconds of work on two cores: enough to be running
+		// when interrupted, and little for the server, shared by other
+		// tests, if an interrupt comes while Spark plans the query
+		// (it then cancels the operation, not the job submitted after).
+		_, err := sess.SQL("SELECT sum(id % 7) FROM range(0, 20000000000, 1, 4)").Collect(context.Background())
 		done <- err
 	}()
-	// Interrupted again every half second until it ends: the first calls
-	// may come before the server has started the query. Unstopped, the
-	// query runs for minutes and then succeeds, which fails the test.
+	time.Sleep(3 * time.Second) // let the job start
+	// Then interrupted every half second until it ends: on a loaded
+	// machine the server may not have the operation yet.
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
