@@ -32,7 +32,7 @@ func etClient(t *testing.T) *spark.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := spark.Connect(testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-it", SessionID: id})
+	c, err := connectPatiently(t, testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-it", SessionID: id})
 	if err != nil {
 		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
 	}

@@ -4,7 +4,9 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,12 +30,41 @@ func newClient(t *testing.T) *spark.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := spark.Connect(context.Background(), r, spark.ConnectOptions{UserAgent: "sparkmerge-integration", SessionID: id})
+	c, err := connectPatiently(t, testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-integration", SessionID: id})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// connectPatiently is spark.Connect, tried again while the server accepts
+// connections but answers slower than Connect waits for it (20 s, which
+// a loaded machine exceeds): a slow machine makes the suite slower, not
+// red. A server that accepts none fails at once.
+func connectPatiently(t *testing.T, ctx context.Context, remote string, opts spark.ConnectOptions) (*spark.Client, error) {
+	t.Helper()
+	for {
+		c, err := spark.Connect(ctx, remote, opts)
+		if err == nil || !errors.Is(err, spark.ErrUnreachable) || ctx.Err() != nil || !listening(remote) {
+			return c, err
+		}
+		t.Logf("Spark answers slowly, connecting again: %v", err)
+	}
+}
+
+// listening reports whether remote's server accepts TCP connections.
+func listening(remote string) bool {
+	r, err := spark.ParseRemote(remote)
+	if err != nil {
+		return false
+	}
+	conn, err := net.DialTimeout("tcp", r.Addr(), 5*time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }
 
 // writeFiles writes name -> content files into dir and returns their paths
@@ -250,7 +281,7 @@ func ownSpark(t *testing.T, opts localspark.Options, copts spark.ConnectOptions)
 		t.Fatalf("start a Spark of the test's own: %v", err)
 	}
 	sparktest.StopWithTest(t, srv)
-	c, err := spark.Connect(ctx, srv.Remote(), copts)
+	c, err := connectPatiently(t, ctx, srv.Remote(), copts)
 	if err != nil {
 		t.Fatal(err)
 	}
