@@ -84,7 +84,11 @@ func TestTokensFromASourceAuthenticate(t *testing.T) {
 		env  []string
 	}{
 		{"token command", []string{"--token-command", "echo " + secret}, nil},
-		{"service principal", nil, []string{"DATABRICKS_CLIENT_ID=sp", "DATABRICKS_CLIENT_SECRET=sp-secret", "DATABRICKS_HOST=" + tokens.URL}},
+		// DATABRICKS_HOST names the server's host (the CLI sends
+		// Databricks credentials to that host only), where the token
+		// endpoint listens too.
+		{"service principal", nil, []string{"DATABRICKS_CLIENT_ID=sp", "DATABRICKS_CLIENT_SECRET=sp-secret",
+			"DATABRICKS_HOST=" + strings.Replace(tokens.URL, "127.0.0.1", "localhost", 1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
