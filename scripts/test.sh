@@ -24,8 +24,12 @@ cd "$SPARKMERGE_REPO"
 
 command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / { print $2 }' go.mod) or newer (https://go.dev/doc/install)"
 
-# The integration step's budget in seconds. Measured: see docs/testing.md.
-integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-600}
+# The integration step's budget in seconds: what the step took before it
+# shared one server and ran tests in parallel (1,500 s on a quiet machine,
+# 1,862 s on a loaded one), so that a return to that fails. The goal is
+# 600 s; lower the budget once a quiet run has measured the step (see
+# docs/testing.md#time for the figures).
+integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-1500}
 
 pkgs=${SPARKMERGE_TEST_PACKAGES:-./...}
 # go test -json of each step, kept for a look after the run (git-ignored);
