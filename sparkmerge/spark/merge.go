@@ -443,10 +443,16 @@ func fieldNames(fields []sparkmerge.Field) string {
 	return strings.Join(names, ", ")
 }
 
-// clientRulesVersion is the Spark version whose schema inference rules the
-// client implements (CSVInferSchema, JsonInferSchema, the Parquet schema
-// converter, OrcUtils.toCatalystSchema), for messages.
-var clientRulesVersion = infer.Spark40.Version()
+// clientRulesVersions are the Spark lines whose schema inference the
+// client reproduces (CSVInferSchema, JsonInferSchema, the Parquet schema
+// converter, OrcUtils.toCatalystSchema), for messages: "4.0, 4.1 and 4.3".
+func clientRulesVersions() string {
+	lines := infer.Known()
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return strings.Join(lines[:len(lines)-1], ", ") + " and " + lines[len(lines)-1]
+}
 
 // clientRulesMatch reports whether a server of this Spark version infers
 // by rules the client implements.

@@ -162,9 +162,9 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	switch {
 	case job.SparkInference:
 	case !clientRulesMatch(c.SparkVersion()):
-		// The client implements Spark 4.0's inference rules: another
-		// server might type the same file otherwise.
-		found.note = fmt.Sprintf("the server runs Spark %s and the client infers schemas by Spark %s's rules: Spark infers them all", c.SparkVersion(), clientRulesVersion)
+		// The client has the inference rules of some Spark lines only:
+		// another server might type the same file otherwise.
+		found.note = fmt.Sprintf("the server runs Spark %s and the client has the inference rules of Spark %s only: Spark infers every schema", c.SparkVersion(), clientRulesVersions())
 	default:
 		var err error
 		if found, remote, err = c.inferOnClient(ctx, in); err != nil {

@@ -433,7 +433,7 @@ func TestPlan(t *testing.T) {
 			wantTarget: "id int, name string",
 			wantCalls:  []string{"readSchema $D/a.csv", "readSchema $D/b.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
-				want := "the server runs Spark 3.5.2 and the client infers schemas by Spark 4.0's rules: Spark infers them all"
+				want := "the server runs Spark 3.5.2 and the client has the inference rules of Spark 4.0, 4.1 and 4.3 only: Spark infers every schema"
 				if p.InferenceNote != want {
 					t.Errorf("InferenceNote = %q, want %q", p.InferenceNote, want)
 				}

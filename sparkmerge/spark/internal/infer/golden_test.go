@@ -19,10 +19,20 @@ const sparkCorpus = "testdata/spark"
 // The rules agree with Spark on every file they accept: where they do not
 // refuse a file (leaving it to Spark), their schema is the one Spark
 // recorded, name for name and type for type.
+// Each line's rules are held to that line's record.
 func TestRulesAgreeWithSparksRecordedSchemas(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(sparkCorpus, "schemas-"+Spark40.Version()+".json"))
+	for _, line := range Known() {
+		t.Run("Spark "+line, func(t *testing.T) {
+			rules, _ := RulesFor(line)
+			rulesAgreeWithRecord(t, rules)
+		})
+	}
+}
+
+func rulesAgreeWithRecord(t *testing.T, rules Rules) {
+	data, err := os.ReadFile(filepath.Join(sparkCorpus, "schemas-"+rules.Version()+".json"))
 	if err != nil {
-		t.Fatalf("no recorded schemas (scripts/record-spark-schemas.sh): %v", err)
+		t.Fatalf("no recorded schemas of Spark %s (scripts/record-spark-schemas.sh on that version): %v", rules.Version(), err)
 	}
 	var recorded map[string]struct{ Schema, Error string }
 	if err := json.Unmarshal(data, &recorded); err != nil {
@@ -43,13 +53,13 @@ func TestRulesAgreeWithSparksRecordedSchemas(t *testing.T) {
 		switch format {
 		case "csv":
 			var f CSVFile
-			if f, err = Spark40.CSVFile(path, map[string]string{"header": "true", "inferSchema": "true"}); err == nil {
+			if f, err = rules.CSVFile(path, map[string]string{"header": "true", "inferSchema": "true"}); err == nil {
 				got = f.Schema.String()
 			}
 		case "json":
 			var f JSONFile
-			if f, err = Spark40.JSONFile(path, nil); err == nil {
-				schema, serr := Spark40.JSONSchema(f.Raw)
+			if f, err = rules.JSONFile(path, nil); err == nil {
+				schema, serr := rules.JSONSchema(f.Raw)
 				got, err = schema.String(), serr
 			}
 		default:

@@ -4,7 +4,7 @@
 // Asking Spark for a file's schema costs a Spark job or two per file, most
 // of a merge of many small files; for files it can read, the client infers
 // the schema itself, by Spark's own rules. The rules differ between Spark
-// versions, so they come by name ([Spark40]), and [RulesFor] gives the
+// versions, so they come by name ([Spark40], [Spark41], ...), and [RulesFor] gives the
 // executor only the rules of the server it talks to. Whatever the rules do
 // not reproduce exactly (an option, a file or a value Spark might read
 // otherwise) is refused with an [*Unsupported] error: Spark must infer that
@@ -34,8 +34,31 @@ type Rules struct {
 // Spark40 are Spark 4.0's rules.
 var Spark40 = Rules{version: "4.0"}
 
-// known are the rule sets the package has.
-var known = []Rules{Spark40}
+// Spark41 are Spark 4.1's rules: the same as 4.0's. Spark 4.1.4 gives the
+// recorded corpus (testdata/spark/schemas-4.1.json) the schemas 4.0.1
+// gives, and the version matrix (scripts/test-matrix.sh: the differential
+// suite's corpora and the CSV, JSON, Parquet and ORC inference tests)
+// passes on it with these rules on.
+var Spark41 = Rules{version: "4.1"}
+
+// Spark43 are Spark 4.3's rules: the same as 4.0's, checked on 4.3.0 as
+// Spark41 on 4.1.4 (testdata/spark/schemas-4.3.json). Spark 4.2 is not
+// in the version matrix, so a 4.2 server infers every schema itself.
+var Spark43 = Rules{version: "4.3"}
+
+// known are the rule sets the package has, one per Spark line
+// (major.minor) whose inference they are known to reproduce.
+var known = []Rules{Spark40, Spark41, Spark43}
+
+// Known lists the Spark lines (major.minor) the package has rules for,
+// oldest first: "4.0", ...
+func Known() []string {
+	lines := make([]string, len(known))
+	for i, r := range known {
+		lines[i] = r.version
+	}
+	return lines
+}
 
 // RulesFor returns the rules by which a server of sparkVersion (as Spark
 // reports it, "4.0.1") infers schemas, and false when the package has no

@@ -7,16 +7,17 @@ import (
 	"testing"
 )
 
-// The rules of Spark 4.0 are those of every 4.0 release, and of no other
-// version.
+// Each line's rules are those of every release of that line, and of no
+// other version: 4.2 is in no version matrix, 3.5 infers otherwise.
 func TestRulesFor(t *testing.T) {
-	for v, want := range map[string]bool{"4.0.1": true, "4.0.0": true, "4.0": true, "4.1.0": false, "3.5.2": false, "4.00.1": false, "": false} {
+	for v, want := range map[string]Rules{
+		"4.0.1": Spark40, "4.0.0": Spark40, "4.0": Spark40,
+		"4.1.4": Spark41, "4.3.0": Spark43,
+		"4.2.1": {}, "3.5.7": {}, "3.5.2": {}, "4.00.1": {}, "4.10.0": {}, "": {},
+	} {
 		rules, ok := RulesFor(v)
-		if ok != want {
-			t.Errorf("RulesFor(%q) = %v, want %v", v, ok, want)
-		}
-		if ok && rules != Spark40 || !ok && rules != (Rules{}) {
-			t.Errorf("RulesFor(%q) = %v", v, rules)
+		if ok != (want != Rules{}) || rules != want {
+			t.Errorf("RulesFor(%q) = %v, %v; want %v", v, rules, ok, want)
 		}
 	}
 	if Spark40.Version() != "4.0" || Spark40.String() != "Spark 4.0" || (Rules{}).Version() != "" || (Rules{}).String() != "no rules" {
