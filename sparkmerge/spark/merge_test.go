@@ -293,7 +293,7 @@ func TestStrategyRoundTrip(t *testing.T) {
 }
 
 func TestClientRulesMatch(t *testing.T) {
-	for v, want := range map[string]bool{"4.0.1": true, "4.0.0": true, "4.0": true, "4.1.0": true, "4.3.0": true, "4.2.1": false, "3.5.2": false, "4.00.1": false, "": false} {
+	for v, want := range map[string]bool{"4.0.1": true, "4.0.0": true, "4.0": true, "4.1.0": true, "4.3.0": true, "4.2.1": false, "3.5.2": true, "3.4.1": false, "4.00.1": false, "": false} {
 		if got := clientRulesMatch(v); got != want {
 			t.Errorf("clientRulesMatch(%q) = %v, want %v", v, got, want)
 		}

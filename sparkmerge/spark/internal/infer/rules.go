@@ -31,6 +31,14 @@ type Rules struct {
 	version string // the Spark major.minor version, e.g. "4.0"
 }
 
+// Spark35 are Spark 3.5's rules: the same as 4.0's. Spark 3.5.7 gives the
+// recorded corpus (testdata/spark/schemas-3.5.json) the schemas 4.0.1
+// gives, but for the malformed JSON line, which both refuse (3.5 with a
+// SparkException of no error class, 4.0 with
+// MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION), and the version matrix
+// passes on it with these rules on.
+var Spark35 = Rules{version: "3.5"}
+
 // Spark40 are Spark 4.0's rules.
 var Spark40 = Rules{version: "4.0"}
 
@@ -43,12 +51,13 @@ var Spark41 = Rules{version: "4.1"}
 
 // Spark43 are Spark 4.3's rules: the same as 4.0's, checked on 4.3.0 as
 // Spark41 on 4.1.4 (testdata/spark/schemas-4.3.json). Spark 4.2 is not
-// in the version matrix, so a 4.2 server infers every schema itself.
+// in the version matrix, so a 4.2 server infers every schema itself, as
+// does any version before 3.5.
 var Spark43 = Rules{version: "4.3"}
 
 // known are the rule sets the package has, one per Spark line
 // (major.minor) whose inference they are known to reproduce.
-var known = []Rules{Spark40, Spark41, Spark43}
+var known = []Rules{Spark35, Spark40, Spark41, Spark43}
 
 // Known lists the Spark lines (major.minor) the package has rules for,
 // oldest first: "4.0", ...
