@@ -27,12 +27,12 @@ cd "$SPARKMERGE_REPO"
 #   client typing            TestLocal*InferenceMatchesSpark, TestInferGoldenIsSparks
 #   Spark inference          TestDifferentialReadPaths (auto --spark-inference), TestTypeDrift
 #   positional scans         TestCSVBatchesMatchReadsOneByOne, TestJSONBatchesMatchReadsOneByOne
-#   files only Spark sees    TestClusterFilesMergeAsLocalFiles, TestObjectStoreFileChangedAfterPlanning
-#   strategies               TestOneResultWhateverThePath (auto, union, multipath)
+#   files only Spark sees    TestDifferentialReadPaths (a mounted directory, an S3 bucket), TestObjectStoreFileChangedAfterPlanning
+#   strategies               TestDifferentialReadPaths and TestOneResultWhateverThePath (auto, union), TestTypeDrift (multipath)
 #   write targets            TestPartitionedWrite, TestTableAppendEvolve, TestDataFramesInAndOut, TestCLIMergeToView
 #   widening                 TestWideningParityWithSpark
 #   the version command      TestCLIVersionNamesTheServer
-matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestClusterFilesMergeAsLocalFiles|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer)$'
+matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer)$'
 
 # matrix_versions: the newest pinned patch of each major.minor.
 matrix_versions() {
