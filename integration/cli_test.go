@@ -548,6 +548,7 @@ func TestCLIMergeToView(t *testing.T) {
 // reports, and says whether the client's rules apply: exactly when a plan
 // of a local CSV file is typed on the client (inferred_locally).
 func TestCLIVersionNamesTheServer(t *testing.T) {
+	t.Parallel()
 	want := newClient(t).SparkVersion()
 	code, stdout, stderr := cliRun(t, "version", "-o", "json")
 	if code != 0 {
