@@ -74,7 +74,7 @@ func clientOnSession(t *testing.T, s sql.SparkSession) *spark.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := spark.Connect(context.Background(), requireSpark(t), spark.ConnectOptions{SessionID: id})
+	c, err := spark.Connect(context.Background(), requireSpark(t), spark.ConnectOptions{Session: s})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,11 +28,7 @@ import (
 func etClient(t *testing.T) *spark.Client {
 	t.Helper()
 	r := requireSpark(t)
-	id, err := spark.SessionIDOf(testSessionOf(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := connectPatiently(t, testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-it", SessionID: id})
+	c, err := connectPatiently(t, testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-it", Session: testSessionOf(t)})
 	if err != nil {
 		t.Fatalf("connect to %s: %v", spark.RedactRemote(r), err)
 	}

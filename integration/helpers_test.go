@@ -26,11 +26,7 @@ import (
 func newClient(t *testing.T) *spark.Client {
 	t.Helper()
 	r := requireSpark(t)
-	id, err := spark.SessionIDOf(testSessionOf(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := connectPatiently(t, testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-integration", SessionID: id})
+	c, err := connectPatiently(t, testContext(t), r, spark.ConnectOptions{UserAgent: "sparkmerge-integration", Session: testSessionOf(t)})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -67,10 +67,16 @@ type ConnectOptions struct {
 	KeepAliveTimeout time.Duration
 	// SessionID joins an existing Spark Connect session (a UUID): temporary
 	// views and session settings are then shared with every client on it,
-	// e.g. a spark-connect-go session (see [SessionIDOf]). It overrides
+	// e.g. PySpark's (for spark-connect-go's, see Session). It overrides
 	// session_id in the connection string. Empty: the connection string's
 	// session_id, else a new session.
 	SessionID string
+	// Session joins a spark-connect-go session: its id and the user it
+	// sends, which the server keys a session by as well as the id (a
+	// client sending another user would reach another session, without
+	// the caller's temporary views). It overrides SessionID and user_id
+	// in the connection string.
+	Session sql.SparkSession
 	// ReattachFor is how long a call whose connection broke keeps trying
 	// to pick its operation up again on a new connection before it fails
 	// as unreachable (every query and write runs as a reattachable
@@ -157,6 +163,14 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 	if err != nil {
 		return nil, fmt.Errorf("connection string: %w", err)
 	}
+	if opts.Session != nil {
+		if opts.SessionID, err = connect.SessionIDOf(opts.Session); err != nil {
+			return nil, fmt.Errorf("join the session: %w", err)
+		}
+		if r.UserID, err = connect.UserIDOf(opts.Session); err != nil {
+			return nil, fmt.Errorf("join the session: %w", err)
+		}
+	}
 	if opts.SessionID != "" {
 		if _, err := uuid.Parse(opts.SessionID); err != nil {
 			return nil, fmt.Errorf("session id %q: not a UUID", opts.SessionID)
@@ -186,8 +200,9 @@ func (c *Client) SessionID() string {
 	return c.sess.SessionID()
 }
 
-// SessionIDOf returns the session id of a spark-connect-go session, for
-// [ConnectOptions.SessionID]: a Client on it sees the session's temporary
+// SessionIDOf returns the session id of a spark-connect-go session. To
+// join that session, give the session itself ([ConnectOptions.Session]),
+// which carries its user too: a Client on it sees the session's temporary
 // views, and the session sees the views the Client makes
 // ([Client.MergeView]).
 func SessionIDOf(s sql.SparkSession) (string, error) { return connect.SessionIDOf(s) }

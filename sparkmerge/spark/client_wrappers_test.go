@@ -17,12 +17,13 @@ import (
 	"github.com/sparkmerge/sparkmerge"
 )
 
-// A client joins the session it is given, names itself, sets the session
-// settings it is given, and sends its session id with every call.
+// A client joins the spark-connect-go session it is given, names itself,
+// sets the session settings it is given, and sends the session's id and
+// user with every call (the server keys a session by both).
 func TestConnectSession(t *testing.T) {
 	f := startSparkFake(t)
 	ctx := context.Background()
-	upstream, err := sql.NewSessionBuilder().Remote("sc://" + f.addr).Build(ctx) // connects lazily
+	upstream, err := sql.NewSessionBuilder().Remote("sc://" + f.addr + "/;user_id=ann").Build(ctx) // connects lazily
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +31,11 @@ func TestConnectSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := f.connect(t, ConnectOptions{SessionID: id, UserAgent: "merger", Conf: map[string]string{"spark.sql.caseSensitive": "true"}})
+	c := f.connect(t, ConnectOptions{Session: upstream, UserAgent: "merger", Conf: map[string]string{"spark.sql.caseSensitive": "true"}})
 	if c.SessionID() != id {
 		t.Errorf("SessionID() = %q, want the spark-connect-go session's %q", c.SessionID(), id)
 	}
-	if got, want := c.Remote(), "sc://"+f.addr+"/;session_id="+id; got != want {
+	if got, want := c.Remote(), "sc://"+f.addr+"/;user_id=ann;session_id="+id; got != want {
 		t.Errorf("Remote() = %q, want %q", got, want)
 	}
 	if c.SparkVersion() != "4.0.1" {
@@ -49,6 +50,9 @@ func TestConnectSession(t *testing.T) {
 	for _, call := range f.recorded("") {
 		if got := pstr(call.req, "session_id"); got != id {
 			t.Errorf("%s sent session %q, want %q", call.method, got, id)
+		}
+		if got := pstr(call.req.Get(field(call.req, "user_context")).Message(), "user_id"); got != "ann" {
+			t.Errorf("%s sent user %q, want the spark-connect-go session's ann", call.method, got)
 		}
 		if got := pstr(call.req, "client_type"); !strings.HasPrefix(got, "merger ") {
 			t.Errorf("%s sent client type %q, want merger first", call.method, got)

@@ -66,8 +66,8 @@
 // Sources may be the caller's DataFrames and SQL queries; to share
 // temporary views, open the client on the caller's session:
 //
-//	id, err := spark.SessionIDOf(session) // a spark-connect-go sql.SparkSession
-//	c, err := spark.Connect(ctx, remote, spark.ConnectOptions{SessionID: id})
+//	// session is a spark-connect-go sql.SparkSession
+//	c, err := spark.Connect(ctx, remote, spark.ConnectOptions{Session: session})
 //	df, planned, err := c.MergeFrame(ctx, spark.Job{Sources: []spark.SourceSpec{
 //		{Name: "today", DataFrame: todays},
 //		{Query: "SELECT * FROM events WHERE day < current_date()"},

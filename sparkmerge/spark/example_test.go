@@ -46,11 +46,7 @@ func ExampleSourceSpec_queryAndDataFrame() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	id, err := spark.SessionIDOf(session)
-	if err != nil {
-		log.Fatal(err)
-	}
-	c, err := spark.Connect(ctx, "sc://localhost:15002", spark.ConnectOptions{SessionID: id})
+	c, err := spark.Connect(ctx, "sc://localhost:15002", spark.ConnectOptions{Session: session})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -98,17 +94,13 @@ func ExampleClient_MergeFrame() {
 
 // One Spark Connect session for sparkmerge and spark-connect-go: a view
 // sparkmerge registers is one the caller's session queries.
-func ExampleSessionIDOf() {
+func ExampleConnectOptions_session() {
 	ctx := context.Background()
 	session, err := sql.NewSessionBuilder().Remote("sc://localhost:15002").Build(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
-	id, err := spark.SessionIDOf(session)
-	if err != nil {
-		log.Fatal(err)
-	}
-	c, err := spark.Connect(ctx, "sc://localhost:15002", spark.ConnectOptions{SessionID: id})
+	c, err := spark.Connect(ctx, "sc://localhost:15002", spark.ConnectOptions{Session: session})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -31,7 +31,7 @@ type SourceSpec struct {
 	// DataFrame is a spark-connect-go DataFrame whose result is the
 	// source, with its exact schema. Its plan is sent as it is: temporary
 	// views it reads must live in the client's session (share one with
-	// [ConnectOptions.SessionID] and [SessionIDOf]). Give it a Name (the
+	// [ConnectOptions.Session]). Give it a Name (the
 	// default is "dataframe N", N its position among the sources).
 	DataFrame sql.DataFrame `yaml:"-"`
 	// Format is the data source name (csv, json, parquet, orc, text, avro,

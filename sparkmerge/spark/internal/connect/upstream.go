@@ -67,6 +67,35 @@ func SessionIDOf(s sql.SparkSession) (string, error) {
 	return f.String(), nil
 }
 
+// UserIDOf returns the user a spark-connect-go session sends with every
+// request: the server keys a session by user and id, so a client joining
+// the session must send the same user (spark-connect-go sends user_id from
+// its connection string, else $USER, else "na").
+func UserIDOf(s sql.SparkSession) (string, error) {
+	if s == nil {
+		return "", errors.New("nil SparkSession")
+	}
+	c, err := unexported(s, "client")
+	if err != nil {
+		return "", err
+	}
+	if c.Kind() == reflect.Interface {
+		c = c.Elem()
+	}
+	if !c.IsValid() || c.Kind() != reflect.Pointer || c.IsNil() {
+		return "", fmt.Errorf("%w (a session's client is %s)", ErrUpstreamChanged, c.Kind())
+	}
+	opts, err := unexported(c.Interface(), "opts")
+	if err != nil {
+		return "", err
+	}
+	u := opts.FieldByName("UserId")
+	if !u.IsValid() || u.Kind() != reflect.String {
+		return "", fmt.Errorf("%w (a client's options have no UserId string)", ErrUpstreamChanged)
+	}
+	return u.String(), nil
+}
+
 // NewUpstreamDataFrame returns a spark-connect-go DataFrame of session s
 // over the relation rel (built by this package): lazy, run by s when the
 // caller acts on it.

@@ -15,7 +15,7 @@ import (
 // upgrade that changes those types fails here, not at a user's run time.
 func TestUpstreamInterop(t *testing.T) {
 	ctx := context.Background()
-	session, err := sql.NewSessionBuilder().Remote("sc://127.0.0.1:1").Build(ctx) // connects lazily
+	session, err := sql.NewSessionBuilder().Remote("sc://127.0.0.1:1/;user_id=ann").Build(ctx) // connects lazily
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,6 +25,9 @@ func TestUpstreamInterop(t *testing.T) {
 	}
 	if len(id) != 36 {
 		t.Errorf("session id %q is not a UUID", id)
+	}
+	if user, err := UserIDOf(session); err != nil || user != "ann" {
+		t.Errorf("UserIDOf = %q, %v; want the connection string's ann", user, err)
 	}
 
 	df, err := session.Table("db.events") // built locally, no call
@@ -59,6 +62,9 @@ func TestUpstreamInterop(t *testing.T) {
 	// Not spark-connect-go's types: an error, no panic.
 	if _, err := SessionIDOf(fakeSession{}); err == nil {
 		t.Error("SessionIDOf accepted a foreign session type")
+	}
+	if _, err := UserIDOf(fakeSession{}); err == nil {
+		t.Error("UserIDOf accepted a foreign session type")
 	}
 }
 
