@@ -3,7 +3,8 @@
 #   gofmt, go vet, unit tests (hermetic; fuzz targets run their seed
 #   inputs, `make fuzz` runs them for longer), then the Docker engine,
 #   Spark, the local image, an S3 object store (moto from PyPI, Hadoop's
-#   S3A jars from Maven Central) and the integration tests, every package
+#   S3A jars from Maven Central), Debian's chromium (to render the drift
+#   report) and the integration tests, every package
 #   against one shared Spark server (scripts/testspark).
 # Prints the slowest tests of each go test step, one timing line per step
 # and a summary; fails when the integration step takes longer than its
@@ -165,6 +166,8 @@ if [ "$SPARKMERGE_SPARK_IMAGE" = "$SPARKMERGE_DEFAULT_IMAGE" ]; then
 fi
 run_step image image
 run_step fetch-s3 export_s3_store
+# Headless Chromium renders the drift report (integration/report_test.go).
+run_step chromium apt_install chromium
 if [ -z "${SPARK_REMOTE:-}" ]; then
 	if ! run_step shared-spark shared_spark && [ "${CI:-}" = true ]; then
 		die "Spark could not start and CI=true"

@@ -524,3 +524,19 @@ func TestSnakeCase(t *testing.T) {
 		}
 	}
 }
+
+// A conflict the policy resolved (string wins over numbers) is said as
+// what happens to the values, not as an unresolved "conflict".
+func TestPlanTextSaysResolvedConflictsAsCasts(t *testing.T) {
+	p, err := NewPlan([]Source{
+		{Name: "a", Schema: Schema{Fields: []Field{{Name: "amount", Type: DataType{Kind: KindInt}, Nullable: true}}}},
+		{Name: "b", Schema: Schema{Fields: []Field{{Name: "amount", Type: DataType{Kind: KindString}, Nullable: true}}}},
+	}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := p.String()
+	if !strings.Contains(text, "cast to string (types conflicted) amount int -> string") || strings.Contains(text, "conflicts amount") {
+		t.Errorf("plan text:\n%s", text)
+	}
+}

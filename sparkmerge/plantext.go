@@ -51,7 +51,8 @@ func (p *Plan) String() string {
 		d := p.Diagnostics(i)
 		writeList(&b, "added", d.Added)
 		writeChanges(&b, "widened", d.Widened)
-		writeChanges(&b, "conflicts", d.Conflicts)
+		// Conflicts here are resolved: the values are kept, as text.
+		writeChanges(&b, "cast to string (types conflicted)", d.Conflicts)
 		writeList(&b, "dropped", d.Dropped)
 		if len(d.Renamed) > 0 {
 			b.WriteString("; renamed ")

@@ -42,12 +42,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return exitOK
 	}
 	code := exitCode(err)
-	if g.output == "json" {
+	if g.output == "json" || asksJSON(args) {
 		// One JSON document on stdout, also for errors.
 		writeJSONError(stdout, err, code)
 	}
 	fmt.Fprintf(stderr, "sparkmerge: %s\n", withFlagHints(err.Error()))
 	return code
+}
+
+// asksJSON reports whether the command line asks for -o json: a flag
+// error stops parsing before the flag is read, and the error must still
+// be the one JSON document asked for.
+func asksJSON(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-ojson" || a == "--output=json" || a == "-o=json":
+			return true
+		case (a == "-o" || a == "--output") && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
 }
 
 // jsonError is what -o json prints for a failed command: Spark's error

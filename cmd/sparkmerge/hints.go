@@ -22,6 +22,7 @@ var flagHints = strings.NewReplacer(
 	"(Job.Strategy = StrategyAuto or StrategyUnion)", "(--strategy auto or union)",
 	`(Target.Mode = "overwrite")`, "(--mode overwrite)",
 	"(Target.Mode)", "(--mode)",
+	"(Target.Evolve)", "(--evolve)",
 	"the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)",
 	"--option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)",
 	"(Job.ReaderOptions or SourceSpec.Options)", "(--option, or options per source in a job file)",

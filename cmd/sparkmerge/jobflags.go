@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -58,6 +59,8 @@ type jobCommand struct {
 	job     jobFlags
 	args    []string
 	changed flagChanged
+	// status shows the job's progress on stderr (nil: --progress never).
+	status *progressView
 }
 
 // runE is a command's RunE: it records the command line, then calls run.
@@ -83,12 +86,20 @@ func (c *jobCommand) withClient(ctx context.Context, stderr io.Writer, prepare f
 		}
 	}
 	c.global.useFileRemote(jf)
-	job.Progress = stderr
+	view := newProgressView(c.global.progress, stderr)
+	defer view.close()
+	c.status = view
+	if view != nil {
+		job.OnProgress = view.report
+	}
+	view.start("connect")
 	client, stop, err := c.global.connect(ctx, stderr, &job)
 	if err != nil {
+		view.close()
 		return err
 	}
 	defer stop()
+	view.finish("connect", fmt.Sprintf("%s, Spark %s", client.Remote(), client.SparkVersion()))
 	return use(client, job)
 }
 
@@ -292,7 +303,28 @@ func parseSourceArg(arg string) spark.SourceSpec {
 	if name, ok := strings.CutPrefix(arg, "table:"); ok {
 		return spark.SourceSpec{Table: name}
 	}
-	return spark.SourceSpec{Paths: []string{arg}}
+	return spark.SourceSpec{Paths: []string{absoluteLocal(arg)}}
+}
+
+// absoluteLocal is a relative path without a scheme made absolute on this
+// machine, as the user means it, even when no such file exists here: the
+// server would resolve it against its own working directory, and a
+// mistyped name would be reported as a path the user never gave.
+func absoluteLocal(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if i := strings.IndexAny(p, ":/"); i > 0 && p[i] == ':' {
+		return p // a scheme: s3a://, dbfs:/, file:
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if strings.HasSuffix(p, "/") {
+		abs += "/"
+	}
+	return abs
 }
 
 // buildJob combines the job file (if any), flags that were set, and the
@@ -315,6 +347,9 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 		spec := s.SourceSpec
 		if s.Path != "" {
 			spec.Paths = append([]string{s.Path}, spec.Paths...)
+		}
+		for k, p := range spec.Paths {
+			spec.Paths[k] = absoluteLocal(p)
 		}
 		if kinds := countTrue(len(spec.Paths) > 0, spec.Table != "", spec.Query != ""); kinds != 1 {
 			return job, nil, usagef("job file source %d: give one of path (or paths), table and query", i+1)

@@ -25,6 +25,7 @@ type mergeOptions struct {
 	verify       bool
 	dryRun       bool
 	show         int
+	report       string
 	// view or globalView, at most one of them, is the view to register
 	// instead of writing.
 	view, globalView string
@@ -57,9 +58,10 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.BoolVar(&opts.target.Evolve, "evolve", false, "appending to a table: add its missing columns first instead of failing")
 	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
 	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
-	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing")
+	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing, as Spark's show() prints them")
 	fs.StringVar(&opts.view, "view", "", "instead of writing, register the merged rows as this temporary view of the session (lazy; share the session with session_id in --remote)")
 	fs.StringVar(&opts.globalView, "global-view", "", "instead of writing, register the merged rows as global_temp.NAME, seen by every session of the server (lazy)")
+	fs.StringVar(&opts.report, "report", "", "also write the drift report to this HTML file (see 'sparkmerge plan --report'); with --verify it holds each source's row count")
 	fs.IntVar(&opts.target.Files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
 	return cmd
 }
@@ -81,12 +83,36 @@ func (opts *mergeOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 // else the result of the write, and with --show the first rows written.
 func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job spark.Job, view string, globalView bool, stdout io.Writer) error {
 	if job.DryRun {
-		return printPlan(ctx, client, job, stdout, opts.global.output, "plan")
+		return printPlan(ctx, client, job, stdout, opts.global.output, "plan", opts.report)
 	}
 	if view != "" {
 		return mergeToView(ctx, client, job, view, globalView, opts.global.output, stdout)
 	}
+	// The plan is printed as soon as it is made, before any row is
+	// read: what the merge will do, while it does it.
+	planShown := false
+	if opts.global.output == "text" && opts.status != nil {
+		opts.status.onPlan = func(p *spark.Planned) {
+			opts.status.pause()
+			fmt.Fprintln(stdout, strings.TrimRight(p.String(), "\n"))
+			fmt.Fprintln(stdout)
+			planShown = true
+		}
+	}
 	result, err := client.Merge(ctx, job)
+	opts.status.close()
+	if result != nil && opts.report != "" {
+		var rows map[string]int64
+		if len(result.RowsRead) > 0 {
+			rows = map[string]int64{}
+			for _, r := range result.RowsRead {
+				rows[r.Source] = r.Rows
+			}
+		}
+		if rerr := writeReport(opts.report, buildReport(result.Planned, rows, "sparkmerge drift report")); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if err == nil && opts.show > 0 && opts.global.output == "json" {
 		// One document: the result with the rows shown.
 		rows, err := client.ReadTarget(ctx, job.Target, opts.show)
@@ -99,7 +125,11 @@ func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job s
 		}{result, rows}, nil)
 	}
 	if result != nil && (err == nil || opts.global.output != "json") {
-		if perr := printResult(stdout, opts.global.output, result); perr != nil && err == nil {
+		text := result.String
+		if planShown {
+			text = result.Summary
+		}
+		if perr := writeOutput(stdout, opts.global.output, result, text); perr != nil && err == nil {
 			err = perr
 		}
 	}
@@ -107,12 +137,13 @@ func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job s
 		return err
 	}
 	if opts.show > 0 {
-		rows, err := client.ReadTarget(ctx, job.Target, opts.show)
+		// Spark's own show(): values formatted as Spark prints them.
+		shown, err := client.ShowTarget(ctx, job.Target, opts.show)
 		if err != nil {
 			return fmt.Errorf("show merged rows: %w", err)
 		}
 		fmt.Fprintln(stdout)
-		_, err = io.WriteString(stdout, rows.String())
+		_, err = io.WriteString(stdout, shown)
 		return err
 	}
 	return nil
@@ -166,10 +197,6 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 		return "", false, usagef("--verify counts the rows a merge writes and --dry-run writes none: drop one of them")
 	}
 	return view, globalView, nil
-}
-
-func printResult(w io.Writer, output string, result *spark.Result) error {
-	return writeOutput(w, output, result, result.String)
 }
 
 // writeOutput writes v as JSON or, for text, what text returns. The JSON

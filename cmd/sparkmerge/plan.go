@@ -11,7 +11,8 @@ import (
 
 type planOptions struct {
 	jobCommand
-	emit string
+	emit   string
+	report string
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
@@ -23,14 +24,16 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 what schema inference needs), computes the unified schema and prints, per
 source, which columns are kept, added as typed nulls, widened or dropped.
 
---emit sql prints one Spark SQL statement (SELECT ... UNION ALL ...) that
-does the merge, to paste into a notebook.`,
+--emit sql prints one Spark SQL statement (WITH ... SELECT ... UNION ALL
+...) that gives the merge's rows, to paste into a notebook: a single
+spark.sql(...) runs it.`,
 		Example: `  sparkmerge plan data/2024-*.csv
   sparkmerge plan --types strict --emit sql a.parquet b.parquet`,
 		RunE: opts.runE(opts.run),
 	}
 	opts.job.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.emit, "emit", "plan", "what to print: plan or sql")
+	cmd.Flags().StringVar(&opts.report, "report", "", "also write the drift report to this HTML file: sources × columns, coloured by present, added as null, widened, renamed and conflict (one self-contained page)")
 	return cmd
 }
 
@@ -43,16 +46,22 @@ func (opts *planOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 		return nil
 	}
 	return opts.withClient(ctx, stderr, dryRun, func(client *spark.Client, job spark.Job) error {
-		return printPlan(ctx, client, job, stdout, opts.global.output, opts.emit)
+		return printPlan(ctx, client, job, stdout, opts.global.output, opts.emit, opts.report)
 	})
 }
 
 // printPlan plans job and prints the plan (emit "plan") or the SQL
-// statement that does the merge (emit "sql").
-func printPlan(ctx context.Context, client *spark.Client, job spark.Job, w io.Writer, output, emit string) error {
+// statement that does the merge (emit "sql"), and writes the drift
+// report to report, if not "".
+func printPlan(ctx context.Context, client *spark.Client, job spark.Job, w io.Writer, output, emit, report string) error {
 	planned, err := client.Plan(ctx, job)
 	if err != nil {
 		return err
+	}
+	if report != "" {
+		if err := writeReport(report, buildReport(planned, nil, "sparkmerge drift report")); err != nil {
+			return err
+		}
 	}
 	if emit == "sql" {
 		stmt, err := planned.SQL()

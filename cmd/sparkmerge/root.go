@@ -13,6 +13,7 @@ type globalOptions struct {
 	remote    string
 	local     bool
 	output    string
+	progress  string
 	conf      []string
 	keepAlive time.Duration
 	// tokenCommand prints an access token; run again before it expires.
@@ -66,6 +67,7 @@ widen, and conflicts are errors that name the source and column.`,
 	pf.StringVar(&g.remote, "remote", "", "Spark Connect server, e.g. sc://host:15002/;token=...;use_ssl=true (default $SPARK_REMOTE, else sc://localhost:15002)")
 	pf.BoolVar(&g.local, "local", false, "start the project's Spark container for this run and stop it after (needs Docker)")
 	pf.StringVarP(&g.output, "output", "o", "text", "result format: text or json")
+	pf.StringVar(&g.progress, "progress", "auto", "progress on stderr: auto (a live status line at a terminal, else one line per phase), always (live) or never")
 	pf.DurationVar(&g.keepAlive, "keepalive", 0, "ping a silent connection after this long; one the server does not answer within 20s is dropped and the call picked up on a new connection, or failed (exit 4) when the server stays unreachable for 2 minutes (default 5m30s, just over what Spark Connect servers accept during a call; negative: never)")
 	pf.StringVar(&g.tokenCommand, "token-command", "", "command that prints an access token (alone, or JSON with access_token and expiry), run again before each token expires, e.g. 'databricks auth token --host https://...' (default $SPARKMERGE_TOKEN_COMMAND)")
 	pf.StringArrayVar(&g.conf, "conf", nil, "Spark session setting `key=value` for this run, as with spark-submit (repeatable)")

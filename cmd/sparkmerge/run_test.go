@@ -81,6 +81,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"negative --files", []string{"merge", "a.csv", "--out", "/tmp/o", "--files", "-3"}, []string{"--files -3"}},
 		{"negative --show", []string{"merge", "a.csv", "--out", "/tmp/o", "--show", "-1"}, []string{"--show -1"}},
 		{"zero --parallelism", []string{"plan", "a.csv", "--parallelism", "0"}, []string{"--parallelism 0"}},
+		{"schema with a policy flag", []string{"schema", "a.csv", "--types", "strict"}, []string{"--types", "each source's own", "plan or merge"}},
 		// Spark reads an unknown mode as PERMISSIVE, nulling what does not
 		// parse: refused.
 		{"unknown parse mode", []string{"merge", "a.csv", "--out", "/tmp/o", "--option", "mode=STRICT"}, []string{"mode", `"STRICT"`, "FAILFAST", "PERMISSIVE"}},

@@ -29,7 +29,15 @@ func newSchemaCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
+// unifyingFlags shape the unified schema, which schema does not print.
+var unifyingFlags = []string{"types", "missing", "order", "case-sensitive", "lossy-widening", "normalize", "rename", "source-column", "reference", "drop-extra"}
+
 func (opts *schemaOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	for _, f := range unifyingFlags {
+		if opts.changed(f) {
+			return usagef("--%s shapes the merged schema, and schema prints each source's own: use it with plan or merge", f)
+		}
+	}
 	return opts.withClient(ctx, stderr, nil, func(client *spark.Client, job spark.Job) error {
 		return printSchemas(ctx, client, job, stdout, opts.global.output)
 	})
@@ -44,7 +52,11 @@ func printSchemas(ctx context.Context, client *spark.Client, job spark.Job, w io
 	return writeOutput(w, output, schemas, func() string {
 		var b strings.Builder
 		for _, s := range schemas {
-			fmt.Fprintf(&b, "%s (%s)\n", s.Name, s.Format)
+			kind := s.Format
+			if kind == "" {
+				kind = "table or query"
+			}
+			fmt.Fprintf(&b, "%s (%s)\n", s.Name, kind)
 			for _, f := range s.Schema.Fields {
 				null := ""
 				if !f.Nullable {

@@ -117,4 +117,10 @@ type Job struct {
 	SparkInference bool
 	// Progress, when set, receives progress lines for long schema discovery.
 	Progress io.Writer
+	// OnProgress, when set, receives the job's progress by phase (see
+	// [Progress]): files found and typed, the plan before any row is
+	// read, Spark's stages and tasks while it writes and verifies. Calls
+	// come one at a time, from the job's goroutines: keep them short.
+	// It replaces Progress's lines.
+	OnProgress func(Progress)
 }

@@ -2,6 +2,7 @@ package spark
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -25,7 +26,7 @@ type Planned struct {
 	Plan *sparkmerge.Plan `json:"plan"`
 	// AddColumns are the columns a table target lacks and that --evolve
 	// adds (or would add, in a dry run) before appending.
-	AddColumns []sparkmerge.Field `json:"add_columns,omitempty"`
+	AddColumns Columns `json:"add_columns,omitempty"`
 	// Discovery is how long fetching schemas took.
 	Discovery time.Duration `json:"discovery_ns"`
 	// RemoteTyped counts the files only the server sees that the client
@@ -46,6 +47,15 @@ type Planned struct {
 	// scans are the positional scans over Reads (see planScans), laid
 	// out once.
 	scans *scanPlan
+}
+
+// Columns are fields that JSON writes as [sparkmerge.Column]s, their
+// types in Spark's SQL syntax, as every JSON output of sparkmerge.
+type Columns []sparkmerge.Field
+
+// MarshalJSON writes the fields as [sparkmerge.Column]s.
+func (c Columns) MarshalJSON() ([]byte, error) {
+	return json.Marshal(sparkmerge.Schema{Fields: c}.Columns())
 }
 
 // scanPlan is how the merge reads p's reads (see planScans): laid out by
@@ -342,11 +352,15 @@ func (c *Client) scans(p *Planned, withSource bool, batch func(scanBatch, batchR
 	return frames
 }
 
-// SQL renders the merge as Spark SQL to paste into a notebook: one
-// temporary view per file read (with its options and discovered schema, so
-// nothing is inferred twice), then one SELECT ... UNION ALL ... statement.
+// SQL renders the merge as one Spark SQL statement to paste into a
+// notebook, which a single spark.sql(...) runs to the merge's rows: a
+// WITH clause per file read (Spark's SQL on files, csv.`path`, with the
+// read's options), then SELECT ... UNION ALL .... SQL on files takes no
+// schema: Spark infers each file's, by the rules the client typed it by,
+// and the SELECTs cast it to the target's types. A read whose schema the
+// user gave cannot be written so, and fails.
 func (p *Planned) SQL() (string, error) {
-	var b strings.Builder
+	var ctes []string
 	relations := make([][]sqlRelation, len(p.Reads))
 	for i, r := range p.Reads {
 		switch {
@@ -354,46 +368,51 @@ func (p *Planned) SQL() (string, error) {
 			relations[i] = []sqlRelation{{name: r.Table}}
 			continue
 		case r.Query != "":
-			relations[i] = []sqlRelation{{name: "(\n" + r.Query + "\n)"}}
+			relations[i] = []sqlRelation{{name: fmt.Sprintf("(\n%s\n) AS sparkmerge_input_%d", r.Query, i+1)}}
 			continue
 		case r.relation != nil:
 			return "", fmt.Errorf("render sql: source %q is a DataFrame, which has no SQL text", r.Name)
+		case r.UserSchema != "":
+			return "", fmt.Errorf("render sql: source %q is read with a schema given by the user (SourceSchema.Schema), which Spark SQL on files cannot take; run the merge, or register the merged rows as a view (Client.MergeView)", r.Name)
 		}
-		schema := r.UserSchema
-		if schema == "" {
-			schema = r.pinned
+		options := r.Options
+		if r.Format == "csv" && r.pinned != "" {
+			// The schema the read pins, inferred again by SQL.
+			options = withOption(options, "inferSchema", "true")
 		}
-		view := func(name string, paths []string) {
-			opts := []string{"path " + sparkmerge.QuoteString(globOf(paths))}
-			for _, k := range sortedKeys(r.Options) {
-				opts = append(opts, sparkmerge.QuoteString(k)+" "+sparkmerge.QuoteString(r.Options[k]))
+		var opts []string
+		for _, k := range sortedKeys(options) {
+			if k == "enforceSchema" {
+				continue // a check of a pinned schema's names; SQL pins none
 			}
-			fmt.Fprintf(&b, "CREATE OR REPLACE TEMPORARY VIEW %s (%s)\nUSING %s\nOPTIONS (%s);\n\n", name, schema, r.Format, strings.Join(opts, ", "))
+			opts = append(opts, sparkmerge.QuoteString(k)+" = "+sparkmerge.QuoteString(options[k]))
 		}
+		with := ""
+		if len(opts) > 0 {
+			with = " WITH (" + strings.Join(opts, ", ") + ")"
+		}
+		from := fmt.Sprintf("%s.%s%s", backticked(r.Format), backticked(globOf(r.Paths)), with)
+		name := fmt.Sprintf("sparkmerge_input_%d", i+1)
 		if !r.multiFile() {
 			// Its rows' source is the read's name: no file expression.
-			relations[i] = []sqlRelation{{name: fmt.Sprintf("sparkmerge_input_%d", i+1)}}
-			view(relations[i][0].name, r.Paths)
+			relations[i] = []sqlRelation{{name: name}}
+			ctes = append(ctes, fmt.Sprintf("%s AS (\n  SELECT * FROM %s\n)", name, from))
 			continue
 		}
-		// A multi-file read is one view per member (groupReads gives it
-		// its members; else per path), so that each row's file is a
-		// literal: _metadata does not resolve through a view, and
+		// Files read together are one relation, as the merge reads them
+		// (Parquet's mergeSchema gives every file the group's columns),
+		// each row's file taken from _metadata where the relation is
+		// read: it does not resolve through the WITH clause, and
 		// input_file_name() is gone from Unity Catalog and DBR 17.3.
-		members := r.members
-		if len(members) == 0 {
-			for _, path := range r.Paths {
-				members = append(members, &Read{Name: path, Paths: []string{path}})
-			}
-		}
-		for k, m := range members {
-			rel := sqlRelation{name: fmt.Sprintf("sparkmerge_input_%d_%d", i+1, k+1), file: sparkmerge.QuoteString(m.Name)}
-			view(rel.name, m.Paths)
-			relations[i] = append(relations[i], rel)
-		}
+		relations[i] = []sqlRelation{{name: name, file: rowFileOf(sqlFileColumn, slices.ContainsFunc(r.Paths, namesDBFS))}}
+		ctes = append(ctes, fmt.Sprintf("%s AS (\n  SELECT *, _metadata.file_path AS %s FROM %s\n)", name, sqlFileColumn, from))
 	}
 	if len(p.Plan.Target.Fields) == 0 {
 		return "", fmt.Errorf("render sql: the target has no columns")
+	}
+	var b strings.Builder
+	if len(ctes) > 0 {
+		b.WriteString("WITH\n" + strings.Join(ctes, ",\n") + "\n")
 	}
 	first := true
 	for i, rels := range relations {
@@ -405,9 +424,15 @@ func (p *Planned) SQL() (string, error) {
 			fmt.Fprintf(&b, "SELECT %s\nFROM %s", strings.Join(p.selectExprs(i, rel.file), ", "), rel.name)
 		}
 	}
-	b.WriteString(";")
 	return b.String(), nil
 }
+
+// sqlFileColumn carries each row's file out of a WITH clause of
+// Planned.SQL that reads files together.
+const sqlFileColumn = "`__sparkmerge_file`"
+
+// backticked quotes s as one Spark SQL identifier part.
+func backticked(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // sqlRelation is what one SELECT of Planned.SQL reads: a view, table or
 // query, and the expression naming a row's file (for provenance).

@@ -51,58 +51,64 @@ func TestPlannedSQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_1 (id int, name string)\n" +
-		"USING csv\n" +
-		"OPTIONS (path '/d/a.csv', 'header' 'true', 'inferSchema' 'true', 'mode' 'FAILFAST');\n" +
-		"\n" +
-		"CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_2_1 (id bigint, note string)\n" +
-		"USING json\n" +
-		"OPTIONS (path '/d/x/1.json', 'mode' 'FAILFAST');\n" +
-		"\n" +
-		"CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_2_2 (id bigint, note string)\n" +
-		"USING json\n" +
-		"OPTIONS (path '/d/x/2.json', 'mode' 'FAILFAST');\n" +
-		"\n" +
+	// One statement: a WITH clause per file read, with the read's
+	// options (the pinned schema's header check dropped: SQL pins none);
+	// files read together are one relation, each row's file from its
+	// _metadata.
+	want := "WITH\n" +
+		"sparkmerge_input_1 AS (\n" +
+		"  SELECT * FROM `csv`.`/d/a.csv` WITH ('header' = 'true', 'inferSchema' = 'true', 'mode' = 'FAILFAST')\n" +
+		"),\n" +
+		"sparkmerge_input_2 AS (\n" +
+		"  SELECT *, _metadata.file_path AS `__sparkmerge_file` FROM `json`.`/d/x/{1.json,2.json}` WITH ('mode' = 'FAILFAST')\n" +
+		")\n" +
 		"SELECT CAST(`id` AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, '/d/a.csv' AS `_source`\n" +
 		"FROM sparkmerge_input_1\n" +
 		"UNION ALL\n" +
-		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, '/d/x/1.json' AS `_source`\n" +
-		"FROM sparkmerge_input_2_1\n" +
-		"UNION ALL\n" +
-		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, '/d/x/2.json' AS `_source`\n" +
-		"FROM sparkmerge_input_2_2\n" +
+		"SELECT `id`, CAST(NULL AS string) AS `name`, `note`, " + rowFileOf("`__sparkmerge_file`", false) + " AS `_source`\n" +
+		"FROM sparkmerge_input_2\n" +
 		"UNION ALL\n" +
 		"SELECT CAST(NULL AS bigint) AS `id`, `name`, CAST(NULL AS string) AS `note`, 'db.t' AS `_source`\n" +
-		"FROM db.t;"
+		"FROM db.t"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SQL() (-want +got):\n%s", diff)
 	}
 }
 
-func TestPlannedSQLUserSchemaAndQuoting(t *testing.T) {
+// Quotes in paths, options and names; a query source inline; a read
+// with the user's schema, which SQL on files cannot take, refused.
+func TestPlannedSQLQuotingAndUserSchema(t *testing.T) {
 	r := &Read{
-		Name: "it's.csv", Sources: []string{"it's.csv"}, Format: "csv", Paths: []string{`/d/it's\.csv`},
-		Options:    map[string]string{"sep": ";", "nullValue": `\N`},
-		UserSchema: "id bigint, v string",
-		Schema:     mustSchema(t, "id bigint, v string"),
-		pinned:     "ignored INT",
+		Name: "it's.csv", Sources: []string{"it's.csv"}, Format: "csv", Paths: []string{"/d/it's `x`.csv"},
+		Options: map[string]string{"sep": ";", "nullValue": `\N`, "header": "true", "enforceSchema": "false"},
+		Schema:  mustSchema(t, "id bigint, v string"),
+		pinned:  "id bigint, v string",
 	}
-	plan, err := sparkmerge.NewPlan(planSources([]*Read{r}), sparkmerge.Options{SourceColumn: "src"})
+	q := &Read{Name: "q", Sources: []string{"q"}, Query: "WITH x AS (SELECT 1 AS id) SELECT id FROM x", Schema: mustSchema(t, "id int")}
+	plan, err := sparkmerge.NewPlan(planSources([]*Read{r, q}), sparkmerge.Options{SourceColumn: "src"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := (&Planned{Reads: []*Read{r}, Plan: plan}).SQL()
+	got, err := (&Planned{Reads: []*Read{r, q}, Plan: plan}).SQL()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "CREATE OR REPLACE TEMPORARY VIEW sparkmerge_input_1 (id bigint, v string)\n" +
-		"USING csv\n" +
-		`OPTIONS (path '/d/it\'s\\\\.csv', 'nullValue' '\\N', 'sep' ';');` + "\n" +
-		"\n" +
+	want := "WITH\n" +
+		"sparkmerge_input_1 AS (\n" +
+		"  SELECT * FROM `csv`.`/d/it's ``x``.csv` WITH ('header' = 'true', 'inferSchema' = 'true', 'nullValue' = '\\\\N', 'sep' = ';')\n" +
+		")\n" +
 		"SELECT `id`, `v`, 'it\\'s.csv' AS `src`\n" +
-		"FROM sparkmerge_input_1;"
+		"FROM sparkmerge_input_1\n" +
+		"UNION ALL\n" +
+		"SELECT CAST(`id` AS bigint) AS `id`, CAST(NULL AS string) AS `v`, 'q' AS `src`\n" +
+		"FROM (\nWITH x AS (SELECT 1 AS id) SELECT id FROM x\n) AS sparkmerge_input_2"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SQL() (-want +got):\n%s", diff)
+	}
+
+	r.UserSchema = "id bigint, v string"
+	if _, err := (&Planned{Reads: []*Read{r, q}, Plan: plan}).SQL(); err == nil || !strings.Contains(err.Error(), "it's.csv") || !strings.Contains(err.Error(), "schema given by the user") {
+		t.Errorf("SQL() of a read with the user's schema: err = %v, want it refused, naming the source", err)
 	}
 }
 
@@ -139,16 +145,19 @@ func TestSelectExprsProvenance(t *testing.T) {
 }
 
 // The emitted SQL never calls input_file_name() (gone from Unity Catalog
-// and DBR 17.3) nor _metadata (which a view does not resolve): a
-// multi-file read's rows take their file from per-file views.
-func TestPlannedSQLNamesFilesLiterally(t *testing.T) {
+// and DBR 17.3); _metadata is read only where a read's files are, inside
+// its WITH clause (it does not resolve through one).
+func TestPlannedSQLNamesFilesWithoutInputFileName(t *testing.T) {
 	got, err := testPlanned(t, "_source").SQL()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"input_file_name", "_metadata"} {
-		if strings.Contains(got, bad) {
-			t.Errorf("SQL() uses %s:\n%s", bad, got)
+	if strings.Contains(got, "input_file_name") {
+		t.Errorf("SQL() uses input_file_name:\n%s", got)
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "_metadata") && !strings.Contains(line, "_metadata.file_path AS `__sparkmerge_file` FROM `json`") {
+			t.Errorf("SQL() reads _metadata outside a file read: %s", line)
 		}
 	}
 }
@@ -213,7 +222,7 @@ func TestResultString(t *testing.T) {
 				"rows read per source:\n" +
 				"   1234560  /d/a.csv\n" +
 				"         7  db.t\n" +
-				"verified: rows written = rows read\n",
+				"verified: 1234567 rows written = 1234567 rows read from 2 sources\n",
 		},
 	}
 	for _, tt := range tests {

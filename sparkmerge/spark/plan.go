@@ -2,6 +2,7 @@ package spark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -17,6 +18,7 @@ import (
 // It writes nothing.
 func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	start := time.Now()
+	ctx, progress := withProgress(ctx, job)
 	if err := checkJobReaderOptions(job); err != nil {
 		return nil, err
 	}
@@ -29,17 +31,21 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		return nil, err
 	}
 	defer restore()
+	progress.report(Progress{Phase: PhaseList})
 	in, err := c.expand(ctx, job)
 	if err != nil {
 		return nil, err
 	}
+	progress.report(Progress{Phase: PhaseList, Finished: true, Done: int64(len(in.reads))})
 	if err := c.checkInputs(ctx, job.Target, in.reads, job.Sources); err != nil {
 		return nil, err
 	}
+	progress.report(Progress{Phase: PhaseDiscover, Total: int64(len(in.reads))})
 	found, err := c.discover(ctx, job, in)
 	if err != nil {
 		return nil, err
 	}
+	progress.report(Progress{Phase: PhaseDiscover, Finished: true, Done: int64(len(in.reads)), Total: int64(len(in.reads))})
 	planned, err := c.planReads(ctx, job, pinSchemas(groupDiscovered(job, found.reads)))
 	if err != nil {
 		return nil, err
@@ -52,6 +58,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 	scans := planScans(planned.Reads, planned.Plan)
 	planned.scans = &scans
+	progress.report(Progress{Phase: PhasePlan, Finished: true, Planned: planned})
 	return planned, nil
 }
 
@@ -175,7 +182,10 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		return discovered{}, err
 	}
 	// Every other file's own schema, as Spark reads the file alone.
-	if err := c.fetchSchemas(ctx, remote, job.Parallelism, job.Progress); err != nil {
+	if len(found.reads) > 0 {
+		progressIn(ctx).report(Progress{Phase: PhaseDiscover, Done: int64(len(found.reads)), Total: int64(len(in.reads))})
+	}
+	if err := c.fetchSchemas(ctx, remote, job.Parallelism, progressIn(ctx).discovered(len(found.reads), len(in.reads))); err != nil {
 		return discovered{}, err
 	}
 	found.reads = append(found.reads, remote...)
@@ -241,7 +251,7 @@ func (c *Client) discoverGroups(ctx context.Context, job Job, reads []*Read) ([]
 			return nil, err
 		}
 	}
-	if err := c.fetchSchemas(ctx, reads, job.Parallelism, job.Progress); err != nil {
+	if err := c.fetchSchemas(ctx, reads, job.Parallelism, progressIn(ctx).discovered(0, len(reads))); err != nil {
 		return nil, err
 	}
 	return reads, nil
@@ -279,6 +289,31 @@ func pinSchemas(reads []*Read) []*Read {
 	return reads
 }
 
+// appendExtraError says, of an append whose sources bring columns the
+// target lacks, what the user can do: the planner's own message calls the
+// target "the reference" and offers only dropping the columns.
+func appendExtraError(t Target, e *sparkmerge.MissingColumnsError) error {
+	return &appendColumnsError{target: targetName(t), columns: e}
+}
+
+// appendColumnsError is the planner's MissingColumnsError (errors.As
+// finds it) in an append's terms.
+type appendColumnsError struct {
+	target  string
+	columns *sparkmerge.MissingColumnsError
+}
+
+func (e *appendColumnsError) Error() string {
+	var parts []string
+	for _, s := range e.columns.Sources {
+		parts = append(parts, fmt.Sprintf("source %d %q has %s", s.Index+1, s.Source, strings.Join(s.Extra, ", ")))
+	}
+	return fmt.Sprintf("append to %s: sources have columns it lacks: %s; add them to it first (Target.Evolve), drop them (Options.DropExtra), or rename them (Options.Renames)",
+		e.target, strings.Join(parts, "; "))
+}
+
+func (e *appendColumnsError) Unwrap() error { return e.columns }
+
 // planReads computes the merge plan over the reads under the job's policy,
 // aligned to the schema of its reference table, or of the target it
 // appends to (planAppend), which the server gives.
@@ -292,12 +327,17 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		}
 		policy.Reference = &ref
 	}
-	if strings.EqualFold(job.Target.Mode, "append") {
+	appending := strings.EqualFold(job.Target.Mode, "append")
+	if appending {
 		if err := c.planAppend(ctx, job, &policy, planned); err != nil {
 			return nil, err
 		}
 	}
 	plan, err := sparkmerge.NewPlan(planSources(reads), policy)
+	var extra *sparkmerge.MissingColumnsError
+	if appending && job.ReferenceTable == "" && errors.As(err, &extra) && extra.Policy == sparkmerge.MissingReference {
+		return nil, appendExtraError(job.Target, extra)
+	}
 	if err != nil {
 		return nil, err
 	}

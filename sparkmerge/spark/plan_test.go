@@ -384,6 +384,15 @@ func TestPlan(t *testing.T) {
 			wantCalls: []string{"targetSchema db.t"},
 		},
 		{
+			// Said in an append's terms: --evolve, not "the reference".
+			name:      "append to a table that lacks a column, said",
+			files:     map[string]string{"a.csv": csvA},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
+			schemas:   map[string]string{"targetSchema db.t": "id bigint"},
+			wantErr:   `append to table "db.t": sources have columns it lacks: source 1 "$D/a.csv" has name; add them to it first (Target.Evolve)`,
+			wantCalls: []string{"targetSchema db.t"},
+		},
+		{
 			name:      "append to a target Spark cannot read",
 			files:     map[string]string{"a.csv": csvA},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},

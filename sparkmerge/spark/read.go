@@ -255,10 +255,10 @@ func commonDir(paths []string) string {
 }
 
 // fetchSchemas asks Spark for the schema of every read, at most
-// parallelism at a time, reporting progress when there are many. The
+// parallelism at a time, reporting each one done to progress (if not nil). The
 // first failure cancels the others, and is the error returned, naming its
 // source.
-func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism int, progress io.Writer) error {
+func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism int, progress func(done int)) error {
 	if parallelism <= 0 {
 		parallelism = 8
 	}
@@ -268,7 +268,6 @@ func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism in
 		mu   sync.Mutex // guards done and progress
 		done int
 	)
-	report := progress != nil && len(reads) >= 50
 	for _, r := range reads {
 		g.Go(func() error {
 			if err := ctx.Err(); err != nil {
@@ -290,8 +289,8 @@ func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism in
 			mu.Lock()
 			defer mu.Unlock()
 			done++
-			if report && (done%100 == 0 || done == len(reads)) {
-				fmt.Fprintf(progress, "schemas: %d/%d\n", done, len(reads))
+			if progress != nil {
+				progress(done)
 			}
 			return nil
 		})
@@ -313,6 +312,12 @@ func sourceError(r *Read, err error) error {
 	case "DATA_SOURCE_NOT_FOUND":
 		hint = "set the right format (Job.Format or SourceSpec.Format), or add the data source's package to the Spark server"
 	}
+	if named := namedFormat(r); hint == "" && named != "" {
+		// A file read as another format than its name says fails deep
+		// in Spark (a task's "not a Parquet file", its cause often cut
+		// from the message).
+		hint = fmt.Sprintf("its name says %s and it is read as %s: set the right format (Job.Format or SourceSpec.Format)", named, r.Format)
+	}
 	if hint != "" {
 		return fmt.Errorf("%s: %w\n  hint: %s", what, err, hint)
 	}
@@ -320,6 +325,24 @@ func sourceError(r *Read, err error) error {
 }
 
 func quoteName(s string) string { return fmt.Sprintf("%q", s) }
+
+// namedFormat is the format r's file names say when it differs from the
+// format r is read as ("" otherwise, or when its files say none or
+// several).
+func namedFormat(r *Read) string {
+	named := ""
+	for _, p := range r.Paths {
+		f := InferFormat(p)
+		if f == "" || named != "" && f != named {
+			return ""
+		}
+		named = f
+	}
+	if named == r.Format || r.Format == "" {
+		return ""
+	}
+	return named
+}
 
 // checkCSVHeaders refuses a multi-path CSV read whose files have different
 // headers: Spark would map later files by position under the first file's

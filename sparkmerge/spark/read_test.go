@@ -299,3 +299,17 @@ func TestGroupReadsKeepsMembers(t *testing.T) {
 		t.Errorf("regrouped: %d parts, want 3", n)
 	}
 }
+
+// A file read as another format than its name says fails deep in Spark;
+// the error says which format its name says, and what to set.
+func TestSourceErrorNamesAFormatMismatch(t *testing.T) {
+	r := &Read{Name: "/d/a.csv", Format: "parquet", Paths: []string{"/d/a.csv"}}
+	err := sourceError(r, errors.New("Job aborted due to stage failure: Exception thrown in awaitResult"))
+	if want := "hint: its name says csv and it is read as parquet: set the right format (Job.Format or SourceSpec.Format)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	r.Format = "csv"
+	if err := sourceError(r, errors.New("boom")); strings.Contains(err.Error(), "hint") {
+		t.Errorf("a csv file read as csv got a hint: %v", err)
+	}
+}

@@ -68,16 +68,23 @@ func (p *Planned) String() string {
 	return b.String()
 }
 
-// String summarises the merge for people.
+// String summarises the merge for people: the plan, then [Result.Summary].
 func (r *Result) String() string {
+	return r.Planned.String() + "\n" + r.Summary()
+}
+
+// Summary is what the merge did, without its plan: rows written where,
+// and with Verified, the totals proven equal. Per-source counts are
+// listed for up to maxSourcesListed sources (all are in RowsRead, and in
+// JSON).
+func (r *Result) Summary() string {
 	var b strings.Builder
-	b.WriteString(r.Planned.String())
 	if r.Discarded {
-		fmt.Fprintf(&b, "\nread and projected every row, kept none (noop) in %s\n", r.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(&b, "read and projected every row, kept none (noop) in %s\n", r.Elapsed.Round(time.Millisecond))
 		return b.String()
 	}
 	if r.RowsWritten < 0 {
-		b.WriteString("\ndry run: nothing read or written\n")
+		b.WriteString("dry run: nothing read or written\n")
 		return b.String()
 	}
 	format := r.Target.Format
@@ -88,18 +95,26 @@ func (r *Result) String() string {
 	if mode == "" {
 		mode = "errorifexists"
 	}
-	fmt.Fprintf(&b, "\nwrote %d rows to %s (%s, mode %s) in %s\n", r.RowsWritten, targetName(r.Target), format, mode, r.Elapsed.Round(time.Millisecond))
-	if len(r.RowsRead) > 0 {
+	fmt.Fprintf(&b, "wrote %d rows to %s (%s, mode %s) in %s\n", r.RowsWritten, targetName(r.Target), format, mode, r.Elapsed.Round(time.Millisecond))
+	if len(r.RowsRead) > 0 && len(r.RowsRead) <= maxSourcesListed {
 		b.WriteString("rows read per source:\n")
 		for _, s := range r.RowsRead {
 			fmt.Fprintf(&b, "  %8d  %s\n", s.Rows, s.Source)
 		}
 	}
 	if r.Verified {
-		b.WriteString("verified: rows written = rows read\n")
+		var read int64
+		for _, s := range r.RowsRead {
+			read += s.Rows
+		}
+		fmt.Fprintf(&b, "verified: %d rows written = %d rows read from %d %s\n", r.RowsWritten, read, len(r.RowsRead), plural(len(r.RowsRead), "source", "sources"))
 	}
 	return b.String()
 }
+
+// maxSourcesListed bounds the per-source lines of a summary: a merge of
+// 2,000 files would print 2,000 counts that no one reads.
+const maxSourcesListed = 20
 
 func plural(n int, one, many string) string {
 	if n == 1 {

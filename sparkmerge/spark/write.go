@@ -52,7 +52,11 @@ type VerifyError struct {
 }
 
 func (e *VerifyError) Error() string {
-	return fmt.Sprintf("verify: %d rows read but %d written:\n  %s", e.Read, e.Written, strings.Join(e.Mismatches, "\n  "))
+	shown := e.Mismatches
+	if len(shown) > maxSourcesListed {
+		shown = append(shown[:maxSourcesListed:maxSourcesListed], fmt.Sprintf("... and %d more sources", len(e.Mismatches)-maxSourcesListed))
+	}
+	return fmt.Sprintf("verify: %d rows read but %d written:\n  %s", e.Read, e.Written, strings.Join(shown, "\n  "))
 }
 
 // Merge plans the job, then reads every source, projects it onto the target
@@ -60,6 +64,7 @@ func (e *VerifyError) Error() string {
 // them. With DryRun it only plans.
 func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	start := time.Now()
+	ctx, _ = withProgress(ctx, job)
 	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}
@@ -84,6 +89,7 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 // fails on a header that no longer matches.
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
+	ctx, _ = withProgress(ctx, job)
 	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}
@@ -101,6 +107,7 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 }
 
 func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, start time.Time) (*Result, error) {
+	progress := progressIn(ctx)
 	result := &Result{Planned: planned, Target: job.Target, RowsWritten: -1}
 	if discards(job.Target) && job.Verify {
 		return nil, fmt.Errorf("verify: the noop format keeps no rows to count; verify a merge written to a path or a table")
@@ -131,7 +138,8 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		// Nothing to stage, count or verify: the merge runs, every row
 		// is read and projected (a failing cast or a changed file still
 		// fails it), and no row is kept.
-		if err := merged.Write(ctx, connect.WriteSpec{Format: "noop", Mode: "overwrite"}); err != nil {
+		progress.report(Progress{Phase: PhaseWrite})
+		if err := merged.Write(progress.sparkProgress(ctx, PhaseWrite), connect.WriteSpec{Format: "noop", Mode: "overwrite"}); err != nil {
 			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
 		}
 		result.Discarded = true
@@ -170,9 +178,15 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	}
 	var readCounts map[string]int64
 	if job.Verify {
-		if readCounts, err = c.countPerSource(ctx, planned); err != nil {
+		progress.report(Progress{Phase: PhaseCount})
+		if readCounts, err = c.countPerSource(progress.sparkProgress(ctx, PhaseCount), planned); err != nil {
 			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
 		}
+		var read int64
+		for _, n := range readCounts {
+			read += n
+		}
+		progress.report(Progress{Phase: PhaseCount, Finished: true, Done: read})
 	}
 	spec := connect.WriteSpec{
 		Format:      written.Format,
@@ -190,7 +204,8 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if spec.Format == "" && spec.Path != "" {
 		spec.Format = "parquet"
 	}
-	if err := merged.Write(ctx, spec); err != nil {
+	progress.report(Progress{Phase: PhaseWrite})
+	if err := merged.Write(progress.sparkProgress(ctx, PhaseWrite), spec); err != nil {
 		err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
 		if written.Path != "" && stage.abort == nil && !appending && !strings.EqualFold(written.Mode, "overwrite") {
 			// Spark's failed job removes its files but not the directory
@@ -222,12 +237,15 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		}
 		result.RowsWritten = after - before
 	}
+	progress.report(Progress{Phase: PhaseWrite, Finished: true, Done: result.RowsWritten})
 	if job.Verify {
-		if err := c.verify(ctx, job, rowsWritten, own, planned, readCounts, result); err != nil {
+		progress.report(Progress{Phase: PhaseVerify})
+		if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, rowsWritten, own, planned, readCounts, result); err != nil {
 			result.Elapsed = time.Since(start)
 			return result, err
 		}
 		result.Verified = true
+		progress.report(Progress{Phase: PhaseVerify, Finished: true, Done: result.RowsWritten})
 	}
 	if stage.install != nil {
 		// From here the staged rows are the merge's result: install
@@ -475,7 +493,7 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 		}
 	}
 	var total int64
-	for _, src := range sortedKeys(read) {
+	for _, src := range inInputOrder(p, read) {
 		result.RowsRead = append(result.RowsRead, SourceRows{Source: src, Rows: read[src]})
 		total += read[src]
 	}
@@ -492,7 +510,7 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 				return fmt.Errorf("verify: %w", err)
 			}
 		}
-		for _, src := range sortedKeys(mergeKeys(read, perSource)) {
+		for _, src := range inInputOrder(p, mergeKeys(read, perSource)) {
 			if read[src] != perSource[src] {
 				verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("%s: read %d, written %d", src, read[src], perSource[src]))
 			}
@@ -535,6 +553,31 @@ func (c *Client) addColumns(ctx context.Context, table string, fields []sparkmer
 	return nil
 }
 
+// inInputOrder are counts' keys (source names) in the order of the
+// sources, as the plan numbers them, then any other key sorted.
+func inInputOrder(planned *Planned, counts map[string]int64) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range planned.Reads {
+		names := r.Sources
+		if !r.multiFile() {
+			names = []string{r.Name} // as verify counts it
+		}
+		for _, n := range names {
+			if _, ok := counts[n]; ok && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	for _, k := range sortedKeys(counts) {
+		if !seen[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // ReadTarget returns the first n rows of a written target.
 func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) {
 	if isRelativePath(t.Path) {
@@ -547,6 +590,13 @@ func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) 
 	}
 	rows, err := targetFrame(c.sess, t).Limit(n).Collect(ctx)
 	return rowsFrom(rows), err
+}
+
+// ShowTarget renders the first n rows of a written target as Spark's
+// show(n, truncate=False) prints them, formatted by Spark itself: values
+// whole (a row's source file is a long path), left-aligned.
+func (c *Client) ShowTarget(ctx context.Context, t Target, n int) (string, error) {
+	return targetFrame(c.sess, t).ShowString(ctx, n, 0)
 }
 
 // SourceSchema is a source's schema as Spark reads it.
@@ -576,7 +626,8 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.fetchSchemas(ctx, in.reads, job.Parallelism, job.Progress); err != nil {
+	ctx, progress := withProgress(ctx, job)
+	if err := c.fetchSchemas(ctx, in.reads, job.Parallelism, progress.discovered(0, len(in.reads))); err != nil {
 		return nil, err
 	}
 	out := make([]SourceSchema, len(in.reads))

@@ -598,3 +598,18 @@ func TestWriteHintNamesLocalFilesTheServerCannotSee(t *testing.T) {
 		}
 	}
 }
+
+// Rows read per source are listed as the plan numbers the sources, not
+// by name: source 10 after source 9.
+func TestRowsReadInInputOrder(t *testing.T) {
+	p := &Planned{Reads: []*Read{
+		{Name: "/d/b.csv", Sources: []string{"/d/b.csv"}, Paths: []string{"/d/b.csv"}},
+		{Name: "/d/x/ (2 csv files)", Sources: []string{"/d/x/9.csv", "/d/x/10.csv"}, Paths: []string{"/d/x/9.csv", "/d/x/10.csv"}},
+		{Name: "/d/a.csv", Sources: []string{"/d/a.csv"}, Paths: []string{"/d/a.csv"}},
+	}}
+	counts := map[string]int64{"/d/a.csv": 1, "/d/b.csv": 2, "/d/x/10.csv": 3, "/d/x/9.csv": 4, "other": 5}
+	want := []string{"/d/b.csv", "/d/x/9.csv", "/d/x/10.csv", "/d/a.csv", "other"}
+	if diff := cmp.Diff(want, inInputOrder(p, counts)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}

@@ -79,7 +79,7 @@ type SparkError struct {
 
 func (e *SparkError) Error() string {
 	if e.Message != "" {
-		return e.Message
+		return withoutStackFrames(e.Message)
 	}
 	if e.ErrorClass != "" {
 		return "[" + e.ErrorClass + "]"
@@ -89,6 +89,30 @@ func (e *SparkError) Error() string {
 
 // Unwrap returns the upstream error.
 func (e *SparkError) Unwrap() error { return e.Err }
+
+// withoutStackFrames is a server message without the JVM's stack frames
+// ("\tat org.apache..." and "\t... 12 more" lines), which some errors
+// carry by the dozen (a job that failed in a task): what failed and each
+// "Caused by:" stay. Message keeps the whole text.
+func withoutStackFrames(msg string) string {
+	if !strings.Contains(msg, "\n\tat ") {
+		return msg
+	}
+	var kept []string
+	cut := 0
+	for _, line := range strings.Split(msg, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "at ") || (strings.HasPrefix(t, "... ") && strings.HasSuffix(t, " more")) || t == "at java...." {
+			cut++
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if cut > 0 {
+		kept = append(kept, fmt.Sprintf("(%d lines of the server's stack trace left out)", cut))
+	}
+	return strings.Join(kept, "\n")
+}
 
 // grpcCode returns the gRPC status code carried by err (codes.Unknown when none).
 func grpcCode(err error) codes.Code {

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -46,5 +47,32 @@ func TestErrorClassFromAMessageWhenTheServerSendsNone(t *testing.T) {
 				t.Errorf("error class %q, want %q", se.ErrorClass, tt.want)
 			}
 		})
+	}
+}
+
+// A task failure's message carries the JVM's stack frames by the dozen:
+// the error shows what failed and its causes, not the frames.
+func TestSparkErrorLeavesOutStackFrames(t *testing.T) {
+	msg := "Job aborted due to stage failure: Task 0 failed: org.apache.spark.SparkException: Exception thrown in awaitResult: \n" +
+		"\tat org.apache.spark.util.SparkThreadUtils$.awaitResult(SparkThreadUtils.scala:53)\n" +
+		"\tat org.apache.spark.util.ThreadUtils$.awaitResult(ThreadUtils.scala:342)\n" +
+		"Caused by: java.lang.RuntimeException: file:/d/a.csv is not a Parquet file. Expected magic number at tail, but found [49, 10, 50, 10]\n" +
+		"\tat org.apache.parquet.hadoop.ParquetFileReader.readFooter(ParquetFileReader.java:565)\n" +
+		"\t... 12 more"
+	e := &SparkError{Message: msg}
+	got := e.Error()
+	for _, want := range []string{"Job aborted due to stage failure", "Caused by: java.lang.RuntimeException: file:/d/a.csv is not a Parquet file", "(4 lines of the server's stack trace left out)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Error() = %q, lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "\tat ") || strings.Contains(got, "more") {
+		t.Errorf("Error() keeps stack frames: %q", got)
+	}
+	if e.Message != msg {
+		t.Error("Message lost its text")
+	}
+	if plain := (&SparkError{Message: "[PATH_NOT_FOUND] Path does not exist: file:/x."}).Error(); plain != "[PATH_NOT_FOUND] Path does not exist: file:/x." {
+		t.Errorf("a message without frames changed: %q", plain)
 	}
 }

@@ -61,6 +61,53 @@ type operation struct {
 
 	schema  protoreflect.Message // the result's DataType, when sent
 	records []arrow.Record
+	// progress receives the server's execution progress (see
+	// WithProgress), or is nil.
+	progress func(Progress)
+}
+
+// Progress is Spark's execution progress of one operation, as Spark 4
+// streams it (ExecutePlanResponse.ExecutionProgress, every
+// spark.connect.progress.reportInterval, 2 seconds by default): the
+// stages run so far, and the tasks running now.
+type Progress struct {
+	Stages        []StageProgress
+	InflightTasks int64
+}
+
+// StageProgress is one Spark stage's progress.
+type StageProgress struct {
+	ID             int64
+	Tasks          int64
+	CompletedTasks int64
+	InputBytesRead int64
+	Done           bool
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose operations (queries and commands
+// run with it) report Spark's execution progress to f, on the goroutine
+// that reads the operation's responses.
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// executionProgress reads an ExecutionProgress message.
+func executionProgress(m protoreflect.Message) Progress {
+	p := Progress{InflightTasks: m.Get(fd(m, "num_inflight_tasks")).Int()}
+	stages := m.Get(fd(m, "stages")).List()
+	for i := range stages.Len() {
+		st := stages.Get(i).Message()
+		p.Stages = append(p.Stages, StageProgress{
+			ID:             st.Get(fd(st, "stage_id")).Int(),
+			Tasks:          st.Get(fd(st, "num_tasks")).Int(),
+			CompletedTasks: st.Get(fd(st, "num_completed_tasks")).Int(),
+			InputBytesRead: st.Get(fd(st, "input_bytes_read")).Int(),
+			Done:           st.Get(fd(st, "done")).Bool(),
+		})
+	}
+	return p
 }
 
 // executed is what an operation returned: the result's Arrow records (no
@@ -94,6 +141,7 @@ func (e executed) table() arrow.Table {
 func (s *Session) execute(ctx context.Context, plan proto.Message) (out executed, err error) {
 	defer guard("execute plan", &err)
 	op := &operation{s: s, id: uuid.NewString(), reattachable: s.reattachable()}
+	op.progress, _ = ctx.Value(progressKey{}).(func(Progress))
 	op.request = s.executeRequest(plan, op.id, op.reattachable)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -245,6 +293,9 @@ func (op *operation) take(resp protoreflect.Message) error {
 	}
 	if getMsg(resp, "result_complete") != nil {
 		op.complete = true
+	}
+	if p := getMsg(resp, "execution_progress"); p != nil && op.progress != nil {
+		op.progress(executionProgress(p))
 	}
 	batch := getMsg(resp, "arrow_batch")
 	if batch == nil {

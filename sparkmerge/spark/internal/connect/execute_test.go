@@ -471,3 +471,29 @@ func TestExecuteOnAServerThatKeepsNoOperations(t *testing.T) {
 		t.Errorf("calls (-want +got):\n%s (a command sent twice?)", diff)
 	}
 }
+
+// Spark 4's execution progress, streamed with the responses, reaches the
+// function WithProgress put in the context.
+func TestExecutionProgressRead(t *testing.T) {
+	m := newMsg("ExecutePlanResponse.ExecutionProgress")
+	st := newMsg("ExecutePlanResponse.ExecutionProgress.StageInfo")
+	setInt64(st, "stage_id", 3)
+	setInt64(st, "num_tasks", 40)
+	setInt64(st, "num_completed_tasks", 12)
+	setInt64(st, "input_bytes_read", 1<<20)
+	appendMsg(m, "stages", st)
+	setInt64(m, "num_inflight_tasks", 2)
+	resp := newMsg("ExecutePlanResponse")
+	setMsg(resp, "execution_progress", m)
+	var got []Progress
+	ctx := WithProgress(context.Background(), func(p Progress) { got = append(got, p) })
+	op := &operation{s: &Session{}}
+	op.progress, _ = ctx.Value(progressKey{}).(func(Progress))
+	if err := op.take(resp); err != nil {
+		t.Fatal(err)
+	}
+	want := []Progress{{Stages: []StageProgress{{ID: 3, Tasks: 40, CompletedTasks: 12, InputBytesRead: 1 << 20}}, InflightTasks: 2}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+}

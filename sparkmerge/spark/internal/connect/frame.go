@@ -451,3 +451,29 @@ func sqlCommand(stmt string) proto.Message {
 	setString(c, "sql", stmt)
 	return commandPlan("sql_command", c)
 }
+
+// ShowString renders the frame's first n rows as Spark's own show() does
+// (the ShowString relation: Spark formats every value, nested ones, maps
+// and doubles as PySpark prints them), cutting values longer than
+// truncate characters (0: never), and returns the text.
+func (f Frame) ShowString(ctx context.Context, n, truncate int) (string, error) {
+	shown := f.unary("show", "show_string", func(s protoreflect.Message) {
+		if n < 0 || n > 1<<31-1 || truncate < 0 || truncate > 1<<31-1 {
+			panic(buildError{fmt.Sprintf("show: %d rows, truncate %d out of range", n, truncate)})
+		}
+		setInt32(s, "num_rows", int32(n))
+		setInt32(s, "truncate", int32(truncate))
+	})
+	rows, err := shown.Collect(ctx)
+	if err != nil {
+		return "", fmt.Errorf("show: %w", err)
+	}
+	if len(rows.Values) != 1 || len(rows.Values[0]) != 1 {
+		return "", fmt.Errorf("show: Spark answered %d rows of %d columns, want one value", len(rows.Values), len(rows.Columns))
+	}
+	text, ok := rows.Values[0][0].(string)
+	if !ok {
+		return "", fmt.Errorf("show: Spark answered a %T, want a string", rows.Values[0][0])
+	}
+	return text, nil
+}
