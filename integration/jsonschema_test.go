@@ -67,7 +67,7 @@ func TestCLIJSONOutputsFollowSchemas(t *testing.T) {
 		{"version", []string{"version"}, 0},
 		{"error", []string{"plan", filepath.Join(tides, "no-such-file.csv")}, 1},
 	} {
-		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
+		t.Run(strings.Join(tc.args[:min(2, len(tc.args))], " "), func(t *testing.T) {
 			code, stdout, stderr := cliRun(t, append(tc.args, "-o", "json")...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, stderr)
