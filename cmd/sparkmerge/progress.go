@@ -96,7 +96,8 @@ func (v *progressView) finish(phase, what string) {
 // report is the job's OnProgress.
 func (v *progressView) report(p spark.Progress) {
 	v.mu.Lock()
-	if string(p.Phase) != v.phase {
+	entered := string(p.Phase) != v.phase
+	if entered {
 		v.enter(string(p.Phase))
 	}
 	v.last = p
@@ -105,7 +106,9 @@ func (v *progressView) report(p spark.Progress) {
 		v.done(finishedText(p))
 		planned = p.Planned
 	} else {
-		v.draw(false)
+		// A phase's first report is always shown: a quick phase would
+		// otherwise pass unseen under the rate limit.
+		v.draw(entered)
 	}
 	v.mu.Unlock()
 	if planned != nil && v.onPlan != nil {

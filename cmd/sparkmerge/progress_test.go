@@ -75,3 +75,22 @@ func TestProgressLiveAtATerminal(t *testing.T) {
 		t.Error("--progress never shows progress")
 	}
 }
+
+// A phase that starts right after another is shown at once: the rate
+// limit of redraws does not hide a phase's first report.
+func TestProgressShowsEveryPhaseStart(t *testing.T) {
+	var w bytes.Buffer
+	v := newProgressView("always", &w)
+	defer v.close()
+	v.now = fakeClock(0) // every report at the same instant
+	v.report(spark.Progress{Phase: spark.PhaseList})
+	v.report(spark.Progress{Phase: spark.PhaseDiscover, Total: 2})
+	v.report(spark.Progress{Phase: spark.PhaseDiscover, Done: 1, Total: 2})
+	got := w.String()
+	if !strings.Contains(got, "… discover  0/2 files typed") {
+		t.Errorf("the discover phase's start was not shown: %q", got)
+	}
+	if strings.Contains(got, "1/2 files typed") {
+		t.Errorf("a redraw within the rate limit was shown: %q", got)
+	}
+}
