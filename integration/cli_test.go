@@ -271,6 +271,8 @@ func TestCLIPlanEmitSQLMatchesMerge(t *testing.T) {
 	ctx := context.Background()
 	for _, format := range []string{"csv", "json", "parquet"} {
 		t.Run(format, func(t *testing.T) {
+			// Before columnarCorpus's exec: the test's own session.
+			session := upstreamSession(t)
 			merged := 0
 			for seed := uint64(1); seed <= 8 && merged < 2; seed++ {
 				shape := corpusShape{format: format}
@@ -297,11 +299,11 @@ func TestCLIPlanEmitSQLMatchesMerge(t *testing.T) {
 				}
 				merged++
 				stmt := strings.TrimSpace(stdout)
-				fromSQL, err := upstreamSession(t).Sql(ctx, stmt)
+				fromSQL, err := session.Sql(ctx, stmt)
 				if err != nil {
 					t.Fatalf("seed %d: spark.sql of the emitted statement: %v\n%s", seed, err, stmt)
 				}
-				written, err := upstreamSession(t).Sql(ctx, fmt.Sprintf("SELECT * FROM parquet.`%s`", out))
+				written, err := session.Sql(ctx, fmt.Sprintf("SELECT * FROM parquet.`%s`", out))
 				if err != nil {
 					t.Fatal(err)
 				}
