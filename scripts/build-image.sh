@@ -4,10 +4,15 @@
 # or $SPARKMERGE_SPARK_IMAGE when set, without any container registry:
 #   1. debootstrap a minimal Debian bookworm (mirror read from this machine's
 #      apt sources) + openjdk-17-jre-headless      -> .cache/image/base-<hash>.tar
-#   2. add the fetched Spark (with its Connect server jar) under /opt/spark
-#      and the entrypoint
+#   2. add the fetched Spark (with its Connect server jar) under /opt/spark,
+#      the table format jars of its line (Delta Lake, Iceberg:
+#      scripts/fetch-table-formats.sh) among Spark's jars, and the
+#      entrypoint
 #      /opt/sparkmerge/start-connect.sh            -> .cache/image/spark-connect-<hash>.tar
-#   3. docker import it with the entrypoint and a label holding the input hash.
+#   3. docker import it with the entrypoint and labels holding the input
+#      hash and the table formats it carries (io.sparkmerge.table-formats,
+#      "delta=4.0.1,iceberg=1.10.1" or "", which sparkmerge/localspark
+#      reads to configure their catalogs).
 # Idempotent: an image whose label matches the inputs is left alone; the cached
 # tarballs make a rebuild after `docker rmi` a plain import.
 set -euo pipefail
@@ -19,13 +24,14 @@ rootfs="$SPARKMERGE_CACHE/rootfs"
 suite=bookworm
 packages=(openjdk-17-jre-headless procps bash)
 label=io.sparkmerge.inputs
+formats_label=io.sparkmerge.table-formats
 
 # The entrypoint, shared with scripts/spark-local.sh: the server's settings.
 entrypoint_script="$SPARKMERGE_REPO/scripts/start-connect.sh"
 
 self_hash=$(cat "${BASH_SOURCE[0]}" "$entrypoint_script" | sha256sum | cut -c1-16)
 base_hash=$(printf '%s\n' "$suite" "${packages[@]}" "$(dpkg --print-architecture 2>/dev/null || uname -m)" | sha256sum | cut -c1-16)
-inputs_hash=$(printf '%s\n' "$self_hash" "$base_hash" "$PYSPARK_SHA256" "$SPARK_CONNECT_JAR_SHA256" | sha256sum | cut -c1-16)
+inputs_hash=$(printf '%s\n' "$self_hash" "$base_hash" "$PYSPARK_SHA256" "$SPARK_CONNECT_JAR_SHA256" "$(table_format_pins)" | sha256sum | cut -c1-16)
 base_tar="$work/base-$base_hash.tar"
 image_tar="$work/spark-connect-$SPARK_VERSION-$inputs_hash.tar"
 
@@ -127,8 +133,9 @@ CFG
 }
 
 build_image_tar() {
-	local spark_home stage java_home
+	local spark_home stage java_home formats
 	spark_home=$("$SPARKMERGE_REPO/scripts/fetch-spark.sh")
+	formats=$("$SPARKMERGE_REPO/scripts/fetch-table-formats.sh")
 	[ -f "$base_tar" ] || build_base
 	log "assembling $image_tar"
 	clean_rootfs
@@ -138,6 +145,9 @@ build_image_tar() {
 	# Only what the server needs: no examples, data or python.
 	as_root cp -a "$spark_home/bin" "$spark_home/sbin" "$spark_home/jars" "$spark_home/licenses" "$rootfs/opt/spark/"
 	as_root chmod +x "$rootfs"/opt/spark/bin/* "$rootfs"/opt/spark/sbin/*
+	# On Spark's classpath, for the driver and every executor; the server
+	# turns them on only with their settings (start-connect.sh).
+	[ -z "$formats" ] || as_root cp "$formats"/*.jar "$rootfs/opt/spark/jars/"
 	as_root chown -R 0:0 "$rootfs/opt/spark"
 	as_root cp "$entrypoint_script" "$rootfs/opt/sparkmerge/start-connect.sh"
 	as_root chmod 755 "$rootfs/opt/sparkmerge/start-connect.sh"
@@ -160,6 +170,7 @@ docker import \
 	--change 'ENV SPARK_LOCAL_IP=127.0.0.1' \
 	--change 'WORKDIR /opt/spark' \
 	--change "LABEL $label=$inputs_hash" \
+	--change "LABEL $formats_label=$SPARKMERGE_TABLE_FORMATS" \
 	--change "LABEL org.opencontainers.image.version=$SPARK_VERSION" \
 	--message "sparkmerge Spark Connect $SPARK_VERSION (scripts/build-image.sh)" \
 	"$image_tar" "$image" >/dev/null

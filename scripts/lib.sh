@@ -47,6 +47,28 @@ SPARK_CONNECT_JAR="spark-connect_${SPARK_SCALA_VERSION}-${SPARK_VERSION}.jar"
 export SPARK_VERSION
 
 SPARKMERGE_CACHE=${SPARKMERGE_CACHE:-$SPARKMERGE_REPO/.cache}
+
+# The table formats each Spark line gets (docs/clusters.md, "Table
+# formats"): Delta Lake (delta-spark, with the delta-storage it needs; its
+# other dependency, antlr4-runtime 4.13.1, is among Spark's own jars) and
+# Apache Iceberg's Spark runtime (one shaded jar), from Maven Central,
+# each pinned by sha256 (Maven Central's .sha1 of each agreed). Delta
+# 4.0.x is built for Spark 4.0 and Iceberg's runtime-4.0 too; a line
+# without rows here gets neither, and its server no table format
+# settings (scripts/start-connect.sh, sparkmerge/localspark).
+#
+#   line format  version  Maven Central path                                                                      sha256
+SPARKMERGE_TABLE_FORMAT_PINS='
+4.0 delta   4.0.1  io/delta/delta-spark_2.13/4.0.1/delta-spark_2.13-4.0.1.jar                                    a1e76860b19fe1e6b205a4ea7a9099a2f9575d39bb71d49b3e679b299d0efb91
+4.0 delta   4.0.1  io/delta/delta-storage/4.0.1/delta-storage-4.0.1.jar                                          ecc42c5aaa51c423312d9e4e48aa4a12b34740bf2c37de0e8f279277ec3d12e4
+4.0 iceberg 1.10.1 org/apache/iceberg/iceberg-spark-runtime-4.0_2.13/1.10.1/iceberg-spark-runtime-4.0_2.13-1.10.1.jar 2192a0881ed0f5773b5a83a8820d2b0b2069beec203028643a1c338551007f09
+'
+# table_format_pins: the rows of SPARKMERGE_TABLE_FORMAT_PINS for
+# $SPARK_VERSION's line (none for a line without table formats).
+table_format_pins() { awk -v line="${SPARK_VERSION%.*}" '$1 == line { print $2, $3, $4, $5 }' <<<"$SPARKMERGE_TABLE_FORMAT_PINS"; }
+# SPARKMERGE_TABLE_FORMATS: "delta=4.0.1,iceberg=1.10.1" for
+# $SPARK_VERSION, or "" (the image's label io.sparkmerge.table-formats).
+SPARKMERGE_TABLE_FORMATS=$(table_format_pins | awk '!seen[$1]++ { printf "%s%s=%s", sep, $1, $2; sep = "," }')
 SPARKMERGE_DEFAULT_IMAGE="sparkmerge/spark-connect:${SPARK_VERSION}"
 SPARKMERGE_SPARK_IMAGE=${SPARKMERGE_SPARK_IMAGE:-$SPARKMERGE_DEFAULT_IMAGE}
 SPARK_CONNECT_CLASS=org.apache.spark.sql.connect.service.SparkConnectServer

@@ -2,7 +2,9 @@
 # spark-local.sh start|stop|status [--port N]
 #
 # Runs the same Spark Connect server as the image, as a plain host process
-# (no Docker): local[2], bound to 127.0.0.1:PORT (default 15002), UI off.
+# (no Docker): local[2], bound to 127.0.0.1:PORT (default 15002), UI off,
+# with Delta Lake and Iceberg where the Spark line has them (tables of the
+# catalog iceberg under .cache/spark-local/iceberg-warehouse).
 # Needs Java 17 (installed with apt when missing). Pidfile and log live in
 # .cache/spark-local/. "stop" stops only a server this script started.
 #
@@ -65,8 +67,11 @@ start() {
 	if port_open "$port"; then
 		die "127.0.0.1:$port is in use by a process this script did not start: choose another --port"
 	fi
-	local spark_home
+	local spark_home formats
 	spark_home=$("$SPARKMERGE_REPO/scripts/fetch-spark.sh")
+	# Delta Lake and Iceberg, where this Spark line has them: their jars
+	# go to the server with --jars, leaving the fetched Spark as it is.
+	formats=$("$SPARKMERGE_REPO/scripts/fetch-table-formats.sh")
 	java17
 	mkdir -p "$state"
 	: >"$logfile"
@@ -74,7 +79,7 @@ start() {
 	# The same server as the image runs: one definition of its settings.
 	# It runs in $state, where Spark keeps its warehouse (spark-warehouse/,
 	# relative to the working directory), not in the caller's checkout.
-	(cd "$state" && SPARK_HOME="$spark_home" SPARK_CONNECT_PORT="$port" exec setsid "$SPARKMERGE_REPO/scripts/start-connect.sh") \
+	(cd "$state" && SPARK_HOME="$spark_home" SPARK_CONNECT_PORT="$port" SPARKMERGE_TABLE_FORMAT_JARS="$formats" exec setsid "$SPARKMERGE_REPO/scripts/start-connect.sh") \
 		>>"$logfile" 2>&1 </dev/null &
 	echo $! >"$pidfile"
 	local began=$SECONDS

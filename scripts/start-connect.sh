@@ -8,14 +8,48 @@
 # Without arguments, or with only options such as "--conf k=v", it starts
 # the server; with a command (the Go harness passes a full spark-submit
 # line) it execs that command.
+# Table formats: where the Delta Lake and Iceberg jars are (in Spark's own
+# jars/, as the image has them, or in SPARKMERGE_TABLE_FORMAT_JARS, added
+# with --jars, as scripts/spark-local.sh passes them), the server gets
+# their settings: Delta's catalog as spark_catalog, both formats' SQL
+# extensions, and an Iceberg catalog named iceberg (a Hadoop catalog
+# under SPARKMERGE_ICEBERG_WAREHOUSE, default ./iceberg-warehouse beside
+# Spark's own ./spark-warehouse). sparkmerge/localspark gives the same.
+#
 # Environment: SPARK_HOME (default /opt/spark), SPARK_MASTER (local[2]),
-# SPARK_DRIVER_MEMORY (1g), SPARK_CONNECT_PORT (15002).
+# SPARK_DRIVER_MEMORY (1g), SPARK_CONNECT_PORT (15002),
+# SPARKMERGE_TABLE_FORMAT_JARS, SPARKMERGE_ICEBERG_WAREHOUSE.
 set -euo pipefail
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
 	exec "$@"
 fi
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
-exec "${SPARK_HOME:-/opt/spark}/bin/spark-submit" \
+spark_home=${SPARK_HOME:-/opt/spark}
+
+formats=()
+jars_dir=${SPARKMERGE_TABLE_FORMAT_JARS:-$spark_home/jars}
+if [ -n "${SPARKMERGE_TABLE_FORMAT_JARS:-}" ]; then
+	jars=$(find "$jars_dir" -maxdepth 1 -name '*.jar' | sort | paste -sd, -)
+	[ -z "$jars" ] || formats+=(--jars "$jars")
+fi
+extensions=()
+if compgen -G "$jars_dir/delta-spark_*.jar" >/dev/null; then
+	extensions+=(io.delta.sql.DeltaSparkSessionExtension)
+	formats+=(--conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog)
+fi
+if compgen -G "$jars_dir/iceberg-spark-runtime-*.jar" >/dev/null; then
+	extensions+=(org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions)
+	warehouse=${SPARKMERGE_ICEBERG_WAREHOUSE:-$PWD/iceberg-warehouse}
+	formats+=(
+		--conf spark.sql.catalog.iceberg=org.apache.iceberg.spark.SparkCatalog
+		--conf spark.sql.catalog.iceberg.type=hadoop
+		--conf "spark.sql.catalog.iceberg.warehouse=$warehouse"
+	)
+fi
+if [ ${#extensions[@]} -gt 0 ]; then
+	formats+=(--conf "spark.sql.extensions=$(IFS=,; echo "${extensions[*]}")")
+fi
+exec "$spark_home/bin/spark-submit" \
 	--class org.apache.spark.sql.connect.service.SparkConnectServer \
 	--master "${SPARK_MASTER:-local[2]}" \
 	--driver-memory "${SPARK_DRIVER_MEMORY:-1g}" \
@@ -26,5 +60,6 @@ exec "${SPARK_HOME:-/opt/spark}/bin/spark-submit" \
 	--conf spark.log.structuredLogging.enabled=false \
 	--conf spark.driver.host=127.0.0.1 \
 	--conf spark.driver.bindAddress=127.0.0.1 \
+	${formats[@]+"${formats[@]}"} \
 	"$@" \
 	spark-internal

@@ -62,6 +62,22 @@ const serverClass = "org.apache.spark.sql.connect.service.SparkConnectServer"
 // sparkSubmit is where every supported image keeps spark-submit.
 const sparkSubmit = "/opt/spark/bin/spark-submit"
 
+// TableFormatsLabel is the image label in which scripts/build-image.sh
+// lists the table formats whose jars the image carries among Spark's
+// own, as "delta=4.0.1,iceberg=1.10.1" ("" or absent: none). [Start]
+// configures their catalogs (see [TableFormatConf]).
+const TableFormatsLabel = "io.sparkmerge.table-formats"
+
+// IcebergCatalog is the name of the Iceberg catalog [Start] configures on
+// an image that carries Iceberg: a Hadoop catalog, whose tables are
+// iceberg.db.table.
+const IcebergCatalog = "iceberg"
+
+// DefaultIcebergWarehouse is the Iceberg catalog's warehouse directory
+// inside the container when [Options.IcebergWarehouse] is empty: beside
+// Spark's own spark-warehouse in the image's working directory.
+const DefaultIcebergWarehouse = "/opt/spark/iceberg-warehouse"
+
 // RoleLabel is the container label (with value "spark-connect") that marks
 // containers started by [Start], so scripts can find leftovers.
 const RoleLabel = "io.sparkmerge.role"
@@ -88,8 +104,14 @@ type Options struct {
 	// DriverMemory is the driver heap (spark-submit --driver-memory); empty
 	// means DefaultDriverMemory.
 	DriverMemory string
-	// Conf holds extra Spark settings passed as --conf key=value.
+	// Conf holds extra Spark settings passed as --conf key=value; they
+	// win over the table formats' settings too.
 	Conf map[string]string
+	// IcebergWarehouse is the directory, as the container sees it, that
+	// holds the tables of the Iceberg catalog when the image carries
+	// Iceberg; empty means DefaultIcebergWarehouse. A directory mounted
+	// from the host (see Volumes) lets a test see the tables' files.
+	IcebergWarehouse string
 	// StartupTimeout bounds image checks, container start and readiness;
 	// zero means DefaultStartupTimeout.
 	StartupTimeout time.Duration
@@ -116,9 +138,10 @@ func (e *ImageNotFoundError) Error() string {
 
 // Server is a running Spark Connect container.
 type Server struct {
-	ctr   testcontainers.Container
-	port  int
-	image string
+	ctr     testcontainers.Container
+	port    int
+	image   string
+	formats map[string]string
 }
 
 // Remote returns the Spark Connect address, "sc://127.0.0.1:PORT".
@@ -131,6 +154,51 @@ func (s *Server) Port() int { return s.port }
 
 // Image returns the image the server runs.
 func (s *Server) Image() string { return s.image }
+
+// TableFormats returns the table formats the server has, by name
+// ("delta", "iceberg") with their versions, as the image's
+// [TableFormatsLabel] lists them; empty for an image without any.
+func (s *Server) TableFormats() map[string]string { return maps.Clone(s.formats) }
+
+// ParseTableFormats reads a [TableFormatsLabel] value,
+// "delta=4.0.1,iceberg=1.10.1", into the formats and their versions.
+// Entries without "=" name a format of unknown version ("").
+func ParseTableFormats(label string) map[string]string {
+	formats := map[string]string{}
+	for _, entry := range strings.Split(label, ",") {
+		name, version, _ := strings.Cut(strings.TrimSpace(entry), "=")
+		if name != "" {
+			formats[strings.ToLower(name)] = version
+		}
+	}
+	return formats
+}
+
+// TableFormatConf is the server's settings for the table formats it
+// carries (see [ParseTableFormats]), as scripts/start-connect.sh gives
+// them: Delta Lake's catalog as spark_catalog (so that its tables live
+// beside Spark's own, as on Databricks) and its SQL extension; Iceberg's
+// SQL extension and an Iceberg catalog named [IcebergCatalog], a Hadoop
+// catalog under warehouse. Both extensions are one setting, in that order.
+func TableFormatConf(formats map[string]string, warehouse string) map[string]string {
+	conf := map[string]string{}
+	var extensions []string
+	if _, ok := formats["delta"]; ok {
+		extensions = append(extensions, "io.delta.sql.DeltaSparkSessionExtension")
+		conf["spark.sql.catalog.spark_catalog"] = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+	}
+	if _, ok := formats["iceberg"]; ok {
+		extensions = append(extensions, "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+		prefix := "spark.sql.catalog." + IcebergCatalog
+		conf[prefix] = "org.apache.iceberg.spark.SparkCatalog"
+		conf[prefix+".type"] = "hadoop"
+		conf[prefix+".warehouse"] = warehouse
+	}
+	if len(extensions) > 0 {
+		conf["spark.sql.extensions"] = strings.Join(extensions, ",")
+	}
+	return conf
+}
 
 // Container returns the underlying container, e.g. for
 // testcontainers.CleanupContainer.
@@ -159,6 +227,11 @@ func withDefaults(opts Options) (Options, error) {
 	if opts.StartupTimeout <= 0 {
 		opts.StartupTimeout = DefaultStartupTimeout
 	}
+	if opts.IcebergWarehouse == "" {
+		opts.IcebergWarehouse = DefaultIcebergWarehouse
+	} else if !filepath.IsAbs(opts.IcebergWarehouse) {
+		return opts, fmt.Errorf("iceberg warehouse %q: not an absolute path in the container", opts.IcebergWarehouse)
+	}
 	if opts.Port < 0 || opts.Port > 65535 {
 		return opts, fmt.Errorf("spark connect port %d: out of range 0-65535", opts.Port)
 	}
@@ -185,8 +258,9 @@ func withDefaults(opts Options) (Options, error) {
 }
 
 // command is the container command: spark-submit running the Spark Connect
-// server in the foreground, bound to 127.0.0.1:port.
-func command(opts Options, port int) []string {
+// server in the foreground, bound to 127.0.0.1:port, with the settings of
+// the table formats the image carries.
+func command(opts Options, port int, formats map[string]string) []string {
 	cmd := []string{
 		sparkSubmit,
 		"--class", serverClass,
@@ -202,6 +276,7 @@ func command(opts Options, port int) []string {
 		"spark.driver.host":                   "127.0.0.1",
 		"spark.driver.bindAddress":            "127.0.0.1",
 	}
+	maps.Copy(conf, TableFormatConf(formats, opts.IcebergWarehouse))
 	maps.Copy(conf, opts.Conf)
 	for _, k := range slices.Sorted(maps.Keys(conf)) {
 		cmd = append(cmd, "--conf", k+"="+conf[k])
@@ -260,13 +335,15 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.StartupTimeout)
 	defer cancel()
 
-	if err := checkImage(ctx, opts.Image); err != nil {
+	labels, err := checkImage(ctx, opts.Image)
+	if err != nil {
 		return nil, fmt.Errorf("start spark connect: %w", err)
 	}
+	formats := ParseTableFormats(labels[TableFormatsLabel])
 
 	req := testcontainers.ContainerRequest{
 		Image: opts.Image,
-		Cmd:   containerCommand(opts, port),
+		Cmd:   containerCommand(opts, port, formats),
 		// A UTF-8 locale: without one the JVM names files in ASCII, and
 		// Spark finds no file whose name is not (PATH_NOT_FOUND for é.csv).
 		Env:    map[string]string{"SPARK_LOCAL_IP": "127.0.0.1", "LANG": "C.UTF-8"},
@@ -312,26 +389,33 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 		return nil, err
 	}
-	return &Server{ctr: ctr, port: port, image: opts.Image}, nil
+	return &Server{ctr: ctr, port: port, image: opts.Image, formats: formats}, nil
 }
 
-// checkImage fails with *ImageNotFoundError when a local-only image is
-// missing; other images are left to testcontainers to pull.
-func checkImage(ctx context.Context, image string) error {
+// checkImage returns the image's labels, and fails with
+// *ImageNotFoundError when a local-only image is missing; other images are
+// left to testcontainers to pull (and have no labels here: no table
+// formats are configured on them).
+func checkImage(ctx context.Context, image string) (map[string]string, error) {
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
-		return fmt.Errorf("connect to docker (start one with scripts/docker-engine.sh): %w", err)
+		return nil, fmt.Errorf("connect to docker (start one with scripts/docker-engine.sh): %w", err)
 	}
 	defer cli.Close()
-	if _, err := cli.ImageInspect(ctx, image); err != nil {
+	inspect, err := cli.ImageInspect(ctx, image)
+	if err != nil {
 		if !errdefs.IsNotFound(err) {
-			return fmt.Errorf("inspect image %q (is the docker engine up? scripts/docker-engine.sh starts one): %w", image, err)
+			return nil, fmt.Errorf("inspect image %q (is the docker engine up? scripts/docker-engine.sh starts one): %w", image, err)
 		}
 		if localOnly(image) {
-			return &ImageNotFoundError{Image: image}
+			return nil, &ImageNotFoundError{Image: image}
 		}
+		return nil, nil
 	}
-	return nil
+	if inspect.Config == nil {
+		return nil, nil
+	}
+	return inspect.Config.Labels, nil
 }
 
 // logTail returns the last n lines of the container log, or "".
@@ -373,9 +457,9 @@ func localOnly(image string) bool {
 // containerCommand is the container's command: the Connect server alone,
 // or (Standalone) a master and a worker started in the background first,
 // on free loopback ports, and the server submitting to the master.
-func containerCommand(opts Options, port int) []string {
+func containerCommand(opts Options, port int, formats map[string]string) []string {
 	if !opts.Standalone {
-		return command(opts, port)
+		return command(opts, port, formats)
 	}
 	ports := make([]int, 4) // master, master UI, worker, worker UI
 	for i := range ports {
@@ -392,7 +476,7 @@ func containerCommand(opts Options, port int) []string {
 	}
 	opts.Conf["spark.executor.memory"] = "768m"
 	opts.Conf["spark.cores.max"] = "2"
-	cmd := command(opts, port)
+	cmd := command(opts, port, formats)
 	for i, a := range cmd {
 		if a == "local[2]" {
 			cmd[i] = master

@@ -16,21 +16,23 @@ func TestWithDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Options{
-		Image:          DefaultImage,
-		DriverMemory:   DefaultDriverMemory,
-		StartupTimeout: DefaultStartupTimeout,
-		Mounts:         []string{},
+		Image:            DefaultImage,
+		DriverMemory:     DefaultDriverMemory,
+		StartupTimeout:   DefaultStartupTimeout,
+		Mounts:           []string{},
+		IcebergWarehouse: DefaultIcebergWarehouse,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("withDefaults(Options{}) (-want +got):\n%s", diff)
 	}
 
 	set := Options{
-		Image:          "apache/spark:4.0.1",
-		Port:           15010,
-		Mounts:         []string{"/tmp/a/../b/", "/data"},
-		DriverMemory:   "2g",
-		StartupTimeout: time.Minute,
+		Image:            "apache/spark:4.0.1",
+		Port:             15010,
+		Mounts:           []string{"/tmp/a/../b/", "/data"},
+		DriverMemory:     "2g",
+		StartupTimeout:   time.Minute,
+		IcebergWarehouse: "/data/iceberg",
 	}
 	got, err = withDefaults(set)
 	if err != nil {
@@ -44,10 +46,11 @@ func TestWithDefaults(t *testing.T) {
 
 func TestWithDefaultsRejects(t *testing.T) {
 	for name, opts := range map[string]Options{
-		"relative mount": {Mounts: []string{"testdata"}},
-		"colon in mount": {Mounts: []string{"/tmp/a:b"}},
-		"negative port":  {Port: -1},
-		"port too large": {Port: 70000},
+		"relative mount":             {Mounts: []string{"testdata"}},
+		"colon in mount":             {Mounts: []string{"/tmp/a:b"}},
+		"negative port":              {Port: -1},
+		"port too large":             {Port: 70000},
+		"relative iceberg warehouse": {IcebergWarehouse: "iceberg"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := withDefaults(opts); err == nil {
@@ -80,8 +83,57 @@ func TestCommand(t *testing.T) {
 		"--conf", "spark.ui.enabled=false",
 		"spark-internal",
 	}
-	if diff := cmp.Diff(want, command(opts, 15010)); diff != "" {
+	if diff := cmp.Diff(want, command(opts, 15010, nil)); diff != "" {
 		t.Errorf("command (-want +got):\n%s", diff)
+	}
+}
+
+// An image that carries Delta and Iceberg gets their catalogs and
+// extensions, as scripts/start-connect.sh gives them; Conf still wins.
+func TestCommandTableFormats(t *testing.T) {
+	opts, err := withDefaults(Options{
+		IcebergWarehouse: "/sparkmerge-cluster-data/iceberg",
+		Conf:             map[string]string{"spark.sql.catalog.iceberg.cache-enabled": "false"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := command(opts, 15010, ParseTableFormats("delta=4.0.1,iceberg=1.10.1"))
+	want := []string{
+		"--conf", "spark.sql.catalog.iceberg=org.apache.iceberg.spark.SparkCatalog",
+		"--conf", "spark.sql.catalog.iceberg.cache-enabled=false",
+		"--conf", "spark.sql.catalog.iceberg.type=hadoop",
+		"--conf", "spark.sql.catalog.iceberg.warehouse=/sparkmerge-cluster-data/iceberg",
+		"--conf", "spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog",
+		"--conf", "spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension,org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+	}
+	var conf []string
+	for i, a := range got {
+		if a == "--conf" && (strings.HasPrefix(got[i+1], "spark.sql.catalog") || strings.HasPrefix(got[i+1], "spark.sql.extensions")) {
+			conf = append(conf, a, got[i+1])
+		}
+	}
+	if diff := cmp.Diff(want, conf); diff != "" {
+		t.Errorf("table format settings (-want +got):\n%s", diff)
+	}
+
+	// Delta alone: no Iceberg catalog, one extension.
+	got = command(opts, 15010, ParseTableFormats("delta=4.0.1"))
+	joined := strings.Join(got, " ")
+	if strings.Contains(joined, "iceberg.spark") || !strings.Contains(joined, "spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension ") {
+		t.Errorf("command for Delta alone = %q", joined)
+	}
+}
+
+func TestParseTableFormats(t *testing.T) {
+	for label, want := range map[string]map[string]string{
+		"":                           {},
+		"delta=4.0.1,iceberg=1.10.1": {"delta": "4.0.1", "iceberg": "1.10.1"},
+		" Delta=4.0.1 , , iceberg":   {"delta": "4.0.1", "iceberg": ""},
+	} {
+		if diff := cmp.Diff(want, ParseTableFormats(label)); diff != "" {
+			t.Errorf("ParseTableFormats(%q) (-want +got):\n%s", label, diff)
+		}
 	}
 }
 

@@ -269,6 +269,10 @@ const (
 	fairSchedulerFile = "fairscheduler.xml"
 )
 
+// icebergWarehouse is the directory of the cluster directory that holds
+// the tables of the server's Iceberg catalog.
+const icebergWarehouse = "iceberg-warehouse"
+
 // start starts the object store (when its pieces are given) and Spark,
 // on [Image], seeing mounts
 // at their own paths and cluster at [ClusterMount]. Under CI=true an
@@ -310,12 +314,19 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	if srv.noStore != "" {
 		fmt.Fprintln(os.Stderr, "sparktest:", srv.noStore)
 	}
+	// The Iceberg catalog's tables (on an image that has Iceberg) in the
+	// cluster directory, where a test can see their files.
+	if err := os.MkdirAll(filepath.Join(cluster, icebergWarehouse), 0o777); err != nil {
+		return nil, err
+	}
+	os.Chmod(filepath.Join(cluster, icebergWarehouse), 0o777)
 	srv.Server, err = localspark.Start(ctx, localspark.Options{
-		Image:          image,
-		Mounts:         mounts,
-		Volumes:        map[string]string{cluster: ClusterMount},
-		Conf:           conf,
-		StartupTimeout: startTimeout,
+		Image:            image,
+		Mounts:           mounts,
+		Volumes:          map[string]string{cluster: ClusterMount},
+		Conf:             conf,
+		IcebergWarehouse: ClusterMount + "/" + icebergWarehouse,
+		StartupTimeout:   startTimeout,
 	})
 	if err != nil {
 		if srv.store != nil {
