@@ -114,6 +114,16 @@ func (f *fakeServer) readSchema(ctx context.Context, r *Read) (sparkmerge.Schema
 	return f.schema(call)
 }
 
+// partitionSchema answers "partitionSchema <given>", recording the options
+// as readSchema does.
+func (f *fakeServer) partitionSchema(_ context.Context, given string, options map[string]string) (sparkmerge.Schema, error) {
+	call := "partitionSchema " + given
+	f.mu.Lock()
+	f.options[call] = maps.Clone(options)
+	f.mu.Unlock()
+	return f.schema(call)
+}
+
 func (f *fakeServer) tableSchema(_ context.Context, table string) (sparkmerge.Schema, error) {
 	return f.schema("tableSchema " + table)
 }

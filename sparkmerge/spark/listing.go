@@ -19,12 +19,14 @@ var listingOptions = []string{"pathGlobFilter", "recursiveFileLookup", "modified
 //
 // It also returns the files of directory sources it skipped because their
 // names say another format than the source's (a README.txt among CSV
-// files), for the plan to name, the files Spark listed, and where every
-// path it returns lives (see [location]), decided here once.
-func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, listed map[string]remoteFile, where map[string]location, err error) {
-	specs, skipped, err = expandLocal(specs, defaultFormat)
+// files), for the plan to name, the files Spark listed, where every path
+// it returns lives (see [location]), decided here once, and the partition
+// values of files of partitioned trees, by path.
+func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, listed map[string]remoteFile, where map[string]location, parts map[string]*partitionFile, err error) {
+	parts = map[string]*partitionFile{}
+	specs, skipped, err = expandLocal(specs, defaultFormat, global, parts)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
 	listed, where = map[string]remoteFile{}, map[string]location{}
 	for _, spec := range specs {
@@ -37,9 +39,9 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 			out = append(out, spec)
 			continue
 		}
-		expanded, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global)
+		expanded, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global, parts)
 		if err != nil {
-			return nil, nil, nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
+			return nil, nil, nil, nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
 		}
 		for _, f := range files {
 			listed[f.path] = f
@@ -48,7 +50,7 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 		out = append(out, expanded...)
 		skipped = append(skipped, others...)
 	}
-	return out, skipped, listed, where, nil
+	return out, skipped, listed, where, parts, nil
 }
 
 // remoteFile is a file Spark listed.
@@ -74,9 +76,9 @@ type listing struct {
 
 // expandRemote lists a path the client cannot see on the server and
 // splits it like [ExpandLocal] splits a local one: one source per data
-// file, except partitioned trees (key=value directories) and named
+// file (with its partition values in a partitioned tree), except named
 // non-CSV directories, which stay one dataset.
-func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, files []remoteFile, err error) {
+func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string, parts map[string]*partitionFile) (out []SourceSpec, skipped []string, files []remoteFile, err error) {
 	given := spec.Paths[0]
 	options := map[string]string{}
 	for _, k := range listingOptions {
@@ -86,6 +88,15 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		if v, ok := spec.Options[k]; ok {
 			options[k] = v
 		}
+	}
+	recursive := recursiveLookup(options)
+	if !recursive {
+		// Every file below the path, in partition directories or not:
+		// Spark's listing of a partitioned tree leaves out the files
+		// beside its partition directories, which the tree read would
+		// skip without a word (see splitPartitions). For any other path
+		// Spark lists the same files either way.
+		options = withOption(options, "recursiveFileLookup", "true")
 	}
 	listed := &listing{given: literalPath(given), options: options}
 	files, err = c.listFiles(ctx, listed.given, options)
@@ -133,14 +144,29 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 			files = append(files, byPath[p])
 		}
 	}
-	recursive := strings.EqualFold(options["recursiveFileLookup"], "true")
-	if !isGlob && !recursive && partitioned(given, files) {
-		// A partitioned dataset (day=1/...): Spark reads the tree and its
-		// partition columns as one source.
-		spec.Format = format
-		return []SourceSpec{spec}, skipped, files, nil
+	var filesParts map[string]*partitionFile
+	partitionOpts := partitionOptionsOf(global, spec.Options)
+	if base := optionValue(partitionOpts, "basePath"); !recursive && (!isGlob || base != "") {
+		// A partitioned tree, if its files lie in key=value directories
+		// below its root.
+		root := listed.given
+		if base != "" {
+			root = base
+		}
+		paths := make([]string, len(files))
+		for i, f := range files {
+			paths[i] = f.path
+		}
+		var tree *partitionTree
+		filesParts, tree, err = splitPartitions(given, sameScheme(root, root), paths)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if tree != nil {
+			tree.given, tree.options = listed.given, partitionOpts
+		}
 	}
-	if len(files) == 1 {
+	if len(files) == 1 && filesParts == nil {
 		spec.Paths = []string{files[0].path}
 		spec.Format = format
 		return []SourceSpec{spec}, skipped, files, nil
@@ -157,6 +183,9 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		one.Paths = []string{f.path}
 		one.Name = ""
 		one.Format = format
+		if part := filesParts[f.path]; part != nil {
+			parts[f.path] = part
+		}
 		out[i] = one
 	}
 	return out, skipped, files, nil
@@ -215,46 +244,14 @@ func sameScheme(given, listed string) string {
 	return p
 }
 
-// partitioned reports whether files lie in key=value directories below
-// root: a partitioned dataset.
-func partitioned(root string, files []remoteFile) bool {
-	base := strings.TrimRight(sameScheme(root, root), "/") + "/"
-	for _, f := range files {
-		rel := strings.TrimPrefix(f.path, base)
-		if rel == f.path {
-			continue
-		}
-		dirs := strings.Split(rel, "/")
-		for _, d := range dirs[:len(dirs)-1] {
-			if strings.Contains(d, "=") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// filesFormat is the one format the files' names say, or "". Text files
-// (.txt: a README) count only when no other format is there.
+// filesFormat is the one format the files' names say, or "" (see
+// namesFormat).
 func filesFormat(files []remoteFile) string {
-	for _, withText := range []bool{false, true} {
-		format := ""
-		for _, f := range files {
-			ff := InferFormat(f.path)
-			if ff == "text" && !withText {
-				continue
-			}
-			if ff == "" || (format != "" && ff != format) {
-				format = ""
-				break
-			}
-			format = ff
-		}
-		if format != "" {
-			return format
-		}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.path
 	}
-	return ""
+	return namesFormat(paths)
 }
 
 // literalPath is a path Spark reads as exactly that file: glob characters

@@ -376,6 +376,11 @@ func (p *Planned) SQL() (string, error) {
 			return "", fmt.Errorf("render sql: source %q is read with a schema given by the user (SourceSchema.Schema), which Spark SQL on files cannot take; run the merge, or register the merged rows as a view (Client.MergeView)", r.Name)
 		}
 		options := r.Options
+		if r.partition != nil {
+			// SQL pins no schema: the partition values are literals (see
+			// partitionSQL), not typed again over the files alone.
+			options = withoutOption(options, "basePath")
+		}
 		if r.Format == "csv" && r.pinned != "" {
 			// The schema the read pins, inferred again by SQL.
 			options = withOption(options, "inferSchema", "true")
@@ -396,7 +401,7 @@ func (p *Planned) SQL() (string, error) {
 		if !r.multiFile() {
 			// Its rows' source is the read's name: no file expression.
 			relations[i] = []sqlRelation{{name: name}}
-			ctes = append(ctes, fmt.Sprintf("%s AS (\n  SELECT * FROM %s\n)", name, from))
+			ctes = append(ctes, fmt.Sprintf("%s AS (\n  SELECT %s FROM %s\n)", name, strings.Join(partitionSQL(r, "*", ""), ", "), from))
 			continue
 		}
 		// Files read together are one relation, as the merge reads them
@@ -405,7 +410,8 @@ func (p *Planned) SQL() (string, error) {
 		// read: it does not resolve through the WITH clause, and
 		// input_file_name() is gone from Unity Catalog and DBR 17.3.
 		relations[i] = []sqlRelation{{name: name, file: rowFileOf(sqlFileColumn, slices.ContainsFunc(r.Paths, namesDBFS))}}
-		ctes = append(ctes, fmt.Sprintf("%s AS (\n  SELECT *, _metadata.file_path AS %s FROM %s\n)", name, sqlFileColumn, from))
+		file := rowFileOf(sparkFilePath, slices.ContainsFunc(r.Paths, namesDBFS))
+		ctes = append(ctes, fmt.Sprintf("%s AS (\n  SELECT %s, _metadata.file_path AS %s FROM %s\n)", name, strings.Join(partitionSQL(r, "*", file), ", "), sqlFileColumn, from))
 	}
 	if len(p.Plan.Target.Fields) == 0 {
 		return "", fmt.Errorf("render sql: the target has no columns")

@@ -46,6 +46,9 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		return nil, err
 	}
 	progress.report(Progress{Phase: PhaseDiscover, Finished: true, Done: int64(len(in.reads)), Total: int64(len(in.reads))})
+	if err := addPartitionColumns(found.reads); err != nil {
+		return nil, err
+	}
 	planned, err := c.planReads(ctx, job, pinSchemas(groupDiscovered(job, found.reads)))
 	if err != nil {
 		return nil, err
@@ -108,7 +111,7 @@ type expanded struct {
 // that each file's schema is learnt, and each CSV header applied, on its
 // own.
 func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
-	specs, skipped, listed, where, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+	specs, skipped, listed, where, parts, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
 	if err != nil {
 		return expanded{}, err
 	}
@@ -125,8 +128,13 @@ func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
 				r.listedSize, r.listed = f.size, true
 			}
 			r.real = []string{where[r.Paths[0]].real}
+			r.partition = parts[r.Paths[0]]
 		}
 		reads[i] = r
+	}
+	withoutPartitionRoot(reads)
+	if err := c.typePartitions(ctx, reads); err != nil {
+		return expanded{}, err
 	}
 	return expanded{reads: reads, skipped: skipped, listed: listed}, nil
 }
@@ -279,8 +287,12 @@ func pinSchemas(reads []*Read) []*Read {
 		if r.relational() || r.UserSchema != "" {
 			continue
 		}
-		r.pinned = r.Schema.String()
-		if r.Format == "csv" && r.Options["header"] == "true" && !namedByPosition(r.Schema) {
+		schema := r.Schema
+		if r.overlapExprs != nil {
+			schema = r.dataSchema // read without its partition columns
+		}
+		r.pinned = schema.String()
+		if r.Format == "csv" && r.Options["header"] == "true" && !namedByPosition(schema) {
 			if _, set := r.Options["enforceSchema"]; !set {
 				r.Options = withOption(r.Options, "enforceSchema", "false")
 			}

@@ -272,17 +272,6 @@ func TestPlan(t *testing.T) {
 			wantCalls:  []string{`listFiles s3a://b/in/\*.csv`, "listFiles s3a://b/in/*.csv", "fetchFiles s3a://b/in/*.csv"},
 		},
 		{
-			name: "a partitioned remote tree is one dataset, typed by Spark",
-			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/t"}}}},
-			remote: map[string]string{
-				"s3a://b/t/day=1/a.json": jsonC, "s3a://b/t/day=2/b.json": jsonC,
-			},
-			schemas:    map[string]string{"readSchema s3a://b/t": "id bigint, note string, day int"},
-			wantReads:  []string{"s3a://b/t [s3a://b/t]: id bigint, note string, day int; pinned"},
-			wantTarget: "id bigint, note string, day int",
-			wantCalls:  []string{"listFiles s3a://b/t", "readSchema s3a://b/t"},
-		},
-		{
 			name:   "a server-side path written like a local one keeps its spelling",
 			job:    Job{Sources: []SourceSpec{{Paths: []string{"/sparkmerge-server-only/in"}}}, Strategy: StrategyUnion},
 			remote: map[string]string{"file:/sparkmerge-server-only/in/a.csv": csvA, "file:/sparkmerge-server-only/in/b.csv": csvB},
@@ -673,6 +662,12 @@ func (tt planCase) run(t *testing.T) {
 		job.Sources = append(job.Sources, s)
 	}
 	job.Target.Path = in(job.Target.Path)
+	if job.ReaderOptions != nil {
+		job.ReaderOptions = maps.Clone(job.ReaderOptions)
+		for k, v := range job.ReaderOptions {
+			job.ReaderOptions[k] = in(v)
+		}
+	}
 	if job.Parallelism == 0 {
 		job.Parallelism = 1 // the calls in input order
 	}
@@ -743,7 +738,7 @@ func describeReads(reads []*Read, dir string) []string {
 				tags = append(tags, "pinned")
 			}
 		}
-		for _, k := range []string{"enforceSchema", "mergeSchema"} {
+		for _, k := range []string{"enforceSchema", "mergeSchema", "basePath"} {
 			if v, ok := r.Options[k]; ok {
 				tags = append(tags, k+"="+v)
 			}

@@ -90,6 +90,16 @@ type Read struct {
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).
 	patterns bool
+	// partition is a file of a partitioned tree's tree and values; its
+	// Schema has the tree's partition columns (see addPartitionColumns).
+	partition *partitionFile
+	// dataSchema is such a file's own schema, as discovery found it.
+	dataSchema sparkmerge.Schema
+	// overlapExprs, for a file of a partitioned tree with a column of its
+	// own named as a partition column, make its own columns (the read
+	// without basePath) into Schema: the partition value in that column's
+	// place (see overlapProjection). nil for every other read.
+	overlapExprs []string
 }
 
 // MarshalJSON writes r with its schema as [sparkmerge.Column]s: types in
@@ -129,7 +139,11 @@ func readFrame(sess *connect.Session, r *Read) connect.Frame {
 	if schema == "" {
 		schema = r.pinned
 	}
-	return sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: r.Options})
+	frame := sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: r.Options})
+	if r.overlapExprs != nil {
+		frame = frame.SelectExpr(r.overlapExprs...)
+	}
+	return frame
 }
 
 // readPaths are the paths sent to Spark: the user's patterns as given, and
@@ -174,10 +188,15 @@ func groupKey(r *Read) string {
 	if r.relational() || r.patterns {
 		return "" // relations and the user's own path lists are never grouped
 	}
+	if r.overlapExprs != nil {
+		return "" // its partition values are literals of its own
+	}
 	var b strings.Builder
 	b.WriteString(r.Format)
 	b.WriteByte(0)
 	b.WriteString(r.UserSchema)
+	b.WriteByte(0)
+	b.WriteString(partitionKey(r))
 	for _, k := range sortedKeys(r.Options) {
 		b.WriteByte(0)
 		b.WriteString(k)

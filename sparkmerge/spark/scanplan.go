@@ -210,8 +210,8 @@ func positional(projections []sparkmerge.Projection, schema sparkmerge.Schema) b
 // multi-file JSON read of such files, each up to its format's
 // batchFileLimit.
 func batchable(r *Read, many bool) bool {
-	if !r.InferredLocally || r.relational() || r.UserSchema != "" {
-		return false
+	if !r.InferredLocally || r.relational() || r.UserSchema != "" || r.partition != nil {
+		return false // a file of a partitioned tree takes its values from its path
 	}
 	if r.multiFile() && r.Format != "json" {
 		return false // CSV files batch by their own header

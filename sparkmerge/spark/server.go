@@ -40,6 +40,11 @@ type server interface {
 	// filesystem, by path (see serverRealPath); paths it has none for
 	// are absent.
 	realPaths(ctx context.Context, paths []string) (map[string]string, error)
+	// partitionSchema is the schema of the dataset path given means, with
+	// the reader options, as a binaryFile dataset: its partition columns
+	// are those Spark's read of it in any format has (see
+	// [Client.typePartitions]).
+	partitionSchema(ctx context.Context, given string, options map[string]string) (sparkmerge.Schema, error)
 }
 
 // fileFetch names the files of one fetchFiles call: when paths is nil, a
@@ -200,6 +205,10 @@ func (s sessionServer) realPaths(ctx context.Context, paths []string) (map[strin
 		}
 	}
 	return out, nil
+}
+
+func (s sessionServer) partitionSchema(ctx context.Context, given string, options map[string]string) (sparkmerge.Schema, error) {
+	return s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).Schema(ctx)
 }
 
 // fetchFiles is one binaryFile job. A listing is read again rather than

@@ -627,7 +627,7 @@ func TestExpandLocalSkipsOtherFormats(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.csv": "id\n1\n", "b.csv.gz": "", "part-00000": "id\n2\n", "README.txt": "hello", "notes.md": "# x", "c.json": "{}"})
 	for _, format := range []string{"", "csv"} {
-		specs, skipped, err := expandLocal([]SourceSpec{{Paths: []string{dir}}}, format)
+		specs, skipped, err := expandLocal([]SourceSpec{{Paths: []string{dir}}}, format, nil, nil)
 		if err != nil {
 			t.Fatalf("format %q: %v", format, err)
 		}
@@ -655,7 +655,7 @@ func TestExpandLocalSkipsOtherFormats(t *testing.T) {
 	// Only .txt files, read as CSV: all kept.
 	dir = t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.txt": "id\n1\n", "b.txt": "id\n2\n"})
-	specs, skipped, err := expandLocal([]SourceSpec{{Paths: []string{dir}}}, "csv")
+	specs, skipped, err := expandLocal([]SourceSpec{{Paths: []string{dir}}}, "csv", nil, nil)
 	if err != nil || len(specs) != 2 || len(skipped) != 0 {
 		t.Errorf(".txt read as csv: %v, skipped %v, %v", specs, skipped, err)
 	}

@@ -630,6 +630,9 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 	if err := c.fetchSchemas(ctx, in.reads, job.Parallelism, progress.discovered(0, len(in.reads))); err != nil {
 		return nil, err
 	}
+	if err := addPartitionColumns(in.reads); err != nil {
+		return nil, err
+	}
 	out := make([]SourceSchema, len(in.reads))
 	for i, r := range in.reads {
 		out[i] = SourceSchema{Name: r.Name, Format: r.Format, Schema: r.Schema}
