@@ -80,6 +80,9 @@ type corpusShape struct {
 	// multiLine corpora (CSV) have values with line breaks, read with
 	// multiLine=true on every path.
 	multiLine bool
+	// partitioned corpora lie in the partition directories of a tree
+	// (see partitionCorpus), merged as the tree.
+	partitioned bool
 }
 
 func (c corpusShape) kinds() []string {
@@ -212,6 +215,31 @@ func diffCorpus(seed uint64, shape corpusShape, n int) map[string][]byte {
 	return files
 }
 
+// partitionLayouts are the partition directories a partitioned corpus's
+// files are put in, one layout per corpus, in turn: dates and timestamps
+// (escaped colons), which Spark types as timestamps, and a null; nested
+// ints with leading zeros and a null; ints, doubles and text, escaped,
+// which Spark types as text; dates and a null.
+var partitionLayouts = [][]string{
+	{"at=2024-01-01", "at=2024-02-29 10%3A00%3A00.5", "at=__HIVE_DEFAULT_PARTITION__"},
+	{"year=2024/month=01", "year=2024/month=12", "year=2025/month=__HIVE_DEFAULT_PARTITION__"},
+	{"k=1", "k=2.5", "k=x", "k=007", "k=a%20b"},
+	{"day=2024-01-01", "day=2024-02-29", "day=__HIVE_DEFAULT_PARTITION__"},
+}
+
+// partitionCorpus puts the files of the corpus of index k into the
+// partition directories of one of partitionLayouts, each file into one
+// of them chosen by seed.
+func partitionCorpus(k int, seed uint64, files map[string][]byte) map[string][]byte {
+	r := rand.New(rand.NewPCG(seed, seed*13+5))
+	dirs := partitionLayouts[k%len(partitionLayouts)]
+	out := make(map[string][]byte, len(files))
+	for _, name := range treeFiles(files) {
+		out[dirs[r.IntN(len(dirs))]+"/"+name] = files[name]
+	}
+	return out
+}
+
 // csvCell quotes a CSV value that needs it, as Spark's writer would.
 func csvCell(v, sep string) string {
 	if strings.ContainsAny(v, sep+"\"\r\n") {
@@ -275,7 +303,16 @@ func linkedCorpus(t *testing.T, files map[string][]byte, cluster bool) string {
 		t.Fatal(err)
 	}
 	for name := range files {
-		if err := os.Symlink("../data/"+name, filepath.Join(host, "links", name)); err != nil {
+		// A partitioned corpus's links lie in its partition directories.
+		link := filepath.Join(host, "links", name)
+		if err := os.MkdirAll(filepath.Dir(link), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		target, err := filepath.Rel(filepath.Dir(link), filepath.Join(host, "data", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -323,7 +360,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 		}
 		t.Logf("%d corpora, %d merged on every path, %d refused on every path", total, total-refused, refused)
 	}()
-	shapes := []corpusShape{{format: "csv"}, {format: "csv", multiLine: true}, {format: "tsv"}, {format: "json"}, {format: "parquet"}, {format: "orc"}}
+	shapes := []corpusShape{{format: "csv"}, {format: "csv", multiLine: true}, {format: "tsv"}, {format: "json"}, {format: "parquet"}, {format: "orc"}, {format: "csv", partitioned: true}}
 	for _, shape := range shapes {
 		for k := first; k < first+corpora; k++ {
 			seed := uint64(1000*k + len(shape.format))
@@ -333,10 +370,17 @@ func TestDifferentialReadPaths(t *testing.T) {
 			if shape.format == "orc" {
 				seed += 250 // not the CSV corpora's values
 			}
+			if shape.partitioned {
+				seed += 750
+			}
 			files := diffCorpus(seed, shape, 4+int(seed%4))
 			name := shape.format
 			if shape.multiLine {
 				name += " multiLine"
+			}
+			if shape.partitioned {
+				files = partitionCorpus(k, seed, files)
+				name += " partitioned"
 			}
 			t.Run(fmt.Sprintf("%s seed %d", name, seed), func(t *testing.T) {
 				if shape.columnar() {
@@ -349,7 +393,14 @@ func TestDifferentialReadPaths(t *testing.T) {
 				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, ReaderOptions: shape.readerOptions(),
 					Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
 				refOut := job.Target.Path
-				_, refErr := c.Merge(context.Background(), job)
+				var refErr error
+				if shape.partitioned {
+					// Each file read alone by Spark, with its partition
+					// values as Spark's read of the tree types them.
+					refOut, refErr = partitionReferenceOf(t, c, shape.format, local, treeFiles(files), shape.readerOptions())
+				} else {
+					_, refErr = c.Merge(context.Background(), job)
+				}
 				if refErr != nil {
 					refused++
 					t.Logf("Spark reading each file alone fails: %v", refErr)
@@ -376,6 +427,11 @@ func TestDifferentialReadPaths(t *testing.T) {
 							t.Errorf("merged where Spark reading each file alone fails (%v)", refErr)
 						case refErr == nil && err != nil:
 							t.Errorf("%v (Spark reading each file alone merges)", err)
+						case err == nil && shape.partitioned:
+							// A partition column comes after the columns
+							// of the file that brings it first, in the
+							// reference after every file's columns.
+							sameRowsByName(t, c, refOut, local, job.Target.Path, root)
 						case err == nil:
 							sameOutput(t, c, refOut, job.Target.Path, "", skipSource)
 						}
