@@ -26,8 +26,10 @@
 // filesystem), a table, a SQL query or a spark-connect-go DataFrame. A flat
 // local directory or a quoted glob becomes
 // one source per file ([ExpandLocal]), so that each file's schema counts and
-// CSV files with different headers are never read by position; a
-// partitioned tree (key=value directories) stays one dataset. Formats come
+// CSV files with different headers are never read by position; so does a
+// partitioned tree (key=value directories) when planned, each file with the
+// partition columns of its path, typed as Spark's read of the tree types
+// them ([PartitionLayoutError] refuses files outside them). Formats come
 // from file extensions unless set. CSV is read with a header, inferred
 // types and FAILFAST (a malformed row fails the merge instead of becoming
 // nulls); JSON with FAILFAST; Parquet and ORC with mergeSchema.
