@@ -253,7 +253,7 @@ func TestCLIPlanEmitSQL(t *testing.T) {
 func runEmittedSQL(t *testing.T, stdout string, reads int) sql.DataFrame {
 	t.Helper()
 	stmt := strings.TrimSpace(stdout)
-	if got := strings.Count(stmt, " AS (\n  SELECT *"); !strings.HasPrefix(stmt, "WITH\n") || got != reads || strings.Contains(stmt, ";") {
+	if got := strings.Count(stmt, " AS (\n  SELECT "); !strings.HasPrefix(stmt, "WITH\n") || got != reads || strings.Contains(stmt, ";") {
 		t.Fatalf("want one statement, WITH %d file reads, got %d:\n%s", reads, got, stmt)
 	}
 	df, err := upstreamSession(t).Sql(context.Background(), stmt)

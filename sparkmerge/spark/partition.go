@@ -477,7 +477,7 @@ func overlapProjection(r *Read) []string {
 		own, lit := ident(f.Name), value[key]
 		lost := fmt.Sprintf("raise_error(concat(%s, CAST(%s AS STRING), %s))",
 			sparkmerge.QuoteString(fmt.Sprintf("sparkmerge: %s: its column %s holds ", r.Paths[0], f.Name)), own,
-			sparkmerge.QuoteString(fmt.Sprintf(" where its directory says %s; Spark's read of the partitioned tree would take the directory's value and drop the file's: correct the file or its directory, or read the files without partition columns (reader option recursiveFileLookup=true)", raw[key])))
+			sparkmerge.QuoteString(fmt.Sprintf(" where its directory says %s, a value Spark's read of the partitioned tree would drop for the directory's: correct the file or its directory, or read the files without partition columns (reader option recursiveFileLookup=true)", raw[key])))
 		exprs = append(exprs, fmt.Sprintf("CASE WHEN %[1]s IS NULL OR try_cast(%[1]s AS %[2]s) <=> %[3]s OR try_cast(%[3]s AS %[4]s) <=> %[1]s THEN %[3]s ELSE %[5]s END AS %[6]s",
 			own, p.Type, lit, f.Type, lost, ident(p.Name)))
 	}
