@@ -393,7 +393,7 @@ func (e *EvolutionConflictError) Error() string {
 	if format == "" {
 		format = "file"
 	}
-	fmt.Fprintf(&b, "evolve table %s (%s): %s cannot take the merge: ", e.Table, format, plural(len(e.Conflicts), "one column", fmt.Sprintf("%d columns", len(e.Conflicts))))
+	fmt.Fprintf(&b, "evolve table %s (%s): %s cannot take the merge: ", e.Table, format, plural(len(e.Conflicts), "column", "columns"))
 	for i, c := range e.Conflicts {
 		if i > 0 {
 			b.WriteString("; ")
@@ -405,7 +405,7 @@ func (e *EvolutionConflictError) Error() string {
 		}
 		fmt.Fprintf(&b, "%q is %s in the table and %s in the sources: %s", path, c.Table, c.Merged, c.Reason)
 	}
-	b.WriteString("\n  hint: make the sources fit the table (cast or rename the column in a query source, or rename it with --rename to add it as a new column), " +
+	b.WriteString("\n  hint: make the sources fit the table (cast the column in a query source, or rename it to add it as a new column (Options.Renames)), " +
 		"rewrite the table with the new type yourself, or merge into a new table; nothing was written")
 	return b.String()
 }

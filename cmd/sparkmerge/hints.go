@@ -23,6 +23,7 @@ var flagHints = strings.NewReplacer(
 	`(Target.Mode = "overwrite")`, "(--mode overwrite)",
 	"(Target.Mode)", "(--mode)",
 	"(Target.Evolve)", "(--evolve)",
+	"(Target.Format)", "(--table-format)",
 	"the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)",
 	"--option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)",
 	"(Job.ReaderOptions or SourceSpec.Options)", "(--option, or options per source in a job file)",

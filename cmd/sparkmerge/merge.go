@@ -22,10 +22,15 @@ type mergeOptions struct {
 	// file's target fills in those not given (see buildTarget).
 	target       spark.Target
 	writeOptions []string
-	verify       bool
-	dryRun       bool
-	show         int
-	report       string
+	// tableFormat and tableProperties are --table-format and
+	// --table-property: the format and properties of a table the merge
+	// creates.
+	tableFormat     string
+	tableProperties []string
+	verify          bool
+	dryRun          bool
+	show            int
+	report          string
 	// view or globalView, at most one of them, is the view to register
 	// instead of writing.
 	view, globalView string
@@ -44,6 +49,8 @@ Sources are paths, directories or globs on the cluster's filesystem
 (/data, file:, s3a://, hdfs://, abfss://, dbfs:/) or table:NAME.`,
 		Example: `  sparkmerge merge tides/*.csv --out /data/tides --mode overwrite
   sparkmerge merge a.json b.json --table lake.events --mode append --evolve
+  sparkmerge merge landing/ --table lake.events --table-format delta --mode append --evolve --verify
+  sparkmerge merge landing/ --table iceberg.lake.events --mode append --evolve --partition-by day
   sparkmerge merge -f nightly.yaml --verify`,
 		RunE: opts.runE(opts.run),
 	}
@@ -52,10 +59,12 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.StringVar(&opts.target.Path, "out", "", "output directory on the cluster's filesystem")
 	fs.StringVar(&opts.target.Table, "table", "", "output table (created if missing)")
 	fs.StringVar(&opts.target.Format, "out-format", "", "output format: parquet (default), csv, json, orc, delta, ...; noop runs the merge and keeps no rows (no --out needed), to time it or check that it runs")
+	fs.StringVar(&opts.tableFormat, "table-format", "", "format of a table the merge creates: delta, iceberg, parquet, ... (default: its catalog's: iceberg in an Iceberg catalog, else spark.sql.sources.default); an existing table keeps its own")
+	fs.StringArrayVar(&opts.tableProperties, "table-property", nil, "property key=value of a table the merge creates (repeatable), e.g. --table-property delta.appendOnly=true")
 	fs.StringVar(&opts.target.Mode, "mode", "", "when the output exists: errorifexists (default), overwrite, append or ignore")
 	fs.StringSliceVar(&opts.target.PartitionBy, "partition-by", nil, "partition the output by these columns (comma-separated)")
 	fs.StringArrayVar(&opts.writeOptions, "write-option", nil, "writer option key=value (repeatable), e.g. --write-option compression=zstd")
-	fs.BoolVar(&opts.target.Evolve, "evolve", false, "appending to a table: add its missing columns first instead of failing")
+	fs.BoolVar(&opts.target.Evolve, "evolve", false, "appending to a table: evolve it first by its format's own statements instead of failing: add the columns and nested fields it lacks, widen types where the format can (Delta, Iceberg)")
 	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
 	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
 	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing, as Spark's show() prints them")
@@ -162,6 +171,17 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 	t.Path = pick("out", opts.target.Path, t.Path)
 	t.Table = pick("table", opts.target.Table, t.Table)
 	t.Format = pick("out-format", opts.target.Format, t.Format)
+	if opts.changed("table-format") {
+		if opts.changed("out-format") && !strings.EqualFold(opts.tableFormat, opts.target.Format) {
+			return "", false, usagef("--table-format %s and --out-format %s: give one (--table-format for --table, --out-format for --out)", opts.tableFormat, opts.target.Format)
+		}
+		t.Format = opts.tableFormat
+	}
+	tableProperties, err := parseKeyValues("table-property", opts.tableProperties, "delta.appendOnly=true")
+	if err != nil {
+		return "", false, err
+	}
+	t.Properties = mergeMaps(t.Properties, tableProperties)
 	t.Mode = pick("mode", opts.target.Mode, t.Mode)
 	t.Options = mergeMaps(t.Options, writeOptions)
 	t.Evolve = opts.changed.pickBool("evolve", opts.target.Evolve, t.Evolve)
@@ -181,6 +201,8 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 		err = usagef("--out-format noop keeps no rows: drop --out, --table, --show and --verify")
 	case view == "" && !noop && (job.Target.Path == "") == (job.Target.Table == ""):
 		err = usagef("give exactly one of --out PATH and --table NAME")
+	case job.Target.Table == "" && (opts.changed("table-format") || len(job.Target.Properties) > 0):
+		err = usagef("--table-format and --table-property describe the table of --table; for --out give --out-format (--out-format delta writes a Delta table there)")
 	case job.Target.Files < 0:
 		err = usagef("--files %d: want 0 (automatic) or more", job.Target.Files)
 	case opts.show < 0:
@@ -246,7 +268,8 @@ func viewTarget(opts *mergeOptions, job *spark.Job, jf *jobFile) (name string, g
 		{job.Target.Path != "" || job.Target.Table != "", "--out or --table"},
 		{opts.verify || jf.Verify, "--verify"},
 		{opts.show != 0, "--show"},
-		{opts.changed("mode") || opts.changed("partition-by") || opts.changed("write-option") || opts.changed("out-format") || opts.changed("files") || opts.target.Evolve, "write flags (--mode, --partition-by, --write-option, --out-format, --files, --evolve)"},
+		{opts.changed("mode") || opts.changed("partition-by") || opts.changed("write-option") || opts.changed("out-format") || opts.changed("files") || opts.target.Evolve ||
+			opts.changed("table-format") || opts.changed("table-property"), "write flags (--mode, --partition-by, --write-option, --out-format, --table-format, --table-property, --files, --evolve)"},
 	} {
 		if conflict.set {
 			return "", false, usagef("--view and --global-view write nothing: drop %s", conflict.flag)

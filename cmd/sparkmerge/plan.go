@@ -13,6 +13,9 @@ type planOptions struct {
 	jobCommand
 	emit   string
 	report string
+	// table and tableFormat are --table and --table-format: plan an
+	// append to that table, with --evolve.
+	table, tableFormat string
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
@@ -26,13 +29,21 @@ source, which columns are kept, added as typed nulls, widened or dropped.
 
 --emit sql prints one Spark SQL statement (WITH ... SELECT ... UNION ALL
 ...) that gives the merge's rows, to paste into a notebook: a single
-spark.sql(...) runs it.`,
+spark.sql(...) runs it.
+
+--table T plans an append to table T as 'merge --table T --mode append
+--evolve' would run it: the table's format and schema beside the sources,
+the columns it would gain and the types it would widen; a change its
+format cannot make is a conflict (exit code 3).`,
 		Example: `  sparkmerge plan data/2024-*.csv
-  sparkmerge plan --types strict --emit sql a.parquet b.parquet`,
+  sparkmerge plan --types strict --emit sql a.parquet b.parquet
+  sparkmerge plan landing/ --table lake.events`,
 		RunE: opts.runE(opts.run),
 	}
 	opts.job.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.emit, "emit", "plan", "what to print: plan or sql")
+	cmd.Flags().StringVar(&opts.table, "table", "", "plan an append to this table, evolved as --evolve would (the table's schema, columns added, types widened, conflicts)")
+	cmd.Flags().StringVar(&opts.tableFormat, "table-format", "", "with --table, the format of a table the merge would create (default: its catalog's)")
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the drift report to this HTML file: sources × columns, coloured by present, added as null, widened, renamed and conflict (one self-contained page)")
 	return cmd
 }
@@ -41,8 +52,14 @@ func (opts *planOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 	if opts.emit != "plan" && opts.emit != "sql" {
 		return usagef("--emit %q: use plan or sql", opts.emit)
 	}
+	if opts.tableFormat != "" && opts.table == "" {
+		return usagef("--table-format is the format of --table: give --table too")
+	}
 	dryRun := func(job *spark.Job, _ *jobFile) error {
 		job.DryRun = true
+		if opts.table != "" {
+			job.Target = spark.Target{Table: opts.table, Format: opts.tableFormat, Mode: "append", Evolve: true}
+		}
 		return nil
 	}
 	return opts.withClient(ctx, stderr, dryRun, func(client *spark.Client, job spark.Job) error {

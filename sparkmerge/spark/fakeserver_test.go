@@ -28,8 +28,11 @@ type fakeServer struct {
 	// fail are the errors of calls, by call as schemas keys them (or
 	// "conf <keys>", "listFiles <given>", "fetchFiles <given or paths>").
 	fail map[string]error
-	// settings are the session's settings (conf answers).
+	// settings are the session's settings (conf answers; catalogs
+	// answers from the spark.sql.catalog.NAME ones).
 	settings map[string]string
+	// providers are the tables' formats (tableProvider answers), by table.
+	providers map[string]string
 	// files are the files only the server sees, by path as Spark lists
 	// them, and nowMillis the server's clock.
 	files     map[string]fakeFile
@@ -126,6 +129,31 @@ func (f *fakeServer) partitionSchema(_ context.Context, given string, options ma
 
 func (f *fakeServer) tableSchema(_ context.Context, table string) (sparkmerge.Schema, error) {
 	return f.schema("tableSchema " + table)
+}
+
+func (f *fakeServer) tableProvider(_ context.Context, table string) (string, error) {
+	call := "tableProvider " + table
+	if err := f.record(call); err != nil {
+		return "", err
+	}
+	provider, ok := f.providers[table]
+	if !ok {
+		return "", fmt.Errorf("fake server: no answer for %q", call)
+	}
+	return provider, nil
+}
+
+func (f *fakeServer) catalogs(context.Context) (string, map[string]string, error) {
+	if err := f.record("catalogs"); err != nil {
+		return "", nil, err
+	}
+	classes := map[string]string{}
+	for k, v := range f.settings {
+		if name, ok := strings.CutPrefix(k, "spark.sql.catalog."); ok && !strings.Contains(name, ".") {
+			classes[name] = v
+		}
+	}
+	return "spark_catalog", classes, nil
 }
 
 func (f *fakeServer) targetSchema(_ context.Context, t Target) (sparkmerge.Schema, error) {

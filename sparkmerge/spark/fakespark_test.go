@@ -103,6 +103,8 @@ func (r sourceRows) add(o sourceRows) sourceRows {
 type fakeTable struct {
 	schema string
 	rows   sourceRows
+	// provider is its format (DESCRIBE TABLE EXTENDED); "" is parquet.
+	provider string
 }
 
 // sparkCall is one request the fake received.
@@ -206,9 +208,38 @@ func (f *sparkFake) writes() []fakeWrite {
 func (f *sparkFake) statements() []string {
 	var out []string
 	for _, c := range f.recorded("sql") {
-		out = append(out, statementOf(c.plan()))
+		if stmt := statementOf(c.plan()); stmt != "" { // not a query
+			out = append(out, stmt)
+		}
 	}
 	return out
+}
+
+// query answers the SQL queries the client collects (under the lock):
+// a table's description, the current catalog, the settings.
+func (f *sparkFake) query(q string) sparkReply {
+	if name, ok := strings.CutPrefix(q, "DESCRIBE TABLE EXTENDED "); ok {
+		t := f.tables[name]
+		if t == nil {
+			return sparkReply{err: sparkErrorOf("TABLE_OR_VIEW_NOT_FOUND", "The table or view "+name+" cannot be found")}
+		}
+		provider := t.provider
+		if provider == "" {
+			provider = "parquet"
+		}
+		return sparkReply{cols: []string{"col_name", "data_type", "comment"}, rows: [][]any{{"Provider", provider, ""}}}
+	}
+	switch q {
+	case "SELECT current_catalog()":
+		return sparkReply{cols: []string{"current_catalog()"}, rows: [][]any{{"spark_catalog"}}}
+	case "SET":
+		out := sparkReply{cols: []string{"key", "value"}, rows: [][]any{}}
+		for _, k := range sortedKeys(f.settings) {
+			out.rows = append(out.rows, []any{k, f.settings[k]})
+		}
+		return out
+	}
+	return sparkReply{err: noAnswer("query " + q)}
 }
 
 // tableRows are the rows of a table of the fake catalog (nil when there
@@ -411,7 +442,7 @@ func (f *sparkFake) config(call sparkCall, sid string) (protoreflect.Message, er
 func classify(plan protoreflect.Message) string {
 	if cmd := pmsg(plan, "command"); cmd != nil {
 		switch which(cmd, "command_type") {
-		case "write_operation":
+		case "write_operation", "write_operation_v2":
 			return "write"
 		case "sql_command":
 			return "sql"
@@ -446,6 +477,9 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 	case "write":
 		return sparkReply{err: f.write(writeOf(plan))}
 	case "sql":
+		if rel := pmsg(plan, "root"); rel != nil {
+			return f.query(pstr(pmsg(rel, "sql"), "query"))
+		}
 		return sparkReply{err: f.exec(statementOf(plan))}
 	case "view":
 		return sparkReply{}
@@ -618,13 +652,13 @@ func (f *sparkFake) write(w fakeWrite) error {
 	if w.Table != "" {
 		t := f.tables[w.Table]
 		switch {
-		case t != nil && w.Mode == "errorifexists":
+		case t != nil && (w.Mode == "errorifexists" || w.Mode == "create"):
 			return sparkErrorOf("TABLE_OR_VIEW_ALREADY_EXISTS", "Cannot create table "+w.Table+" because it already exists")
 		case t != nil && w.Mode == "ignore":
 		case t != nil && w.Mode == "append":
 			t.rows = t.rows.add(rows)
 		default:
-			f.tables[w.Table] = &fakeTable{schema: f.schemas[w.Table], rows: rows}
+			f.tables[w.Table] = &fakeTable{schema: f.schemas[w.Table], rows: rows, provider: w.Format}
 		}
 		return nil
 	}
@@ -800,6 +834,15 @@ func noAnswer(what string) error {
 
 // writeOf reads a plan's WriteOperation.
 func writeOf(plan protoreflect.Message) fakeWrite {
+	if v2 := pmsg(plan, "command", "write_operation_v2"); v2 != nil {
+		// A create through the table's catalog (the only V2 write sent).
+		var partitionBy []string
+		l := v2.Get(field(v2, "partitioning_columns")).List()
+		for i := range l.Len() {
+			partitionBy = append(partitionBy, strings.Trim(pstr(pmsg(l.Get(i).Message(), "unresolved_attribute"), "unparsed_identifier"), "`"))
+		}
+		return fakeWrite{Format: pstr(v2, "provider"), Mode: "create", Table: pstr(v2, "table_name"), PartitionBy: partitionBy, Options: pmap(v2, "options"), input: pmsg(v2, "input")}
+	}
 	w := pmsg(plan, "command", "write_operation")
 	mode := w.Get(field(w, "mode")).Enum()
 	name := string(field(w, "mode").Enum().Values().ByNumber(mode).Name())

@@ -66,7 +66,10 @@ type Target struct {
 	Path string `yaml:"path" json:"path,omitempty"`
 	// Table is a catalog table name.
 	Table string `yaml:"table" json:"table,omitempty"`
-	// Format of the written files (default parquet) or of a created table.
+	// Format of the written files (default parquet) or of a created
+	// table (default: its catalog's, Iceberg in an Iceberg catalog, else
+	// spark.sql.sources.default); "delta" with a Path writes a Delta table
+	// there.
 	Format string `yaml:"format" json:"format,omitempty"`
 	// Mode is errorifexists (default), overwrite, append or ignore.
 	Mode string `yaml:"mode" json:"mode,omitempty"`
@@ -74,8 +77,14 @@ type Target struct {
 	PartitionBy []string `yaml:"partition_by" json:"partition_by,omitempty"`
 	// Options are writer options (compression, header, ...).
 	Options map[string]string `yaml:"options" json:"options,omitempty"`
-	// Evolve adds columns missing from an existing table before appending,
-	// instead of failing with the list of them.
+	// Properties are the table properties (TBLPROPERTIES) of a table the
+	// merge creates; an existing table keeps its own.
+	Properties map[string]string `yaml:"properties" json:"properties,omitempty"`
+	// Evolve changes an existing table before appending, through its
+	// format's own statements, instead of failing: it adds the columns
+	// and nested fields the table lacks, and widens column types where
+	// the format does so without rewriting data (Delta, Iceberg; see
+	// [sparkmerge.PlanEvolution]).
 	Evolve bool `yaml:"evolve" json:"evolve"`
 	// Files caps the number of output files (partitions written, before
 	// PartitionBy splits them): the merged rows are coalesced without a

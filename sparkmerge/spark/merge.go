@@ -24,9 +24,14 @@ type Planned struct {
 	Reads []*Read `json:"reads"`
 	// Plan is the planner's result over the reads.
 	Plan *sparkmerge.Plan `json:"plan"`
-	// AddColumns are the columns a table target lacks and that --evolve
-	// adds (or would add, in a dry run) before appending.
+	// AddColumns are the columns a path dataset lacks and that --evolve
+	// adds (or would add, in a dry run) by the files it writes. A table's
+	// evolution is Table.Evolution.
 	AddColumns Columns `json:"add_columns,omitempty"`
+	// Table is the table the merge writes (or a Delta path), as the
+	// catalog describes it: its format, its schema, and how --evolve
+	// changes it.
+	Table *TargetTable `json:"table,omitempty"`
 	// Discovery is how long fetching schemas took.
 	Discovery time.Duration `json:"discovery_ns"`
 	// RemoteTyped counts the files only the server sees that the client
@@ -221,14 +226,24 @@ func planSources(reads []*Read) []sparkmerge.Source {
 // sparkmerge reads Parquet and ORC datasets with mergeSchema). A CSV
 // dataset cannot gain columns: its files would differ by position.
 func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Options, planned *Planned) error {
-	table, err := c.server.targetSchema(ctx, job.Target)
-	switch errorClass(err) {
-	case "TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
-		return nil // created by the write
+	var table sparkmerge.Schema
+	if tt := planned.Table; tt != nil {
+		if !tt.Exists {
+			return nil // created by the write
+		}
+		table = tt.Schema
+	} else {
+		var err error
+		table, err = c.server.targetSchema(ctx, job.Target)
+		switch errorClass(err) {
+		case "TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
+			return nil // created by the write
+		}
+		if err != nil {
+			return fmt.Errorf("read the schema of %s: %w", targetName(job.Target), err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("read the schema of %s: %w", targetName(job.Target), err)
-	}
+	hasProvenance := false
 	if policy.SourceColumn != "" {
 		// The target's provenance column, from an earlier merge: the
 		// planner adds it again, last.
@@ -236,33 +251,51 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		for _, f := range table.Fields {
 			if sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(policy.SourceColumn, policy.CaseSensitive) {
 				kept = append(kept, f)
+			} else {
+				hasProvenance = true
 			}
 		}
 		table.Fields = kept
 	}
 	if job.Target.Evolve {
 		// Plan without the table first to learn the merged columns, then
-		// add those the table lacks.
+		// evolve the table to take them.
 		open := *policy
 		open.Missing, open.Reference, open.ReferenceSource = sparkmerge.MissingFill, nil, ""
 		merged, err := sparkmerge.NewPlan(planSources(planned.Reads), open)
 		if err != nil {
 			return err
 		}
-		have := map[string]bool{}
-		for _, f := range table.Fields {
-			have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] = true
-		}
-		for _, f := range merged.Target.Fields {
-			if !have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] {
-				f.Nullable = true
-				planned.AddColumns = append(planned.AddColumns, f)
-				table.Fields = append(table.Fields, f)
+		if tt := planned.Table; tt != nil {
+			mergedColumns := merged.Target
+			if policy.SourceColumn != "" {
+				mergedColumns.Fields = mergedColumns.Fields[:len(mergedColumns.Fields)-1]
 			}
-		}
-		format := job.Target.Format
-		if job.Target.Path != "" && len(planned.AddColumns) > 0 && strings.EqualFold(format, "csv") {
-			return fmt.Errorf("append to %s: a CSV dataset cannot gain columns (%s): its files would no longer line up by position; write to a new path, or use Parquet", targetName(job.Target), fieldNames(planned.AddColumns))
+			evo := sparkmerge.PlanEvolution(sparkmerge.Table{Name: tt.Name, Format: tt.Format, Schema: table}, mergedColumns, *policy)
+			if policy.SourceColumn != "" && !hasProvenance {
+				evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.SourceColumn}, To: sparkmerge.Simple(sparkmerge.KindString)})
+			}
+			tt.Evolution = evo
+			if err := evo.Err(); err != nil {
+				return err
+			}
+			table = evo.Schema
+		} else {
+			have := map[string]bool{}
+			for _, f := range table.Fields {
+				have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] = true
+			}
+			for _, f := range merged.Target.Fields {
+				if !have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] {
+					f.Nullable = true
+					planned.AddColumns = append(planned.AddColumns, f)
+					table.Fields = append(table.Fields, f)
+				}
+			}
+			format := job.Target.Format
+			if job.Target.Path != "" && len(planned.AddColumns) > 0 && strings.EqualFold(format, "csv") {
+				return fmt.Errorf("append to %s: a CSV dataset cannot gain columns (%s): its files would no longer line up by position; write to a new path, or use Parquet", targetName(job.Target), fieldNames(planned.AddColumns))
+			}
 		}
 	}
 	policy.Missing = sparkmerge.MissingReference

@@ -328,7 +328,8 @@ func (e *appendColumnsError) Unwrap() error { return e.columns }
 
 // planReads computes the merge plan over the reads under the job's policy,
 // aligned to the schema of its reference table, or of the target it
-// appends to (planAppend), which the server gives.
+// appends to (planAppend), which the server gives, with the target
+// table described first (describeTarget).
 func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planned, error) {
 	policy := job.Policy
 	planned := &Planned{Strategy: job.Strategy, Reads: reads}
@@ -339,6 +340,11 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		}
 		policy.Reference = &ref
 	}
+	tt, err := c.describeTarget(ctx, job.Target)
+	if err != nil {
+		return nil, err
+	}
+	planned.Table = tt
 	appending := strings.EqualFold(job.Target.Mode, "append")
 	if appending {
 		if err := c.planAppend(ctx, job, &policy, planned); err != nil {

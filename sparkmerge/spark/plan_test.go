@@ -31,7 +31,9 @@ type planCase struct {
 	schemas map[string]string // Spark's answers (see fakeServer.schemas)
 	fail    map[string]error  // failing calls
 	conf    map[string]string // session settings
-	remote  map[string]string // files only the server sees, by path
+	// providers are the tables' formats (fakeServer.providers).
+	providers map[string]string
+	remote    map[string]string // files only the server sees, by path
 
 	wantErr    string   // a part of the error; "" for none
 	wantErrAs  any      // a pointer to the error type, for errors.As
@@ -332,62 +334,119 @@ func TestPlan(t *testing.T) {
 			files: map[string]string{"a.csv": csvA},
 			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Policy: sparkmerge.Options{SourceColumn: "_source"},
 				Target: Target{Table: "db.t", Mode: "APPEND"}},
-			schemas: map[string]string{"targetSchema db.t": "name string, id bigint, _source string, extra double"},
+			schemas:   map[string]string{"tableSchema db.t": "name string, id bigint, _source string, extra double"},
+			providers: map[string]string{"db.t": "parquet"},
 			wantReads: []string{
 				"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false",
 			},
 			// The table's order; its provenance column is added again, last.
 			wantTarget: "name string, id bigint, extra double, _source string NOT NULL",
-			wantCalls:  []string{"targetSchema db.t"},
+			wantCalls:  []string{"tableSchema db.t", "tableProvider db.t"},
 		},
 		{
 			name:  "append with Evolve adds the columns the table lacks",
 			files: map[string]string{"a.csv": csvA},
 			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
 				Target: Target{Table: "db.t", Mode: "append", Evolve: true}},
-			schemas:    map[string]string{"targetSchema db.t": "id bigint NOT NULL"},
+			schemas:    map[string]string{"tableSchema db.t": "id bigint NOT NULL"},
+			providers:  map[string]string{"db.t": "parquet"},
 			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id bigint, name string",
-			wantCalls:  []string{"targetSchema db.t"},
+			wantCalls:  []string{"tableSchema db.t", "tableProvider db.t"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
-				if got := fieldNames(p.AddColumns); got != "name" {
-					t.Errorf("AddColumns = %s, want name", got)
+				want := []string{"ALTER TABLE db.t ADD COLUMNS (`name` string)"}
+				if diff := cmp.Diff(want, p.Table.Evolution.Statements()); diff != "" || len(p.AddColumns) != 0 {
+					t.Errorf("evolution (-want +got):\n%s\nAddColumns %v", diff, p.AddColumns)
 				}
 			},
+		},
+		{
+			name:  "append with Evolve to a Delta table widens a type and adds a column",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Table: "spark_catalog.db.t", Mode: "append", Evolve: true}},
+			schemas:    map[string]string{"tableSchema spark_catalog.db.t": "ID smallint, other date"},
+			providers:  map[string]string{"spark_catalog.db.t": "delta"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "ID int, other date, name string",
+			wantCalls:  []string{"tableSchema spark_catalog.db.t", "tableProvider spark_catalog.db.t"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				want := []string{
+					"ALTER TABLE spark_catalog.db.t SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')",
+					"ALTER TABLE spark_catalog.db.t ALTER COLUMN `ID` TYPE int",
+					"ALTER TABLE spark_catalog.db.t ADD COLUMNS (`name` string)",
+				}
+				if diff := cmp.Diff(want, p.Table.Evolution.Statements()); diff != "" || p.Table.Format != "delta" {
+					t.Errorf("format %q, evolution (-want +got):\n%s", p.Table.Format, diff)
+				}
+			},
+		},
+		{
+			name:  "append with Evolve to an Iceberg table refuses a widening Iceberg cannot do",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Table: "iceberg.db.t", Mode: "append", Evolve: true}},
+			schemas:   map[string]string{"tableSchema iceberg.db.t": "id int, name int"},
+			providers: map[string]string{"iceberg.db.t": "iceberg"},
+			wantErr:   `evolve table iceberg.db.t (iceberg): 1 column cannot take the merge: "name" is int in the table and string in the sources: Iceberg does not change int to string`,
+			wantErrAs: new(*sparkmerge.EvolutionConflictError),
+			wantCalls: []string{"tableSchema iceberg.db.t", "tableProvider iceberg.db.t"},
+		},
+		{
+			name:  "an Iceberg table asked of a catalog that makes none",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Table: "lake.events", Format: "Iceberg", Mode: "append"}},
+			fail:      map[string]error{"tableSchema lake.events": &connect.SparkError{ErrorClass: "TABLE_OR_VIEW_NOT_FOUND"}},
+			conf:      map[string]string{"spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog", "spark.sql.catalog.ice": "org.apache.iceberg.spark.SparkCatalog"},
+			wantErr:   "create table lake.events as iceberg: its catalog spark_catalog (org.apache.spark.sql.delta.catalog.DeltaCatalog) makes no Iceberg tables; name the table in ice, e.g. ice.lake.events",
+			wantCalls: []string{"tableSchema lake.events", "catalogs", "catalogs"},
+		},
+		{
+			name:  "a table asked in another format than its own",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Table: "db.t", Format: "delta", Mode: "append"}},
+			schemas:   map[string]string{"tableSchema db.t": "id int, name string"},
+			providers: map[string]string{"db.t": "parquet"},
+			wantErr:   "table db.t is a parquet table: a merge into it keeps its format; ask for parquet or for none (Target.Format)",
+			wantCalls: []string{"tableSchema db.t", "tableProvider db.t"},
 		},
 		{
 			name:       "append to a table not there yet plans as a new one",
 			files:      map[string]string{"a.csv": csvA},
 			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
-			fail:       map[string]error{"targetSchema db.t": &connect.SparkError{ErrorClass: "TABLE_OR_VIEW_NOT_FOUND"}},
+			fail:       map[string]error{"tableSchema db.t": &connect.SparkError{ErrorClass: "TABLE_OR_VIEW_NOT_FOUND"}},
 			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"targetSchema db.t"},
+			wantCalls:  []string{"tableSchema db.t"},
 		},
 		{
 			name:      "append to a table that lacks a column",
 			files:     map[string]string{"a.csv": csvA},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
-			schemas:   map[string]string{"targetSchema db.t": "id bigint"},
+			schemas:   map[string]string{"tableSchema db.t": "id bigint"},
+			providers: map[string]string{"db.t": "parquet"},
 			wantErrAs: new(*sparkmerge.MissingColumnsError),
-			wantCalls: []string{"targetSchema db.t"},
+			wantCalls: []string{"tableSchema db.t", "tableProvider db.t"},
 		},
 		{
 			// Said in an append's terms: --evolve, not "the reference".
 			name:      "append to a table that lacks a column, said",
 			files:     map[string]string{"a.csv": csvA},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
-			schemas:   map[string]string{"targetSchema db.t": "id bigint"},
+			schemas:   map[string]string{"tableSchema db.t": "id bigint"},
+			providers: map[string]string{"db.t": "parquet"},
 			wantErr:   `append to table "db.t": sources have columns it lacks: source 1 "$D/a.csv" has name; add them to it first (Target.Evolve)`,
-			wantCalls: []string{"targetSchema db.t"},
+			wantCalls: []string{"tableSchema db.t", "tableProvider db.t"},
 		},
 		{
 			name:      "append to a target Spark cannot read",
 			files:     map[string]string{"a.csv": csvA},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
-			fail:      map[string]error{"targetSchema db.t": errors.New("permission denied")},
-			wantErr:   `read the schema of table "db.t": permission denied`,
-			wantCalls: []string{"targetSchema db.t"},
+			fail:      map[string]error{"tableSchema db.t": errors.New("permission denied")},
+			wantErr:   `look up table db.t: permission denied`,
+			wantCalls: []string{"tableSchema db.t"},
 		},
 		{
 			name:  "a CSV dataset cannot gain columns",
@@ -647,6 +706,7 @@ func (tt planCase) run(t *testing.T) {
 		fake.fail[in(call)] = err
 	}
 	fake.settings = tt.conf
+	fake.providers = tt.providers
 	for p, content := range tt.remote {
 		fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 	}

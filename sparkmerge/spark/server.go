@@ -23,6 +23,13 @@ type server interface {
 	readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error)
 	// tableSchema is the schema of a table or view.
 	tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error)
+	// tableProvider is a table's format, as DESCRIBE TABLE EXTENDED
+	// names it (delta, iceberg, parquet, ...).
+	tableProvider(ctx context.Context, table string) (string, error)
+	// catalogs are the session's current catalog and the implementation
+	// class of every catalog the server's settings name
+	// (spark.sql.catalog.NAME), by name.
+	catalogs(ctx context.Context) (current string, classes map[string]string, err error)
 	// targetSchema is the schema of target t read back (see targetFrame).
 	targetSchema(ctx context.Context, t Target) (sparkmerge.Schema, error)
 	// conf is the values of session settings (the server's defaults for
@@ -126,6 +133,40 @@ func (s sessionServer) readSchema(ctx context.Context, r *Read) (sparkmerge.Sche
 
 func (s sessionServer) tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error) {
 	return s.sess.Table(table, nil).Schema(ctx)
+}
+
+func (s sessionServer) tableProvider(ctx context.Context, table string) (string, error) {
+	rows, err := s.sess.SQL("DESCRIBE TABLE EXTENDED " + table).Collect(ctx)
+	if err != nil {
+		return "", err
+	}
+	return providerOf(rows.Values), nil
+}
+
+func (s sessionServer) catalogs(ctx context.Context) (string, map[string]string, error) {
+	rows, err := s.sess.SQL("SELECT current_catalog()").Collect(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	current := ""
+	if len(rows.Values) == 1 && len(rows.Values[0]) == 1 {
+		current, _ = rows.Values[0][0].(string)
+	}
+	if rows, err = s.sess.SQL("SET").Collect(ctx); err != nil {
+		return "", nil, err
+	}
+	classes := map[string]string{}
+	for _, row := range rows.Values {
+		if len(row) < 2 {
+			continue
+		}
+		key, _ := row[0].(string)
+		value, _ := row[1].(string)
+		if name, ok := strings.CutPrefix(key, "spark.sql.catalog."); ok && !strings.Contains(name, ".") {
+			classes[name] = value
+		}
+	}
+	return current, classes, nil
 }
 
 func (s sessionServer) targetSchema(ctx context.Context, t Target) (sparkmerge.Schema, error) {

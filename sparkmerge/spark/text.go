@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
@@ -63,9 +64,57 @@ func (p *Planned) String() string {
 		}
 		fmt.Fprintf(&b, "  evolve: add columns to the table: %s\n", strings.Join(names, ", "))
 	}
+	if t := p.Table; t != nil {
+		writeTable(&b, t)
+	}
 	b.WriteString("\n")
 	b.WriteString(p.Plan.String())
 	return b.String()
+}
+
+// writeTable describes the target table and its evolution.
+func writeTable(b *strings.Builder, t *TargetTable) {
+	format := t.Format
+	if format == "" {
+		format = "the catalog's default format"
+	}
+	if !t.Exists {
+		fmt.Fprintf(b, "  table %s: created by the merge (%s)\n", t.Name, format)
+		return
+	}
+	cols := make([]string, len(t.Schema.Fields))
+	for i, f := range t.Schema.Fields {
+		cols[i] = f.Name + " " + f.Type.String()
+	}
+	fmt.Fprintf(b, "  table %s (%s): %s\n", t.Name, format, strings.Join(cols, ", "))
+	e := t.Evolution
+	if e == nil {
+		return
+	}
+	if len(e.Properties) > 0 {
+		props := make([]string, 0, len(e.Properties))
+		for _, k := range sortedKeys(e.Properties) {
+			props = append(props, k+"="+e.Properties[k])
+		}
+		fmt.Fprintf(b, "  evolve: set table properties %s\n", strings.Join(props, ", "))
+	}
+	if len(e.Widened) > 0 {
+		ws := make([]string, len(e.Widened))
+		for i, w := range e.Widened {
+			ws[i] = fmt.Sprintf("%s %s -> %s", sparkmerge.PathString(w.Path), w.From, w.To)
+		}
+		fmt.Fprintf(b, "  evolve: widen %s\n", strings.Join(ws, ", "))
+	}
+	if len(e.Added) > 0 {
+		as := make([]string, len(e.Added))
+		for i, a := range e.Added {
+			as[i] = sparkmerge.PathString(a.Path) + " " + a.To.String()
+		}
+		fmt.Fprintf(b, "  evolve: add %s\n", strings.Join(as, ", "))
+	}
+	for _, c := range e.Conflicts {
+		fmt.Fprintf(b, "  conflict: %s: %s\n", sparkmerge.PathString(c.Path), c.Reason)
+	}
 }
 
 // String summarises the merge for people: the plan, then [Result.Summary].
@@ -88,6 +137,9 @@ func (r *Result) Summary() string {
 		return b.String()
 	}
 	format := r.Target.Format
+	if t := r.Planned.Table; t != nil && t.Format != "" {
+		format = t.Format // the table's own, or its catalog's default
+	}
 	if format == "" {
 		format = "parquet"
 	}

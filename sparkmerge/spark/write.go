@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
@@ -119,11 +121,6 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		return result, nil
 	}
 	var err error
-	if len(planned.AddColumns) > 0 && job.Target.Table != "" {
-		if err := c.addColumns(ctx, job.Target.Table, planned.AddColumns); err != nil {
-			return nil, err
-		}
-	}
 	restore, err := c.tune(ctx, planned.tuning())
 	if err != nil {
 		return nil, err
@@ -147,8 +144,15 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		return result, nil
 	}
 
-	stage, err := c.stage(ctx, job.Target, job.Verify)
-	if err != nil {
+	tt := planned.Table
+	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
+	var stage staged
+	if tt != nil && (tt.path || !tt.Exists || appending && tt.historyFormat()) {
+		// One commit of the table's format: a Delta path whatever the
+		// mode, a table created by this run, an append to a Delta or
+		// Iceberg table, whose history --verify reads.
+		stage = staged{write: job.Target}
+	} else if stage, err = c.stage(ctx, job.Target, job.Verify); err != nil {
 		return nil, err
 	}
 	if stage.abort != nil {
@@ -164,9 +168,14 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	own := stage.install != nil
 	var before int64
 	var filesBefore map[string]bool
-	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
+	// tag marks this run's commit to a Delta or Iceberg table written
+	// directly, whose history then says how many rows it added.
+	tag := ""
+	if tt.historyFormat() && stage.install == nil && (written.Table == tt.Name || tt.path) {
+		tag = uuid.NewString()
+	}
 	switch {
-	case !appending || own:
+	case !appending || own || tag != "":
 	case job.Verify && written.Path != "" && identifiesWriteJobs(written.Format):
 		if filesBefore, err = c.targetFiles(ctx, written); err != nil {
 			return nil, err
@@ -204,8 +213,26 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if spec.Format == "" && spec.Path != "" {
 		spec.Format = "parquet"
 	}
+	if tt != nil && tt.Evolution != nil && !tt.Evolution.Empty() {
+		if err := c.evolveTable(ctx, tt.Evolution); err != nil {
+			return nil, err
+		}
+	}
+	if tt.historyFormat() && tt.Exists && spec.Format == "" && !tt.path {
+		// Spark's writer checks the format it is given (by default
+		// spark.sql.sources.default) against an existing table's.
+		spec.Format = tt.Format
+	}
+	if tag != "" {
+		options, untag, err := c.tagCommit(ctx, tt, tag)
+		if err != nil {
+			return nil, err
+		}
+		defer untag()
+		spec.Options = mergeOptions(spec.Options, options)
+	}
 	progress.report(Progress{Phase: PhaseWrite})
-	if err := merged.Write(progress.sparkProgress(ctx, PhaseWrite), spec); err != nil {
+	if err := c.writeMerged(progress.sparkProgress(ctx, PhaseWrite), merged, spec, tt, written); err != nil {
 		err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
 		if written.Path != "" && stage.abort == nil && !appending && !strings.EqualFold(written.Mode, "overwrite") {
 			// Spark's failed job removes its files but not the directory
@@ -228,9 +255,15 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			rowsWritten = &frame
 		}
 	}
-	if rowsWritten == nil {
+	switch {
+	case tag != "":
+		if result.RowsWritten, err = c.rowsCommitted(ctx, tt, tag); err != nil {
+			return nil, fmt.Errorf("count the rows written: %w", err)
+		}
+		own = own || !tt.Exists
+	case rowsWritten == nil:
 		result.RowsWritten = 0
-	} else {
+	default:
 		after, err := countFrame(ctx, *rowsWritten, written, false)
 		if err != nil {
 			return nil, err
@@ -536,21 +569,34 @@ func mergeKeys(a, b map[string]int64) map[string]int64 {
 	return out
 }
 
-// addColumns adds nullable columns to an existing table before appending.
-func (c *Client) addColumns(ctx context.Context, table string, fields []sparkmerge.Field) error {
-	cols := make([]string, len(fields))
-	for i, f := range fields {
-		q, err := sparkmerge.QuoteIdent(f.Name)
-		if err != nil {
-			return err
-		}
-		cols[i] = q + " " + f.Type.String()
+// writeMerged writes the merged rows per spec: a table this run creates
+// (tt says it does not exist) through its catalog, with its format,
+// partitioning and properties in one statement (CREATE TABLE AS SELECT);
+// anything else by Spark's DataFrameWriter.
+func (c *Client) writeMerged(ctx context.Context, merged connect.Frame, spec connect.WriteSpec, tt *TargetTable, written Target) error {
+	if tt == nil || tt.Exists || tt.path || written.Table != tt.Name {
+		return merged.Write(ctx, spec)
 	}
-	stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMNS (%s)", table, strings.Join(cols, ", "))
-	if err := c.sess.ExecSQL(ctx, stmt); err != nil {
-		return fmt.Errorf("evolve table %q (add %s): %w\n  hint: the table's format may not support adding columns; merge into a new table instead", table, strings.Join(cols, ", "), err)
+	return merged.WriteV2(ctx, connect.WriteV2Spec{
+		Table:       written.Table,
+		Mode:        "create",
+		Provider:    tt.Format,
+		PartitionBy: written.PartitionBy,
+		Properties:  written.Properties,
+		Options:     spec.Options,
+	})
+}
+
+// mergeOptions is a copy of a with b's entries added.
+func mergeOptions(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
 	}
-	return nil
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 // inInputOrder are counts' keys (source names) in the order of the

@@ -477,3 +477,73 @@ func (f Frame) ShowString(ctx context.Context, n, truncate int) (string, error) 
 	}
 	return text, nil
 }
+
+// WriteV2Spec describes a DataFrameWriterV2 write (df.writeTo(table)),
+// which goes through the table's catalog: a create is one statement of
+// the catalog (CREATE TABLE AS SELECT, atomic where the catalog stages
+// it, as Delta's and Iceberg's do), with the table's properties and
+// partitioning.
+type WriteV2Spec struct {
+	// Table is the table's name, as in SQL.
+	Table string
+	// Mode is "create" or "append".
+	Mode string
+	// Provider is the table's format for a create (USING); empty: the
+	// catalog's default.
+	Provider string
+	// PartitionBy are the partition columns of a created table.
+	PartitionBy []string
+	// Properties are the created table's properties (TBLPROPERTIES).
+	Properties map[string]string
+	// Options are write options, copied.
+	Options map[string]string
+}
+
+// v2Modes maps WriteV2Spec.Mode to WriteOperationV2.Mode value names.
+var v2Modes = map[string]string{
+	"create": "MODE_CREATE",
+	"append": "MODE_APPEND",
+}
+
+// writeV2Command builds the WriteOperationV2 command for spec.
+func (f Frame) writeV2Command(spec WriteV2Spec) (plan proto.Message, err error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	defer guard("write", &err)
+	mode, ok := v2Modes[strings.ToLower(spec.Mode)]
+	if !ok {
+		return nil, fmt.Errorf("write: unknown table write mode %q (want create or append)", spec.Mode)
+	}
+	if spec.Table == "" {
+		return nil, errors.New("write: a table write needs a Table")
+	}
+	w := newMsg("WriteOperationV2")
+	setMsg(w, "input", f.rel)
+	setString(w, "table_name", spec.Table)
+	if spec.Provider != "" {
+		setString(w, "provider", spec.Provider)
+	}
+	for _, col := range spec.PartitionBy {
+		e := newMsg("Expression")
+		setString(mut(e, "unresolved_attribute"), "unparsed_identifier", "`"+strings.ReplaceAll(col, "`", "``")+"`")
+		appendMsg(w, "partitioning_columns", e)
+	}
+	setStringMap(w, "options", spec.Options)
+	setStringMap(w, "table_properties", spec.Properties)
+	setEnum(w, "mode", mode)
+	return commandPlan("write_operation_v2", w), nil
+}
+
+// WriteV2 runs the frame and writes its rows per spec (a WriteOperationV2
+// command).
+func (f Frame) WriteV2(ctx context.Context, spec WriteV2Spec) error {
+	plan, err := f.writeV2Command(spec)
+	if err != nil {
+		return err
+	}
+	if err := f.s.executeCommand(ctx, plan); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}

@@ -213,6 +213,40 @@ func TestUnionErrors(t *testing.T) {
 	}
 }
 
+func TestWriteV2Command(t *testing.T) {
+	src := testSession.SQL("SELECT 1 AS a, 'x' AS p")
+	plan, err := src.writeV2Command(WriteV2Spec{
+		Table: "iceberg.db.t", Mode: "create", Provider: "iceberg", PartitionBy: []string{"p`q"},
+		Properties: map[string]string{"format-version": "2"}, Options: map[string]string{"snapshot-property.k": "v"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProto(t, "Plan", plan, `command { write_operation_v2 {
+		input { sql { query: "SELECT 1 AS a, 'x' AS p" } }
+		table_name: "iceberg.db.t"
+		provider: "iceberg"
+		partitioning_columns { unresolved_attribute { unparsed_identifier: "`+"`p``q`"+`" } }
+		options { key: "snapshot-property.k" value: "v" }
+		table_properties { key: "format-version" value: "2" }
+		mode: MODE_CREATE
+	} }`)
+	plan, err = src.writeV2Command(WriteV2Spec{Table: "db.t", Mode: "Append"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProto(t, "Plan", plan, `command { write_operation_v2 {
+		input { sql { query: "SELECT 1 AS a, 'x' AS p" } }
+		table_name: "db.t"
+		mode: MODE_APPEND
+	} }`)
+	for name, bad := range map[string]WriteV2Spec{"bad mode": {Table: "t", Mode: "overwrite"}, "no table": {Mode: "create"}} {
+		if _, err := src.writeV2Command(bad); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
 func TestWriteCommand(t *testing.T) {
 	src := testSession.SQL("SELECT 1 AS a, 'x' AS p")
 	opts := map[string]string{"compression": "zstd"}

@@ -1,0 +1,353 @@
+package spark
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// A merge into a table (or a Delta path) learns the table's format from
+// the catalog before it plans: an existing table's own format (its
+// provider), or, for a table the merge creates, the one asked for
+// (Target.Format), else the catalog's default: Iceberg in an Iceberg
+// catalog, else Spark's spark.sql.sources.default (parquet here, delta on
+// Databricks). The format decides how the table evolves
+// (sparkmerge.PlanEvolution), how the merge is written, and how --verify
+// counts the rows the commit added (verifyByHistory).
+
+// TargetTable is the table a merge writes, as the catalog describes it
+// when the merge is planned.
+type TargetTable struct {
+	// Name is the table's name as given; a Delta path target is named
+	// delta.`path`, as Delta's SQL names it.
+	Name string `json:"name"`
+	// Format is the table's format: its provider when it exists (delta,
+	// iceberg, parquet, ...), else the format it is created in.
+	Format string `json:"format"`
+	// Exists says whether the table exists.
+	Exists bool `json:"exists"`
+	// Schema is the existing table's schema.
+	Schema sparkmerge.Schema `json:"-"`
+	// Evolution is how an append with Evolve changes the table.
+	Evolution *sparkmerge.Evolution `json:"evolution,omitempty"`
+	// path: a Delta table named by its path (Target.Path).
+	path bool
+}
+
+// MarshalJSON writes t with its schema as [sparkmerge.Column]s.
+func (t TargetTable) MarshalJSON() ([]byte, error) {
+	type fields TargetTable // without this method
+	v := struct {
+		fields
+		Schema []sparkmerge.Column `json:"schema,omitempty"`
+	}{fields: fields(t)}
+	if t.Exists {
+		v.Schema = t.Schema.Columns()
+	}
+	return json.Marshal(v)
+}
+
+// historyFormat reports whether the table's format keeps a history of
+// commits that says how many rows each added (Delta, Iceberg).
+func (t *TargetTable) historyFormat() bool {
+	return t != nil && (t.Format == sparkmerge.FormatDelta || t.Format == sparkmerge.FormatIceberg)
+}
+
+// icebergCatalogClasses are the catalog implementations whose tables are
+// Iceberg's.
+var icebergCatalogClasses = map[string]bool{
+	"org.apache.iceberg.spark.SparkCatalog":        true,
+	"org.apache.iceberg.spark.SparkSessionCatalog": true,
+}
+
+// deltaPathTable names a Delta table by its path, as Delta's SQL does.
+func deltaPathTable(path string) string {
+	return "delta.`" + strings.ReplaceAll(path, "`", "``") + "`"
+}
+
+// isDelta reports whether format names Delta Lake.
+func isDelta(format string) bool { return strings.EqualFold(format, sparkmerge.FormatDelta) }
+
+// describeTarget describes the table target t writes to (nil for a path
+// target that is not Delta): whether it exists, its format and schema,
+// and checks that the format asked for is the table's, or one its
+// catalog can create.
+func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, error) {
+	switch {
+	case t.Path != "" && isDelta(t.Format):
+		tt := &TargetTable{Name: deltaPathTable(t.Path), Format: sparkmerge.FormatDelta, path: true}
+		schema, err := c.server.targetSchema(ctx, t)
+		switch errorClass(err) {
+		case "":
+			tt.Exists, tt.Schema = true, schema
+		case "PATH_NOT_FOUND", "DELTA_MISSING_DELTA_TABLE", "DELTA_TABLE_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
+		default:
+			return nil, fmt.Errorf("read the schema of %s: %w", targetName(t), err)
+		}
+		return tt, nil
+	case t.Table == "":
+		return nil, nil
+	}
+	tt := &TargetTable{Name: t.Table}
+	schema, err := c.server.tableSchema(ctx, t.Table)
+	switch {
+	case err == nil:
+		tt.Exists, tt.Schema = true, schema
+		provider, err := c.server.tableProvider(ctx, t.Table)
+		if err != nil {
+			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
+		}
+		tt.Format = strings.ToLower(provider)
+		if t.Format != "" && tt.Format != "" && !strings.EqualFold(t.Format, tt.Format) {
+			return nil, fmt.Errorf("table %s is a %s table: a merge into it keeps its format; ask for %s or for none (Target.Format), or name another table", t.Table, tt.Format, tt.Format)
+		}
+		return tt, nil
+	case errorClass(err) != "TABLE_OR_VIEW_NOT_FOUND":
+		return nil, fmt.Errorf("look up table %s: %w", t.Table, err)
+	}
+	if t.Format == "" {
+		// The catalog's default: the created table says which (see
+		// Client.createdFormat).
+		return tt, nil
+	}
+	tt.Format = strings.ToLower(t.Format)
+	catalog, class, err := c.tableCatalog(ctx, t.Table)
+	if err != nil {
+		return nil, err
+	}
+	iceberg := icebergCatalogClasses[class]
+	switch {
+	case tt.Format == sparkmerge.FormatIceberg && !iceberg:
+		hint := "configure one (spark.sql.catalog.NAME=org.apache.iceberg.spark.SparkCatalog) and name the table in it"
+		if names, err := c.icebergCatalogs(ctx); err == nil && len(names) > 0 {
+			hint = "name the table in " + strings.Join(names, " or ") + ", e.g. " + names[0] + "." + lastParts(t.Table)
+		}
+		if class == "" {
+			class = "Spark's session catalog"
+		}
+		return nil, fmt.Errorf("create table %s as iceberg: its catalog %s (%s) makes no Iceberg tables; %s", t.Table, catalog, class, hint)
+	case iceberg && tt.Format != sparkmerge.FormatIceberg:
+		return nil, fmt.Errorf("create table %s as %s: its catalog %s is an Iceberg catalog, whose tables are Iceberg's; ask for iceberg or for no format (Target.Format), or name a table of another catalog", t.Table, tt.Format, catalog)
+	}
+	return tt, nil
+}
+
+// lastParts is a table name without its catalog: its last two parts.
+func lastParts(table string) string {
+	parts := splitName(table)
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
+	}
+	return strings.Join(parts, ".")
+}
+
+// splitName splits a multi-part name at the dots outside backquotes,
+// keeping each part's quotes.
+func splitName(name string) []string {
+	var parts []string
+	quoted := false
+	start := 0
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '`':
+			quoted = !quoted
+		case '.':
+			if !quoted {
+				parts = append(parts, name[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, name[start:])
+}
+
+// unquotePart is a name part without its backquotes.
+func unquotePart(part string) string {
+	if len(part) >= 2 && part[0] == '`' && part[len(part)-1] == '`' {
+		return strings.ReplaceAll(part[1:len(part)-1], "``", "`")
+	}
+	return part
+}
+
+// tableCatalog is the catalog a table name resolves in, as Spark resolves
+// it (the first of several parts when a catalog has that name, else the
+// session's current catalog), and the catalog's implementation class as
+// the server's settings name it ("" when they do not: Spark's built-in
+// session catalog, or a catalog of a platform that does not show it).
+func (c *Client) tableCatalog(ctx context.Context, table string) (catalog, class string, err error) {
+	current, classes, err := c.server.catalogs(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("read the catalog of %s: %w", table, err)
+	}
+	catalog = current
+	if parts := splitName(table); len(parts) > 1 {
+		first := unquotePart(parts[0])
+		if _, ok := classes[first]; ok || strings.EqualFold(first, "spark_catalog") {
+			catalog = first
+		}
+	}
+	return catalog, classes[catalog], nil
+}
+
+// icebergCatalogs are the names of the server's Iceberg catalogs, as its
+// settings name them.
+func (c *Client) icebergCatalogs(ctx context.Context) ([]string, error) {
+	_, classes, err := c.server.catalogs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for name, class := range classes {
+		if icebergCatalogClasses[class] {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// providerOf reads the provider from the rows of DESCRIBE TABLE EXTENDED
+// (col_name, data_type, comment): the "Provider" row's value.
+func providerOf(rows [][]any) string {
+	for _, row := range rows {
+		if len(row) < 2 {
+			continue
+		}
+		name, _ := row[0].(string)
+		value, _ := row[1].(string)
+		if strings.TrimSpace(name) == "Provider" {
+			return strings.TrimSpace(value)
+		}
+	}
+	return ""
+}
+
+// evolveTable runs the statements that evolve the table, one commit of
+// its format each.
+func (c *Client) evolveTable(ctx context.Context, e *sparkmerge.Evolution) error {
+	for _, stmt := range e.Statements() {
+		if err := c.sess.ExecSQL(ctx, stmt); err != nil {
+			return fmt.Errorf("evolve table %s (%s): %w\n  hint: the statements before it are committed: the table keeps their columns and types, and its rows", e.Table, stmt, err)
+		}
+	}
+	return nil
+}
+
+// Commits that the merge makes to a Delta or Iceberg table are tagged
+// with a mark of the run (Delta's userMetadata, an Iceberg snapshot
+// property), so that the table's own history says how many rows that
+// commit added, whatever other writers committed meanwhile.
+
+// commitTagKey is the Iceberg snapshot property holding the run's mark.
+const commitTagKey = "sparkmerge.commit"
+
+// deltaUserMetadataKey is Delta's session setting whose value every
+// commit of the session records as its userMetadata: the write option of
+// that name is not passed on by a CREATE TABLE AS SELECT.
+const deltaUserMetadataKey = "spark.databricks.delta.commitInfo.userMetadata"
+
+// tagCommit marks the commit of a write to table t with tag: for Iceberg
+// by the write options it returns, for Delta by the session setting it
+// sets until restore is called.
+func (c *Client) tagCommit(ctx context.Context, t *TargetTable, tag string) (options map[string]string, restore func(), err error) {
+	restore = func() {}
+	switch t.Format {
+	case sparkmerge.FormatIceberg:
+		return map[string]string{"snapshot-property." + commitTagKey: tag}, restore, nil
+	case sparkmerge.FormatDelta:
+		values, err := c.server.conf(ctx, deltaUserMetadataKey)
+		if err != nil {
+			return nil, restore, fmt.Errorf("read %s: %w", deltaUserMetadataKey, err)
+		}
+		if err := c.server.setConf(ctx, map[string]string{deltaUserMetadataKey: "sparkmerge " + tag}); err != nil {
+			return nil, restore, fmt.Errorf("mark this run's commit (%s): %w", deltaUserMetadataKey, err)
+		}
+		old := values[deltaUserMetadataKey]
+		return nil, func() {
+			// Spark Connect cannot unset a setting: an empty one records
+			// no userMetadata.
+			_ = c.server.setConf(context.WithoutCancel(ctx), map[string]string{deltaUserMetadataKey: old})
+		}, nil
+	}
+	return nil, restore, nil
+}
+
+// historyDepth bounds how many of a Delta table's latest commits are
+// searched for the run's: its own and those other writers made since.
+const historyDepth = 1000
+
+// rowsCommitted is how many rows the commit tagged tag added to table t,
+// as the table's history says: Delta's operation metric numOutputRows of
+// that version, Iceberg's added-records of that snapshot.
+func (c *Client) rowsCommitted(ctx context.Context, t *TargetTable, tag string) (int64, error) {
+	switch t.Format {
+	case sparkmerge.FormatDelta:
+		rows, err := c.sess.SQL(fmt.Sprintf("DESCRIBE HISTORY %s LIMIT %d", t.Name, historyDepth)).Collect(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("read the history of %s: %w", t.Name, err)
+		}
+		return deltaRowsCommitted(rows.Columns, rows.Values, "sparkmerge "+tag, t.Name)
+	case sparkmerge.FormatIceberg:
+		q := fmt.Sprintf("SELECT snapshot_id, summary['added-records'] FROM %s.snapshots WHERE summary[%s] = %s",
+			t.Name, sparkmerge.QuoteString(commitTagKey), sparkmerge.QuoteString(tag))
+		rows, err := c.sess.SQL(q).Collect(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("read the snapshots of %s: %w", t.Name, err)
+		}
+		if len(rows.Values) != 1 {
+			return 0, fmt.Errorf("find this run's snapshot in the snapshots of %s: %d snapshots carry its mark %s=%s, want one", t.Name, len(rows.Values), commitTagKey, tag)
+		}
+		return parseCount(rows.Values[0][1], "added-records", t.Name)
+	}
+	return 0, fmt.Errorf("table %s: a %s table keeps no history of its commits", t.Name, t.Format)
+}
+
+// deltaRowsCommitted finds the commit whose userMetadata is mark among the
+// rows of DESCRIBE HISTORY and returns its numOutputRows.
+func deltaRowsCommitted(columns []string, rows [][]any, mark, table string) (int64, error) {
+	col := func(name string) int {
+		for i, c := range columns {
+			if c == name {
+				return i
+			}
+		}
+		return -1
+	}
+	meta, metrics, version, op := col("userMetadata"), col("operationMetrics"), col("version"), col("operation")
+	if meta < 0 || metrics < 0 {
+		return 0, fmt.Errorf("read the history of %s: no userMetadata or operationMetrics column in %v", table, columns)
+	}
+	var found []int
+	for i, row := range rows {
+		if s, _ := row[meta].(string); s == mark {
+			found = append(found, i)
+		}
+	}
+	if len(found) != 1 {
+		return 0, fmt.Errorf("find this run's commit in the history of %s: %d commits carry its mark (userMetadata %q), want one", table, len(found), mark)
+	}
+	row := rows[found[0]]
+	entries, _ := row[metrics].([]connect.MapEntry)
+	for _, e := range entries {
+		if k, _ := e.Key.(string); k == "numOutputRows" {
+			return parseCount(e.Value, "numOutputRows", table)
+		}
+	}
+	return 0, fmt.Errorf("the commit of this run to %s (version %v, %v) has no numOutputRows metric", table, row[max(version, 0)], row[max(op, 0)])
+}
+
+// parseCount reads a count the history gives as text.
+func parseCount(v any, what, table string) (int64, error) {
+	s, _ := v.(string)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("read %s of this run's commit to %s: %q is not a count", what, table, s)
+	}
+	return n, nil
+}
