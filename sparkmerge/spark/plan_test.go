@@ -417,9 +417,31 @@ func TestPlan(t *testing.T) {
 			files:      map[string]string{"a.csv": csvA},
 			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
 			fail:       map[string]error{"tableSchema db.t": &connect.SparkError{ErrorClass: "TABLE_OR_VIEW_NOT_FOUND"}},
+			conf:       map[string]string{"spark.sql.sources.default": "parquet"},
 			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"tableSchema db.t"},
+			// Created in the catalog's default format.
+			wantCalls: []string{"tableSchema db.t", "catalogs", "conf spark.sql.sources.default"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.Table.Exists || p.Table.Format != "parquet" {
+					t.Errorf("table %+v, want a parquet table to create", p.Table)
+				}
+			},
+		},
+		{
+			name:       "a table to create in an Iceberg catalog is Iceberg's",
+			files:      map[string]string{"a.csv": csvA},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "`ice`.db.t", Mode: "append"}},
+			fail:       map[string]error{"tableSchema `ice`.db.t": &connect.SparkError{ErrorClass: "TABLE_OR_VIEW_NOT_FOUND"}},
+			conf:       map[string]string{"spark.sql.catalog.ice": "org.apache.iceberg.spark.SparkCatalog"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"tableSchema `ice`.db.t", "catalogs"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.Table.Exists || p.Table.Format != "iceberg" {
+					t.Errorf("table %+v, want an iceberg table to create", p.Table)
+				}
+			},
 		},
 		{
 			name:      "append to a table that lacks a column",

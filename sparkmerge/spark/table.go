@@ -111,17 +111,23 @@ func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, er
 	case errorClass(err) != "TABLE_OR_VIEW_NOT_FOUND":
 		return nil, fmt.Errorf("look up table %s: %w", t.Table, err)
 	}
-	if t.Format == "" {
-		// The catalog's default: the created table says which (see
-		// Client.createdFormat).
-		return tt, nil
-	}
-	tt.Format = strings.ToLower(t.Format)
 	catalog, class, err := c.tableCatalog(ctx, t.Table)
 	if err != nil {
 		return nil, err
 	}
 	iceberg := icebergCatalogClasses[class]
+	switch {
+	case t.Format != "":
+		tt.Format = strings.ToLower(t.Format)
+	case iceberg:
+		tt.Format = sparkmerge.FormatIceberg
+	default:
+		values, err := c.server.conf(ctx, "spark.sql.sources.default")
+		if err != nil {
+			return nil, fmt.Errorf("read the default table format: %w", err)
+		}
+		tt.Format = strings.ToLower(values["spark.sql.sources.default"])
+	}
 	switch {
 	case tt.Format == sparkmerge.FormatIceberg && !iceberg:
 		hint := "configure one (spark.sql.catalog.NAME=org.apache.iceberg.spark.SparkCatalog) and name the table in it"
