@@ -345,7 +345,9 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, err
 	}
 	planned.Table = tt
-	appending := strings.EqualFold(job.Target.Mode, "append")
+	// An overwrite of a Delta or Iceberg table keeps the table, so its
+	// schema: it is aligned to it as an append is.
+	appending := strings.EqualFold(job.Target.Mode, "append") || overwritesInPlace(job.Target, tt)
 	if appending {
 		if err := c.planAppend(ctx, job, &policy, planned); err != nil {
 			return nil, err

@@ -59,6 +59,15 @@ func (t *TargetTable) historyFormat() bool {
 	return t != nil && (t.Format == sparkmerge.FormatDelta || t.Format == sparkmerge.FormatIceberg)
 }
 
+// overwritesInPlace says whether a merge into target t overwrites table tt
+// in place, in one commit of its format that keeps the table (its
+// identity, history, properties and partitioning): an overwrite of an
+// existing Delta or Iceberg table (a Delta path's overwrite is Delta's
+// own write).
+func overwritesInPlace(t Target, tt *TargetTable) bool {
+	return strings.EqualFold(t.Mode, "overwrite") && tt.historyFormat() && tt.Exists && !tt.path
+}
+
 // icebergCatalogClasses are the catalog implementations whose tables are
 // Iceberg's.
 var icebergCatalogClasses = map[string]bool{

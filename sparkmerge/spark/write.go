@@ -147,10 +147,10 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	tt := planned.Table
 	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
 	var stage staged
-	if tt != nil && (tt.path || !tt.Exists || appending && tt.historyFormat()) {
+	if tt != nil && (tt.path || !tt.Exists || appending && tt.historyFormat() || overwritesInPlace(job.Target, tt)) {
 		// One commit of the table's format: a Delta path whatever the
-		// mode, a table created by this run, an append to a Delta or
-		// Iceberg table, whose history --verify reads.
+		// mode, a table created by this run, an append to or overwrite
+		// of a Delta or Iceberg table, whose history --verify reads.
 		stage = staged{write: job.Target}
 	} else if stage, err = c.stage(ctx, job.Target, job.Verify); err != nil {
 		return nil, err
@@ -572,8 +572,14 @@ func mergeKeys(a, b map[string]int64) map[string]int64 {
 // writeMerged writes the merged rows per spec: a table this run creates
 // (tt says it does not exist) through its catalog, with its format,
 // partitioning and properties in one statement (CREATE TABLE AS SELECT);
-// anything else by Spark's DataFrameWriter.
+// an existing Delta or Iceberg table it overwrites by its catalog's
+// overwrite of every row (one commit); anything else by Spark's
+// DataFrameWriter.
 func (c *Client) writeMerged(ctx context.Context, merged connect.Frame, spec connect.WriteSpec, tt *TargetTable, written Target) error {
+	if overwritesInPlace(written, tt) && written.Table == tt.Name {
+		// Every row replaced in one commit, by name, keeping the table.
+		return merged.WriteV2(ctx, connect.WriteV2Spec{Table: written.Table, Mode: "overwrite", Options: spec.Options})
+	}
 	if tt == nil || tt.Exists || tt.path || written.Table != tt.Name {
 		return merged.Write(ctx, spec)
 	}

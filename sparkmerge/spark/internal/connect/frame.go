@@ -486,7 +486,9 @@ func (f Frame) ShowString(ctx context.Context, n, truncate int) (string, error) 
 type WriteV2Spec struct {
 	// Table is the table's name, as in SQL.
 	Table string
-	// Mode is "create" or "append".
+	// Mode is "create", "append" or "overwrite" (every row of the table
+	// replaced, in one commit of its format: OverwriteByExpression with
+	// the condition true).
 	Mode string
 	// Provider is the table's format for a create (USING); empty: the
 	// catalog's default.
@@ -501,8 +503,9 @@ type WriteV2Spec struct {
 
 // v2Modes maps WriteV2Spec.Mode to WriteOperationV2.Mode value names.
 var v2Modes = map[string]string{
-	"create": "MODE_CREATE",
-	"append": "MODE_APPEND",
+	"create":    "MODE_CREATE",
+	"append":    "MODE_APPEND",
+	"overwrite": "MODE_OVERWRITE",
 }
 
 // writeV2Command builds the WriteOperationV2 command for spec.
@@ -513,7 +516,7 @@ func (f Frame) writeV2Command(spec WriteV2Spec) (plan proto.Message, err error) 
 	defer guard("write", &err)
 	mode, ok := v2Modes[strings.ToLower(spec.Mode)]
 	if !ok {
-		return nil, fmt.Errorf("write: unknown table write mode %q (want create or append)", spec.Mode)
+		return nil, fmt.Errorf("write: unknown table write mode %q (want create, append or overwrite)", spec.Mode)
 	}
 	if spec.Table == "" {
 		return nil, errors.New("write: a table write needs a Table")
@@ -532,6 +535,9 @@ func (f Frame) writeV2Command(spec WriteV2Spec) (plan proto.Message, err error) 
 	setStringMap(w, "options", spec.Options)
 	setStringMap(w, "table_properties", spec.Properties)
 	setEnum(w, "mode", mode)
+	if mode == "MODE_OVERWRITE" {
+		setMsg(w, "overwrite_condition", exprString("true"))
+	}
 	return commandPlan("write_operation_v2", w), nil
 }
 

@@ -240,7 +240,17 @@ func TestWriteV2Command(t *testing.T) {
 		table_name: "db.t"
 		mode: MODE_APPEND
 	} }`)
-	for name, bad := range map[string]WriteV2Spec{"bad mode": {Table: "t", Mode: "overwrite"}, "no table": {Mode: "create"}} {
+	plan, err = src.writeV2Command(WriteV2Spec{Table: "db.t", Mode: "overwrite"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProto(t, "Plan", plan, `command { write_operation_v2 {
+		input { sql { query: "SELECT 1 AS a, 'x' AS p" } }
+		table_name: "db.t"
+		mode: MODE_OVERWRITE
+		overwrite_condition { expression_string { expression: "true" } }
+	} }`)
+	for name, bad := range map[string]WriteV2Spec{"bad mode": {Table: "t", Mode: "replace"}, "no table": {Mode: "create"}} {
 		if _, err := src.writeV2Command(bad); err == nil {
 			t.Errorf("%s: no error", name)
 		}
