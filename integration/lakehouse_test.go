@@ -1,0 +1,322 @@
+//go:build integration
+
+package integration
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// Delta Lake and Iceberg targets, on the harness's Spark: the image of
+// Spark 4.0 carries both (scripts/lib.sh SPARKMERGE_TABLE_FORMAT_PINS),
+// Delta's catalog as spark_catalog, and an Iceberg catalog named iceberg.
+
+// lakehouseFormats are the formats tested, with the catalog their tables
+// are made in.
+var lakehouseFormats = []struct {
+	format  string
+	catalog string // the table name's first parts
+}{
+	{"delta", "spark_catalog"},
+	{"iceberg", "iceberg"},
+}
+
+// requireTableFormat skips the test, with the reason, when the server
+// has no catalog for format (a Spark line without table formats).
+func requireTableFormat(t *testing.T, format string) {
+	t.Helper()
+	key, want := "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+	if format == "iceberg" {
+		key, want = "spark.sql.catalog.iceberg", "org.apache.iceberg.spark.SparkCatalog"
+	}
+	_, rows := query(t, "SET "+key)
+	if len(rows) != 1 || rows[0][1] != want {
+		if os.Getenv("CI") == "true" && strings.HasPrefix(sparkVersion(t), "4.0.") {
+			t.Fatalf("the server of Spark %s has no %s catalog (%s = %v): the image lacks its table formats", sparkVersion(t), format, key, rows)
+		}
+		t.Skipf("the server has no %s catalog (%s = %v): only Spark 4.0's image carries Delta and Iceberg", format, key, rows)
+	}
+}
+
+// sparkVersion is the harness's Spark version.
+func sparkVersion(t *testing.T) string {
+	t.Helper()
+	_, rows := query(t, "SELECT version()")
+	v, _ := rows[0][0].(string)
+	version, _, _ := strings.Cut(v, " ")
+	return version
+}
+
+// lakehouseTable is a fresh table name of a test in the format's catalog:
+// three parts, catalog.schema.table.
+func lakehouseTable(t *testing.T, catalog, schema string) string {
+	t.Helper()
+	exec(t, fmt.Sprintf("CREATE SCHEMA IF NOT EXISTS %s.%s", catalog, schema))
+	name := fmt.Sprintf("%s.%s.t%d_%d", catalog, schema, os.Getpid(), rand.Uint32())
+	t.Cleanup(func() { exec(t, "DROP TABLE IF EXISTS "+name) })
+	return name
+}
+
+// commits are a table's commits, oldest first: Delta's history
+// ("version operation numOutputRows") or Iceberg's snapshots
+// ("operation added-records").
+func commits(t *testing.T, format, table string) []string {
+	t.Helper()
+	var out []string
+	if format == "delta" {
+		_, rows := query(t, "DESCRIBE HISTORY "+table)
+		for i := len(rows) - 1; i >= 0; i-- {
+			out = append(out, fmt.Sprintf("%v %v", rows[i][4], outputRows(rows[i][12])))
+		}
+		return out
+	}
+	_, rows := query(t, "SELECT operation, summary['added-records'] FROM "+table+".snapshots ORDER BY committed_at")
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("%v %v", r[0], r[1]))
+	}
+	return out
+}
+
+// outputRows is Delta's numOutputRows of a history row's operationMetrics
+// as the upstream client collects a map, or "-".
+func outputRows(metrics any) string {
+	if m, ok := metrics.(map[any]any); ok {
+		if v, ok := m["numOutputRows"]; ok {
+			return fmt.Sprint(v)
+		}
+	}
+	return "-"
+}
+
+// The done-when of issue 36: `merge landing/ --table T --table-format F
+// --mode append --evolve --verify` creates the table, then evolves it (a
+// column added, an int widened to bigint, a nested field added) and
+// verifies each append by the table's own history; the rows read back
+// value by value.
+func TestLakehouseAppendEvolveVerify(t *testing.T) {
+	t.Parallel()
+	for _, f := range lakehouseFormats {
+		t.Run(f.format, func(t *testing.T) {
+			t.Parallel()
+			requireTableFormat(t, f.format)
+			table := lakehouseTable(t, f.catalog, "lake")
+			dir := workDir(t)
+			day := func(name, file, content string) string {
+				d := filepath.Join(dir, name)
+				writeFiles(t, d, map[string]string{file: content}, file)
+				return d
+			}
+			day1 := day("day1", "a.csv", "id,name\n1,x\n2,y\n")
+			day2 := day("day2", "b.json", `{"id": 5000000000, "name": "z", "attrs": {"a": 7}}`+"\n")
+			day3 := day("day3", "c.json", `{"id": 3, "attrs": {"a": 8, "b": "deep"}, "score": 1.5}`+"\n")
+			run := func(landing string, want ...string) {
+				t.Helper()
+				code, stdout, stderr := cliRun(t, "merge", landing, "--table", table, "--table-format", f.format,
+					"--mode", "append", "--evolve", "--verify", "-o", "text")
+				if code != 0 {
+					t.Fatalf("merge %s: exit code %d; stderr:\n%s", landing, code, stderr)
+				}
+				for _, w := range want {
+					if !strings.Contains(stdout, w) {
+						t.Errorf("merge %s: stdout does not say %q:\n%s", landing, w, stdout)
+					}
+				}
+			}
+			run(day1, "table "+table+": created by the merge ("+f.format+")", "wrote 2 rows to table", "("+f.format+", mode append)", "verified: 2 rows written = 2 rows read")
+			run(day2, "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>", "verified: 1 rows written = 1 rows read")
+			run(day3, "evolve: add attrs.b string, score double", "verified: 1 rows written = 1 rows read")
+
+			_, schema := query(t, "DESCRIBE TABLE "+table)
+			var cols []string
+			for _, r := range schema {
+				if name, _ := r[0].(string); name != "" && !strings.HasPrefix(name, "#") {
+					cols = append(cols, fmt.Sprintf("%v %v", r[0], r[1]))
+				}
+			}
+			diff(t, "schema", []string{"id bigint", "name string", "attrs struct<a:bigint,b:string>", "score double"}, cols[:4])
+			_, rows := query(t, "SELECT id, name, attrs.a, attrs.b, score FROM "+table+" ORDER BY id")
+			diff(t, "rows", [][]any{
+				row(int64(1), "x", nil, nil, nil),
+				row(int64(2), "y", nil, nil, nil),
+				row(int64(3), nil, int64(8), "deep", 1.5),
+				row(int64(5000000000), "z", int64(7), nil, nil),
+			}, rows)
+			want := map[string][]string{
+				"delta": {"CREATE TABLE AS SELECT 2", "SET TBLPROPERTIES -", "CHANGE COLUMN -", "ADD COLUMNS -", "WRITE 1", "ADD COLUMNS -", "WRITE 1"},
+				// Iceberg's schema changes make no snapshot.
+				"iceberg": {"append 2", "append 1", "append 1"},
+			}[f.format]
+			diff(t, "commits", want, commits(t, f.format, table))
+		})
+	}
+}
+
+// A widening the format cannot do is a conflict naming the column and
+// why; nothing is written or changed. Each format's own widening passes
+// (decimal precision for Iceberg, int to double for Delta).
+func TestLakehouseWidening(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		table, source, schema, widened, refused string
+	}{
+		// Delta widens int to double, but not bigint to double.
+		"delta": {"ok int, bad bigint", "ok,bad\n1.5,2.5\n", "ok double, bad double", "ok double",
+			`"bad" is bigint in the table and double in the sources: Delta's type widening does not change bigint to double`},
+		"iceberg": {"ok decimal(5,2), bad int", "ok,bad\n1234.56,2.5\n", "ok decimal(6,2), bad double", "ok decimal(6,2)",
+			`"bad" is int in the table and double in the sources: Iceberg does not change int to double`},
+	}
+	for _, f := range lakehouseFormats {
+		tc := cases[f.format]
+		t.Run(f.format, func(t *testing.T) {
+			t.Parallel()
+			requireTableFormat(t, f.format)
+			c := newClient(t)
+			table := lakehouseTable(t, f.catalog, "lake")
+			exec(t, fmt.Sprintf("CREATE TABLE %s (%s) USING %s", table, tc.table, f.format), "INSERT INTO "+table+" VALUES (1, 1)")
+			before := commits(t, f.format, table)
+			paths := writeFiles(t, workDir(t), map[string]string{"a.csv": tc.source}, "a.csv")
+			job := spark.Job{Sources: []spark.SourceSpec{{Paths: paths, Schema: tc.schema}}, Target: spark.Target{Table: table, Mode: "append", Evolve: true}, Verify: true}
+			_, err := c.Merge(testContext(t), job)
+			var conflict *sparkmerge.EvolutionConflictError
+			if !errors.As(err, &conflict) || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), tc.refused) {
+				t.Fatalf("err = %v, want a conflict saying %q", err, tc.refused)
+			}
+			diff(t, "commits after the refused merge", before, commits(t, f.format, table))
+
+			// Without the column the format cannot widen, the other widens.
+			ok, _, _ := strings.Cut(tc.schema, ", bad")
+			value := strings.Split(strings.Split(tc.source, "\n")[1], ",")[0]
+			paths = writeFiles(t, workDir(t), map[string]string{"b.csv": "ok\n" + value + "\n"}, "b.csv")
+			job.Sources = []spark.SourceSpec{{Paths: paths, Schema: ok}}
+			res, err := c.Merge(testContext(t), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Verified || res.RowsWritten != 1 {
+				t.Errorf("verified %v, rows written %d, want 1 verified", res.Verified, res.RowsWritten)
+			}
+			_, schema := query(t, "DESCRIBE TABLE "+table)
+			diff(t, "widened column", tc.widened, fmt.Sprintf("%v %v", schema[0][0], schema[0][1]))
+			_, rows := query(t, "SELECT CAST(ok AS string) FROM "+table+" ORDER BY ok")
+			wantOK := map[string][][]any{"delta": {row("1.0"), row("1.5")}, "iceberg": {row("1.00"), row("1234.56")}}[f.format]
+			diff(t, "values of the widened column", wantOK, rows)
+		})
+	}
+}
+
+// Overwrite and a failed merge: a value that fails mid-write leaves the
+// table at its previous version (no commit, the same rows); an overwrite
+// is one commit that keeps the table's properties, comment and
+// partitioning and replaces every row, verified by its history; a
+// partitioned table created by the merge has the partitioning and
+// properties asked.
+func TestLakehouseOverwriteAndFailure(t *testing.T) {
+	t.Parallel()
+	for _, f := range lakehouseFormats {
+		t.Run(f.format, func(t *testing.T) {
+			t.Parallel()
+			requireTableFormat(t, f.format)
+			c := newClient(t)
+			table := lakehouseTable(t, f.catalog, "lake")
+			dir := workDir(t)
+			good := writeFiles(t, dir, map[string]string{"good.csv": "id,day\n1,a\n2,b\n3,a\n"}, "good.csv")
+			job := spark.Job{
+				Sources: pathSources(good...),
+				Target: spark.Target{Table: table, Format: f.format, Mode: "append", PartitionBy: []string{"day"},
+					Properties: map[string]string{"team": "data"}},
+				Verify: true,
+			}
+			if _, err := c.Merge(testContext(t), job); err != nil {
+				t.Fatal(err)
+			}
+			_, props := query(t, "SHOW TBLPROPERTIES "+table+" ('team')")
+			diff(t, "property", "data", props[0][1])
+			exec(t, "COMMENT ON TABLE "+table+" IS 'events'")
+			before := commits(t, f.format, table)
+
+			// The second file's id is no int: under FAILFAST the write job
+			// fails on it, after the first file's rows were read.
+			bad := writeFiles(t, dir, map[string]string{"bad.csv": "id,day\n4,c\nfour,c\n"}, "bad.csv")
+			failing := job
+			failing.Target.Mode = "overwrite"
+			failing.Sources = []spark.SourceSpec{{Paths: good, Schema: "id int, day string"}, {Paths: bad, Schema: "id int, day string"}}
+			if _, err := c.Merge(testContext(t), failing); err == nil {
+				t.Fatal("the overwrite with a value that is no int succeeded")
+			}
+			diff(t, "commits after the failed overwrite", before, commits(t, f.format, table))
+			_, rows := query(t, "SELECT id, day FROM "+table+" ORDER BY id")
+			diff(t, "rows after the failed overwrite", [][]any{row(int32(1), "a"), row(int32(2), "b"), row(int32(3), "a")}, rows)
+
+			over := writeFiles(t, dir, map[string]string{"over.csv": "id,day\n7,z\n8,z\n"}, "over.csv")
+			job.Sources, job.Target.Mode = pathSources(over...), "overwrite"
+			res, err := c.Merge(testContext(t), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Verified || res.RowsWritten != 2 {
+				t.Errorf("verified %v, rows written %d, want 2 verified", res.Verified, res.RowsWritten)
+			}
+			_, rows = query(t, "SELECT id, day FROM "+table+" ORDER BY id")
+			diff(t, "rows after the overwrite", [][]any{row(int32(7), "z"), row(int32(8), "z")}, rows)
+			after := commits(t, f.format, table)
+			if len(after) != len(before)+1 || !strings.HasSuffix(after[len(after)-1], " 2") {
+				t.Errorf("commits %q after %q, want one more that added 2 rows", after, before)
+			}
+			_, desc := query(t, "DESCRIBE TABLE EXTENDED "+table)
+			info := map[string]string{}
+			for i, r := range desc {
+				name := strings.TrimSpace(fmt.Sprint(r[0]))
+				info[name] = strings.TrimSpace(fmt.Sprint(r[1]))
+				if name == "# Partition Information" && i+2 < len(desc) {
+					info["partitioned by"] = fmt.Sprint(desc[i+2][0])
+				}
+			}
+			diff(t, "comment, partitioning and properties kept", []string{"events", "day", "true"},
+				[]string{info["Comment"], info["partitioned by"], fmt.Sprint(strings.Contains(info["Table Properties"], "team=data"))})
+		})
+	}
+}
+
+// A Delta table at a path (--out P --out-format delta) is written and
+// evolved by Delta itself, never staged by moving its files, and verified
+// by its history.
+func TestLakehouseDeltaPath(t *testing.T) {
+	t.Parallel()
+	requireTableFormat(t, "delta")
+	c := newClient(t)
+	dir := workDir(t)
+	out := filepath.Join(dir, "events")
+	first := writeFiles(t, dir, map[string]string{"a.csv": "id,name\n1,x\n"}, "a.csv")
+	job := spark.Job{Sources: pathSources(first...), Target: spark.Target{Path: out, Format: "delta", Mode: "append", Evolve: true}, Verify: true}
+	if _, err := c.Merge(testContext(t), job); err != nil {
+		t.Fatal(err)
+	}
+	second := writeFiles(t, dir, map[string]string{"b.csv": "id,note\n5000000000,new\n"}, "b.csv")
+	job.Sources = pathSources(second...)
+	res, err := c.Merge(testContext(t), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Verified || res.RowsWritten != 1 {
+		t.Errorf("verified %v, rows written %d, want 1 verified", res.Verified, res.RowsWritten)
+	}
+	_, rows := query(t, "SELECT id, name, note FROM delta.`"+out+"` ORDER BY id")
+	diff(t, "rows", [][]any{row(int64(1), "x", nil), row(int64(5000000000), nil, "new")}, rows)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "sparkmerge") {
+			t.Errorf("staging left beside the Delta path: %s", e.Name())
+		}
+	}
+}
