@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -131,6 +132,36 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 				}
 			}
 			run(day1, "table "+table+": created by the merge ("+f.format+")", "wrote 2 rows to table", "("+f.format+", mode append)", "verified: 2 rows written = 2 rows read")
+
+			// plan --table shows the table beside the sources and what the
+			// append would do, in text and JSON, and changes nothing.
+			code, stdout, stderr := cliRun(t, "plan", day2, "--table", table, "-o", "text")
+			for _, w := range []string{"table " + table + " (" + f.format + "): id int, name string", "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>"} {
+				if code != 0 || !strings.Contains(stdout, w) {
+					t.Errorf("plan --table: exit %d, stdout does not say %q:\n%s%s", code, w, stdout, stderr)
+				}
+			}
+			code, stdout, stderr = cliRun(t, "plan", day2, "--table", table, "-o", "json")
+			var planned struct {
+				Table struct {
+					Format    string `json:"format"`
+					Exists    bool   `json:"exists"`
+					Evolution struct {
+						Widen []map[string]string `json:"widen_columns"`
+						Add   []map[string]string `json:"add_columns"`
+					} `json:"evolution"`
+				} `json:"table"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &planned); code != 0 || err != nil {
+				t.Fatalf("plan --table -o json: exit %d, %v:\n%s%s", code, err, stdout, stderr)
+			}
+			diff(t, "plan --table -o json", []any{f.format, true, []map[string]string{{"column": "id", "from": "int", "to": "bigint"}}, []map[string]string{{"column": "attrs", "to": "struct<a:bigint>"}}},
+				[]any{planned.Table.Format, planned.Table.Exists, planned.Table.Evolution.Widen, planned.Table.Evolution.Add})
+			// A column the format cannot change: a conflict, exit code 3.
+			clash := day("clash", "d.json", `{"id": 1, "name": [1]}`+"\n")
+			if code, _, stderr = cliRun(t, "plan", clash, "--table", table); code != 3 || !strings.Contains(stderr, `"name" is string in the table and array<bigint> in the sources: no common type`) {
+				t.Errorf("plan --table with a conflict: exit %d, stderr:\n%s", code, stderr)
+			}
 			run(day2, "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>", "verified: 1 rows written = 1 rows read")
 			run(day3, "evolve: add attrs.b string, score double", "verified: 1 rows written = 1 rows read")
 
