@@ -155,13 +155,29 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &planned); code != 0 || err != nil {
 				t.Fatalf("plan --table -o json: exit %d, %v:\n%s%s", code, err, stdout, stderr)
 			}
+			validateJSON(t, "plan", stdout)
 			diff(t, "plan --table -o json", []any{f.format, true, []map[string]string{{"column": "id", "from": "int", "to": "bigint"}}, []map[string]string{{"column": "attrs", "to": "struct<a:bigint>"}}},
 				[]any{planned.Table.Format, planned.Table.Exists, planned.Table.Evolution.Widen, planned.Table.Evolution.Add})
 			// A column the format cannot change: a conflict, exit code 3.
 			clash := day("clash", "d.json", `{"id": 1, "name": [1]}`+"\n")
-			if code, _, stderr = cliRun(t, "plan", clash, "--table", table); code != 3 || !strings.Contains(stderr, `"name" is string in the table and array<bigint> in the sources: no common type`) {
-				t.Errorf("plan --table with a conflict: exit %d, stderr:\n%s", code, stderr)
+			code, stdout, stderr = cliRun(t, "plan", clash, "--table", table, "-o", "text")
+			if code != 3 || !strings.Contains(stdout, "conflict: name: string in the table, array<bigint> in the sources: no common type") ||
+				!strings.Contains(stderr, `"name" is string in the table and array<bigint> in the sources: no common type`) {
+				t.Errorf("plan --table with a conflict: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
+			code, stdout, _ = cliRun(t, "plan", clash, "--table", table, "-o", "json")
+			var conflicted struct {
+				Table struct {
+					Evolution struct {
+						Conflicts []map[string]string `json:"conflicts"`
+					} `json:"evolution"`
+				} `json:"table"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &conflicted); code != 3 || err != nil {
+				t.Fatalf("plan --table -o json with a conflict: exit %d, %v (one document):\n%s", code, err, stdout)
+			}
+			validateJSON(t, "plan", stdout)
+			diff(t, "conflicts in JSON", []map[string]string{{"column": "name", "table_type": "string", "merged_type": "array<bigint>", "reason": "no common type"}}, conflicted.Table.Evolution.Conflicts)
 			run(day2, "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>", "verified: 1 rows written = 1 rows read")
 			run(day3, "evolve: add attrs.b string, score double", "verified: 1 rows written = 1 rows read")
 

@@ -20,6 +20,14 @@ const (
 	exitUnreachable = 4
 )
 
+// reportedError is an error the command's output already shows (a plan
+// with its conflicts): it sets the exit code, and -o json prints no
+// second document for it.
+type reportedError struct{ err error }
+
+func (e *reportedError) Error() string { return e.err.Error() }
+func (e *reportedError) Unwrap() error { return e.err }
+
 // usageError marks a mistake in the command line itself.
 type usageError struct{ err error }
 
@@ -42,7 +50,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return exitOK
 	}
 	code := exitCode(err)
-	if g.output == "json" || asksJSON(args) {
+	var reported *reportedError
+	if (g.output == "json" || asksJSON(args)) && !errors.As(err, &reported) {
 		// One JSON document on stdout, also for errors.
 		writeJSONError(stdout, err, code)
 	}

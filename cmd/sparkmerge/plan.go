@@ -81,6 +81,9 @@ func printPlan(ctx context.Context, client *spark.Client, job spark.Job, w io.Wr
 		}
 	}
 	if emit == "sql" {
+		if err := planned.Err(); err != nil {
+			return err // no statement for a merge that cannot run
+		}
 		stmt, err := planned.SQL()
 		if err != nil {
 			return err
@@ -89,5 +92,12 @@ func printPlan(ctx context.Context, client *spark.Client, job spark.Job, w io.Wr
 			SQL string `json:"sql"`
 		}{stmt}, func() string { return stmt })
 	}
-	return writeOutput(w, output, planned, planned.String)
+	if err := writeOutput(w, output, planned, planned.String); err != nil {
+		return err
+	}
+	if err := planned.Err(); err != nil {
+		// The plan shows the conflicts; the exit code says them.
+		return &reportedError{err}
+	}
+	return nil
 }

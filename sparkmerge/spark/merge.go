@@ -63,6 +63,16 @@ func (c Columns) MarshalJSON() ([]byte, error) {
 	return json.Marshal(sparkmerge.Schema{Fields: c}.Columns())
 }
 
+// Err is the reason the plan cannot run, or nil: with [Job].DryRun, the
+// changes the target table's format cannot make
+// (*sparkmerge.EvolutionConflictError), which a merge refuses.
+func (p *Planned) Err() error {
+	if p.Table == nil {
+		return nil
+	}
+	return p.Table.Evolution.Err()
+}
+
 // scanPlan is how the merge reads p's reads (see planScans): laid out by
 // [Client.Plan], or here for a Planned made otherwise.
 func (p *Planned) scanPlan() scanPlan {

@@ -349,7 +349,14 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 	// schema: it is aligned to it as an append is.
 	appending := strings.EqualFold(job.Target.Mode, "append") || overwritesInPlace(job.Target, tt)
 	if appending {
-		if err := c.planAppend(ctx, job, &policy, planned); err != nil {
+		err := c.planAppend(ctx, job, &policy, planned)
+		var conflict *sparkmerge.EvolutionConflictError
+		switch {
+		case job.DryRun && errors.As(err, &conflict):
+			// Shown, not raised: the plan says what the table cannot
+			// take (Planned.Err), over the sources merged alone.
+			policy = job.Policy
+		case err != nil:
 			return nil, err
 		}
 	}

@@ -393,6 +393,23 @@ func TestPlan(t *testing.T) {
 			wantCalls: []string{"tableSchema iceberg.db.t", "tableProvider iceberg.db.t"},
 		},
 		{
+			name:  "a dry run shows the conflicts of an evolution instead of failing",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, DryRun: true,
+				Target: Target{Table: "iceberg.db.t", Mode: "append", Evolve: true}},
+			schemas:    map[string]string{"tableSchema iceberg.db.t": "id int, name int"},
+			providers:  map[string]string{"iceberg.db.t": "iceberg"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string", // the sources merged alone
+			wantCalls:  []string{"tableSchema iceberg.db.t", "tableProvider iceberg.db.t"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				var conflict *sparkmerge.EvolutionConflictError
+				if !errors.As(p.Err(), &conflict) || len(conflict.Conflicts) != 1 || !strings.Contains(p.String(), "conflict: name: int in the table, string in the sources: Iceberg does not change int to string") {
+					t.Errorf("Err() = %v, plan:\n%s", p.Err(), p)
+				}
+			},
+		},
+		{
 			name:  "an Iceberg table asked of a catalog that makes none",
 			files: map[string]string{"a.csv": csvA},
 			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},

@@ -113,7 +113,11 @@ func writeTable(b *strings.Builder, t *TargetTable) {
 		fmt.Fprintf(b, "  evolve: add %s\n", strings.Join(as, ", "))
 	}
 	for _, c := range e.Conflicts {
-		fmt.Fprintf(b, "  conflict: %s: %s\n", sparkmerge.PathString(c.Path), c.Reason)
+		table := "absent from the table"
+		if !c.Table.Equal(sparkmerge.DataType{}) {
+			table = c.Table.String() + " in the table"
+		}
+		fmt.Fprintf(b, "  conflict: %s: %s, %s in the sources: %s\n", sparkmerge.PathString(c.Path), table, c.Merged, c.Reason)
 	}
 }
 

@@ -117,6 +117,9 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if err := checkPartitionColumns(job.Target, planned); err != nil {
 		return nil, err
 	}
+	if err := planned.Err(); err != nil && !job.DryRun {
+		return nil, err
+	}
 	if job.DryRun {
 		return result, nil
 	}
