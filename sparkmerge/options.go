@@ -1,6 +1,7 @@
 package sparkmerge
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -58,6 +59,49 @@ type Options struct {
 	// SourceColumn, if not empty, adds a last, non-nullable string column of
 	// that name holding each row's source Name (provenance).
 	SourceColumn string `yaml:"source_column"`
+
+	// Columns, if not empty, keeps only the source columns whose name
+	// after Normalize and Renames matches one of these names or patterns
+	// (see [MatchColumn]: '*' any run of characters, '?' one, '\'
+	// escapes), matched as CaseSensitive says; every other source column
+	// is dropped (Diagnostics.Dropped). A reference's columns are the
+	// target whatever the selection. An entry that matches no column of
+	// any source or of the reference is an *OptionError, so that a typo
+	// never selects less than meant.
+	Columns []string `yaml:"columns"`
+	// Exclude drops the source columns whose name after Normalize and
+	// Renames matches one of these names or patterns, after Columns. An
+	// entry matching nothing is no error: a column may come and go.
+	Exclude []string `yaml:"exclude"`
+
+	// Hints give columns a type, e.g. {"zip": string, "amount":
+	// decimal(12,2)}: the target column takes the hinted type and every
+	// source's column is cast to it, whatever its own type; the other
+	// columns are typed as usual. Keys are matched like column names
+	// (after Normalize and Renames; see [HintFor]). A value that does not
+	// convert fails the merge naming the value and its source, or, with
+	// Rescue, is rescued. The executor also reads text files (CSV, JSON)
+	// with the hinted types, so that Spark's reader parses the values
+	// straight into them: a zip code 0042 hinted string stays "0042".
+	// With an external Reference (an append's target) the reference's
+	// type wins and the hint only sets how text files are read.
+	Hints map[string]DataType `yaml:"-"`
+
+	// Rescue, if not empty, adds a last string column of that name that
+	// keeps, as a JSON object per row, the values that did not convert
+	// to their column's type (under Hints, or a cast that would round;
+	// each column then null in that row), the values of source columns
+	// the target drops (MissingReference with DropExtra), and the row's
+	// source under "_file_path": {"amount": "12x", "_file_path":
+	// "/in/a.csv"}. A row with nothing to rescue has null there. Without
+	// it such a value fails the merge. See [Plan.RescueEntries].
+	Rescue string `yaml:"rescue"`
+
+	// Distinct combines the sources with UNION DISTINCT instead of UNION
+	// ALL: rows equal in every target column (the provenance column
+	// included) are kept once. It drops rows by design; a verified merge
+	// then checks the rows written against the distinct rows read.
+	Distinct bool `yaml:"distinct"`
 }
 
 // TypePolicy decides how differing types of one column are unified.
@@ -253,6 +297,60 @@ func ParseRenames(pairs []string) (map[string]string, error) {
 		m[old] = new
 	}
 	return m, nil
+}
+
+// ParseHints parses "column=type" pairs, e.g. from repeated --hint flags,
+// into a map for Options.Hints; the type in Spark's SQL syntax
+// ("decimal(12,2)", "string"). An entry without "=", with an empty side or
+// an unknown type is an error, and so is one column given two types.
+func ParseHints(pairs []string) (map[string]DataType, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]DataType, len(pairs))
+	for _, p := range pairs {
+		col, typ, ok := strings.Cut(p, "=")
+		col, typ = strings.TrimSpace(col), strings.TrimSpace(typ)
+		if !ok || col == "" || typ == "" {
+			return nil, &OptionError{Option: "hint", Value: p, Reason: "want column=type, e.g. zip=string or amount=decimal(12,2)"}
+		}
+		t, err := ParseType(typ)
+		if err != nil {
+			return nil, &OptionError{Option: "hint", Value: p, Reason: "unknown type: " + err.Error()}
+		}
+		if prev, dup := m[col]; dup && !prev.Equal(t) {
+			return nil, &OptionError{Option: "hint", Value: p, Reason: "column " + strconv.Quote(col) + " is already hinted " + prev.String()}
+		}
+		m[col] = t
+	}
+	return m, nil
+}
+
+// HintFor returns the hinted type (Options.Hints) of a source column
+// named name, matched as NewPlan matches it: normalized, renamed, and
+// case-insensitively unless CaseSensitive. The executor uses it to read
+// text files with the hinted types.
+func HintFor(opts Options, name string) (DataType, bool) {
+	if len(opts.Hints) == 0 {
+		return DataType{}, false
+	}
+	n := newNamer(opts)
+	_, key := n.name(name)
+	for _, k := range sortedHintKeys(opts.Hints) {
+		if _, hk := n.name(k); hk == key {
+			return opts.Hints[k], true
+		}
+	}
+	return DataType{}, false
+}
+
+func sortedHintKeys(h map[string]DataType) []string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func enumName(names []string, i int, typ string) string {

@@ -32,6 +32,18 @@ type Plan struct {
 	// LossyWidening is Options.LossyWidening: casts that may round are
 	// not checked.
 	LossyWidening bool
+	// Distinct is Options.Distinct: the sources' rows are combined with
+	// UNION DISTINCT, dropping duplicate rows.
+	Distinct bool
+	// Rescue is Options.Rescue: the name of the last target column,
+	// which keeps the values that did not convert.
+	Rescue string
+	// RescueDropped: with Rescue and Options.DropExtra under
+	// MissingReference, the values of the columns dropped are rescued.
+	RescueDropped bool
+	// Hinted are the target columns whose type a hint set
+	// (Options.Hints), in target order.
+	Hinted []string
 }
 
 // SourcePlan maps one source onto the target.
@@ -42,6 +54,9 @@ type SourcePlan struct {
 	// column): the index of the source column it is taken from, or -1 when
 	// the source lacks it. Projections and Diagnostics expand it.
 	Columns []int
+	// Excluded are the indexes of the source's columns that the
+	// selection (Options.Columns, Exclude) dropped, if any.
+	Excluded []int
 }
 
 // Diagnostics says what merging does to one source.
@@ -108,6 +123,7 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 		index:      make(map[string]int32, 64),
 		bySpelling: make(map[string]int32, 64),
 		unifier:    unifier{policy: opts.Types, caseSensitive: opts.CaseSensitive, lossy: opts.LossyWidening},
+		sel:        newSelection(opts),
 	}
 	if opts.Reference != nil {
 		if err := b.addReference(*opts.Reference); err != nil {
@@ -117,9 +133,15 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 	if err := b.scan(); err != nil {
 		return nil, err
 	}
+	if err := b.sel.unmatched(); err != nil {
+		return nil, err
+	}
 	if refSource >= 0 {
 		// The reference source's spelling wins over the first seen.
 		for pos, id := range b.fieldCols[refSource] {
+			if id < 0 {
+				continue // not selected
+			}
 			b.cols[id].refPos = pos
 			b.cols[id].name, _ = b.namer.name(sources[refSource].Schema.Fields[pos].Name)
 		}
@@ -128,7 +150,8 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	b.order()
-	p := &Plan{SourceColumn: opts.SourceColumn, CaseSensitive: opts.CaseSensitive, LossyWidening: opts.LossyWidening}
+	p := &Plan{SourceColumn: opts.SourceColumn, CaseSensitive: opts.CaseSensitive, LossyWidening: opts.LossyWidening, Distinct: opts.Distinct,
+		Rescue: opts.Rescue, RescueDropped: opts.Rescue != "" && opts.DropExtra && opts.Missing == MissingReference}
 	if err := b.types(p); err != nil {
 		return nil, err
 	}
@@ -179,11 +202,13 @@ type builder struct {
 	sources []Source
 	namer   *namer
 	unifier unifier
+	sel     *selection
 
 	cols       []column
 	index      map[string]int32 // by matching key
 	bySpelling map[string]int32 // by source spelling
-	// fieldCols[s][j] is the column id of field j of source s.
+	// fieldCols[s][j] is the column id of field j of source s, -1 for a
+	// column the selection drops.
 	fieldCols [][]int32
 	hasRef    bool
 	target    []int32 // column ids in target order
@@ -207,6 +232,7 @@ func (b *builder) addReference(ref Schema) error {
 		if err := checkNestedNames("", -1, f.Name, f.Type, b.opts.CaseSensitive); err != nil {
 			return err
 		}
+		b.sel.seen(f.Name)
 		key := FoldName(f.Name, b.opts.CaseSensitive)
 		if id, dup := b.index[key]; dup {
 			return &DuplicateColumnError{Index: -1, Columns: []string{b.cols[id].name, f.Name}, Name: f.Name}
@@ -256,10 +282,16 @@ func (b *builder) scan() error {
 				if spelling == "" {
 					return &InvalidNameError{Source: src.Name, Index: s, Position: j + 1, Path: f.Name, Reason: "has an empty name after normalizing"}
 				}
-				if id, ok = b.index[key]; !ok {
+				if !b.sel.keeps(spelling) {
+					id = -1
+				} else if id, ok = b.index[key]; !ok {
 					id = b.newColumn(spelling, key)
 				}
 				b.bySpelling[f.Name] = id
+			}
+			if id < 0 {
+				ids[j] = -1 // dropped by the selection
+				continue
 			}
 			for int(id) >= len(seen) {
 				seen = append(seen, 0)
@@ -389,6 +421,9 @@ func (b *builder) missingError(want func(*column) bool, extra bool) error {
 		clear(has)
 		sc := SourceColumns{Source: src.Name, Index: s}
 		for j, id := range b.fieldCols[s] {
+			if id < 0 {
+				continue
+			}
 			has[id] = true
 			if extra && !want(&b.cols[id]) {
 				sc.Extra = append(sc.Extra, src.Schema.Fields[j].Name)
@@ -445,11 +480,25 @@ func (b *builder) types(p *Plan) error {
 	fields := make([]Field, 0, len(b.target)+1)
 	var conflicts []ColumnConflict
 	external := b.opts.Missing == MissingReference && b.opts.Reference != nil
+	hints := b.hintsByKey()
 	for _, id := range b.target {
 		c := &b.cols[id]
 		var t DataType
 		nullable := c.nullable || c.present < n
-		if external {
+		hint, hinted := hints[c.key]
+		switch {
+		case hinted && !external:
+			t = hint
+			p.Hinted = append(p.Hinted, c.name)
+			for _, st := range c.types {
+				if !castable(st, t) {
+					cc := b.conflict(id, c.name, false)
+					cc.Reason = "the hint " + t.String() + " is not a type Spark casts these to"
+					conflicts = append(conflicts, cc)
+					break
+				}
+			}
+		case external:
 			t = *c.refType
 			for _, st := range c.types {
 				if !b.fits(st, t) {
@@ -457,7 +506,7 @@ func (b *builder) types(p *Plan) error {
 					break
 				}
 			}
-		} else {
+		default:
 			var cl *clash
 			t, cl = b.unifier.unify("", c.types)
 			if cl != nil {
@@ -484,10 +533,55 @@ func (b *builder) types(p *Plan) error {
 		}
 		fields = append(fields, Field{Name: b.opts.SourceColumn, Type: stringType, Nullable: false})
 	}
+	if b.opts.Rescue != "" {
+		key := FoldName(b.opts.Rescue, b.opts.CaseSensitive)
+		for _, f := range fields {
+			if FoldName(f.Name, b.opts.CaseSensitive) == key {
+				return &OptionError{Option: "rescue", Value: b.opts.Rescue,
+					Reason: fmt.Sprintf("collides with the column %q; choose another name for the rescue column", f.Name)}
+			}
+		}
+		fields = append(fields, Field{Name: b.opts.Rescue, Type: stringType, Nullable: true})
+	}
 	if len(fields) > 0 {
 		p.Target.Fields = fields
 	}
 	return nil
+}
+
+// hintsByKey are Options.Hints by the key of the column they name.
+func (b *builder) hintsByKey() map[string]DataType {
+	if len(b.opts.Hints) == 0 {
+		return nil
+	}
+	out := make(map[string]DataType, len(b.opts.Hints))
+	for _, k := range sortedHintKeys(b.opts.Hints) {
+		_, key := b.namer.name(k)
+		out[key] = b.opts.Hints[k]
+	}
+	return out
+}
+
+// castable reports whether Spark casts a value of type from to type to
+// (an analysis error otherwise): atomic types into each other, except
+// between dates or timestamps and booleans or binary, and nested types
+// only into the same shape.
+func castable(from, to DataType) bool {
+	switch {
+	case from.Kind == KindNull || from.Equal(to) || to.Kind == KindString:
+		return true
+	case from.Kind.IsComplex() || to.Kind.IsComplex():
+		return sameShape(from, to)
+	case to.Kind == KindBinary:
+		return from.Kind.IsStringLike() || from.Kind == KindByte || from.Kind == KindShort || from.Kind == KindInt || from.Kind == KindLong
+	case from.Kind == KindBinary:
+		return false
+	}
+	datetime := func(k Kind) bool { return k == KindDate || k == KindTimestamp || k == KindTimestampNTZ }
+	if datetime(from.Kind) && to.Kind == KindBoolean || from.Kind == KindBoolean && datetime(to.Kind) {
+		return false
+	}
+	return true
 }
 
 // fits reports whether a source type can be stored in the reference type
@@ -609,12 +703,17 @@ func (b *builder) project(p *Plan) {
 		for k := range cols {
 			cols[k] = -1
 		}
+		var excluded []int
 		for j, id := range b.fieldCols[s] {
+			if id < 0 {
+				excluded = append(excluded, j)
+				continue
+			}
 			if pos := b.cols[id].pos; pos >= 0 {
 				cols[pos] = j
 			}
 		}
-		p.Sources[s] = SourcePlan{Name: src.Name, Schema: src.Schema, Columns: cols}
+		p.Sources[s] = SourcePlan{Name: src.Name, Schema: src.Schema, Columns: cols, Excluded: excluded}
 	}
 }
 

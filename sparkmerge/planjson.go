@@ -5,7 +5,7 @@ import "encoding/json"
 // MarshalJSON renders the plan for pipelines, with a stable key order:
 //
 //	{"target": [{"name", "type", "nullable"}],
-//	 "source_column", "case_sensitive",
+//	 "source_column", "case_sensitive", "distinct", "rescue", "hinted",
 //	 "sources": [{"name",
 //	   "projections": [{"column", "op", "source", "from_type", "type", "value", "sql"}],
 //	   "added", "widened": [{"column", "from", "to"}], "conflicts",
@@ -18,6 +18,9 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 	out := planJSON{
 		SourceColumn:  p.SourceColumn,
 		CaseSensitive: p.CaseSensitive,
+		Distinct:      p.Distinct,
+		Rescue:        p.Rescue,
+		Hinted:        nonNil(p.Hinted),
 		Sources:       make([]sourceJSON, 0, len(p.Sources)),
 	}
 	out.Target = p.Target.Columns()
@@ -32,8 +35,11 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 			Dropped:     nonNil(d.Dropped),
 			Renamed:     []renameJSON{},
 		}
+		for _, e := range p.RescueEntries(i) {
+			sj.Rescuable = append(sj.Rescuable, e.Key)
+		}
 		for _, pr := range p.Projections(i) {
-			pj := projectionJSON{Column: pr.Column, Op: pr.Kind.String(), Type: pr.To.String(), SQL: p.selectExpr(pr)}
+			pj := projectionJSON{Column: pr.Column, Op: pr.Kind.String(), Type: pr.To.String(), SQL: p.selectExpr(i, pr)}
 			switch pr.Kind {
 			case ProjectTake, ProjectCast, ProjectRebuild:
 				pj.Source = pr.Source
@@ -58,6 +64,9 @@ type planJSON struct {
 	Target        []Column     `json:"target"`
 	SourceColumn  string       `json:"source_column"`
 	CaseSensitive bool         `json:"case_sensitive"`
+	Distinct      bool         `json:"distinct"`
+	Rescue        string       `json:"rescue,omitempty"`
+	Hinted        []string     `json:"hinted"`
 	Sources       []sourceJSON `json:"sources"`
 }
 
@@ -87,6 +96,8 @@ type sourceJSON struct {
 	Conflicts   []changeJSON     `json:"conflicts"`
 	Dropped     []string         `json:"dropped"`
 	Renamed     []renameJSON     `json:"renamed"`
+	// Rescuable are the keys of the values the rescue column may keep.
+	Rescuable []string `json:"rescuable,omitempty"`
 }
 
 type projectionJSON struct {

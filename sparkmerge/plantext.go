@@ -65,6 +65,9 @@ func (p *Plan) String() string {
 		}
 		b.WriteByte('\n')
 	}
+	if p.Distinct {
+		b.WriteString("\nrows: UNION DISTINCT: rows equal in every column are kept once\n")
+	}
 	return b.String()
 }
 
@@ -111,6 +114,8 @@ func cell(pr Projection) string {
 		return "+ null"
 	case ProjectLiteral:
 		return "source name"
+	case ProjectRescue:
+		return "rescued values"
 	}
 	return "?"
 }

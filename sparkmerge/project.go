@@ -19,11 +19,14 @@ const (
 	ProjectRebuild
 	// ProjectLiteral gives a constant: the provenance column.
 	ProjectLiteral
+	// ProjectRescue gives the rescue column (Options.Rescue): the values
+	// of the source's row that did not convert, as a JSON object.
+	ProjectRescue
 )
 
-var projectionKindNames = []string{"take", "cast", "null", "rebuild", "literal"}
+var projectionKindNames = []string{"take", "cast", "null", "rebuild", "literal", "rescue"}
 
-// String returns "take", "cast", "null", "rebuild" or "literal".
+// String returns "take", "cast", "null", "rebuild", "literal" or "rescue".
 func (k ProjectionKind) String() string {
 	return enumName(projectionKindNames, int(k), "ProjectionKind")
 }
@@ -48,6 +51,11 @@ type Projection struct {
 	Checked bool
 	// Input is the source's name, for a checked cast's error.
 	Input string
+	// MayFail is true for a cast that fails on values that do not
+	// convert (a hint's string to int): it is rendered to fail naming
+	// the value and its source, or, with Options.Rescue, to give null
+	// and rescue the value.
+	MayFail bool
 }
 
 // Projections returns, for source i, one projection per target column, in
@@ -63,6 +71,9 @@ func (p *Plan) Projections(i int) []Projection {
 
 func (p *Plan) projection(sp *SourcePlan, k int) Projection {
 	tf := &p.Target.Fields[k]
+	if p.Rescue != "" && k == len(p.Target.Fields)-1 {
+		return Projection{Kind: ProjectRescue, Column: tf.Name, To: tf.Type, Input: sp.Name}
+	}
 	if k >= len(sp.Columns) {
 		return Projection{Kind: ProjectLiteral, Column: tf.Name, To: tf.Type, Value: sp.Name}
 	}
@@ -79,8 +90,10 @@ func (p *Plan) projection(sp *SourcePlan, k int) Projection {
 		pr.Kind = ProjectRebuild
 	default:
 		pr.Kind = ProjectCast
-		if !p.LossyWidening && RoundsValues(f.Type, tf.Type) {
-			pr.Checked, pr.Input = true, sp.Name
+		pr.Checked = !p.LossyWidening && RoundsValues(f.Type, tf.Type)
+		pr.MayFail = castMayFail(f.Type, tf.Type)
+		if pr.Checked || pr.MayFail {
+			pr.Input = sp.Name
 		}
 	}
 	return pr
@@ -127,12 +140,12 @@ func (p *Plan) SelectExprs(i int) []string {
 	sp := &p.Sources[i]
 	out := make([]string, len(p.Target.Fields))
 	for k := range p.Target.Fields {
-		out[k] = p.selectExpr(p.projection(sp, k))
+		out[k] = p.selectExpr(i, p.projection(sp, k))
 	}
 	return out
 }
 
-func (p *Plan) selectExpr(pr Projection) string {
+func (p *Plan) selectExpr(i int, pr Projection) string {
 	alias := " AS " + ident(pr.Column)
 	switch pr.Kind {
 	case ProjectTake:
@@ -141,10 +154,7 @@ func (p *Plan) selectExpr(pr Projection) string {
 		}
 		return ident(pr.Source) + alias
 	case ProjectCast:
-		if pr.Checked {
-			return CheckedCast(ident(pr.Source), pr.From, pr.To, pr.Column, QuoteString(pr.Input)) + alias
-		}
-		return "CAST(" + ident(pr.Source) + " AS " + pr.To.String() + ")" + alias
+		return p.CastExpr(pr, ident(pr.Source), QuoteString(pr.Input)) + alias
 	case ProjectNull:
 		return typedNull(pr.To) + alias
 	case ProjectRebuild:
@@ -152,8 +162,80 @@ func (p *Plan) selectExpr(pr Projection) string {
 		return r.expr(ident(pr.Source), pr.From, pr.To, pr.Nullable, 0) + alias
 	case ProjectLiteral:
 		return QuoteString(pr.Value) + alias
+	case ProjectRescue:
+		return RescueObject(p.RescueEntries(i), QuoteString(pr.Input)) + alias
 	}
 	return "NULL" + alias
+}
+
+// CastExpr is the cast of a ProjectCast projection over expr, the
+// source's value; where (a SQL string expression) names its source for
+// errors. A cast that may round (Checked) fails naming the value, and so
+// does one that may fail (MayFail), instead of Spark's error without the
+// source; with Rescue either gives null where it would fail, and
+// RescueEntries keeps the value.
+func (p *Plan) CastExpr(pr Projection, expr, where string) string {
+	cast := "CAST(" + expr + " AS " + pr.To.String() + ")"
+	switch {
+	case p.Rescue != "" && pr.Checked:
+		return "CASE WHEN " + roundsCond(expr, pr.From, pr.To) + " THEN NULL ELSE " + cast + " END"
+	case p.Rescue != "" && pr.MayFail:
+		return "try_cast(" + expr + " AS " + pr.To.String() + ")"
+	case pr.Checked:
+		return CheckedCast(expr, pr.From, pr.To, pr.Column, where)
+	case pr.MayFail:
+		return FailingCast(expr, pr.From, pr.To, pr.Column, where)
+	}
+	return cast
+}
+
+// FailingCast is CAST(expr AS to) for a cast that fails on some values
+// (castMayFail): such a value fails the query with an error naming the
+// column, the value, its source (where, a SQL string expression) and what
+// to do, rather than Spark's cast error, which names neither the column
+// nor the source.
+func FailingCast(expr string, from, to DataType, column, where string) string {
+	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + valueText(expr, from) + ", " +
+		QuoteString(" of ") + ", " + where + ", " + QuoteString(" is not a "+to.String()+" (the column's type): fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)") + "))"
+	return "CASE WHEN " + castFailsCond(expr, to) + " THEN " + fail + " ELSE CAST(" + expr + " AS " + to.String() + ") END"
+}
+
+// castFailsCond is true where CAST(expr AS to) fails: try_cast gives null
+// exactly where the cast would raise an error.
+func castFailsCond(expr string, to DataType) string {
+	return expr + " IS NOT NULL AND try_cast(" + expr + " AS " + to.String() + ") IS NULL"
+}
+
+// roundsCond is true where a cast that may round (RoundsValues) changes
+// the value: it does not come back from to as itself (see CheckedCast).
+func roundsCond(expr string, from, to DataType) string {
+	cast := "CAST(" + expr + " AS " + to.String() + ")"
+	return expr + " IS NOT NULL AND NOT (try_cast(" + cast + " AS " + from.String() + ") <=> " + expr + ")"
+}
+
+// valueText is the text of a value of type t: itself for a string, JSON
+// for a nested value, Spark's string cast otherwise.
+func valueText(expr string, t DataType) string {
+	switch {
+	case t.Kind == KindString:
+		return expr
+	case t.Kind.IsComplex():
+		return "to_json(" + expr + ")"
+	}
+	return "CAST(" + expr + " AS STRING)"
+}
+
+// castMayFail reports whether casting a value of type from to type to can
+// fail: to anything but a string, where the wider type of the two (the
+// way sources are unified) is not to itself, as from a string to a
+// number, from bigint to int, from double to decimal.
+func castMayFail(from, to DataType) bool {
+	if from.Kind == KindNull || to.Kind == KindString || sameExact(from, to) {
+		return false
+	}
+	u := unifier{policy: TypesWiden}
+	w, cl := u.unify("", []DataType{from, to})
+	return cl != nil || !sameShape(w, to)
 }
 
 func typedNull(t DataType) string { return "CAST(NULL AS " + t.String() + ")" }

@@ -31,7 +31,7 @@ func (p *Plan) SQL(relations []string) (string, error) {
 			return "", fmt.Errorf("render sql: relation %d (source %q) is empty", i+1, p.Sources[i].Name)
 		}
 		if i > 0 {
-			b.WriteString("\nUNION ALL\n")
+			b.WriteString("\n" + p.UnionKeyword() + "\n")
 		}
 		b.WriteString("SELECT ")
 		b.WriteString(strings.Join(p.SelectExprs(i), ", "))
@@ -39,4 +39,13 @@ func (p *Plan) SQL(relations []string) (string, error) {
 		b.WriteString(rel)
 	}
 	return b.String(), nil
+}
+
+// UnionKeyword is the SQL keyword that combines the sources' SELECTs:
+// "UNION ALL", or "UNION" (distinct rows) with Options.Distinct.
+func (p *Plan) UnionKeyword() string {
+	if p.Distinct {
+		return "UNION"
+	}
+	return "UNION ALL"
 }

@@ -37,6 +37,10 @@ var flagChoices = map[string]struct {
 	"table-format": {[]string{"delta", "iceberg", "parquet", "orc", "csv", "json", "avro"}, false},
 }
 
+// hintTypes are the types --hint completes (any Spark SQL type is
+// accepted).
+var hintTypes = []string{"string", "int", "bigint", "double", "decimal(38,18)", "boolean", "date", "timestamp", "timestamp_ntz", "binary"}
+
 // catalogTimeout bounds how long completing a table name waits for the
 // server: a shell waits on it.
 const catalogTimeout = 2 * time.Second
@@ -69,6 +73,20 @@ func registerCompletions(cmd *cobra.Command, g *globalOptions) {
 					out := make([]string, len(values))
 					for i, v := range values {
 						out[i] = prefix + v
+					}
+					return out, cobra.ShellCompDirectiveNoFileComp
+				})
+			case f.Name == "hint":
+				// column=type: the column is the user's; complete the
+				// type once '=' is typed.
+				_ = cmd.RegisterFlagCompletionFunc(f.Name, func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+					col, _, ok := strings.Cut(typed, "=")
+					if !ok {
+						return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+					}
+					var out []string
+					for _, t := range hintTypes {
+						out = append(out, col+"="+t)
 					}
 					return out, cobra.ShellCompDirectiveNoFileComp
 				})

@@ -12,6 +12,8 @@ var flagHints = strings.NewReplacer(
 	"(Options.Types = TypesString)", "(--types string)",
 	"(Options.LossyWidening)", "(--lossy-widening)",
 	"(Options.DropExtra)", "(--drop-extra)",
+	"(Options.Hints)", "(--hint column=type)",
+	"(Options.Rescue)", "(--rescue COLUMN)",
 	"(Options.Renames)", "(--rename old=new)",
 	"(Options.Missing = MissingFill)", "(--missing fill)",
 	"(Options.Missing = MissingIntersect)", "(--missing intersect)",

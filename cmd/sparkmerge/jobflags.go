@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +50,8 @@ type sourceFile struct {
 type policyFile struct {
 	sparkmerge.Options `yaml:",inline"`
 	Normalize          []string `yaml:"normalize"`
+	// Hints are column: type, as --hint column=type.
+	Hints map[string]string `yaml:"hints"`
 	// Reference is source:NAME, table:NAME or a DDL schema, as --reference.
 	Reference string `yaml:"reference"`
 }
@@ -143,6 +147,11 @@ type jobFlags struct {
 	dropExtra     bool
 	parallelism   int
 	sparkInfer    bool
+	columns       []string
+	exclude       []string
+	distinct      bool
+	hints         []string
+	rescue        string
 }
 
 func (f *jobFlags) register(fs *pflag.FlagSet) {
@@ -162,6 +171,11 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.reference, "reference", "", "reference schema for --missing reference / --order reference: a source name (source:NAME), a table (table:NAME) or DDL")
 	fs.BoolVar(&f.dropExtra, "drop-extra", false, "with a reference schema: drop columns it lacks instead of failing")
 	fs.IntVar(&f.parallelism, "parallelism", 8, "concurrent schema requests to Spark")
+	fs.StringArrayVar(&f.columns, "columns", nil, "keep only these columns (names or patterns with * and ?, after --rename and --normalize; comma-separated, repeatable); a name matching no column is an error")
+	fs.StringArrayVar(&f.exclude, "exclude", nil, "drop these columns (names or patterns with * and ?, after --rename and --normalize; comma-separated, repeatable)")
+	fs.StringArrayVar(&f.hints, "hint", nil, "give a column a type, column=type (repeatable), e.g. --hint zip=string --hint 'amount=decimal(12,2)'; the other columns are inferred")
+	fs.StringVar(&f.rescue, "rescue", "", "keep values that do not convert to their column's type in this JSON column (with their source) instead of failing the merge")
+	fs.BoolVar(&f.distinct, "distinct", false, "combine the sources with UNION DISTINCT: drops duplicate rows (default: UNION ALL keeps every row)")
 	fs.BoolVar(&f.sparkInfer, "spark-inference", false, "ask Spark for every file's schema (default: the client infers small CSV and JSON-lines files, and Parquet files from their footers, by Spark's rules)")
 }
 
@@ -424,6 +438,33 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 	p.Renames = mergeMaps(p.Renames, flagRenames)
 	p.SourceColumn = pick("source-column", f.sourceColumn, p.SourceColumn)
 	p.DropExtra = changed.pickBool("drop-extra", f.dropExtra, p.DropExtra)
+	if changed("columns") {
+		p.Columns = sparkmerge.ParseColumnList(f.columns)
+	}
+	if changed("exclude") {
+		p.Exclude = sparkmerge.ParseColumnList(f.exclude)
+	}
+	p.Distinct = changed.pickBool("distinct", f.distinct, p.Distinct)
+	p.Rescue = pick("rescue", f.rescue, p.Rescue)
+	var filePairs []string
+	for _, k := range slices.Sorted(maps.Keys(jf.Policy.Hints)) {
+		filePairs = append(filePairs, k+"="+jf.Policy.Hints[k])
+	}
+	fileHints, err := sparkmerge.ParseHints(filePairs)
+	if err != nil {
+		return job, nil, usagef("job file hints: %w", err)
+	}
+	flagHints, err := sparkmerge.ParseHints(f.hints)
+	if err != nil {
+		return job, nil, usagef("--hint: %w", err)
+	}
+	for k, v := range flagHints {
+		if fileHints == nil {
+			fileHints = map[string]sparkmerge.DataType{}
+		}
+		fileHints[k] = v // the flag wins for a column both give
+	}
+	p.Hints = fileHints
 	if ref := pick("reference", f.reference, jf.Policy.Reference); ref != "" {
 		switch {
 		case strings.HasPrefix(ref, "source:"):

@@ -253,16 +253,21 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 			return fmt.Errorf("read the schema of %s: %w", targetName(job.Target), err)
 		}
 	}
-	hasProvenance := false
-	if policy.SourceColumn != "" {
-		// The target's provenance column, from an earlier merge: the
-		// planner adds it again, last.
+	hasProvenance, hasRescue := false, false
+	for _, own := range []string{policy.SourceColumn, policy.Rescue} {
+		if own == "" {
+			continue
+		}
+		// The target's provenance or rescue column, from an earlier
+		// merge: the planner adds it again, last.
 		kept := table.Fields[:0:0]
 		for _, f := range table.Fields {
-			if sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(policy.SourceColumn, policy.CaseSensitive) {
+			if sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(own, policy.CaseSensitive) {
 				kept = append(kept, f)
-			} else {
+			} else if own == policy.SourceColumn {
 				hasProvenance = true
+			} else {
+				hasRescue = true
 			}
 		}
 		table.Fields = kept
@@ -278,12 +283,17 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		}
 		if tt := planned.Table; tt != nil {
 			mergedColumns := merged.Target
-			if policy.SourceColumn != "" {
-				mergedColumns.Fields = mergedColumns.Fields[:len(mergedColumns.Fields)-1]
+			for _, own := range []string{policy.Rescue, policy.SourceColumn} {
+				if own != "" {
+					mergedColumns.Fields = mergedColumns.Fields[:len(mergedColumns.Fields)-1]
+				}
 			}
 			evo := sparkmerge.PlanEvolution(sparkmerge.Table{Name: tt.Name, Format: tt.Format, Schema: table}, mergedColumns, *policy)
 			if policy.SourceColumn != "" && !hasProvenance {
 				evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.SourceColumn}, To: sparkmerge.Simple(sparkmerge.KindString)})
+			}
+			if policy.Rescue != "" && !hasRescue {
+				evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.Rescue}, To: sparkmerge.Simple(sparkmerge.KindString)})
 			}
 			tt.Evolution = evo
 			if err := evo.Err(); err != nil {
@@ -318,27 +328,30 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 }
 
 // selectExprs is the projection of read i onto the target. A multi-path
-// read takes its provenance, and the file a checked cast names, from each
-// row's file, with fileExpr.
+// read takes its provenance, and the file a cast's error or the rescue
+// column names, from each row's file, with fileExpr. A cast checked for
+// rounding is plain where the read's values make it exact; the rescue
+// column is the read's own (see rescueEntries).
 func (p *Planned) selectExprs(i int, fileExpr string) []string {
-	exprs := p.Plan.SelectExprs(i)
-	if p.Reads[i].multiFile() {
-		for k, pr := range p.Plan.Projections(i) {
-			col, _ := sparkmerge.QuoteIdent(pr.Column)
-			switch {
-			case pr.Kind == sparkmerge.ProjectLiteral:
-				exprs[k] = fileExpr + " AS " + col
-			case pr.Checked && !p.Reads[i].exactDoubles():
-				src, _ := sparkmerge.QuoteIdent(pr.Source)
-				exprs[k] = sparkmerge.CheckedCast(src, pr.From, pr.To, pr.Column, fileExpr) + " AS " + col
-			}
-		}
+	r := p.Reads[i]
+	where := sparkmerge.QuoteString(r.Name)
+	if r.multiFile() {
+		where = fileExpr
 	}
+	exprs := p.Plan.SelectExprs(i)
 	for k, pr := range p.Plan.Projections(i) {
-		if pr.Checked && p.Reads[i].exactDoubles() {
-			src, _ := sparkmerge.QuoteIdent(pr.Source)
-			col, _ := sparkmerge.QuoteIdent(pr.Column)
-			exprs[k] = "CAST(" + src + " AS " + pr.To.String() + ") AS " + col
+		col, _ := sparkmerge.QuoteIdent(pr.Column)
+		src, _ := sparkmerge.QuoteIdent(pr.Source)
+		switch {
+		case pr.Kind == sparkmerge.ProjectLiteral && r.multiFile():
+			exprs[k] = fileExpr + " AS " + col
+		case pr.Kind == sparkmerge.ProjectCast && (pr.Checked || pr.MayFail):
+			if pr.Checked && r.exactDoubles() {
+				pr.Checked = false
+			}
+			exprs[k] = p.Plan.CastExpr(pr, src, where) + " AS " + col
+		case pr.Kind == sparkmerge.ProjectRescue:
+			exprs[k] = sparkmerge.RescueObject(p.rescueEntries(i), where) + " AS " + col
 		}
 	}
 	return exprs
@@ -376,7 +389,11 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 		func(i int, read connect.Frame) connect.Frame {
 			return read.SelectExpr(p.selectExprs(i, p.Reads[i].rowFile())...)
 		})
-	return connect.UnionAll(frames), len(frames)
+	all := connect.UnionAll(frames)
+	if p.Plan.Distinct {
+		all = all.Distinct()
+	}
+	return all, len(frames)
 }
 
 // scans is one frame per scan of the plan's reads: each positional batch
@@ -390,7 +407,7 @@ func (c *Client) scans(p *Planned, withSource bool, batch func(scanBatch, batchR
 		frames = append(frames, batch(b, c.batchScan(p.Reads, b, withSource)))
 	}
 	for _, i := range scans.rest {
-		frames = append(frames, read(i, readFrame(c.sess, p.Reads[i])))
+		frames = append(frames, read(i, p.Reads[i].filtered(readFrame(c.sess, p.Reads[i]))))
 	}
 	return frames
 }
@@ -407,14 +424,22 @@ func (p *Planned) SQL() (string, error) {
 	relations := make([][]sqlRelation, len(p.Reads))
 	for i, r := range p.Reads {
 		switch {
+		case r.Table != "" && r.Where != "":
+			relations[i] = []sqlRelation{{name: fmt.Sprintf("(\nSELECT * FROM %s WHERE (\n%s\n)\n) AS sparkmerge_input_%d", r.Table, r.Where, i+1)}}
+			continue
 		case r.Table != "":
 			relations[i] = []sqlRelation{{name: r.Table}}
+			continue
+		case r.Query != "" && r.Where != "":
+			relations[i] = []sqlRelation{{name: fmt.Sprintf("(\nSELECT * FROM (\n%s\n) WHERE (\n%s\n)\n) AS sparkmerge_input_%d", r.Query, r.Where, i+1)}}
 			continue
 		case r.Query != "":
 			relations[i] = []sqlRelation{{name: fmt.Sprintf("(\n%s\n) AS sparkmerge_input_%d", r.Query, i+1)}}
 			continue
 		case r.relation != nil:
 			return "", fmt.Errorf("render sql: source %q is a DataFrame, which has no SQL text", r.Name)
+		case r.parseChecked:
+			return "", fmt.Errorf("render sql: source %q rescues the values Spark's reader cannot parse into hinted types (Options.Rescue), which needs the reader's corrupt-record column that Spark SQL on files does not give; run the merge, or register the merged rows as a view (Client.MergeView)", r.Name)
 		case r.UserSchema != "":
 			return "", fmt.Errorf("render sql: source %q is read with a schema given by the user (SourceSchema.Schema), which Spark SQL on files cannot take; run the merge, or register the merged rows as a view (Client.MergeView)", r.Name)
 		}
@@ -440,6 +465,12 @@ func (p *Planned) SQL() (string, error) {
 			with = " WITH (" + strings.Join(opts, ", ") + ")"
 		}
 		from := fmt.Sprintf("%s.%s%s", backticked(r.Format), backticked(globOf(r.Paths)), with)
+		if r.Where != "" {
+			// Spark parsed it as one expression while planning
+			// (checkWheres): in parentheses, and on lines of its own
+			// so that a trailing -- comment ends with its line.
+			from += " WHERE (\n" + r.Where + "\n)"
+		}
 		name := fmt.Sprintf("sparkmerge_input_%d", i+1)
 		if !r.multiFile() {
 			// Its rows' source is the read's name: no file expression.
@@ -467,7 +498,7 @@ func (p *Planned) SQL() (string, error) {
 	for i, rels := range relations {
 		for _, rel := range rels {
 			if !first {
-				b.WriteString("\nUNION ALL\n")
+				b.WriteString("\n" + p.Plan.UnionKeyword() + "\n")
 			}
 			first = false
 			fmt.Fprintf(&b, "SELECT %s\nFROM %s", strings.Join(p.selectExprs(i, rel.file), ", "), rel.name)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
@@ -49,14 +51,19 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := addPartitionColumns(found.reads); err != nil {
 		return nil, err
 	}
+	applyHints(found.reads, job.Policy)
 	planned, err := c.planReads(ctx, job, pinSchemas(groupDiscovered(job, found.reads)))
 	if err != nil {
 		return nil, err
 	}
+	checkParses(planned.Reads, planned.Plan)
 	planned.Skipped, planned.InferenceNote = in.skipped, found.note
 	planned.RemoteTyped, planned.RemoteFetchJobs = found.remoteTyped, found.fetchJobs
 	planned.Discovery, planned.Inference = time.Since(start), found.inference
 	if err := checkPartitionColumns(job.Target, planned); err != nil {
+		return nil, err
+	}
+	if err := c.checkWheres(ctx, planned.Reads, job.Parallelism); err != nil {
 		return nil, err
 	}
 	scans := planScans(planned.Reads, planned.Plan)
@@ -370,4 +377,33 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 	}
 	planned.Plan = plan
 	return planned, nil
+}
+
+// checkWheres has Spark parse and resolve every read's row filter
+// (SourceSpec.Where) against the read's own columns, before any row is
+// read: Spark's parser takes the predicate alone, as one expression, so
+// that text after it (a second statement, a closing parenthesis) is a
+// syntax error here, not SQL run elsewhere; and a column a file lacks is
+// named with the file.
+func (c *Client) checkWheres(ctx context.Context, reads []*Read, parallelism int) error {
+	var filtered []*Read
+	for _, r := range reads {
+		if r.Where != "" {
+			filtered = append(filtered, r)
+		}
+	}
+	if len(filtered) == 0 {
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(parallelism, 1))
+	for _, r := range filtered {
+		g.Go(func() error {
+			if _, err := r.filtered(readFrame(c.sess, r)).Schema(gctx); err != nil {
+				return fmt.Errorf("source %q: where %q: %w\n  hint: where is one SQL predicate over the source's own column names (before renames), e.g. \"amount > 0 AND region <> 'test'\"", r.Name, r.Where, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }

@@ -35,6 +35,8 @@ type Read struct {
 	Options map[string]string `json:"options,omitempty"`
 	// UserSchema is the schema the user gave (DDL), if any.
 	UserSchema string `json:"user_schema,omitempty"`
+	// Where is the source's row filter (SourceSpec.Where), if any.
+	Where string `json:"where,omitempty"`
 	// Schema is the read's schema: the one Spark reports, or, when
 	// InferredLocally, the one the client inferred by Spark's rules.
 	Schema sparkmerge.Schema `json:"-"`
@@ -86,6 +88,12 @@ type Read struct {
 	// real are the real paths of Paths (see [location]), "" where
 	// unknown; none for patterns.
 	real []string
+	// hinted are the columns a hint gave a type the reader parses into
+	// (see applyHints), other than a CSV string.
+	hinted []string
+	// parseChecked: the read rescues the values its reader cannot parse
+	// (see checkParses).
+	parseChecked bool
 	// patterns is true when Paths are the user's own list of paths, read
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).
@@ -135,6 +143,9 @@ func readFrame(sess *connect.Session, r *Read) connect.Frame {
 	case r.relation != nil:
 		return sess.FromRelation(r.relation)
 	}
+	if r.parseChecked {
+		return parseCheckedFrame(sess, r)
+	}
 	schema := r.UserSchema
 	if schema == "" {
 		schema = r.pinned
@@ -144,6 +155,14 @@ func readFrame(sess *connect.Session, r *Read) connect.Frame {
 		frame = frame.SelectExpr(r.overlapExprs...)
 	}
 	return frame
+}
+
+// filtered is frame, r's relation, with r's row filter (Where) applied.
+func (r *Read) filtered(frame connect.Frame) connect.Frame {
+	if r.Where == "" {
+		return frame
+	}
+	return frame.Filter(r.Where)
 }
 
 // readPaths are the paths sent to Spark: the user's patterns as given, and
@@ -178,6 +197,7 @@ func newRead(s resolvedSource) *Read {
 		relation:   s.relation,
 		Options:    s.options,
 		UserSchema: s.spec.Schema,
+		Where:      strings.TrimSpace(s.spec.Where),
 		patterns:   len(s.spec.Paths) > 1,
 	}
 }
@@ -197,6 +217,8 @@ func groupKey(r *Read) string {
 	b.WriteString(r.UserSchema)
 	b.WriteByte(0)
 	b.WriteString(partitionKey(r))
+	b.WriteByte(0)
+	b.WriteString(r.Where)
 	for _, k := range sortedKeys(r.Options) {
 		b.WriteByte(0)
 		b.WriteString(k)
@@ -221,12 +243,18 @@ func groupReads(reads []*Read, key func(*Read) string) []*Read {
 			g.Sources = append(g.Sources, r.Sources...)
 			g.Paths = append(g.Paths, r.Paths...)
 			g.members = append(g.members, r.parts()...)
+			for _, h := range r.hinted {
+				if !contains(g.hinted, h) {
+					g.hinted = append(g.hinted, h)
+				}
+			}
 			continue
 		}
 		g := *r
 		g.Sources = append([]string(nil), r.Sources...)
 		g.Paths = append([]string(nil), r.Paths...)
 		g.members = r.parts()
+		g.hinted = append([]string(nil), r.hinted...)
 		byKey[k] = &g
 		out = append(out, &g)
 	}

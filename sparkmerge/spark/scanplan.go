@@ -100,7 +100,7 @@ func batchesUpTo(reads []*Read, plan *sparkmerge.Plan, many bool) scanPlan {
 	var s scanPlan
 	byKey := map[string]int{} // key -> index in batches of the open batch
 	for i, r := range reads {
-		if !batchable(r, many) || !positional(plan.Projections(i), r.Schema) {
+		if !batchable(r, many) || !positional(plan.Projections(i), r.Schema) || len(plan.RescueEntries(i)) > 0 {
 			s.rest = append(s.rest, i)
 			continue
 		}
@@ -210,8 +210,11 @@ func positional(projections []sparkmerge.Projection, schema sparkmerge.Schema) b
 // multi-file JSON read of such files, each up to its format's
 // batchFileLimit.
 func batchable(r *Read, many bool) bool {
-	if !r.InferredLocally || r.relational() || r.UserSchema != "" || r.partition != nil {
-		return false // a file of a partitioned tree takes its values from its path
+	if !r.InferredLocally || r.relational() || r.UserSchema != "" || r.partition != nil || r.Where != "" || len(r.hinted) > 0 {
+		// A file of a partitioned tree takes its values from its path;
+		// a row filter reads the source's own columns, which a batch
+		// has not; a hinted type is the reader's to parse, not a cast's.
+		return false
 	}
 	if r.multiFile() && r.Format != "json" {
 		return false // CSV files batch by their own header
@@ -364,11 +367,13 @@ func (v valueCast) equal(w valueCast) bool {
 // false for projections a positional read cannot express (nested types).
 func positionalCast(pr sparkmerge.Projection, positionOf func(string) int) (pos int, cast valueCast, ok bool) {
 	switch pr.Kind {
-	case sparkmerge.ProjectNull, sparkmerge.ProjectLiteral:
+	case sparkmerge.ProjectNull, sparkmerge.ProjectLiteral, sparkmerge.ProjectRescue:
+		// The rescue column is null: a read with values to rescue is
+		// not batched (planScans).
 		return -1, valueCast{}, true
 	case sparkmerge.ProjectTake, sparkmerge.ProjectCast:
 		pos = positionOf(pr.Source)
-		if pos < 0 || pr.From.Kind.IsComplex() || pr.To.Kind.IsComplex() {
+		if pos < 0 || pr.From.Kind.IsComplex() || pr.To.Kind.IsComplex() || pr.MayFail {
 			return -1, valueCast{}, false
 		}
 		cast = valueCast{kind: castKindFor(pr.From, pr.To), from: pr.From, to: pr.To}

@@ -42,6 +42,14 @@ type SourceSpec struct {
 	Options map[string]string `yaml:"options"`
 	// Schema is an optional user schema in DDL, e.g. "id bigint, name string".
 	Schema string `yaml:"schema"`
+	// Where is a SQL predicate over the source's own columns (as its
+	// files name them, before renames) that keeps the rows for which it
+	// is true, e.g. "amount > 0 AND region <> 'test'". Spark parses it
+	// as one expression, on its own, and resolves it against every file
+	// of the source while planning ([Client.Plan]): a predicate that is
+	// not one expression, or names a column a file lacks, fails the plan
+	// naming the file. It is never pasted into other SQL text unchecked.
+	Where string `yaml:"where"`
 }
 
 // DisplayName is the name a user sees for the source.

@@ -158,12 +158,30 @@ func (r *Result) Summary() string {
 			fmt.Fprintf(&b, "  %8d  %s\n", s.Rows, s.Source)
 		}
 	}
+	if r.Plan != nil && r.Plan.Rescue != "" {
+		var n int64
+		for _, v := range r.Rescued {
+			n += v.Values
+		}
+		fmt.Fprintf(&b, "rescued: %d %s into %s\n", n, plural(int(n), "value", "values"), r.Plan.Rescue)
+		for i, v := range r.Rescued {
+			if i == maxSourcesListed {
+				fmt.Fprintf(&b, "  ... and %d more (all in -o json)\n", len(r.Rescued)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %8d  %s in %s\n", v.Values, v.Column, v.Source)
+		}
+	}
 	if r.Verified {
 		var read int64
 		for _, s := range r.RowsRead {
 			read += s.Rows
 		}
-		fmt.Fprintf(&b, "verified: %d rows written = %d rows read from %d %s\n", r.RowsWritten, read, len(r.RowsRead), plural(len(r.RowsRead), "source", "sources"))
+		if r.Plan != nil && r.Plan.Distinct {
+			fmt.Fprintf(&b, "verified: %d rows written = %d distinct rows of %d read from %d %s (--distinct dropped %d)\n", r.RowsWritten, r.RowsDistinct, read, len(r.RowsRead), plural(len(r.RowsRead), "source", "sources"), read-r.RowsDistinct)
+		} else {
+			fmt.Fprintf(&b, "verified: %d rows written = %d rows read from %d %s\n", r.RowsWritten, read, len(r.RowsRead), plural(len(r.RowsRead), "source", "sources"))
+		}
 	}
 	return b.String()
 }

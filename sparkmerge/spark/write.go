@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -34,9 +35,27 @@ type Result struct {
 	// RowsRead are the rows read per source (file, or table), counted when
 	// verifying.
 	RowsRead []SourceRows `json:"rows_read,omitempty"`
-	// Verified is true when --verify proved rows written = rows read.
+	// RowsDistinct, in a verified merge with Options.Distinct, is the
+	// number of distinct rows among those read: what the write must hold
+	// (RowsRead minus the duplicates dropped); 0 otherwise.
+	RowsDistinct int64 `json:"rows_distinct,omitempty"`
+	// Rescued count the values the rescue column kept, per source and
+	// column, in the rows this merge wrote (Options.Rescue).
+	Rescued []RescuedValues `json:"rescued,omitempty"`
+	// Verified is true when --verify proved rows written = rows read
+	// (distinct rows read, with Options.Distinct).
 	Verified bool          `json:"verified"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
+}
+
+// RescuedValues counts the values of one column of one source that the
+// rescue column kept (Options.Rescue): values that did not convert, or
+// of a column the target drops; Column "_corrupt_record" counts records
+// the reader could not parse at all.
+type RescuedValues struct {
+	Source string `json:"source"`
+	Column string `json:"column"`
+	Values int64  `json:"values"`
 }
 
 // SourceRows is a row count for one source.
@@ -198,6 +217,13 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		for _, n := range readCounts {
 			read += n
 		}
+		if planned.Plan.Distinct {
+			// Duplicates are dropped by design: the write must hold
+			// exactly the distinct rows, which one more pass counts.
+			if result.RowsDistinct, err = merged.Count(progress.sparkProgress(ctx, PhaseCount)); err != nil {
+				return nil, fmt.Errorf("verify: count distinct rows read: %w", writeHint(err))
+			}
+		}
 		progress.report(Progress{Phase: PhaseCount, Finished: true, Done: read})
 	}
 	spec := connect.WriteSpec{
@@ -236,6 +262,9 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	}
 	progress.report(Progress{Phase: PhaseWrite})
 	if err := c.writeMerged(progress.sparkProgress(ctx, PhaseWrite), merged, spec, tt, written); err != nil {
+		if explained := c.explainParseFailure(ctx, planned, err); explained != err {
+			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), explained)
+		}
 		err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
 		if written.Path != "" && stage.abort == nil && !appending && !strings.EqualFold(written.Mode, "overwrite") {
 			// Spark's failed job removes its files but not the directory
@@ -274,6 +303,17 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		result.RowsWritten = after - before
 	}
 	progress.report(Progress{Phase: PhaseWrite, Finished: true, Done: result.RowsWritten})
+	if planned.Plan.Rescue != "" {
+		// This merge's rows: the written ones where they are its own,
+		// else the merge once more.
+		rows := merged
+		if own && rowsWritten != nil {
+			rows = *rowsWritten
+		}
+		if result.Rescued, err = countRescued(progress.sparkProgress(ctx, PhaseWrite), rows, planned.Plan.Rescue, own && rowsWritten == nil); err != nil {
+			return nil, fmt.Errorf("count rescued values: %w", err)
+		}
+	}
 	if job.Verify {
 		progress.report(Progress{Phase: PhaseVerify})
 		if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, rowsWritten, own, planned, readCounts, result); err != nil {
@@ -511,6 +551,40 @@ func countsFromRows(rows connect.Rows) (map[string]int64, error) {
 	return out, nil
 }
 
+// countRescued counts the values in rows' rescue column (named col), per
+// source and column; none when empty is true (nothing was written).
+func countRescued(ctx context.Context, rows connect.Frame, col string, empty bool) ([]RescuedValues, error) {
+	if empty {
+		return nil, nil
+	}
+	q, err := sparkmerge.QuoteIdent(col)
+	if err != nil {
+		return nil, err
+	}
+	file := sparkmerge.QuoteString(sparkmerge.RescueFilePath)
+	counted, err := rows.Filter(q+" IS NOT NULL").
+		SelectExpr("from_json("+q+", 'map<string,string>') AS m").
+		SelectExpr("m["+file+"] AS src", "explode(map_filter(m, (k, v) -> k <> "+file+")) AS (col, v)").
+		Aggregate([]string{"src", "col"}, "count(1) AS n").Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []RescuedValues
+	for _, v := range counted.Values {
+		src, _ := v[0].(string)
+		c, _ := v[1].(string)
+		n, _ := v[2].(int64)
+		out = append(out, RescuedValues{Source: src, Column: c, Values: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Source != out[j].Source {
+			return out[i].Source < out[j].Source
+		}
+		return out[i].Column < out[j].Column
+	})
+	return out, nil
+}
+
 // verify compares rows read with rows written: per source when the target
 // carries the provenance column (and was not appended to), else in total.
 // written is what was written: the target, or its staging (which holds
@@ -534,6 +608,16 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 		total += read[src]
 	}
 	verr := &VerifyError{Read: total, Written: result.RowsWritten}
+	if p.Plan.Distinct {
+		// Duplicate rows were dropped on purpose: the distinct rows read
+		// are what the write must hold, in total.
+		if result.RowsDistinct != result.RowsWritten {
+			verr.Read = result.RowsDistinct
+			verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("all sources: %d distinct rows read (of %d), written %d", result.RowsDistinct, total, result.RowsWritten))
+			return verr
+		}
+		return nil
+	}
 	if col := p.Plan.SourceColumn; col != "" && (own || !strings.EqualFold(job.Target.Mode, "append")) {
 		perSource := map[string]int64{}
 		if written != nil {

@@ -165,6 +165,14 @@ func (f Frame) Filter(condition string) Frame {
 	})
 }
 
+// Distinct keeps one of each set of rows equal in every column
+// (Deduplicate with all columns as keys), as UNION DISTINCT does.
+func (f Frame) Distinct() Frame {
+	return f.unary("distinct", "deduplicate", func(d protoreflect.Message) {
+		setBool(d, "all_columns_as_keys", true)
+	})
+}
+
 // Limit keeps at most n rows.
 func (f Frame) Limit(n int) Frame {
 	return f.unary("limit", "limit", func(l protoreflect.Message) {

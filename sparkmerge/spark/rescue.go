@@ -1,0 +1,285 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+// Hints and rescue on the executor's side. The planner decides the
+// target's types (a hinted column takes its hint) and which casts may
+// fail; this file makes text files read straight into hinted types, so
+// that Spark's own reader parses each value (a CSV zip code 0042 hinted
+// string is the text 0042, not the int 42 printed), and, with
+// Options.Rescue, reads them so that a value the reader cannot parse is
+// kept rather than failing the merge.
+//
+// Exactness: a FAILFAST read fails on a record exactly when Spark's
+// parser raises a bad-record error for it (FailureSafeParser), and a
+// PERMISSIVE read of the same file puts exactly those records' text in the
+// corrupt-record column, with a null in each field that did not convert
+// (partial results: CSV's UnivocityParser and JSON's JacksonParser go on
+// with the other fields). A field whose text is not null (the same
+// options read it as a string) and whose typed value is null is therefore
+// a value the FAILFAST read failed on: it is rescued, with its text. A
+// corrupt record in which no hinted field failed (a CSV row of another
+// width, a JSON line that does not parse) is rescued whole, under
+// corruptRecordKey.
+
+const (
+	// corruptColumn is the corrupt-record column of a parse-checked read.
+	corruptColumn = "__sparkmerge_corrupt"
+	// rawRecordColumn is a parse-checked read's corrupt record parsed
+	// again with every field a string: the texts of its values.
+	rawRecordColumn = "__sparkmerge_rawrec"
+	// corruptRecordKey is the rescue object's key for a record that did
+	// not parse at all.
+	corruptRecordKey = "_corrupt_record"
+)
+
+// applyHints reads the hinted columns (Options.Hints) of text files, CSV
+// and JSON, in their hinted types: the schema pinned with the read says
+// them, so that Spark's reader parses each value into the hinted type.
+// Other formats keep their own types, and the plan casts them. A read
+// whose types a hint changed to anything but a string is marked hinted:
+// a positional scan parses values with casts, not with the reader, and
+// does not read it.
+func applyHints(reads []*Read, policy sparkmerge.Options) {
+	if len(policy.Hints) == 0 {
+		return
+	}
+	for _, r := range reads {
+		if r.relational() || r.UserSchema != "" || (r.Format != "csv" && r.Format != "json") {
+			continue
+		}
+		var fields []sparkmerge.Field
+		for j, f := range r.Schema.Fields {
+			t, ok := sparkmerge.HintFor(policy, f.Name)
+			if !ok || t.Equal(f.Type) {
+				continue
+			}
+			if fields == nil {
+				fields = append([]sparkmerge.Field(nil), r.Schema.Fields...)
+			}
+			fields[j].Type = t
+			fields[j].Nullable = true
+			if t.Kind != sparkmerge.KindString || r.Format == "json" {
+				r.hinted = append(r.hinted, f.Name)
+			}
+		}
+		if fields != nil {
+			r.Schema = sparkmerge.Schema{Fields: fields}
+		}
+	}
+}
+
+// checkParses marks the hinted reads whose values the reader parses
+// (applyHints) to be read so that a value it cannot parse is rescued
+// (see the file's comment), when the job rescues and the read's mode is
+// FAILFAST, as by default. Under the user's PERMISSIVE or DROPMALFORMED
+// the user chose what becomes of such values.
+func checkParses(reads []*Read, plan *sparkmerge.Plan) {
+	if plan.Rescue == "" {
+		return
+	}
+	for _, r := range reads {
+		mode := optionValue(r.Options, "mode")
+		if len(r.hinted) > 0 && (mode == "" || strings.EqualFold(mode, "FAILFAST")) {
+			r.parseChecked = true
+		}
+	}
+}
+
+// parseCheckedFrame reads r, a parse-checked read, in PERMISSIVE mode with
+// the corrupt-record column, and adds the corrupt record parsed again with
+// every field a string (rawRecordColumn).
+func parseCheckedFrame(sess *connect.Session, r *Read) connect.Frame {
+	options := withOption(r.Options, "mode", "PERMISSIVE")
+	options = withOption(options, "columnNameOfCorruptRecord", corruptColumn)
+	schema := r.pinned + ", " + corruptColumn + " STRING"
+	frame := sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: options})
+	return frame.SelectExpr("*", r.rawRecord()+" AS "+rawRecordColumn)
+}
+
+// rawRecord parses the corrupt record again with every field a string:
+// a CSV record by position (fields f0, f1, ...), with the read's own
+// options; a JSON record by key.
+func (r *Read) rawRecord() string {
+	var fields []string
+	for j, f := range r.Schema.Fields {
+		name := fmt.Sprintf("f%d", j)
+		if r.Format == "json" {
+			name = ident(f.Name)
+		}
+		fields = append(fields, name+": STRING")
+	}
+	schema := sparkmerge.QuoteString("STRUCT<" + strings.Join(fields, ", ") + ">")
+	if r.Format == "json" {
+		return "from_json(" + corruptColumn + ", " + schema + ")"
+	}
+	var opts []string
+	for _, k := range sortedKeys(r.Options) {
+		switch strings.ToLower(k) {
+		case "header", "enforceschema", "mode", "inferschema", "multiline", "columnnameofcorruptrecord", "samplingratio":
+			continue
+		}
+		opts = append(opts, sparkmerge.QuoteString(k), sparkmerge.QuoteString(r.Options[k]))
+	}
+	if len(opts) == 0 {
+		return "from_csv(" + corruptColumn + ", " + schema + ")"
+	}
+	return "from_csv(" + corruptColumn + ", " + schema + ", map(" + strings.Join(opts, ", ") + "))"
+}
+
+// rawField is the text of source column name in a parse-checked read's
+// raw record.
+func (r *Read) rawField(name string) string {
+	if r.Format == "json" {
+		return rawRecordColumn + "." + ident(name)
+	}
+	for j, f := range r.Schema.Fields {
+		if f.Name == name {
+			return fmt.Sprintf("%s.f%d", rawRecordColumn, j)
+		}
+	}
+	return "CAST(NULL AS STRING)"
+}
+
+// rescueEntries are the values of read i's rows that its rescue column
+// keeps: the plan's (casts that may fail or round; dropped columns),
+// without the checks of casts this read's values make exact, and, for a
+// parse-checked read, the values the reader could not parse, then the
+// records it could not parse at all.
+func (p *Planned) rescueEntries(i int) []sparkmerge.RescueEntry {
+	r := p.Reads[i]
+	entries := p.Plan.RescueEntries(i)
+	if r.exactDoubles() {
+		kept := entries[:0:0]
+		for _, e := range entries {
+			if !p.checkedCast(i, e.Column) {
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
+	}
+	if !r.parseChecked {
+		return entries
+	}
+	var parsed []string
+	for _, pr := range p.Plan.Projections(i) {
+		if (pr.Kind != sparkmerge.ProjectTake && pr.Kind != sparkmerge.ProjectCast) || !contains(r.hinted, pr.Source) {
+			continue
+		}
+		col := ident(pr.Source)
+		cond := corruptColumn + " IS NOT NULL AND " + col + " IS NULL AND " + r.rawField(pr.Source) + " IS NOT NULL"
+		parsed = append(parsed, "("+cond+")")
+		entries = append(entries, sparkmerge.RescueEntry{Key: pr.Column, Column: pr.Source, Cond: cond, Text: r.rawField(pr.Source)})
+	}
+	whole := corruptColumn + " IS NOT NULL"
+	if len(parsed) > 0 {
+		whole += " AND NOT (" + strings.Join(parsed, " OR ") + ")"
+	}
+	return append(entries, sparkmerge.RescueEntry{Key: corruptRecordKey, Cond: whole, Text: corruptColumn})
+}
+
+// checkedCast reports whether read i's projection from source column col
+// is a cast checked for rounding.
+func (p *Planned) checkedCast(i int, col string) bool {
+	for _, pr := range p.Plan.Projections(i) {
+		if pr.Kind == sparkmerge.ProjectCast && pr.Source == col {
+			return pr.Checked
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// HintValueError is a value that a hinted column's reader could not
+// parse into the hinted type: it failed the merge (without
+// Options.Rescue).
+type HintValueError struct {
+	Source string // the file
+	Column string // the source column
+	Type   sparkmerge.DataType
+	Value  string
+	Err    error // Spark's error
+}
+
+func (e *HintValueError) Error() string {
+	return fmt.Sprintf("source %q: column %s: the value %q is not a %s (its hinted type): fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)\n  Spark's error: %v",
+		e.Source, e.Column, e.Value, e.Type, e.Err)
+}
+
+func (e *HintValueError) Unwrap() error { return e.Err }
+
+// explainParseFailure turns Spark's error for a file its reader could not
+// read (which names the file, not the value) into a HintValueError
+// naming the value, when the file is read with hinted types: it reads
+// that file again as a rescuing read would and finds the first value
+// that did not parse. Any other error, or none found, is returned as is.
+func (c *Client) explainParseFailure(ctx context.Context, p *Planned, err error) error {
+	class := errorClass(err)
+	if !strings.HasPrefix(class, "FAILED_READ_FILE") && !strings.HasPrefix(class, "MALFORMED_RECORD_IN_PARSING") {
+		return err
+	}
+	var se *connect.SparkError
+	failed := ""
+	if errors.As(err, &se) {
+		failed = se.Parameters["path"]
+	}
+	for _, r := range p.Reads {
+		if len(r.hinted) == 0 || r.parseChecked {
+			continue
+		}
+		for _, part := range r.parts() {
+			if failed != "" && !sameFile(failed, part.Paths[0]) {
+				continue
+			}
+			probe := *part
+			probe.Schema, probe.pinned, probe.hinted = r.Schema, r.pinned, r.hinted
+			var cols []string
+			for _, h := range probe.hinted {
+				cols = append(cols, fmt.Sprintf("CASE WHEN %s IS NULL AND %s IS NOT NULL THEN %s END", ident(h), probe.rawField(h), probe.rawField(h)))
+			}
+			rows, qerr := parseCheckedFrame(c.sess, &probe).Filter(corruptColumn + " IS NOT NULL").SelectExpr(cols...).Limit(1).Collect(ctx)
+			if qerr != nil || len(rows.Values) == 0 {
+				continue
+			}
+			for k, v := range rows.Values[0] {
+				if s, ok := v.(string); ok {
+					var t sparkmerge.DataType
+					for _, f := range probe.Schema.Fields {
+						if f.Name == probe.hinted[k] {
+							t = f.Type
+						}
+					}
+					return &HintValueError{Source: part.Paths[0], Column: probe.hinted[k], Type: t, Value: s, Err: err}
+				}
+			}
+		}
+	}
+	return err
+}
+
+// sameFile reports whether Spark's name of a file (a file: URI,
+// percent-encoded) is the path p.
+func sameFile(uri, p string) bool {
+	u := strings.TrimPrefix(strings.TrimPrefix(uri, "file://"), "file:")
+	if dec, err := url.PathUnescape(u); err == nil {
+		u = dec
+	}
+	return u == p || strings.TrimSuffix(u, "/") == strings.TrimSuffix(p, "/") || strings.HasSuffix(uri, p)
+}
