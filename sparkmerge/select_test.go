@@ -118,7 +118,6 @@ func TestSelection(t *testing.T) {
 	}
 }
 
-
 func TestSelectionUnmatched(t *testing.T) {
 	sources := []Source{{Name: "a", Schema: schema(t, "id int, name string")}}
 	_, err := NewPlan(sources, Options{Columns: []string{"id", "nmae"}})
