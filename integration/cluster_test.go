@@ -293,6 +293,21 @@ func clusterCases(t *testing.T) []clusterCase {
 			orderBy: "ID",
 		},
 		{
+			// Spark's inference drops a key that holds only {} or [{}]
+			// from its file: null there, never the text '{}', also where
+			// another file's string column takes the key in a positional
+			// scan.
+			name: "json keys holding only empty objects",
+			files: textFiles(map[string]string{
+				"a.json": "{\"id\":1,\"a\":{}}\n",
+				"b.json": "{\"id\":2,\"a\":[{}]}\n",
+				"c.json": "{\"id\":3,\"a\":\"x\"}\n",
+				"d.json": "{\"id\":4,\"b\":\"y\"}\n",
+			}),
+			sources: []string{""},
+			orderBy: "id",
+		},
+		{
 			name: "parquet evolution",
 			files: map[string][]byte{
 				"p1.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, CAST(1.25 AS DECIMAL(10,2)) AS amount"),

@@ -381,6 +381,36 @@ func TestJSONTypedKeys(t *testing.T) {
 	}
 }
 
+// A key Spark's inference drops from a file (an empty object, or an array
+// of them, is no column of the file read alone) is still in the file's
+// records: from_json would parse it into another file's string column as
+// its text ('{}'). Such a column is routed, and the file gives it null.
+func TestJSONTypedKeysSeeDroppedKeys(t *testing.T) {
+	files := map[string]string{
+		"a.json": `{"id":1,"a":{}}` + "\n",
+		"b.json": `{"id":2,"a":[{}]}` + "\n",
+		"c.json": `{"id":3,"a":"x"}` + "\n",
+	}
+	p := batchPlan(t, files, "a.json", "b.json", "c.json")
+	batches, rest := scansOf(p)
+	if len(batches) != 1 || len(rest) != 0 {
+		t.Fatalf("batches %v, rest %v", batches, rest)
+	}
+	l := batches[0].layout
+	a := slices.Index(p.Plan.Target.Names(), "a")
+	if l.typed[a] != nil {
+		t.Errorf("a typed by keys %v: from_json would give a.json's {} as text", l.typed[a])
+	}
+	if l.typed[slices.Index(p.Plan.Target.Names(), "id")] == nil {
+		t.Errorf("id not typed")
+	}
+	for m, want := range []bool{false, false, true} {
+		if got := l.codes[m][a] != 0; got != want {
+			t.Errorf("file %d gives a a value: %v, want %v", m, got, want)
+		}
+	}
+}
+
 // A JSON batch whose columns all take typed keys reads with no route
 // join; a provenance column needs each row's source from the route table.
 func TestJSONBatchUnrouted(t *testing.T) {

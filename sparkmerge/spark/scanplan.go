@@ -486,23 +486,29 @@ func (l *batchLayout) routeUntyped(n int) {
 //   - every file's type for the column is the target's, or bigint into
 //     double or string (the parser converts the long it parsed, or
 //     prints it, as the cast would: -0 as 0), with no checked cast;
-//   - no read's schema has more than one of the column's keys (its
-//     spellings), and a read that gives the column no value has none of
-//     them: a read's records hold only keys of its schema, so the first
-//     non-null of the keys is the row's own file's value;
+//   - no file's records hold more than one of the column's keys (its
+//     spellings), and a file that gives the column no value holds none
+//     of them (by its read's schema and the keys its records have, see
+//     holds), so the first non-null of the keys is the row's own file's
+//     value;
 //   - no other column takes any of the keys.
 //
 // Other columns (nil) take the key's text by position and cast it.
 func (b scanBatch) typedKeys(reads []*Read, l batchLayout) [][]int {
 	typed := make([][]int, len(l.casts))
 	users := make([]int, len(b.keys)) // how many target columns take each key
-	holds := map[int][]bool{}         // per read: which keys its schema has
-	for _, i := range b.reads {
-		if holds[i] == nil {
-			holds[i] = make([]bool, len(b.keys))
-			for _, f := range reads[i].Schema.Fields {
+	// holds are per file the keys its records may hold: its read's schema,
+	// and every key its records have, which includes keys Spark's
+	// inference drops (an empty object, an array of them): from_json
+	// would parse such a key's value into the column's type, as text
+	// ('{}') in a string, where the file read alone has no such column.
+	holds := make([][]bool, len(b.files))
+	for m, i := range b.reads {
+		holds[m] = make([]bool, len(b.keys))
+		for _, fields := range [][]sparkmerge.Field{reads[i].Schema.Fields, b.files[m].raw.Fields, reads[i].raw.Fields} {
+			for _, f := range fields {
 				if j := slices.Index(b.keys, f.Name); j >= 0 {
-					holds[i][j] = true
+					holds[m][j] = true
 				}
 			}
 		}
@@ -527,10 +533,10 @@ func (b scanBatch) typedKeys(reads []*Read, l batchLayout) [][]int {
 		for _, j := range keys {
 			users[j]++
 		}
-		for m, i := range b.reads {
+		for m := range b.files {
 			held := 0
 			for _, j := range keys {
-				if holds[i][j] {
+				if holds[m][j] {
 					held++
 				}
 			}
