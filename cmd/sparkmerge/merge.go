@@ -64,7 +64,7 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.StringVar(&opts.target.Mode, "mode", "", "when the output exists: errorifexists (default), overwrite, append or ignore")
 	fs.StringSliceVar(&opts.target.PartitionBy, "partition-by", nil, "partition the output by these columns (comma-separated)")
 	fs.StringArrayVar(&opts.writeOptions, "write-option", nil, "writer option key=value (repeatable), e.g. --write-option compression=zstd")
-	fs.BoolVar(&opts.target.Evolve, "evolve", false, "appending to a table: evolve it first by its format's own statements instead of failing: add the columns and nested fields it lacks, widen types where the format can (Delta, Iceberg)")
+	fs.BoolVar(&opts.target.Evolve, "evolve", false, "appending to or overwriting a table: evolve it first by its format's own statements instead of failing: add the columns and nested fields it lacks, widen types where the format can (Delta, Iceberg)")
 	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
 	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
 	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing, as Spark's show() prints them")

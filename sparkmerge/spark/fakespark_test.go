@@ -690,6 +690,8 @@ var (
 	dropTable   = regexp.MustCompile(`^DROP TABLE (IF EXISTS )?(\S+)$`)
 	renameTable = regexp.MustCompile(`^ALTER TABLE (\S+) RENAME TO (\S+)$`)
 	alterTable  = regexp.MustCompile(`^(?:ALTER|REFRESH) TABLE (\S+)`)
+	// insertOverwrite replaces a table's rows by another table's.
+	insertOverwrite = regexp.MustCompile(`^INSERT OVERWRITE TABLE (\S+) SELECT .+ FROM (\S+)$`)
 )
 
 // exec runs a SQL command on the catalog (under the lock).
@@ -710,6 +712,15 @@ func (f *sparkFake) exec(stmt string) error {
 		}
 		f.tables[m[2]] = f.tables[m[1]]
 		delete(f.tables, m[1])
+		return nil
+	}
+	if m := insertOverwrite.FindStringSubmatch(stmt); m != nil {
+		for _, name := range m[1:] {
+			if f.tables[name] == nil {
+				return missing(name)
+			}
+		}
+		f.tables[m[1]].rows = sourceRows{}.add(f.tables[m[2]].rows)
 		return nil
 	}
 	if m := alterTable.FindStringSubmatch(stmt); m != nil && f.tables[m[1]] == nil {

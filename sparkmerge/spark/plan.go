@@ -312,20 +312,25 @@ func pinSchemas(reads []*Read) []*Read {
 // target lacks, what the user can do: the planner's own message calls the
 // target "the reference" and offers only dropping the columns.
 func appendExtraError(t Target, e *sparkmerge.MissingColumnsError) error {
-	return &appendColumnsError{target: targetName(t), columns: e}
+	return &appendColumnsError{target: targetName(t), overwrite: strings.EqualFold(t.Mode, "overwrite"), columns: e}
 }
 
 // appendColumnsError is the planner's MissingColumnsError (errors.As
 // finds it) in an append's terms.
 type appendColumnsError struct {
-	target  string
-	columns *sparkmerge.MissingColumnsError
+	target    string
+	overwrite bool // an overwrite of a table, which keeps its columns
+	columns   *sparkmerge.MissingColumnsError
 }
 
 func (e *appendColumnsError) Error() string {
 	var parts []string
 	for _, s := range e.columns.Sources {
 		parts = append(parts, fmt.Sprintf("source %d %q has %s", s.Index+1, s.Source, strings.Join(s.Extra, ", ")))
+	}
+	if e.overwrite {
+		return fmt.Sprintf("overwrite %s: sources have columns it lacks: %s; an overwrite keeps the table and its columns: add them to it first (Target.Evolve), drop them (Options.DropExtra), or rename them (Options.Renames)",
+			e.target, strings.Join(parts, "; "))
 	}
 	return fmt.Sprintf("append to %s: sources have columns it lacks: %s; add them to it first (Target.Evolve), drop them (Options.DropExtra), or rename them (Options.Renames)",
 		e.target, strings.Join(parts, "; "))
@@ -352,9 +357,9 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, err
 	}
 	planned.Table = tt
-	// An overwrite of a Delta or Iceberg table keeps the table, so its
-	// schema: it is aligned to it as an append is.
-	appending := strings.EqualFold(job.Target.Mode, "append") || overwritesInPlace(job.Target, tt)
+	// An overwrite of an existing table keeps the table, so its schema:
+	// it is aligned to it as an append is (Target.Evolve evolves it).
+	appending := strings.EqualFold(job.Target.Mode, "append") || keepsTable(job.Target, tt)
 	if appending {
 		err := c.planAppend(ctx, job, &policy, planned)
 		var conflict *sparkmerge.EvolutionConflictError

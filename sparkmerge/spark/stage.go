@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sparkmerge/sparkmerge"
+
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
@@ -195,12 +197,16 @@ func moveFiles(from, to string) error {
 	})
 }
 
-// stageTable stages an overwrite of an existing table: Spark writes a new
-// table beside it, and only after the write and --verify succeeded is the
-// old table dropped and the new one renamed in its place (two catalog
-// operations, no data written between them). A failed write leaves the
-// old table as it was; a failed rename leaves the new rows in the staging
-// table, which the error names.
+// stageTable stages an overwrite of an existing table that is not Delta's
+// or Iceberg's (those are overwritten by one commit of their format):
+// Spark writes this run's rows, aligned to the table's schema, to a new
+// table beside it, --verify counts them there, and only then does
+// install replace the table's rows by Spark's INSERT OVERWRITE TABLE from
+// the staging table, which it then drops. The table itself is never
+// dropped or renamed: it keeps its comment, properties, partitioning,
+// owner and grants, and a name of any number of parts works. A failed
+// merge or --verify leaves the table as it was; a failed INSERT OVERWRITE
+// keeps the staging table, which the error names.
 func (c *Client) stageTable(ctx context.Context, t Target) (staged, error) {
 	if exists, err := c.tableExists(ctx, t.Table); err != nil || !exists {
 		return staged{write: t}, err // nothing to keep: written directly
@@ -209,21 +215,55 @@ func (c *Client) stageTable(ctx context.Context, t Target) (staged, error) {
 	s := staged{write: t}
 	s.write.Table = name
 	s.write.Mode = "errorifexists"
-	s.abort = func() {
-		_ = c.sess.ExecSQL(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name)
-	}
+	s.write.PartitionBy = nil // the table keeps its own partitioning
+	drop := func() { _ = c.sess.ExecSQL(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+name) }
+	s.abort = drop
 	s.install = func() error {
-		if err := c.sess.ExecSQL(ctx, "DROP TABLE "+t.Table); err != nil {
-			return fmt.Errorf("drop the old table: %w (the new rows are in %s)", err, name)
+		if err := c.overwriteTable(ctx, t.Table, name); err != nil {
+			return fmt.Errorf("%w (the new rows are in %s)", err, name)
 		}
-		if err := c.sess.ExecSQL(ctx, "ALTER TABLE "+name+" RENAME TO "+t.Table); err != nil {
-			return fmt.Errorf("rename %s to %s: %w (the new rows are in %s)", name, t.Table, err, name)
-		}
-		// Other sessions that read the old table refresh it themselves
-		// (REFRESH TABLE), as after any table replaced behind them.
-		return c.sess.ExecSQL(ctx, "REFRESH TABLE "+t.Table)
+		drop()
+		return nil
 	}
 	return s, nil
+}
+
+// partitionOverwriteKey is Spark's setting that decides whether an
+// INSERT OVERWRITE of a partitioned table replaces every partition
+// (STATIC) or only those the new rows fall in (DYNAMIC).
+const partitionOverwriteKey = "spark.sql.sources.partitionOverwriteMode"
+
+// overwriteTable replaces every row of table by the rows of from, in one
+// INSERT OVERWRITE TABLE, its columns selected by name in the table's
+// order: Spark's insert matches them by position. A partitioned table
+// loses every old partition, also where the session overwrites
+// partitions dynamically.
+func (c *Client) overwriteTable(ctx context.Context, table, from string) error {
+	schema, err := c.server.tableSchema(ctx, table)
+	if err != nil {
+		return fmt.Errorf("read the schema of %s: %w", table, err)
+	}
+	cols := make([]string, len(schema.Fields))
+	for i, f := range schema.Fields {
+		cols[i], _ = sparkmerge.QuoteIdent(f.Name)
+	}
+	values, err := c.server.conf(ctx, partitionOverwriteKey)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", partitionOverwriteKey, err)
+	}
+	if old := values[partitionOverwriteKey]; strings.EqualFold(old, "dynamic") {
+		if err := c.server.setConf(ctx, map[string]string{partitionOverwriteKey: "STATIC"}); err != nil {
+			return fmt.Errorf("overwrite every partition of %s (%s=STATIC): %w", table, partitionOverwriteKey, err)
+		}
+		defer func() {
+			_ = c.server.setConf(context.WithoutCancel(ctx), map[string]string{partitionOverwriteKey: old})
+		}()
+	}
+	stmt := "INSERT OVERWRITE TABLE " + table + " SELECT " + strings.Join(cols, ", ") + " FROM " + from
+	if err := c.sess.ExecSQL(ctx, stmt); err != nil {
+		return fmt.Errorf("overwrite table %s: %w", table, err)
+	}
+	return nil
 }
 
 // stageTableAppend stages a verified append to an existing table: Spark

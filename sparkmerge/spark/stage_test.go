@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
 )
 
 // How a merge stages its rows where the client cannot rename (cluster
@@ -164,51 +166,105 @@ func TestMergeVerifiedAppendWithAnotherWriter(t *testing.T) {
 	}
 }
 
-// A table is overwritten through a staging table beside it: written and
-// counted there, then the old table dropped and the new one renamed into
-// its place.
+// A table other than Delta's or Iceberg's is overwritten through a staging
+// table beside it: written and counted there, then the table's rows
+// replaced by INSERT OVERWRITE TABLE, its columns by name in the table's
+// order (the provenance column, which the merge adds last, where the
+// table has it), and the staging table dropped. The table is never
+// dropped or renamed, whatever its name's parts.
 func TestMergeOverwritesTableThroughStaging(t *testing.T) {
-	c, f, paths, job := mergeSetup(t)
-	job.Target = Target{Table: "db.t", Mode: "overwrite"}
-	job.Verify = true
-	f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
-	res, err := c.Merge(context.Background(), job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantVerified(t, res, 3)
-	writes := f.writes()
-	if len(writes) != 1 || !strings.HasPrefix(writes[0].Table, "db.t__sparkmerge_") || writes[0].Mode != "errorifexists" {
-		t.Fatalf("writes %+v, want one new staging table", writes)
-	}
-	staging := writes[0].Table
-	want := []string{"DROP TABLE db.t", "ALTER TABLE " + staging + " RENAME TO db.t", "REFRESH TABLE db.t"}
-	if diff := cmp.Diff(want, f.statements()); diff != "" {
-		t.Errorf("statements (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.tableRows("db.t")); diff != "" {
-		t.Errorf("table rows (-want +got):\n%s", diff)
-	}
-	if f.tableRows(staging) != nil {
-		t.Errorf("staging table %s left", staging)
+	for _, table := range []string{"db.t", "spark_catalog.default.t"} {
+		t.Run(table, func(t *testing.T) {
+			c, f, paths, job := mergeSetup(t)
+			job.Target = Target{Table: table, Mode: "overwrite", PartitionBy: []string{"name"}}
+			job.Verify = true
+			job.Policy.SourceColumn = "_source"
+			f.tables[table] = &fakeTable{schema: "id BIGINT, _source STRING, amount DOUBLE, name STRING", rows: oldRows}
+			res, err := c.Merge(context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantVerified(t, res, 3)
+			writes := f.writes()
+			if len(writes) != 1 || writes[0].Mode != "errorifexists" || len(writes[0].PartitionBy) != 0 {
+				t.Fatalf("writes %+v, want one new, unpartitioned staging table", writes)
+			}
+			staging := writes[0].Table
+			if !strings.HasPrefix(staging, table+"__sparkmerge_") {
+				t.Errorf("staging table %s, want one beside %s", staging, table)
+			}
+			want := []string{
+				"INSERT OVERWRITE TABLE " + table + " SELECT `id`, `_source`, `amount`, `name` FROM " + staging,
+				"DROP TABLE IF EXISTS " + staging,
+			}
+			if diff := cmp.Diff(want, f.statements()); diff != "" {
+				t.Errorf("statements (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.tableRows(table)); diff != "" {
+				t.Errorf("table rows (-want +got):\n%s", diff)
+			}
+			if f.tableRows(staging) != nil {
+				t.Errorf("staging table %s left", staging)
+			}
+		})
 	}
 }
 
-// A table that cannot be replaced keeps its rows, and the error names the
-// staging table that holds the new ones; a table that does not exist yet
-// is written directly.
-func TestMergeTableOverwriteEdges(t *testing.T) {
-	t.Run("drop fails", func(t *testing.T) {
-		c, f, paths, job := mergeSetup(t)
+// An overwrite keeps the table's columns: sources with columns it lacks
+// are refused, naming them, before anything is written, unless Evolve
+// adds them first (ALTER TABLE, then the staged overwrite).
+func TestMergeTableOverwriteKeepsColumns(t *testing.T) {
+	setup := func(t *testing.T) (*Client, *sparkFake, Job) {
+		c, f, _, job := mergeSetup(t)
 		job.Target = Target{Table: "db.t", Mode: "overwrite"}
 		f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
+		return c, f, job
+	}
+	t.Run("refused", func(t *testing.T) {
+		c, f, job := setup(t)
+		_, err := c.Merge(context.Background(), job)
+		var missing *sparkmerge.MissingColumnsError
+		if !errors.As(err, &missing) || !strings.Contains(err.Error(), "overwrite table \"db.t\": sources have columns it lacks") ||
+			!strings.Contains(err.Error(), "has name") || !strings.Contains(err.Error(), "has amount") {
+			t.Fatalf("err = %v, want the columns the table lacks named", err)
+		}
+		if w := f.writes(); len(w) != 0 {
+			t.Errorf("writes %+v, want none", w)
+		}
+		if diff := cmp.Diff(oldRows, f.tableRows("db.t")); diff != "" {
+			t.Errorf("table rows (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("evolved", func(t *testing.T) {
+		c, f, job := setup(t)
+		job.Target.Evolve = true
+		if _, err := c.Merge(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		got := f.statements()
+		if len(got) != 3 || got[0] != "ALTER TABLE db.t ADD COLUMNS (`name` string, `amount` double)" || !strings.HasPrefix(got[1], "INSERT OVERWRITE TABLE db.t SELECT ") {
+			t.Errorf("statements %q, want the columns added, then the overwrite", got)
+		}
+	})
+}
+
+// A table whose rows cannot be replaced keeps them, and the error names
+// the staging table that holds the new ones; a session that overwrites
+// partitions dynamically still has every partition replaced; a table that
+// does not exist yet is written directly.
+func TestMergeTableOverwriteEdges(t *testing.T) {
+	const schema = "id BIGINT, name STRING, amount DOUBLE"
+	t.Run("insert fails", func(t *testing.T) {
+		c, f, paths, job := mergeSetup(t)
+		job.Target = Target{Table: "db.t", Mode: "overwrite"}
+		f.tables["db.t"] = &fakeTable{schema: schema, rows: oldRows}
 		f.failOn("INSUFFICIENT_PERMISSIONS", func(call sparkCall) bool {
-			return call.what == "sql" && statementOf(call.plan()) == "DROP TABLE db.t"
+			return call.what == "sql" && strings.HasPrefix(statementOf(call.plan()), "INSERT OVERWRITE TABLE db.t ")
 		})
 		_, err := c.Merge(context.Background(), job)
 		wantSparkError(t, err, "INSUFFICIENT_PERMISSIONS")
 		staging := f.writes()[0].Table
-		if !strings.Contains(err.Error(), "drop the old table") || !strings.Contains(err.Error(), "the new rows are in "+staging) {
+		if !strings.Contains(err.Error(), "overwrite table db.t") || !strings.Contains(err.Error(), "the new rows are in "+staging) {
 			t.Errorf("error %q does not name the staging table %s", err, staging)
 		}
 		if diff := cmp.Diff(oldRows, f.tableRows("db.t")); diff != "" {
@@ -216,6 +272,30 @@ func TestMergeTableOverwriteEdges(t *testing.T) {
 		}
 		if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.tableRows(staging)); diff != "" {
 			t.Errorf("staging rows (-want +got):\n%s", diff)
+		}
+		for _, stmt := range f.statements() {
+			if strings.HasPrefix(stmt, "DROP TABLE") {
+				t.Errorf("%s after the failed overwrite", stmt)
+			}
+		}
+	})
+	t.Run("dynamic partition overwrite", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		job.Target = Target{Table: "db.t", Mode: "overwrite"}
+		f.tables["db.t"] = &fakeTable{schema: schema, rows: oldRows}
+		f.settings[partitionOverwriteKey] = "dynamic"
+		var during string
+		f.failOn("", func(call sparkCall) bool {
+			if call.what == "sql" && strings.HasPrefix(statementOf(call.plan()), "INSERT OVERWRITE") {
+				during = f.setting(partitionOverwriteKey)
+			}
+			return false
+		})
+		if _, err := c.Merge(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		if after := f.setting(partitionOverwriteKey); during != "STATIC" || after != "dynamic" {
+			t.Errorf("%s during the overwrite %q, after %q; want STATIC, then dynamic again", partitionOverwriteKey, during, after)
 		}
 	})
 	t.Run("new table", func(t *testing.T) {
@@ -237,7 +317,7 @@ func TestMergeTableOverwriteEdges(t *testing.T) {
 		c, f, paths, job := mergeSetup(t)
 		job.Target = Target{Table: "db.t", Mode: "overwrite"}
 		job.Verify = true
-		f.tables["db.t"] = &fakeTable{schema: "id BIGINT", rows: oldRows}
+		f.tables["db.t"] = &fakeTable{schema: schema, rows: oldRows}
 		f.merged = sourceRows{paths[0]: 2}
 		_, err := c.Merge(context.Background(), job)
 		var verr *VerifyError

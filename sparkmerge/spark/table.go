@@ -68,6 +68,16 @@ func overwritesInPlace(t Target, tt *TargetTable) bool {
 	return strings.EqualFold(t.Mode, "overwrite") && tt.historyFormat() && tt.Exists && !tt.path
 }
 
+// keepsTable says whether a merge into target t overwrites the existing
+// table tt keeping it (its schema, partitioning, properties, comment,
+// owner and grants), as every overwrite of an existing table does: in
+// place for Delta and Iceberg (overwritesInPlace), else through a staging
+// table and INSERT OVERWRITE (stageTable). Its rows are aligned to the
+// table's schema as an append's are.
+func keepsTable(t Target, tt *TargetTable) bool {
+	return strings.EqualFold(t.Mode, "overwrite") && tt != nil && tt.Exists && !tt.path
+}
+
 // icebergCatalogClasses are the catalog implementations whose tables are
 // Iceberg's.
 var icebergCatalogClasses = map[string]bool{
