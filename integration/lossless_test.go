@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,4 +77,99 @@ func TestWideDecimalsConflict(t *testing.T) {
 	}
 	_, out := merge(t, c, spark.Job{Sources: pathSources(a, b), Policy: sparkmerge.Options{LossyWidening: true}})
 	diff(t, "Spark's rounding, by choice", [][]any{row("1", "123.46"), row("2", "7.25")}, parquetRows(t, out, []string{"id", "amount"}, "id"))
+}
+
+// The integers at the edge of bigint and past it, widened to double with
+// a 1.5 beside them, on each format, from files the client reads and from
+// files only the cluster sees, with either inference. 2^63 - 1 becomes
+// the double 2^63, which Spark casts back to 2^63 - 1 without an error
+// (it saturates), so a check by the round trip passes it: it must fail
+// the merge naming the value and its file. 2^63 itself, a decimal, is
+// exactly a double and merges; 2^60 + 4, a decimal too, is not (the
+// double is 2^60, though it prints as 1.15292150460684698E18) and fails.
+func TestIntegersAtTheEdgeOfDouble(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	type value struct {
+		text  string // as written in CSV and JSON
+		sql   string // as a Parquet file's column (its type is Spark's inference of text)
+		lossy bool
+	}
+	values := []value{
+		{"9223372036854775807", "9223372036854775807L", true},
+		{"9223372036854775808", "CAST('9223372036854775808' AS DECIMAL(19,0))", false},
+		{"1152921504606846980", "CAST('1152921504606846980' AS DECIMAL(19,0))", true},
+		{"-9223372036854775808", "-9223372036854775808L", false},
+	}
+	for _, format := range []string{"csv", "json", "parquet"} {
+		files := map[string][]byte{}
+		var names []string
+		for i, v := range values {
+			name := fmt.Sprintf("v%d.%s", i, format)
+			names = append(names, name)
+			switch format {
+			case "csv":
+				files[name] = []byte(fmt.Sprintf("id,a\n%d,%s\n", i, v.text))
+			case "json":
+				files[name] = []byte(fmt.Sprintf("{\"id\":%d,\"a\":%s}\n", i, v.text))
+			case "parquet":
+				files[name] = parquetFile(t, fmt.Sprintf("SELECT %d AS id, %s AS a", i, v.sql))
+			}
+		}
+		frac := "frac." + format
+		switch format {
+		case "csv":
+			files[frac] = []byte("id,a\n9,1.5\n")
+		case "json":
+			files[frac] = []byte("{\"id\":9,\"a\":1.5}\n")
+		case "parquet":
+			files[frac] = parquetFile(t, "SELECT 9 AS id, 1.5D AS a")
+		}
+		for _, where := range []string{"local", "cluster"} {
+			dir := ""
+			if where == "local" {
+				dir = localFiles(t, files)
+			} else {
+				dir = clusterFiles(t, files)
+			}
+			for _, sparkInference := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%s/sparkInference=%v", format, where, sparkInference)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					job := spark.Job{SparkInference: sparkInference, Verify: true}
+					// The exact ones together, the others one merge each.
+					exact := []string{dir + "/" + frac}
+					for i, v := range values {
+						if !v.lossy {
+							exact = append(exact, dir+"/"+names[i])
+							continue
+						}
+						job.Sources, job.Target = pathSources(dir+"/"+names[i], dir+"/"+frac), spark.Target{Path: filepath.Join(workDir(t), "out")}
+						_, err := c.Merge(context.Background(), job)
+						if err == nil {
+							t.Errorf("%s became a double silently", v.text)
+							continue
+						}
+						for _, want := range []string{v.text, names[i], "Options.LossyWidening"} {
+							if !strings.Contains(err.Error(), want) {
+								t.Errorf("%s: error does not name %q: %v", v.text, want, err)
+							}
+						}
+					}
+					job.Sources, job.Target = pathSources(exact...), spark.Target{Path: filepath.Join(workDir(t), "out")}
+					if _, err := c.Merge(context.Background(), job); err != nil {
+						t.Fatalf("values a double holds exactly: %v", err)
+					}
+					for i, v := range values {
+						if v.lossy {
+							continue
+						}
+						// The text parses to the double nearest it, which is the value itself.
+						_, rows := query(t, fmt.Sprintf("SELECT a = CAST('%s' AS DOUBLE), typeof(a) FROM parquet.`%s` WHERE id = %d", v.text, job.Target.Path, i))
+						diff(t, v.text+" merged as itself", [][]any{{true, "double"}}, rows)
+					}
+				})
+			}
+		}
+	}
 }

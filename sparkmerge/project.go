@@ -207,10 +207,55 @@ func castFailsCond(expr string, to DataType) string {
 }
 
 // roundsCond is true where a cast that may round (RoundsValues) changes
-// the value: it does not come back from to as itself (see CheckedCast).
+// the value (see unchangedCond).
 func roundsCond(expr string, from, to DataType) string {
+	return expr + " IS NOT NULL AND NOT " + unchangedCond(expr, from, to)
+}
+
+// unchangedCond is true where CAST(expr AS to), a cast that may round
+// (RoundsValues), keeps expr's value, and false where it changes it or
+// expr is null. An integer is kept when the double (or float) is exactly
+// that integer (2^60 and 2^63 are doubles; 2^53+1 and 2^63-1 are not). A
+// round trip cannot tell: Spark casts the double 2^63 back to bigint as
+// 2^63-1 (it saturates), and to a decimal through the double's shortest
+// text (2^63 as 9223372036854776000); see sameInteger. A decimal with a
+// fraction is kept when the double reads back as that decimal, as Spark
+// casts it (0.1, which no double is exactly, is kept).
+func unchangedCond(expr string, from, to DataType) string {
 	cast := "CAST(" + expr + " AS " + to.String() + ")"
-	return expr + " IS NOT NULL AND NOT (try_cast(" + cast + " AS " + from.String() + ") <=> " + expr + ")"
+	d := cast
+	if to.Kind != KindDouble {
+		d = "CAST(" + cast + " AS DOUBLE)"
+	}
+	whole := from
+	if from.Kind != KindDecimal {
+		whole = DataType{Kind: KindDecimal, Precision: 20}
+	}
+	exact := sameInteger("CAST("+expr+" AS "+whole.String()+")", d)
+	if from.Kind != KindDecimal || from.Scale == 0 {
+		return "coalesce(" + exact + ", false)"
+	}
+	text := "try_cast(" + cast + " AS " + from.String() + ") = " + expr
+	return "coalesce(CASE WHEN " + expr + " % 1 = 0 THEN " + exact + " ELSE " + text + " END, false)"
+}
+
+// sameInteger is true where x, a decimal integer, is exactly a, a
+// double. Both are split into 2^64 * hi + 2^32 * mid + lo, each part a
+// bigint truncated toward zero, and compared part by part: Spark casts a
+// double to a decimal through its shortest text and to a bigint
+// saturating, and negates or multiplies decimals to 34 digits, while
+// these steps are exact (dividing a double by a power of two, truncating
+// it and subtracting an integer it holds; a decimal's integral division
+// and remainder). No decimal(38,0) needs a hi past a bigint.
+func sameInteger(x, a string) string {
+	const two32, two64 = "4294967296D", "18446744073709551616D"
+	hi := "CAST(" + a + " / " + two64 + " AS BIGINT)"
+	rest := "(" + a + " - CAST(" + hi + " AS DOUBLE) * " + two64 + ")"
+	mid := "CAST(" + rest + " / " + two32 + " AS BIGINT)"
+	lo := "CAST(" + rest + " - CAST(" + mid + " AS DOUBLE) * " + two32 + " AS BIGINT)"
+	return "(" + x + " div 18446744073709551616BD = " + hi +
+		" AND " + x + " % 18446744073709551616BD div 4294967296BD = " + mid +
+		" AND " + x + " % 4294967296BD = " + lo + ")"
 }
 
 // valueText is the text of a value of type t: itself for a string, JSON
@@ -313,15 +358,14 @@ func (r rebuilder) expr(e string, from, to DataType, nullable bool, depth int) s
 // CheckedCast is CAST(expr AS to) for a cast that may round a value
 // (RoundsValues): a value the cast would change fails the query with an
 // error naming the column, the value, its source (where, a SQL string
-// expression) and what to do, instead of being rounded silently. A value
-// is unchanged when it comes back from to as itself: an integer exactly
-// (2^60 is a double; 2^53+1 is not), a decimal as the number the double
-// prints (Spark casts a double to a decimal through its shortest text).
+// expression) and what to do, instead of being rounded silently. Which
+// values are kept is unchangedCond's: an integer the double is exactly
+// (2^60 and 2^63 are; 2^53+1 and 2^63-1 are not), a decimal fraction the
+// double reads back as.
 func CheckedCast(expr string, from, to DataType, column, where string) string {
 	cast := "CAST(" + expr + " AS " + to.String() + ")"
-	back := "try_cast(" + cast + " AS " + from.String() + ")"
 	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", CAST(" + expr + " AS STRING), " +
 		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", CAST(" + cast + " AS STRING), " +
 		QuoteString(" as "+to.String()+" (the sources' common type): merge such columns as strings (Options.Types = TypesString), or accept the rounding (Options.LossyWidening)") + "))"
-	return "CASE WHEN " + expr + " IS NULL OR " + back + " = " + expr + " THEN " + cast + " ELSE " + fail + " END"
+	return "CASE WHEN " + expr + " IS NULL OR " + unchangedCond(expr, from, to) + " THEN " + cast + " ELSE " + fail + " END"
 }
