@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -317,28 +316,7 @@ func parseSourceArg(arg string) spark.SourceSpec {
 	if name, ok := strings.CutPrefix(arg, "table:"); ok {
 		return spark.SourceSpec{Table: name}
 	}
-	return spark.SourceSpec{Paths: []string{absoluteLocal(arg)}}
-}
-
-// absoluteLocal is a relative path without a scheme made absolute on this
-// machine, as the user means it, even when no such file exists here: the
-// server would resolve it against its own working directory, and a
-// mistyped name would be reported as a path the user never gave.
-func absoluteLocal(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	if i := strings.IndexAny(p, ":/"); i > 0 && p[i] == ':' {
-		return p // a scheme: s3a://, dbfs:/, file:
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if strings.HasSuffix(p, "/") {
-		abs += "/"
-	}
-	return abs
+	return spark.SourceSpec{Paths: []string{arg}}
 }
 
 // buildJob combines the job file (if any), flags that were set, and the
@@ -361,9 +339,6 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 		spec := s.SourceSpec
 		if s.Path != "" {
 			spec.Paths = append([]string{s.Path}, spec.Paths...)
-		}
-		for k, p := range spec.Paths {
-			spec.Paths[k] = absoluteLocal(p)
 		}
 		if kinds := countTrue(len(spec.Paths) > 0, spec.Table != "", spec.Query != ""); kinds != 1 {
 			return job, nil, usagef("job file source %d: give one of path (or paths), table and query", i+1)

@@ -252,7 +252,7 @@ func TestBuildJobDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := spark.Job{
-		Sources:     []spark.SourceSpec{{Paths: []string{absoluteLocal("a.csv")}}, {Table: "db.t"}},
+		Sources:     []spark.SourceSpec{{Paths: []string{"a.csv"}}, {Table: "db.t"}},
 		Strategy:    spark.StrategyAuto,
 		Parallelism: 8,
 	}
@@ -365,28 +365,5 @@ func TestRunJobFileRemote(t *testing.T) {
 				t.Errorf("with --remote: exit code %d, stderr:\n%s\nwant exit %d naming the flag's remote %s", code, stderr, exitUnreachable, flagAddr)
 			}
 		})
-	}
-}
-
-// A relative source is made absolute here, where the user typed it, even
-// when no such file exists (the server would resolve it against its own
-// working directory); paths with a scheme and absolute paths stay as given.
-func TestAbsoluteLocal(t *testing.T) {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for in, want := range map[string]string{
-		"data/missing.csv": filepath.Join(wd, "data/missing.csv"),
-		"data/*.csv":       filepath.Join(wd, "data/*.csv"),
-		"data/":            filepath.Join(wd, "data") + "/",
-		"/abs/a.csv":       "/abs/a.csv",
-		"s3a://b/k.csv":    "s3a://b/k.csv",
-		"dbfs:/x/y.csv":    "dbfs:/x/y.csv",
-		"file:/x/y.csv":    "file:/x/y.csv",
-	} {
-		if got := absoluteLocal(in); got != want {
-			t.Errorf("absoluteLocal(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

@@ -719,13 +719,9 @@ func inInputOrder(planned *Planned, counts map[string]int64) []string {
 
 // ReadTarget returns the first n rows of a written target.
 func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) {
-	if isRelativePath(t.Path) {
-		// As the merge wrote it: on the client's working directory.
-		abs, err := filepath.Abs(t.Path)
-		if err != nil {
-			return Rows{}, err
-		}
-		t.Path = abs
+	t, err := clientTarget(t)
+	if err != nil {
+		return Rows{}, err
 	}
 	rows, err := targetFrame(c.sess, t).Limit(n).Collect(ctx)
 	return rowsFrom(rows), err
@@ -735,7 +731,26 @@ func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) 
 // show(n, truncate=False) prints them, formatted by Spark itself: values
 // whole (a row's source file is a long path), left-aligned.
 func (c *Client) ShowTarget(ctx context.Context, t Target, n int) (string, error) {
+	t, err := clientTarget(t)
+	if err != nil {
+		return "", err
+	}
 	return targetFrame(c.sess, t).ShowString(ctx, n, 0)
+}
+
+// clientTarget is t with a relative path made absolute on the client, as
+// the merge wrote it (resolveJobPaths): the server would read a relative
+// path in its own working directory.
+func clientTarget(t Target) (Target, error) {
+	if !isRelativePath(t.Path) {
+		return t, nil
+	}
+	abs, err := filepath.Abs(t.Path)
+	if err != nil {
+		return t, fmt.Errorf("output path %s: %w", quoteName(t.Path), err)
+	}
+	t.Path = abs
+	return t, nil
 }
 
 // SourceSchema is a source's schema as Spark reads it.
