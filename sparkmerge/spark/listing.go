@@ -166,6 +166,13 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 			tree.given, tree.options = listed.given, partitionOpts
 		}
 	}
+	if filesParts == nil && !recursive && !isGlob {
+		// A flat directory, as Spark reads it and as a local one lists
+		// (expandLocalPath): its own files, not those of subdirectories
+		// that are no partitions, which the listing above included only
+		// to find partitions.
+		files, skipped = topLevelFiles(listed.given, files, skipped)
+	}
 	if len(files) == 1 && filesParts == nil {
 		spec.Paths = []string{files[0].path}
 		spec.Format = format
@@ -189,6 +196,32 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		out[i] = one
 	}
 	return out, skipped, files, nil
+}
+
+// topLevelFiles keeps the files directly in dir, and the skipped ones
+// there, unless dir holds only subdirectories: then every file stays,
+// one dataset below dir as for a local directory of subdirectories.
+func topLevelFiles(dir string, files []remoteFile, skipped []string) ([]remoteFile, []string) {
+	inDir := func(p string) bool {
+		rel, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+		return ok && !strings.Contains(rel, "/")
+	}
+	var top []remoteFile
+	for _, f := range files {
+		if inDir(f.path) {
+			top = append(top, f)
+		}
+	}
+	if len(top) == 0 {
+		return files, skipped
+	}
+	var topSkipped []string
+	for _, p := range skipped {
+		if inDir(p) {
+			topSkipped = append(topSkipped, p)
+		}
+	}
+	return top, topSkipped
 }
 
 // dropStaging drops the files given's listing found in sparkmerge's own
