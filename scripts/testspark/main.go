@@ -6,7 +6,8 @@
 //	testspark -env FILE [-mount DIR]...
 //
 // FILE receives "export KEY='VALUE'" lines for a shell to source; it is
-// written only once the server is ready. Under CI=true a Spark or object
+// written only once the server is ready. Should Spark stop on its own,
+// this process prints how, with the end of Spark's log, and exits 1. Under CI=true a Spark or object
 // store that cannot start is an error; elsewhere too (the caller decides).
 package main
 
@@ -82,6 +83,12 @@ func run(envFile string, dirs []string) int {
 			if os.Getppid() != parent {
 				fmt.Fprintln(os.Stderr, "testspark: the run that started this server ended; stopping Spark")
 				return 0
+			}
+			if exited, how := shared.Exited(ctx); exited {
+				// Said at once: the tests still running fail as
+				// unreachable from now on, and this says why.
+				fmt.Fprintf(os.Stderr, "testspark: the shared Spark server stopped on its own (%s)\n", how)
+				return 1
 			}
 		}
 	}

@@ -204,6 +204,10 @@ func TableFormatConf(formats map[string]string, warehouse string) map[string]str
 // testcontainers.CleanupContainer.
 func (s *Server) Container() testcontainers.Container { return s.ctr }
 
+// LogTail returns the last n lines of the server's log, also once it has
+// exited (until it is stopped): why it exited, say.
+func (s *Server) LogTail(n int) string { return logTail(s.ctr, n) }
+
 // Stop stops and removes the container. It is safe to call more than once.
 func (s *Server) Stop(ctx context.Context) error {
 	if s == nil || s.ctr == nil {

@@ -65,6 +65,19 @@ func (s *Shared) Env() []string {
 	return append(env, EnvSharedNoObjectStore+"="+s.srv.noStore)
 }
 
+// Exited reports whether Spark's container stopped running before
+// [Shared.Stop], and then how it ended: its exit code, whether the kernel
+// killed it for memory, and the last lines of its log (Spark exits on an
+// OutOfMemoryError, say, and every later test fails as unreachable).
+func (s *Shared) Exited(ctx context.Context) (bool, string) {
+	state, err := s.srv.Container().State(ctx)
+	if err != nil || state.Running {
+		return false, ""
+	}
+	return true, fmt.Sprintf("exit code %d, killed for memory: %v; the last lines of its log:\n%s",
+		state.ExitCode, state.OOMKilled, s.srv.LogTail(80))
+}
+
 // Stop stops Spark and the object store and removes the work and cluster
 // roots. It is safe to call more than once.
 func (s *Shared) Stop() {

@@ -269,6 +269,13 @@ const (
 	fairSchedulerFile = "fairscheduler.xml"
 )
 
+// driverMemory is the heap of the harness's server: every test of a run
+// shares it, six at a time (two test binaries, three parallel tests
+// each), with Delta's and Iceberg's catalogs loaded in every session.
+// The default 1 GiB ran out in a CI run (Spark exits on an
+// OutOfMemoryError, and every later test then failed as unreachable).
+const driverMemory = "3g"
+
 // icebergWarehouse is the directory of the cluster directory that holds
 // the tables of the server's Iceberg catalog.
 const icebergWarehouse = "iceberg-warehouse"
@@ -288,6 +295,10 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	// proxies): short here, so every call of the suite that outlasts it
 	// goes through a reattach.
 	conf := map[string]string{"spark.connect.execute.reattachable.senderMaxStreamDuration": "5s"}
+	// Execution progress every half second, not every 2 s (the default):
+	// a write of a second or two then still streams its stages and tasks,
+	// which the progress tests look for.
+	conf["spark.connect.progress.reportInterval"] = "500ms"
 	// Tests run at once, from several test binaries: jobs share the task
 	// slots (FAIR, also within the default pool) instead of a small job
 	// waiting for every task of a big one submitted before it (FIFO).
@@ -327,6 +338,7 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 		Conf:             conf,
 		IcebergWarehouse: ClusterMount + "/" + icebergWarehouse,
 		StartupTimeout:   startTimeout,
+		DriverMemory:     driverMemory,
 	})
 	if err != nil {
 		if srv.store != nil {
