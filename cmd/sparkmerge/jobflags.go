@@ -331,70 +331,99 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 			return spark.Job{}, nil, err
 		}
 	}
-	pick := changed.pick
 	var job spark.Job
 	var err error
+	if job.Sources, err = f.sources(jf, args); err != nil {
+		return job, nil, err
+	}
+	if err := f.readSettings(&job, jf, changed); err != nil {
+		return job, nil, err
+	}
+	if job.Policy, err = f.policy(jf, changed); err != nil {
+		return job, nil, err
+	}
+	if err := f.referenceSchema(&job, jf, changed); err != nil {
+		return job, nil, err
+	}
+	return job, jf, nil
+}
 
+// sources are the job file's sources, then the positional ones, each path
+// source given --schema unless it has its own.
+func (f *jobFlags) sources(jf *jobFile, args []string) ([]spark.SourceSpec, error) {
+	var sources []spark.SourceSpec
 	for i, s := range jf.Sources {
 		spec := s.SourceSpec
 		if s.Path != "" {
 			spec.Paths = append([]string{s.Path}, spec.Paths...)
 		}
 		if kinds := countTrue(len(spec.Paths) > 0, spec.Table != "", spec.Query != ""); kinds != 1 {
-			return job, nil, usagef("job file source %d: give one of path (or paths), table and query", i+1)
+			return nil, usagef("job file source %d: give one of path (or paths), table and query", i+1)
 		}
-		job.Sources = append(job.Sources, spec)
+		sources = append(sources, spec)
 	}
 	for _, a := range args {
-		job.Sources = append(job.Sources, parseSourceArg(a))
+		sources = append(sources, parseSourceArg(a))
 	}
-	if len(job.Sources) == 0 {
-		return job, nil, usagef("no sources: give paths, globs, directories or table:NAME, or a job file with -f")
+	if len(sources) == 0 {
+		return nil, usagef("no sources: give paths, globs, directories or table:NAME, or a job file with -f")
 	}
-	if schema := f.schema; schema != "" {
-		if _, err := sparkmerge.ParseSchema(schema); err != nil {
-			return job, nil, usagef("--schema: %w", err)
+	if f.schema == "" {
+		return sources, nil
+	}
+	if _, err := sparkmerge.ParseSchema(f.schema); err != nil {
+		return nil, usagef("--schema: %w", err)
+	}
+	for i := range sources {
+		if len(sources[i].Paths) > 0 && sources[i].Schema == "" {
+			sources[i].Schema = f.schema
 		}
-		for i := range job.Sources {
-			if len(job.Sources[i].Paths) > 0 && job.Sources[i].Schema == "" {
-				job.Sources[i].Schema = schema
-			}
-		}
 	}
+	return sources, nil
+}
 
-	if job.Strategy, err = spark.ParseStrategy(pick("strategy", f.strategy, jf.Strategy)); err != nil {
-		return job, nil, usagef("--strategy: %w", err)
+// readSettings sets how the job reads: its strategy, format, reader
+// options, parallelism and inference.
+func (f *jobFlags) readSettings(job *spark.Job, jf *jobFile, changed flagChanged) error {
+	var err error
+	if job.Strategy, err = spark.ParseStrategy(changed.pick("strategy", f.strategy, jf.Strategy)); err != nil {
+		return usagef("--strategy: %w", err)
 	}
-	job.Format = pick("format", f.format, jf.Format)
+	job.Format = changed.pick("format", f.format, jf.Format)
 	flagOptions, err := parseKeyValues("option", f.options, "")
 	if err != nil {
-		return job, nil, err
+		return err
 	}
 	job.ReaderOptions = mergeMaps(jf.Options, flagOptions)
 	if err := spark.CheckReaderOptions(job.ReaderOptions); err != nil {
-		return job, nil, usagef("--option: %w", err)
+		return usagef("--option: %w", err)
 	}
 	if f.parallelism < 1 {
-		return job, nil, usagef("--parallelism %d: want 1 or more", f.parallelism)
+		return usagef("--parallelism %d: want 1 or more", f.parallelism)
 	}
 	job.Parallelism = f.parallelism
 	job.SparkInference = f.sparkInfer
+	return nil
+}
 
-	job.Policy = jf.Policy.Options
-	p := &job.Policy
+// policy is the job file's policy with the policy flags that were given
+// over it.
+func (f *jobFlags) policy(jf *jobFile, changed flagChanged) (sparkmerge.Options, error) {
+	p := jf.Policy.Options
+	var err error
 	if changed("types") {
 		if p.Types, err = sparkmerge.ParseTypePolicy(f.types); err != nil {
-			return job, nil, usagef("--types: %w", err)
+			return p, usagef("--types: %w", err)
 		}
 	}
 	if changed("missing") {
 		if p.Missing, err = sparkmerge.ParseMissingPolicy(f.missing); err != nil {
-			return job, nil, usagef("--missing: %w", err)
+			return p, usagef("--missing: %w", err)
 		}
 	}
 	if changed("order") {
 		if p.Order, err = sparkmerge.ParseOrderPolicy(f.order); err != nil {
-			return job, nil, usagef("--order: %w", err)
+			return p, usagef("--order: %w", err)
 		}
 	}
 	p.CaseSensitive = changed.pickBool("case-sensitive", f.caseSensitive, p.CaseSensitive)
@@ -404,14 +433,14 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 		normalize = f.normalize
 	}
 	if p.Normalize, err = sparkmerge.ParseNameNormalizer(strings.Join(normalize, ",")); err != nil {
-		return job, nil, usagef("--normalize: %w", err)
+		return p, usagef("--normalize: %w", err)
 	}
 	flagRenames, err := sparkmerge.ParseRenames(f.renames)
 	if err != nil {
-		return job, nil, usagef("--rename: %w", err)
+		return p, usagef("--rename: %w", err)
 	}
 	p.Renames = mergeMaps(p.Renames, flagRenames)
-	p.SourceColumn = pick("source-column", f.sourceColumn, p.SourceColumn)
+	p.SourceColumn = changed.pick("source-column", f.sourceColumn, p.SourceColumn)
 	p.DropExtra = changed.pickBool("drop-extra", f.dropExtra, p.DropExtra)
 	if changed("columns") {
 		p.Columns = sparkmerge.ParseColumnList(f.columns)
@@ -420,39 +449,51 @@ func (f *jobFlags) buildJob(args []string, changed flagChanged) (spark.Job, *job
 		p.Exclude = sparkmerge.ParseColumnList(f.exclude)
 	}
 	p.Distinct = changed.pickBool("distinct", f.distinct, p.Distinct)
-	p.Rescue = pick("rescue", f.rescue, p.Rescue)
+	p.Rescue = changed.pick("rescue", f.rescue, p.Rescue)
+	p.Hints, err = f.typeHints(jf)
+	return p, err
+}
+
+// typeHints are the job file's hints with --hint's over them (the flag
+// wins for a column both give).
+func (f *jobFlags) typeHints(jf *jobFile) (map[string]sparkmerge.DataType, error) {
 	var filePairs []string
 	for _, k := range slices.Sorted(maps.Keys(jf.Policy.Hints)) {
 		filePairs = append(filePairs, k+"="+jf.Policy.Hints[k])
 	}
-	fileHints, err := sparkmerge.ParseHints(filePairs)
+	hints, err := sparkmerge.ParseHints(filePairs)
 	if err != nil {
-		return job, nil, usagef("job file hints: %w", err)
+		return nil, usagef("job file hints: %w", err)
 	}
 	flagHints, err := sparkmerge.ParseHints(f.hints)
 	if err != nil {
-		return job, nil, usagef("--hint: %w", err)
+		return nil, usagef("--hint: %w", err)
 	}
 	for k, v := range flagHints {
-		if fileHints == nil {
-			fileHints = map[string]sparkmerge.DataType{}
+		if hints == nil {
+			hints = map[string]sparkmerge.DataType{}
 		}
-		fileHints[k] = v // the flag wins for a column both give
+		hints[k] = v
 	}
-	p.Hints = fileHints
-	if ref := pick("reference", f.reference, jf.Policy.Reference); ref != "" {
-		switch {
-		case strings.HasPrefix(ref, "source:"):
-			p.ReferenceSource = strings.TrimPrefix(ref, "source:")
-		case strings.HasPrefix(ref, "table:"):
-			job.ReferenceTable = strings.TrimPrefix(ref, "table:")
-		default:
-			schema, err := sparkmerge.ParseSchema(ref)
-			if err != nil {
-				return job, nil, usagef("--reference: not source:NAME, table:NAME or a DDL schema: %w", err)
-			}
-			p.Reference = &schema
+	return hints, nil
+}
+
+// referenceSchema sets the job's reference schema from --reference or
+// the job file: source:NAME, table:NAME or a DDL schema.
+func (f *jobFlags) referenceSchema(job *spark.Job, jf *jobFile, changed flagChanged) error {
+	ref := changed.pick("reference", f.reference, jf.Policy.Reference)
+	switch {
+	case ref == "":
+	case strings.HasPrefix(ref, "source:"):
+		job.Policy.ReferenceSource = strings.TrimPrefix(ref, "source:")
+	case strings.HasPrefix(ref, "table:"):
+		job.ReferenceTable = strings.TrimPrefix(ref, "table:")
+	default:
+		schema, err := sparkmerge.ParseSchema(ref)
+		if err != nil {
+			return usagef("--reference: not source:NAME, table:NAME or a DDL schema: %w", err)
 		}
+		job.Policy.Reference = &schema
 	}
-	return job, jf, nil
+	return nil
 }

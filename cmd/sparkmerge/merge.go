@@ -195,22 +195,7 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 	if view, globalView, err = viewTarget(opts, job, jf); err != nil {
 		return "", false, err
 	}
-	noop := strings.EqualFold(job.Target.Format, "noop")
-	switch {
-	case noop && (job.Target.Path != "" || job.Target.Table != "" || opts.show != 0 || opts.verify || jf.Verify):
-		err = usagef("--out-format noop keeps no rows: drop --out, --table, --show and --verify")
-	case view == "" && !noop && (job.Target.Path == "") == (job.Target.Table == ""):
-		err = usagef("give exactly one of --out PATH and --table NAME")
-	case job.Target.Table == "" && (opts.changed("table-format") || len(job.Target.Properties) > 0):
-		err = usagef("--table-format and --table-property describe the table of --table; for --out give --out-format (--out-format delta writes a Delta table there)")
-	case job.Target.Files < 0:
-		err = usagef("--files %d: want 0 (automatic) or more", job.Target.Files)
-	case opts.show < 0:
-		err = usagef("--show %d: want 0 or more", opts.show)
-	case !slices.Contains([]string{"", "error", "errorifexists", "overwrite", "append", "ignore"}, strings.ToLower(job.Target.Mode)):
-		err = usagef("--mode %q: use errorifexists, overwrite, append or ignore", job.Target.Mode)
-	}
-	if err != nil {
+	if err := opts.checkTarget(job.Target, view, jf); err != nil {
 		return "", false, err
 	}
 	job.Verify = opts.changed.pickBool("verify", opts.verify, jf.Verify)
@@ -219,6 +204,27 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 		return "", false, usagef("--verify counts the rows a merge writes and --dry-run writes none: drop one of them")
 	}
 	return view, globalView, nil
+}
+
+// checkTarget refuses a target the flags describe inconsistently, naming
+// the flags to change.
+func (opts *mergeOptions) checkTarget(t spark.Target, view string, jf *jobFile) error {
+	noop := strings.EqualFold(t.Format, "noop")
+	switch {
+	case noop && (t.Path != "" || t.Table != "" || opts.show != 0 || opts.verify || jf.Verify):
+		return usagef("--out-format noop keeps no rows: drop --out, --table, --show and --verify")
+	case view == "" && !noop && (t.Path == "") == (t.Table == ""):
+		return usagef("give exactly one of --out PATH and --table NAME")
+	case t.Table == "" && (opts.changed("table-format") || len(t.Properties) > 0):
+		return usagef("--table-format and --table-property describe the table of --table; for --out give --out-format (--out-format delta writes a Delta table there)")
+	case t.Files < 0:
+		return usagef("--files %d: want 0 (automatic) or more", t.Files)
+	case opts.show < 0:
+		return usagef("--show %d: want 0 or more", opts.show)
+	case !slices.Contains([]string{"", "error", "errorifexists", "overwrite", "append", "ignore"}, strings.ToLower(t.Mode)):
+		return usagef("--mode %q: use errorifexists, overwrite, append or ignore", t.Mode)
+	}
+	return nil
 }
 
 // writeOutput writes v as JSON or, for text, what text returns. The JSON
