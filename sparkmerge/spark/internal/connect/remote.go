@@ -56,43 +56,21 @@ var ErrInvalidRemote = errors.New("invalid spark connect connection string")
 //
 // Errors wrap [ErrInvalidRemote] and never contain parameter values.
 func ParseRemote(s string) (Remote, error) {
-	bad := func(format string, args ...any) (Remote, error) {
-		return Remote{}, fmt.Errorf("%w: %s", ErrInvalidRemote, fmt.Sprintf(format, args...))
-	}
 	rest, ok := strings.CutPrefix(s, "sc://")
 	if !ok {
-		return bad("it must start with sc://, e.g. sc://localhost:15002")
+		return Remote{}, invalidRemote("it must start with sc://, e.g. sc://localhost:15002")
 	}
 	authority, params, _ := strings.Cut(rest, "/")
 	if params != "" && !strings.HasPrefix(params, ";") {
-		return bad("the path after the host must be empty or start with /; (e.g. sc://host:15002/;token=...)")
+		return Remote{}, invalidRemote("the path after the host must be empty or start with /; (e.g. sc://host:15002/;token=...)")
 	}
 	if strings.ContainsAny(authority, "@?#;") || strings.ContainsAny(params, "?#") {
-		return bad("only sc://host:port/;key=value;... is supported (no user info, path, query or fragment)")
+		return Remote{}, invalidRemote("only sc://host:port/;key=value;... is supported (no user info, path, query or fragment)")
 	}
 	r := Remote{Port: DefaultPort}
-	host, port := authority, ""
-	if strings.HasPrefix(authority, "[") || strings.Count(authority, ":") == 1 {
-		if h, p, err := net.SplitHostPort(authority); err == nil {
-			host, port = h, p
-		} else if strings.HasPrefix(authority, "[") && strings.HasSuffix(authority, "]") {
-			host = authority[1 : len(authority)-1]
-		} else {
-			return bad("host and port must look like host:port")
-		}
-	} else if strings.Contains(authority, ":") {
-		return bad("an IPv6 host must be written in brackets, e.g. sc://[::1]:15002")
-	}
-	if host == "" {
-		return bad("the host is empty")
-	}
-	r.Host = host
-	if port != "" {
-		p, err := strconv.Atoi(port)
-		if err != nil || p < 1 || p > 65535 {
-			return bad("the port must be a number between 1 and 65535")
-		}
-		r.Port = p
+	var err error
+	if r.Host, r.Port, err = parseAuthority(authority); err != nil {
+		return Remote{}, err
 	}
 	for i, part := range strings.Split(strings.TrimPrefix(params, ";"), ";") {
 		if part == "" {
@@ -100,47 +78,90 @@ func ParseRemote(s string) (Remote, error) {
 		}
 		k, v, ok := strings.Cut(part, "=")
 		if !ok || k == "" {
-			return bad("parameter %d must be key=value", i+1)
+			return Remote{}, invalidRemote("parameter %d must be key=value", i+1)
 		}
 		k = strings.ToLower(strings.TrimSpace(k))
 		if u, err := url.PathUnescape(v); err == nil {
 			v = u
 		}
-		switch k {
-		case "token":
-			r.token = &v
-		case "use_ssl":
-			switch strings.ToLower(v) {
-			case "true":
-				r.UseSSL = true
-			case "false":
-				r.UseSSL = false
-			default:
-				return bad("use_ssl must be true or false")
-			}
-		case "user_id":
-			r.UserID = v
-		case "user_agent":
-			r.UserAgent = v
-		case "session_id":
-			if _, err := uuid.Parse(v); err != nil {
-				return bad("session_id must be a UUID")
-			}
-			r.SessionID = v
-		default:
-			if !validHeaderKey(k) {
-				return bad("parameter %d: header key %q may only contain a-z, 0-9, '-', '_' and '.'", i+1, k)
-			}
-			if strings.HasSuffix(k, "-bin") || strings.HasPrefix(k, "grpc-") {
-				return bad("parameter %d: header key %q is reserved by gRPC", i+1, k)
-			}
-			if r.Headers == nil {
-				r.Headers = map[string]string{}
-			}
-			r.Headers[k] = v
+		if err := r.setParameter(i+1, k, v); err != nil {
+			return Remote{}, err
 		}
 	}
 	return r, nil
+}
+
+// invalidRemote is an error wrapping [ErrInvalidRemote] that says what is
+// wrong, never with a parameter's value.
+func invalidRemote(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidRemote, fmt.Sprintf(format, args...))
+}
+
+// parseAuthority reads host:port (the port [DefaultPort] when absent, an
+// IPv6 host in brackets).
+func parseAuthority(authority string) (host string, port int, err error) {
+	host, portText := authority, ""
+	if strings.HasPrefix(authority, "[") || strings.Count(authority, ":") == 1 {
+		if h, p, err := net.SplitHostPort(authority); err == nil {
+			host, portText = h, p
+		} else if strings.HasPrefix(authority, "[") && strings.HasSuffix(authority, "]") {
+			host = authority[1 : len(authority)-1]
+		} else {
+			return "", 0, invalidRemote("host and port must look like host:port")
+		}
+	} else if strings.Contains(authority, ":") {
+		return "", 0, invalidRemote("an IPv6 host must be written in brackets, e.g. sc://[::1]:15002")
+	}
+	if host == "" {
+		return "", 0, invalidRemote("the host is empty")
+	}
+	if portText == "" {
+		return host, DefaultPort, nil
+	}
+	port, err = strconv.Atoi(portText)
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, invalidRemote("the port must be a number between 1 and 65535")
+	}
+	return host, port, nil
+}
+
+// setParameter sets the n-th parameter, key k (lower case) with value v:
+// a reserved key's field, or a header.
+func (r *Remote) setParameter(n int, k, v string) error {
+	switch k {
+	case "token":
+		r.token = &v
+	case "use_ssl":
+		switch strings.ToLower(v) {
+		case "true":
+			r.UseSSL = true
+		case "false":
+			r.UseSSL = false
+		default:
+			return invalidRemote("use_ssl must be true or false")
+		}
+	case "user_id":
+		r.UserID = v
+	case "user_agent":
+		r.UserAgent = v
+	case "session_id":
+		if _, err := uuid.Parse(v); err != nil {
+			return invalidRemote("session_id must be a UUID")
+		}
+		r.SessionID = v
+	default:
+		if !validHeaderKey(k) {
+			return invalidRemote("parameter %d: header key %q may only contain a-z, 0-9, '-', '_' and '.'", n, k)
+		}
+		if strings.HasSuffix(k, "-bin") || strings.HasPrefix(k, "grpc-") {
+			return invalidRemote("parameter %d: header key %q is reserved by gRPC", n, k)
+		}
+		if r.Headers == nil {
+			r.Headers = map[string]string{}
+		}
+		r.Headers[k] = v
+	}
+	return nil
 }
 
 // validHeaderKey reports whether k is a valid (lower-case) gRPC metadata key.

@@ -147,6 +147,47 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	if opts.TokenSource != nil && remote.Token() != "" {
 		return nil, errors.New("connect to spark: the connection string has a token and a token source was given: give one of them")
 	}
+	headers, sessionID, started, err := sessionHeaders(remote)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := grpc.NewClient(remote.Addr(), dialOptions(remote, opts)...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to spark at %s: %w", remote.Addr(), err)
+	}
+	agent := fmt.Sprintf("%s go/%s os/%s", userAgent(remote, opts, getenv), runtime.Version(), runtime.GOOS)
+	md := metadata.New(headers)
+	userID := sessionUser(remote, getenv)
+	reattachFor := opts.ReattachFor
+	if reattachFor <= 0 {
+		reattachFor = DefaultReattachFor
+	}
+	s = &Session{
+		remote:      remote,
+		userID:      userID,
+		sessionID:   sessionID,
+		started:     started,
+		agent:       agent,
+		md:          md,
+		retry:       opts.Retry.withDefaults(),
+		reattachFor: reattachFor,
+		conn:        conn,
+		exec: client.NewSparkExecutor(conn, md, sessionID, options.SparkClientOptions{
+			UserAgent: agent,
+			UserId:    userID,
+		}),
+	}
+	if err := s.verify(ctx, opts.DialTimeout); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// dialOptions are the gRPC options of a connection to remote: TLS where
+// the connection is secure, the token or token source as bearer
+// credentials, keep-alive pings.
+func dialOptions(remote Remote, opts Options) []grpc.DialOption {
 	secure := remote.Secure() || opts.TokenSource != nil && remote.Host != "localhost"
 	var creds credentials.TransportCredentials
 	if secure {
@@ -174,92 +215,83 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 		}
 		dialOpts = append(dialOpts, grpc.WithKeepaliveParams(ka))
 	}
-	conn, err := grpc.NewClient(remote.Addr(), dialOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("connect to spark at %s: %w", remote.Addr(), err)
-	}
-	// Databricks serverless routes a session by this header, which must
-	// equal the session id: one UUID is sent as both (the header is
-	// meaningless to other servers), and either one given is honoured.
+	return dialOpts
+}
+
+// sessionHeaders are the headers of every call and the session id, given
+// (session_id, or Databricks' routing header) or made here (started).
+// Databricks serverless routes a session by that header, which must equal
+// the session id: one UUID is sent as both (the header is meaningless to
+// other servers), and either one given is honoured.
+func sessionHeaders(remote Remote) (headers map[string]string, sessionID string, started bool, err error) {
 	const routingHeader = "x-databricks-session-id"
-	headers := map[string]string{}
+	headers = map[string]string{}
 	for k, v := range remote.Headers {
 		headers[strings.ToLower(k)] = v
 	}
-	sessionID := remote.SessionID
+	sessionID = remote.SessionID
 	if sessionID == "" {
 		sessionID = headers[routingHeader]
 	}
-	started := sessionID == ""
+	started = sessionID == ""
 	if started {
 		sessionID = uuid.NewString()
 	}
 	if h, set := headers[routingHeader]; set && h != sessionID {
-		return nil, fmt.Errorf("connect to spark: session_id %s and the %s header %s differ: give one of them", sessionID, routingHeader, h)
+		return nil, "", false, fmt.Errorf("connect to spark: session_id %s and the %s header %s differ: give one of them", sessionID, routingHeader, h)
 	}
 	headers[routingHeader] = sessionID
-	agent := remote.UserAgent
-	if agent == "" {
-		agent = getenv("SPARK_CONNECT_USER_AGENT")
+	return headers, sessionID, started, nil
+}
+
+// userAgent is the client's name as the connection string, then
+// $SPARK_CONNECT_USER_AGENT, then opts give it ("sparkmerge" by default).
+func userAgent(remote Remote, opts Options, getenv func(string) string) string {
+	for _, agent := range []string{remote.UserAgent, getenv("SPARK_CONNECT_USER_AGENT"), opts.UserAgent} {
+		if agent != "" {
+			return agent
+		}
 	}
-	if agent == "" {
-		agent = opts.UserAgent
+	return "sparkmerge"
+}
+
+// sessionUser is the user the session is opened as. The server keys a
+// session by user and session id: without user_id, the user PySpark sends,
+// so that a session id shared with PySpark names the same session
+// (spark-connect-go sends "na" where PySpark sends none; user_id=na in
+// the connection string matches it).
+func sessionUser(remote Remote, getenv func(string) string) string {
+	if remote.UserID != "" {
+		return remote.UserID
 	}
-	if agent == "" {
-		agent = "sparkmerge"
+	if u := getenv("SPARK_USER"); u != "" {
+		return u
 	}
-	agent = fmt.Sprintf("%s go/%s os/%s", agent, runtime.Version(), runtime.GOOS)
-	md := metadata.New(headers)
-	// The server keys a session by user and session id: without user_id,
-	// the user PySpark sends, so that a session id shared with PySpark
-	// names the same session (spark-connect-go sends "na" where PySpark
-	// sends none; user_id=na in the connection string matches it).
-	userID := remote.UserID
-	if userID == "" {
-		userID = getenv("SPARK_USER")
-	}
-	if userID == "" {
-		userID = getenv("USER")
-	}
-	reattachFor := opts.ReattachFor
-	if reattachFor <= 0 {
-		reattachFor = DefaultReattachFor
-	}
-	s = &Session{
-		remote:      remote,
-		userID:      userID,
-		sessionID:   sessionID,
-		started:     started,
-		agent:       agent,
-		md:          md,
-		retry:       opts.Retry.withDefaults(),
-		reattachFor: reattachFor,
-		conn:        conn,
-		exec: client.NewSparkExecutor(conn, md, sessionID, options.SparkClientOptions{
-			UserAgent: agent,
-			UserId:    userID,
-		}),
-	}
-	timeout := opts.DialTimeout
+	return getenv("USER")
+}
+
+// verify asks the server its Spark version (retried per the session's
+// policy, within timeout, 20 s when zero): a server that does not answer
+// is an error wrapping [ErrUnreachable] naming host:port.
+func (s *Session) verify(ctx context.Context, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = 20 * time.Second
 	}
 	vctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err = s.retrying(vctx, func() (err error) {
+	err := s.retrying(vctx, func() (err error) {
 		defer guard("spark version", &err)
 		s.version, err = s.exec.SparkVersion(vctx)
 		return err
 	})
-	if err != nil {
-		_ = conn.Close()
-		err = s.convertError(err)
-		if !errors.Is(err, ErrUnreachable) && (errors.Is(err, context.DeadlineExceeded) || grpcCode(err) == codes.DeadlineExceeded) {
-			err = &UnreachableError{Addr: remote.Addr(), Err: err}
-		}
-		return nil, fmt.Errorf("connect to spark: %w", err)
+	if err == nil {
+		return nil
 	}
-	return s, nil
+	err = s.convertError(err)
+	if !errors.Is(err, ErrUnreachable) && (errors.Is(err, context.DeadlineExceeded) || grpcCode(err) == codes.DeadlineExceeded) {
+		err = &UnreachableError{Addr: s.remote.Addr(), Err: err}
+	}
+	return fmt.Errorf("connect to spark: %w", err)
 }
 
 // bearer sends the token as "authorization: Bearer <token>" with every call.

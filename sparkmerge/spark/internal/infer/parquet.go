@@ -139,98 +139,114 @@ func parquetSchemaOf(meta *parquetfooter.Meta, conf ParquetConf) (sparkmerge.Sch
 // (Spark 4.0.1) for a column without a Spark read type.
 func parquetColumnType(e parquetfooter.Element, conf ParquetConf) (t sparkmerge.DataType, why string, ok bool) {
 	l := logicalOf(e)
-	simple := func(k sparkmerge.Kind) (sparkmerge.DataType, string, bool) { return sparkmerge.Simple(k), "", true }
-	unsupported := func() (sparkmerge.DataType, string, bool) {
-		return t, fmt.Sprintf("Spark does not read physical type %d with annotation %+v", e.Type, l), false
-	}
-	decimal := func(maxPrecision int) (sparkmerge.DataType, string, bool) {
-		p, s := l.Precision, l.Scale
-		if maxPrecision >= 0 && (p < 1 || p > maxPrecision) || p < 1 || p > 38 || s < 0 || s > p {
-			return unsupported()
-		}
-		return sparkmerge.NewDecimal(p, s), "", true
-	}
 	kind := 0
 	if l != nil {
 		kind = l.Kind
 	}
 	switch e.Type {
 	case parquetfooter.Boolean:
-		if kind == 0 {
-			return simple(sparkmerge.KindBoolean)
-		}
+		t, ok = plainType(kind, sparkmerge.KindBoolean)
 	case parquetfooter.Float:
-		if kind == 0 {
-			return simple(sparkmerge.KindFloat)
-		}
+		t, ok = plainType(kind, sparkmerge.KindFloat)
 	case parquetfooter.Double:
-		if kind == 0 {
-			return simple(sparkmerge.KindDouble)
-		}
+		t, ok = plainType(kind, sparkmerge.KindDouble)
 	case parquetfooter.Int32:
-		switch kind {
-		case 0:
-			return simple(sparkmerge.KindInt)
-		case parquetfooter.LogicalInteger:
-			if k, ok := int32Integers[intAnnotation{l.BitWidth, l.Signed}]; ok {
-				return simple(k)
-			}
-		case parquetfooter.LogicalDate:
-			return simple(sparkmerge.KindDate)
-		case parquetfooter.LogicalDecimal:
-			return decimal(9) // Decimal.MAX_INT_DIGITS
-		}
+		t, ok = int32Type(l, kind)
 	case parquetfooter.Int64:
-		switch kind {
-		case 0:
-			return simple(sparkmerge.KindLong)
-		case parquetfooter.LogicalInteger:
-			switch {
-			case l.Signed && l.BitWidth == 64:
-				return simple(sparkmerge.KindLong)
-			case !l.Signed && l.BitWidth == 64:
-				return sparkmerge.NewDecimal(20, 0), "", true
-			}
-		case parquetfooter.LogicalDecimal:
-			return decimal(18) // Decimal.MAX_LONG_DIGITS
-		case parquetfooter.LogicalTimestamp:
-			switch {
-			case l.Unit == parquetfooter.Millis || l.Unit == parquetfooter.Micros:
-				if l.AdjustedToUTC || !conf.InferNTZ {
-					return simple(sparkmerge.KindTimestamp)
-				}
-				return simple(sparkmerge.KindTimestampNTZ)
-			case l.Unit == parquetfooter.Nanos && conf.NanosAsLong:
-				return simple(sparkmerge.KindLong)
-			}
-		}
+		t, ok = int64Type(l, kind, conf)
 	case parquetfooter.Int96:
-		if conf.Int96AsTimestamp {
-			return simple(sparkmerge.KindTimestamp)
-		}
+		t, ok = sparkmerge.Simple(sparkmerge.KindTimestamp), conf.Int96AsTimestamp
 	case parquetfooter.ByteArray:
-		switch kind {
-		case parquetfooter.LogicalString, parquetfooter.LogicalEnum, parquetfooter.LogicalJSON:
-			return simple(sparkmerge.KindString)
-		case 0:
-			if conf.BinaryAsString {
-				return simple(sparkmerge.KindString)
-			}
-			return simple(sparkmerge.KindBinary)
-		case parquetfooter.LogicalBSON:
-			return simple(sparkmerge.KindBinary)
-		case parquetfooter.LogicalDecimal:
-			return decimal(-1)
-		}
+		t, ok = byteArrayType(l, kind, conf)
 	case parquetfooter.FixedLenByteArray:
 		switch kind {
 		case 0:
-			return simple(sparkmerge.KindBinary)
+			t, ok = sparkmerge.Simple(sparkmerge.KindBinary), true
 		case parquetfooter.LogicalDecimal:
-			return decimal(maxPrecisionForBytes(e.TypeLength))
+			t, ok = decimalType(l, maxPrecisionForBytes(e.TypeLength))
 		}
 	}
-	return unsupported()
+	if !ok {
+		return t, fmt.Sprintf("Spark does not read physical type %d with annotation %+v", e.Type, l), false
+	}
+	return t, "", true
+}
+
+// plainType is k for a column without annotation.
+func plainType(kind int, k sparkmerge.Kind) (sparkmerge.DataType, bool) {
+	return sparkmerge.Simple(k), kind == 0
+}
+
+// decimalType is the decimal of annotation l, within maxPrecision digits
+// (-1: up to Spark's 38).
+func decimalType(l *parquetfooter.Logical, maxPrecision int) (sparkmerge.DataType, bool) {
+	p, s := l.Precision, l.Scale
+	if maxPrecision >= 0 && (p < 1 || p > maxPrecision) || p < 1 || p > 38 || s < 0 || s > p {
+		return sparkmerge.DataType{}, false
+	}
+	return sparkmerge.NewDecimal(p, s), true
+}
+
+// int32Type is the type of an INT32 column.
+func int32Type(l *parquetfooter.Logical, kind int) (sparkmerge.DataType, bool) {
+	switch kind {
+	case 0:
+		return sparkmerge.Simple(sparkmerge.KindInt), true
+	case parquetfooter.LogicalInteger:
+		k, ok := int32Integers[intAnnotation{l.BitWidth, l.Signed}]
+		return sparkmerge.Simple(k), ok
+	case parquetfooter.LogicalDate:
+		return sparkmerge.Simple(sparkmerge.KindDate), true
+	case parquetfooter.LogicalDecimal:
+		return decimalType(l, 9) // Decimal.MAX_INT_DIGITS
+	}
+	return sparkmerge.DataType{}, false
+}
+
+// int64Type is the type of an INT64 column.
+func int64Type(l *parquetfooter.Logical, kind int, conf ParquetConf) (sparkmerge.DataType, bool) {
+	switch kind {
+	case 0:
+		return sparkmerge.Simple(sparkmerge.KindLong), true
+	case parquetfooter.LogicalInteger:
+		switch {
+		case l.Signed && l.BitWidth == 64:
+			return sparkmerge.Simple(sparkmerge.KindLong), true
+		case !l.Signed && l.BitWidth == 64:
+			return sparkmerge.NewDecimal(20, 0), true
+		}
+	case parquetfooter.LogicalDecimal:
+		return decimalType(l, 18) // Decimal.MAX_LONG_DIGITS
+	case parquetfooter.LogicalTimestamp:
+		switch {
+		case l.Unit == parquetfooter.Millis || l.Unit == parquetfooter.Micros:
+			if l.AdjustedToUTC || !conf.InferNTZ {
+				return sparkmerge.Simple(sparkmerge.KindTimestamp), true
+			}
+			return sparkmerge.Simple(sparkmerge.KindTimestampNTZ), true
+		case l.Unit == parquetfooter.Nanos && conf.NanosAsLong:
+			return sparkmerge.Simple(sparkmerge.KindLong), true
+		}
+	}
+	return sparkmerge.DataType{}, false
+}
+
+// byteArrayType is the type of a BYTE_ARRAY column.
+func byteArrayType(l *parquetfooter.Logical, kind int, conf ParquetConf) (sparkmerge.DataType, bool) {
+	switch kind {
+	case parquetfooter.LogicalString, parquetfooter.LogicalEnum, parquetfooter.LogicalJSON:
+		return sparkmerge.Simple(sparkmerge.KindString), true
+	case 0:
+		if conf.BinaryAsString {
+			return sparkmerge.Simple(sparkmerge.KindString), true
+		}
+		return sparkmerge.Simple(sparkmerge.KindBinary), true
+	case parquetfooter.LogicalBSON:
+		return sparkmerge.Simple(sparkmerge.KindBinary), true
+	case parquetfooter.LogicalDecimal:
+		return decimalType(l, -1)
+	}
+	return sparkmerge.DataType{}, false
 }
 
 // intAnnotation is an integer annotation: its bit width and signedness.

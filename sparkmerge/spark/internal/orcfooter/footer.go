@@ -347,14 +347,9 @@ func decodeType(b []byte) (*Type, []uint64, error) {
 		case num == 2 && typ == protowire.VarintType:
 			subtypes = append(subtypes, v)
 		case num == 2 && typ == protowire.BytesType: // packed
-			for len(msg) > 0 {
-				x, n := protowire.ConsumeVarint(msg)
-				if n < 0 {
-					return protowire.ParseError(n)
-				}
-				subtypes = append(subtypes, x)
-				msg = msg[n:]
-			}
+			var err error
+			subtypes, err = appendPacked(subtypes, msg)
+			return err
 		case num == 3 && typ == protowire.BytesType:
 			t.FieldNames = append(t.FieldNames, string(msg))
 		case num == 4 && typ == protowire.VarintType:
@@ -364,16 +359,8 @@ func decodeType(b []byte) (*Type, []uint64, error) {
 		case num == 6 && typ == protowire.VarintType:
 			t.Scale, t.HasScale = int(uint32(v)), true
 		case num == 7 && typ == protowire.BytesType:
-			var key, value string
-			if err := fields(msg, func(num protowire.Number, typ protowire.Type, _ uint64, s []byte) error {
-				switch {
-				case num == 1 && typ == protowire.BytesType:
-					key = string(s)
-				case num == 2 && typ == protowire.BytesType:
-					value = string(s)
-				}
-				return nil
-			}); err != nil {
+			key, value, err := decodeAttribute(msg)
+			if err != nil {
 				return err
 			}
 			if t.Attributes == nil {
@@ -390,6 +377,33 @@ func decodeType(b []byte) (*Type, []uint64, error) {
 		return nil, nil, fmt.Errorf("unknown type kind %d", t.Kind)
 	}
 	return t, subtypes, nil
+}
+
+// appendPacked appends the varints of a packed repeated field to to.
+func appendPacked(to []uint64, msg []byte) ([]uint64, error) {
+	for len(msg) > 0 {
+		x, n := protowire.ConsumeVarint(msg)
+		if n < 0 {
+			return to, protowire.ParseError(n)
+		}
+		to = append(to, x)
+		msg = msg[n:]
+	}
+	return to, nil
+}
+
+// decodeAttribute decodes an orc_proto.StringPair, a type's attribute.
+func decodeAttribute(msg []byte) (key, value string, err error) {
+	err = fields(msg, func(num protowire.Number, typ protowire.Type, _ uint64, s []byte) error {
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			key = string(s)
+		case num == 2 && typ == protowire.BytesType:
+			value = string(s)
+		}
+		return nil
+	})
+	return key, value, err
 }
 
 // fields calls f with each field of a protobuf message: a varint's value
