@@ -193,21 +193,6 @@ func TestErrorEmptyDirectory(t *testing.T) {
 	}
 }
 
-func TestErrorEmptyFile(t *testing.T) {
-	t.Parallel()
-	c := etClient(t)
-	for _, name := range []string{"empty.csv", "empty.json"} {
-		t.Run(name, func(t *testing.T) {
-			dir := workDir(t)
-			ok := etWrite(t, dir, "ok.csv", "a,b\n1,x\n")
-			empty := etWrite(t, dir, name, "")
-			_, err := etMerge(t, c, etJob(dir, ok, empty))
-			etWantError(t, err, empty, "no columns", "SourceSpec.Schema")
-			assertNoOutput(t, dir)
-		})
-	}
-}
-
 // TestHeaderOnlyCSV: a CSV file with a header and no rows is valid input:
 // it contributes its columns and no rows.
 func TestHeaderOnlyCSV(t *testing.T) {

@@ -41,6 +41,8 @@ type fakeServer struct {
 	// directories (by path as given), which listings and realPaths
 	// answer.
 	realPathsOf map[string]string
+	// rows are whether a read has rows (haveRows answers), by its paths.
+	rows map[string]bool
 	// clientFS: the server shares the client's filesystem, where it lists
 	// the client's files as well.
 	clientFS bool
@@ -204,7 +206,21 @@ func (f *fakeServer) listFiles(_ context.Context, given string, _ map[string]str
 	if len(files) == 0 {
 		return nil, &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: " + given}
 	}
-	return files, nil
+	// As Spark's scan of a listing: files of 0 bytes skipped.
+	return slices.DeleteFunc(files, func(f remoteFile) bool { return f.size == 0 }), nil
+}
+
+// inputFiles are the paths of the files listFiles lists (its files of 0
+// bytes included), answering "inputFiles <given>".
+func (f *fakeServer) inputFiles(_ context.Context, given string, _ map[string]string) ([]string, error) {
+	if err := f.record("inputFiles " + given); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range f.list(given) {
+		out = append(out, l.path)
+	}
+	return out, nil
 }
 
 // list is the files given means, as Spark lists them: those at or below
@@ -259,6 +275,23 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 			content = content[len(content)-footerTailBytes:] // as fetchedContent
 		}
 		out = append(out, fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis})
+	}
+	return out, nil
+}
+
+// haveRows answers "haveRows <paths>" per read from rows.
+func (f *fakeServer) haveRows(_ context.Context, reads []*Read) ([]bool, error) {
+	out := make([]bool, len(reads))
+	for i, r := range reads {
+		call := "haveRows " + strings.Join(r.Paths, ",")
+		if err := f.record(call); err != nil {
+			return nil, err
+		}
+		has, ok := f.rows[strings.Join(r.Paths, ",")]
+		if !ok {
+			return nil, fmt.Errorf("fake server: no answer for %q", call)
+		}
+		out[i] = has
 	}
 	return out, nil
 }

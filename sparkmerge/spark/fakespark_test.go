@@ -309,6 +309,9 @@ func (f *sparkFake) handle(_ any, stream grpc.ServerStream) error {
 		if pmsg(req, "schema") != nil {
 			call.what = "schema " + classify(call.plan())
 		}
+		if pmsg(req, "input_files") != nil {
+			call.what = "input files"
+		}
 	case "ExecutePlan":
 		call.what = classify(call.plan())
 	case "Config":
@@ -330,6 +333,20 @@ func (f *sparkFake) handle(_ any, stream grpc.ServerStream) error {
 			if reply, handled := f.hook(stream.Context(), call); handled && reply.err != nil {
 				return reply.err
 			}
+		}
+		if call.what == "input files" {
+			// The files a binaryFile read lists, of 0 bytes too.
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			in := pmut(resp, "input_files")
+			list := in.Mutable(field(in, "files")).List()
+			for _, p := range pstrs(dataSourceBelow(pmsg(req, "input_files", "plan", "root")), "paths") {
+				files, _ := f.dataFiles(p)
+				for _, file := range files {
+					list.Append(protoreflect.ValueOfString(file.path))
+				}
+			}
+			return stream.SendMsg(resp.Interface())
 		}
 		f.mu.Lock()
 		ddl, err := f.schemaOf(pmsg(call.plan(), "root"))
@@ -536,8 +553,8 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 			return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist: "+p)}
 		}
 		for _, file := range files {
-			if file.size < minSize || file.size > maxSize {
-				continue
+			if file.size < minSize || file.size > maxSize || file.size == 0 {
+				continue // Spark's scans skip files of 0 bytes
 			}
 			row := []any{file.path, file.size, fakeMTime}
 			if fetch {

@@ -105,6 +105,9 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		listed.given = given
 		files, err = c.listFiles(ctx, given, options)
 	}
+	if err == nil {
+		files, err = c.withZeroByteFiles(ctx, listed.given, options, files)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -252,6 +255,34 @@ func (c *Client) listFiles(ctx context.Context, given string, options map[string
 		files[i].path = sameScheme(given, files[i].path)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	return files, nil
+}
+
+// withZeroByteFiles adds to files, listed from given on the server, the
+// files of 0 bytes there, with size 0: Spark's scans skip them
+// (FileSourceScanExec reads files of a length over 0), so the listing's
+// scan has no row of them, where its file index lists them. They are the
+// merge's to report as empty (see withoutEmptyFiles), never lost without
+// a word.
+func (c *Client) withZeroByteFiles(ctx context.Context, given string, options map[string]string, files []remoteFile) ([]remoteFile, error) {
+	all, err := c.server.inputFiles(ctx, given, options)
+	if err != nil {
+		return nil, fmt.Errorf("list files on the Spark server: %w", err)
+	}
+	scanned := make(map[string]bool, len(files))
+	for _, f := range files {
+		scanned[f.path] = true
+	}
+	added := false
+	for _, p := range all {
+		if p = sameScheme(given, p); !scanned[p] {
+			files = append(files, remoteFile{path: p})
+			scanned[p], added = true, true
+		}
+	}
+	if added {
+		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	}
 	return files, nil
 }
 

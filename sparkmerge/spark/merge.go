@@ -44,6 +44,10 @@ type Planned struct {
 	// Skipped are files in directory sources whose names say another
 	// format than the source's (a README.txt among CSV files): not read.
 	Skipped []string `json:"skipped,omitempty"`
+	// Empty are the input files with no rows and no columns (of 0 bytes,
+	// or a Parquet file without columns or row groups), in input order:
+	// not read, they change nothing in the merge (see withoutEmptyFiles).
+	Empty []string `json:"empty,omitempty"`
 	// Inference is the part of Discovery the client spent typing files
 	// from their contents: work Spark does on the server otherwise (see
 	// [Read.InferredLocally]). The rest is planning and requests to Spark.

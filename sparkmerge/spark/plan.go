@@ -42,10 +42,22 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := c.checkInputs(ctx, job.Target, in.reads, job.Sources); err != nil {
 		return nil, err
 	}
+	var empty []*Read
+	in.reads, empty = withoutEmptyFiles(in.reads)
+	if len(in.reads) == 0 {
+		return nil, nothingToMerge(empty)
+	}
 	progress.report(Progress{Phase: PhaseDiscover, Total: int64(len(in.reads))})
 	found, err := c.discover(ctx, job, in)
 	if err != nil {
 		return nil, err
+	}
+	var columnless []*Read
+	if found.reads, columnless, err = c.withoutColumnlessFiles(ctx, found.reads, job.Parallelism); err != nil {
+		return nil, err
+	}
+	if empty = append(empty, columnless...); len(found.reads) == 0 {
+		return nil, nothingToMerge(empty)
 	}
 	progress.report(Progress{Phase: PhaseDiscover, Finished: true, Done: int64(len(in.reads)), Total: int64(len(in.reads))})
 	if err := addPartitionColumns(found.reads); err != nil {
@@ -58,6 +70,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 	checkParses(planned.Reads, planned.Plan)
 	planned.Skipped, planned.InferenceNote = in.skipped, found.note
+	planned.Empty = emptyNames(empty)
 	planned.RemoteTyped, planned.RemoteFetchJobs = found.remoteTyped, found.fetchJobs
 	planned.Discovery, planned.Inference = time.Since(start), found.inference
 	if err := checkPartitionColumns(job.Target, planned); err != nil {

@@ -34,6 +34,7 @@ type planCase struct {
 	// providers are the tables' formats (fakeServer.providers).
 	providers map[string]string
 	remote    map[string]string // files only the server sees, by path
+	rows      map[string]bool   // whether reads have rows (fakeServer.rows)
 
 	wantErr    string   // a part of the error; "" for none
 	wantErrAs  any      // a pointer to the error type, for errors.As
@@ -175,6 +176,7 @@ func TestPlan(t *testing.T) {
 			wantTarget: "id int, name string",
 			wantCalls: []string{
 				"listFiles s3a://b/in",
+				"inputFiles s3a://b/in",
 				"readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv",
 				"readSchema s3a://b/in/a.csv,s3a://b/in/b.csv",
 			},
@@ -201,7 +203,7 @@ func TestPlan(t *testing.T) {
 				"s3a://b/x.json [s3a://b/x.json]: id bigint, note string; client, pinned",
 			},
 			wantTarget: "id bigint, name string, note string",
-			wantCalls:  []string{"listFiles s3a://b/in", "listFiles s3a://b/x.json", "fetchFiles s3a://b/in", "fetchFiles s3a://b/x.json"},
+			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "listFiles s3a://b/x.json", "inputFiles s3a://b/x.json", "fetchFiles s3a://b/in", "fetchFiles s3a://b/x.json"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.RemoteTyped != 3 || p.RemoteFetchJobs != 2 {
 					t.Errorf("remote typed %d in %d jobs, want 3 in 2", p.RemoteTyped, p.RemoteFetchJobs)
@@ -229,7 +231,7 @@ func TestPlan(t *testing.T) {
 				"s3a://b/in/b.csv [s3a://b/in/b.csv]: id int, note string; pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string, note string",
-			wantCalls:  []string{"listFiles s3a://b/in", "fetchFiles s3a://b/in", "readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"},
+			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in", "readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.RemoteTyped != 0 || p.RemoteFetchJobs != 1 {
 					t.Errorf("remote typed %d in %d jobs, want 0 in 1", p.RemoteTyped, p.RemoteFetchJobs)
@@ -243,7 +245,7 @@ func TestPlan(t *testing.T) {
 			fail:      map[string]error{"fetchFiles s3a://b/in": unreachable},
 			wantErr:   "spark connect server at spark:15002 is unreachable",
 			wantErrAs: new(*UnreachableError),
-			wantCalls: []string{"listFiles s3a://b/in", "fetchFiles s3a://b/in"},
+			wantCalls: []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in"},
 		},
 		{
 			name: "a remote listing mostly of other files is fetched file by file",
@@ -253,7 +255,7 @@ func TestPlan(t *testing.T) {
 			},
 			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"listFiles s3a://b/in", "fetchFiles s3a://b/in/a.csv"},
+			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in/a.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.RemoteTyped != 1 || p.RemoteFetchJobs != 1 || len(p.Skipped) != 1 || p.Skipped[0] != "s3a://b/in/notes.txt" {
 					t.Errorf("remote typed %d in %d jobs, skipped %q: want 1 in 1, the notes skipped", p.RemoteTyped, p.RemoteFetchJobs, p.Skipped)
@@ -271,7 +273,7 @@ func TestPlan(t *testing.T) {
 				"s3a://b/in/n.csv [s3a://b/in/n.csv]: id int, note string; client, pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string, note string",
-			wantCalls:  []string{`listFiles s3a://b/in/\*.csv`, "listFiles s3a://b/in/*.csv", "fetchFiles s3a://b/in/*.csv"},
+			wantCalls:  []string{`listFiles s3a://b/in/\*.csv`, "listFiles s3a://b/in/*.csv", "inputFiles s3a://b/in/*.csv", "fetchFiles s3a://b/in/*.csv"},
 		},
 		{
 			name:   "a server-side path written like a local one keeps its spelling",
@@ -282,14 +284,14 @@ func TestPlan(t *testing.T) {
 				"/sparkmerge-server-only/in/b.csv [/sparkmerge-server-only/in/b.csv]: id int, name string; client, pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"listFiles /sparkmerge-server-only/in", "fetchFiles /sparkmerge-server-only/in"},
+			wantCalls:  []string{"listFiles /sparkmerge-server-only/in", "inputFiles /sparkmerge-server-only/in", "fetchFiles /sparkmerge-server-only/in"},
 		},
 		{
 			name:      "remote files whose names say no format",
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/raw"}}}},
 			remote:    map[string]string{"s3a://b/raw/a.dat": "1", "s3a://b/raw/b.dat": "2"},
 			wantErr:   `read source "s3a://b/raw": cannot tell the format from the names of its 2 files (s3a://b/raw/a.dat, ...)`,
-			wantCalls: []string{"listFiles s3a://b/raw"},
+			wantCalls: []string{"listFiles s3a://b/raw", "inputFiles s3a://b/raw"},
 		},
 		{
 			name:      "a remote path that lists nothing names its source",
@@ -561,7 +563,7 @@ func TestPlan(t *testing.T) {
 					t.Errorf("the large file: %s stamped %+v, want the small one's schema %s and its listed size", big.Schema, big.stamp, small.Schema)
 				}
 			},
-			wantCalls: []string{"listFiles s3a://b/big.parquet", "listFiles s3a://b/small.parquet", "fetchFiles s3a://b/big.parquet", "fetchFiles s3a://b/small.parquet", parquetConf},
+			wantCalls: []string{"listFiles s3a://b/big.parquet", "inputFiles s3a://b/big.parquet", "listFiles s3a://b/small.parquet", "inputFiles s3a://b/small.parquet", "fetchFiles s3a://b/big.parquet", "fetchFiles s3a://b/small.parquet", parquetConf},
 		},
 		{
 			name:    "a remote Parquet footer past the fetched end is left to Spark",
@@ -573,7 +575,7 @@ func TestPlan(t *testing.T) {
 				"s3a://b/wide.parquet [s3a://b/wide.parquet]: id bigint; pinned, mergeSchema=true",
 			},
 			wantTarget: "id bigint",
-			wantCalls:  []string{"listFiles s3a://b/wide.parquet", "fetchFiles s3a://b/wide.parquet", "readSchema s3a://b/wide.parquet"},
+			wantCalls:  []string{"listFiles s3a://b/wide.parquet", "inputFiles s3a://b/wide.parquet", "fetchFiles s3a://b/wide.parquet", "readSchema s3a://b/wide.parquet"},
 		},
 		{
 			name:    "a failed settings request leaves Parquet to Spark",
@@ -611,7 +613,7 @@ func TestPlan(t *testing.T) {
 					t.Errorf("schema %s", got)
 				}
 			},
-			wantCalls: []string{"listFiles s3a://b/big.orc", "listFiles s3a://b/small.orc", "fetchFiles s3a://b/big.orc", "fetchFiles s3a://b/small.orc", orcConf},
+			wantCalls: []string{"listFiles s3a://b/big.orc", "inputFiles s3a://b/big.orc", "listFiles s3a://b/small.orc", "inputFiles s3a://b/small.orc", "fetchFiles s3a://b/big.orc", "fetchFiles s3a://b/small.orc", orcConf},
 		},
 		{
 			name:    "an ORC file is left to Spark under settings the rules do not reproduce",
@@ -698,12 +700,86 @@ func TestPlan(t *testing.T) {
 			wantCalls: []string{"readSchema $D/q.csv"},
 		},
 		{
-			name:      "a source Spark reads no column from",
+			name:      "a source Spark reads no column but rows from",
 			files:     map[string]string{"q.csv": csvQuoted},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}}},
 			schemas:   map[string]string{"readSchema $D/q.csv": ""},
-			wantErr:   `read source "$D/q.csv": it has no columns`,
-			wantCalls: []string{"readSchema $D/q.csv"},
+			rows:      map[string]bool{"$D/q.csv": true},
+			wantErr:   `read source "$D/q.csv": it has rows but no columns`,
+			wantCalls: []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
+		},
+		{
+			name:      "a source without columns Spark cannot read the rows of",
+			files:     map[string]string{"q.csv": csvQuoted},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}}},
+			schemas:   map[string]string{"readSchema $D/q.csv": ""},
+			fail:      map[string]error{"haveRows $D/q.csv": errors.New("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file")},
+			wantErr:   `read source "$D/q.csv": it has no columns, and Spark cannot read its rows ([FAILED_READ_FILE.NO_HINT]`,
+			wantCalls: []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
+		},
+		{
+			// A Parquet file a writer left without columns or row groups
+			// (footer typed by the client, or the schema Spark infers).
+			name:       "a source without columns or rows is empty",
+			files:      map[string]string{"a.csv": csvA, "q.csv": csvQuoted},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}, {Paths: []string{"$D/a.csv"}}}},
+			schemas:    map[string]string{"readSchema $D/q.csv": ""},
+			rows:       map[string]bool{"$D/q.csv": false},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
+			check:      wantEmpty("$D/q.csv"),
+		},
+		{
+			// Neither typed by the client nor asked of Spark (which fails
+			// to infer a Parquet file of 0 bytes, and types a CSV file of
+			// 0 bytes with no columns), on either inference side.
+			name:       "local files of 0 bytes are empty",
+			files:      map[string]string{"a.csv": csvA, "e.csv": "", "z/e.json": "", "z/e.parquet": ""},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/e.csv"}}, {Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/z"}, Format: "json"}, {Paths: []string{"$D/z/e.parquet"}}}},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  nil,
+			check:      wantEmpty("$D/e.csv", "$D/z/e.json", "$D/z/e.parquet"),
+		},
+		{
+			name:       "local files of 0 bytes are empty with Spark's inference",
+			files:      map[string]string{"a.csv": csvA, "e.csv": ""},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D"}}}, SparkInference: true},
+			schemas:    map[string]string{"readSchema $D/a.csv": "id int, name string"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"readSchema $D/a.csv"},
+			check:      wantEmpty("$D/e.csv"),
+		},
+		{
+			// Spark's scan of the listing skips them; its file index
+			// lists them.
+			name:       "remote files of 0 bytes are empty",
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}},
+			remote:     map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/e.csv": "", "s3a://b/in/f.csv": ""},
+			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in"},
+			check:      wantEmpty("s3a://b/in/e.csv", "s3a://b/in/f.csv"),
+		},
+		{
+			name:       "remote files of 0 bytes are empty with Spark's inference",
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, SparkInference: true, Strategy: StrategyUnion},
+			remote:     map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/e.csv": ""},
+			schemas:    map[string]string{"readSchema s3a://b/in/a.csv": "id int, name string"},
+			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; pinned, enforceSchema=false"},
+			wantTarget: "id int, name string",
+			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "readSchema s3a://b/in/a.csv"},
+			check:      wantEmpty("s3a://b/in/e.csv"),
+		},
+		{
+			name:      "every source empty is nothing to merge",
+			files:     map[string]string{"e.csv": ""},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/e.csv"}}, {Paths: []string{"s3a://b/in"}}}},
+			remote:    map[string]string{"s3a://b/in/e.csv": ""},
+			wantErr:   "nothing to merge: every source is empty (no rows and no columns: files of 0 bytes, or without columns): $D/e.csv, s3a://b/in/e.csv",
+			wantCalls: []string{"listFiles s3a://b/in", "inputFiles s3a://b/in"},
 		},
 		{
 			name:      "a partition column the merge lacks",
@@ -746,6 +822,10 @@ func (tt planCase) run(t *testing.T) {
 	}
 	fake.settings = tt.conf
 	fake.providers = tt.providers
+	fake.rows = map[string]bool{}
+	for paths, has := range tt.rows {
+		fake.rows[in(paths)] = has
+	}
 	for p, content := range tt.remote {
 		fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 	}
@@ -1121,5 +1201,31 @@ func TestTune(t *testing.T) {
 				t.Errorf("settings after restore = %v, want %v", fake.settings, tt.settings)
 			}
 		})
+	}
+}
+
+// wantEmpty checks that the plan lists exactly these files as empty ($D
+// is the test's directory), and says so in its text.
+func wantEmpty(files ...string) func(t *testing.T, p *Planned, fake *fakeServer) {
+	return func(t *testing.T, p *Planned, _ *fakeServer) {
+		t.Helper()
+		dir := ""
+		for _, r := range p.Reads {
+			for _, path := range r.Paths {
+				if strings.HasPrefix(path, "/") {
+					dir = filepath.Dir(path)
+				}
+			}
+		}
+		var want []string
+		for _, f := range files {
+			want = append(want, strings.ReplaceAll(f, "$D", dir))
+		}
+		if diff := cmp.Diff(want, p.Empty); diff != "" {
+			t.Errorf("empty files (-want +got):\n%s", diff)
+		}
+		if text := p.String(); !strings.Contains(text, fmt.Sprintf("empty: %d %s with no rows and no columns, not read: %s", len(want), plural(len(want), "file", "files"), strings.Join(want, ", "))) {
+			t.Errorf("the plan's text does not list the empty files:\n%s", text)
+		}
 	}
 }

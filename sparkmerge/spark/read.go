@@ -322,10 +322,9 @@ func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism in
 				// errgroup keeps).
 				return sourceError(r, err)
 			}
+			// A schema without columns is the caller's to judge (see
+			// withoutColumnlessFiles).
 			schema, err := c.server.readSchema(ctx, r)
-			if err == nil && len(schema.Fields) == 0 {
-				err = fmt.Errorf("it has no columns (an empty file, or a CSV without header?): remove it or give its schema (SourceSpec.Schema)")
-			}
 			if err == nil {
 				err = checkCSVHeaderNames(r)
 			}

@@ -39,7 +39,12 @@ type server interface {
 	setConf(ctx context.Context, values map[string]string) error
 	// listFiles lists the data files path given means on the server (see
 	// [Client.listFiles]), named as Spark lists them, in Spark's order.
+	// Files of 0 bytes may be absent: Spark's scans skip them.
 	listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error)
+	// inputFiles are the files path given means as Spark's file index
+	// lists them, files of 0 bytes included, named as Spark lists them
+	// (no Spark job: an analysis).
+	inputFiles(ctx context.Context, given string, options map[string]string) ([]string, error)
 	// fetchFiles returns the contents of files only the server sees (see
 	// [Client.fetchRemoteCopies]).
 	fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFile, error)
@@ -47,6 +52,9 @@ type server interface {
 	// filesystem, by path (see serverRealPath); paths it has none for
 	// are absent.
 	realPaths(ctx context.Context, paths []string) (map[string]string, error)
+	// haveRows says, of each read, whether it has a row: one Spark job
+	// reading at most the first row of each (see withoutColumnlessFiles).
+	haveRows(ctx context.Context, reads []*Read) ([]bool, error)
 	// partitionSchema is the schema of the dataset path given means, with
 	// the reader options, as a binaryFile dataset: its partition columns
 	// are those Spark's read of it in any format has (see
@@ -222,6 +230,10 @@ func (s sessionServer) listFiles(ctx context.Context, given string, options map[
 	return files, nil
 }
 
+func (s sessionServer) inputFiles(ctx context.Context, given string, options map[string]string) ([]string, error) {
+	return s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options}).InputFiles(ctx)
+}
+
 // realPaths are the real paths of paths on the server's own filesystem
 // (see serverRealPath), by path; paths it has none for are absent. One
 // small query.
@@ -246,6 +258,24 @@ func (s sessionServer) realPaths(ctx context.Context, paths []string) (map[strin
 		}
 	}
 	return out, nil
+}
+
+func (s sessionServer) haveRows(ctx context.Context, reads []*Read) ([]bool, error) {
+	frames := make([]connect.Frame, len(reads))
+	for i, r := range reads {
+		frames[i] = readFrame(s.sess, r).Limit(1).SelectExpr(fmt.Sprintf("CAST(%d AS BIGINT) AS i", i))
+	}
+	rows, err := connect.UnionAll(frames).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	has := make([]bool, len(reads))
+	for _, row := range rows.Values {
+		if i, ok := row[0].(int64); ok && i >= 0 && int(i) < len(has) {
+			has[i] = true
+		}
+	}
+	return has, nil
 }
 
 func (s sessionServer) partitionSchema(ctx context.Context, given string, options map[string]string) (sparkmerge.Schema, error) {

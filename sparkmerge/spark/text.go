@@ -57,6 +57,13 @@ func (p *Planned) String() string {
 		}
 		fmt.Fprintf(&b, "  skipped %d %s of another format in directory sources: %s\n", len(p.Skipped), plural(len(p.Skipped), "file", "files"), strings.Join(shown, ", "))
 	}
+	if len(p.Empty) > 0 {
+		shown := p.Empty
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("... and %d more", len(p.Empty)-5))
+		}
+		fmt.Fprintf(&b, "  empty: %d %s with no rows and no columns, not read: %s\n", len(p.Empty), plural(len(p.Empty), "file", "files"), strings.Join(shown, ", "))
+	}
 	if len(p.AddColumns) > 0 {
 		names := make([]string, len(p.AddColumns))
 		for i, f := range p.AddColumns {

@@ -590,7 +590,8 @@ func countRescued(ctx context.Context, rows connect.Frame, col string, empty boo
 // written is what was written: the target, or its staging (which holds
 // only this run's rows, so that an append is checked per source too).
 func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, own bool, p *Planned, read map[string]int64, result *Result) error {
-	// Sources without rows are absent from the counts; list them with 0.
+	// Sources without rows are absent from the counts, and empty files
+	// were not read; list them with 0.
 	for _, r := range p.Reads {
 		names := r.Sources
 		if !r.multiFile() {
@@ -600,6 +601,11 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 			if _, ok := read[name]; !ok {
 				read[name] = 0
 			}
+		}
+	}
+	for _, name := range p.Empty {
+		if _, ok := read[name]; !ok {
+			read[name] = 0
 		}
 	}
 	var total int64
@@ -783,6 +789,11 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 	ctx, progress := withProgress(ctx, job)
 	if err := c.fetchSchemas(ctx, in.reads, job.Parallelism, progress.discovered(0, len(in.reads))); err != nil {
 		return nil, err
+	}
+	for _, r := range in.reads {
+		if len(r.Schema.Fields) == 0 {
+			return nil, sourceError(r, errNoColumns)
+		}
 	}
 	if err := addPartitionColumns(in.reads); err != nil {
 		return nil, err

@@ -271,6 +271,22 @@ func (f Frame) Schema(ctx context.Context) (schema sparkmerge.Schema, err error)
 	return schema, nil
 }
 
+// InputFiles returns the files the frame reads as Spark's file index
+// lists them (AnalyzePlan's input_files, Dataset.inputFiles), as URIs.
+// Unlike a scan of the files, the listing keeps files of 0 bytes, which
+// Spark's scans skip. It runs no job.
+func (f Frame) InputFiles(ctx context.Context) (files []string, err error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	defer guard("input files", &err)
+	files, err = f.s.analyzeInputFiles(ctx, rootPlan(f.rel))
+	if err != nil {
+		return nil, fmt.Errorf("input files: %w", err)
+	}
+	return files, nil
+}
+
 // Count returns the number of rows (an aggregate run on the server).
 func (f Frame) Count(ctx context.Context) (int64, error) {
 	rows, err := f.Aggregate(nil, "count(1) AS `count`").Collect(ctx)

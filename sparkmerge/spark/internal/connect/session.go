@@ -410,6 +410,31 @@ func (s *Session) analyzeSchema(ctx context.Context, plan proto.Message) (dt pro
 	return dt, s.convertError(err)
 }
 
+// analyzeInputFiles runs AnalyzePlan(input_files) on its own request:
+// the upstream executor asks for schemas only.
+func (s *Session) analyzeInputFiles(ctx context.Context, plan proto.Message) (files []string, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("analyze plan", &err)
+		req := s.request("AnalyzePlanRequest")
+		setMsg(mut(req, "input_files"), "plan", plan.ProtoReflect())
+		resp := newMsg("AnalyzePlanResponse")
+		if err := s.invoke(ctx, "AnalyzePlan", req, resp); err != nil {
+			return err
+		}
+		in := getMsg(resp, "input_files")
+		if in == nil {
+			return errors.New("analyze plan: the response has no input files")
+		}
+		list := in.Get(fd(in, "files")).List()
+		files = make([]string, list.Len())
+		for i := range list.Len() {
+			files[i] = list.Get(i).String()
+		}
+		return nil
+	})
+	return files, s.convertError(err)
+}
+
 // executeQuery runs a root plan and returns its result as one Arrow table
 // (nil when the server sent no batch) and the result's schema (nil when
 // the server sent none).

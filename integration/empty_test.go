@@ -1,0 +1,133 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// zeroColumnParquet is a Parquet file without columns, as a writer of an
+// empty frame leaves it: its footer's schema is a root of no fields, with
+// rows row groups of no column chunks (none for 0 rows). Thrift's compact
+// protocol, by hand: no writer of this repository makes such a file.
+func zeroColumnParquet(rows int64) []byte {
+	var b []byte
+	uvarint := func(x uint64) { b = binary.AppendUvarint(b, x) }
+	zigzag := func(x int64) { uvarint(uint64(x<<1) ^ uint64(x>>63)) }
+	b = append(b, 0x15) // 1: version, i32
+	zigzag(1)
+	b = append(b, 0x19, 0x1c) // 2: schema, a list of one struct
+	b = append(b, 0x48)       // 4: name
+	uvarint(6)
+	b = append(b, "schema"...)
+	b = append(b, 0x15) // 5: num_children
+	zigzag(0)
+	b = append(b, 0x00)
+	b = append(b, 0x16) // 3: num_rows, i64
+	zigzag(rows)
+	if rows > 0 {
+		b = append(b, 0x19, 0x1c) // 4: row_groups, one
+		b = append(b, 0x19, 0x0c) // 1: columns, none
+		b = append(b, 0x16)       // 2: total_byte_size
+		zigzag(0)
+		b = append(b, 0x16) // 3: num_rows
+		zigzag(rows)
+		b = append(b, 0x00)
+	} else {
+		b = append(b, 0x19, 0x0c) // 4: row_groups, none
+	}
+	b = append(b, 0x00)
+	out := append([]byte("PAR1"), b...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(b)))
+	return append(out, "PAR1"...)
+}
+
+// A landing zone's empty drops (files of 0 bytes, a CSV file of blank
+// lines, a Parquet file without columns or rows) merge alike on every
+// path: wherever the files live (where the client reads them, a
+// directory only Spark sees, S3), whichever strategy, whichever side
+// infers: not read, listed as empty in the plan, counted with 0 rows by
+// --verify, and the other files' rows merged as Spark reads each alone.
+// On main a local one failed the plan and one only Spark saw was left
+// out of the plan and of rows_read without a word.
+func TestEmptyFilesOnEveryPath(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := map[string][]byte{
+		"csv/a.csv":         []byte("id,v\n1,2.5\n"),
+		"csv/e.csv":         nil,
+		"csv/blank.csv":     []byte("\n\n"),
+		"json/a.json":       []byte("{\"id\":2,\"w\":\"x\"}\n"),
+		"json/e.json":       nil,
+		"parquet/p.parquet": parquetFile(t, "SELECT 3 AS id, 'p' AS w"),
+		"parquet/e.parquet": nil,
+		"parquet/z.parquet": zeroColumnParquet(0),
+	}
+	wantEmpty := []string{"/csv/blank.csv", "/csv/e.csv", "/json/e.json", "/parquet/e.parquet", "/parquet/z.parquet"}
+	wantRows := [][]any{row("1", "2.5", nil), row("2", nil, "x"), row("3", nil, "p")}
+	_, outputs := sparktest.ClusterDir(t)
+	roots := []string{localFiles(t, files), clusterFiles(t, files), objectStoreFiles(t, files)}
+	for i, root := range roots {
+		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
+			for _, sparkInference := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s %s spark inference %v", strings.SplitN(root, ":", 2)[0], strategy, sparkInference), func(t *testing.T) {
+					job := spark.Job{
+						Sources:        pathSources(root+"/csv", root+"/json", root+"/parquet"),
+						Strategy:       strategy,
+						SparkInference: sparkInference,
+						Verify:         true,
+						Target:         spark.Target{Path: fmt.Sprintf("%s/out-%d-%s-%v", outputs, i, strategy, sparkInference)},
+					}
+					res, out := merge(t, c, job)
+					var empty []string
+					for _, e := range res.Planned.Empty {
+						empty = append(empty, strings.TrimPrefix(e, root))
+					}
+					diff(t, "empty files", wantEmpty, slices.Sorted(slices.Values(empty)))
+					if !strings.Contains(res.Planned.String(), "empty: 5 files with no rows and no columns, not read:") {
+						t.Errorf("the plan does not list the empty files:\n%s", res.Planned)
+					}
+					read := map[string]int64{}
+					for _, s := range res.RowsRead {
+						read[strings.TrimPrefix(s.Source, root)] = s.Rows
+					}
+					for _, e := range wantEmpty {
+						if n, ok := read[e]; !ok || n != 0 {
+							t.Errorf("rows read of %s: %d (listed %v), want 0, listed", e, n, ok)
+						}
+					}
+					if !res.Verified || res.RowsWritten != 3 {
+						t.Errorf("verified %v, %d rows written; want verified, 3", res.Verified, res.RowsWritten)
+					}
+					diff(t, "rows", wantRows, parquetRows(t, out, []string{"id", "v", "w"}, "id"))
+				})
+			}
+		}
+	}
+}
+
+// A Parquet file without columns that holds rows is refused while
+// planning, naming it, on every path and either inference side: its rows
+// would merge as rows of nulls, and Spark cannot read them alone. On main
+// the client's footer planner passed it and the merge failed mid-run.
+func TestColumnlessFileWithRowsIsRefused(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := map[string][]byte{"p.parquet": parquetFile(t, "SELECT 3 AS id"), "z.parquet": zeroColumnParquet(3)}
+	for _, root := range []string{localFiles(t, files), clusterFiles(t, files)} {
+		for _, sparkInference := range []bool{false, true} {
+			_, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(root), SparkInference: sparkInference})
+			if err == nil || !strings.Contains(err.Error(), root+"/z.parquet") || !strings.Contains(err.Error(), "remove it, or give its schema") {
+				t.Errorf("%s, spark inference %v: err = %v, want a refusal naming z.parquet", root, sparkInference, err)
+			}
+		}
+	}
+}
