@@ -90,83 +90,32 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		}
 	}
 	recursive := recursiveLookup(options)
-	if !recursive {
-		// Every file below the path, in partition directories or not:
-		// Spark's listing of a partitioned tree leaves out the files
-		// beside its partition directories, which the tree read would
-		// skip without a word (see splitPartitions). For any other path
-		// Spark lists the same files either way.
-		options = withOption(options, "recursiveFileLookup", "true")
-	}
-	listed := &listing{given: literalPath(given), options: options}
-	files, err = c.listFiles(ctx, listed.given, options)
-	if errorClass(err) == "PATH_NOT_FOUND" && literalPath(given) != given {
-		// No file is named so: the path is a pattern.
-		listed.given = given
-		files, err = c.listFiles(ctx, given, options)
-	}
-	if err == nil {
-		files, err = c.withZeroByteFiles(ctx, listed.given, options, files)
-	}
+	listed, err := c.listRemote(ctx, given, options)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	files = dropStaging(given, files)
-	for i := range files {
-		files[i].listing = listed
-	}
-	listed.files = files
-	if len(files) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
-	}
+	files = listed.files
 	format := spec.Format
 	if format == "" {
 		format = defaultFormat
 	}
 	isGlob := IsGlob(given)
 	if format == "" {
-		format = filesFormat(files)
-		if format == "" {
+		if format = filesFormat(files); format == "" {
 			return nil, nil, nil, fmt.Errorf("cannot tell the format from the names of its %d files (%s, ...): set the format (Job.Format or SourceSpec.Format)", len(files), files[0].path)
 		}
 	}
 	if !isGlob && len(files) > 1 {
 		// A directory: its files of another format are not data.
-		var paths []string
-		for _, f := range files {
-			paths = append(paths, f.path)
-		}
-		kept, others := splitByFormat(paths, format)
-		skipped = others
-		byPath := make(map[string]remoteFile, len(files))
-		for _, f := range files {
-			byPath[f.path] = f
-		}
-		files = files[:0]
-		for _, p := range kept {
-			files = append(files, byPath[p])
-		}
+		files, skipped = splitFilesByFormat(files, format)
 	}
 	var filesParts map[string]*partitionFile
 	partitionOpts := partitionOptionsOf(global, spec.Options)
 	if base := optionValue(partitionOpts, "basePath"); !recursive && (!isGlob || base != "") {
 		// A partitioned tree, if its files lie in key=value directories
 		// below its root.
-		root := listed.given
-		if base != "" {
-			root = base
-		}
-		paths := make([]string, len(files))
-		for i, f := range files {
-			paths[i] = f.path
-		}
-		var tree *partitionTree
-		filesParts, tree, err = splitPartitions(given, sameScheme(root, root), paths)
-		if err != nil {
+		if filesParts, err = remotePartitions(given, listed, files, partitionOpts); err != nil {
 			return nil, nil, nil, err
-		}
-		if tree != nil {
-			tree.given, tree.options = listed.given, partitionOpts
 		}
 	}
 	if filesParts == nil && !recursive && !isGlob {
@@ -199,6 +148,78 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		out[i] = one
 	}
 	return out, skipped, files, nil
+}
+
+// listRemote lists the files given means on the server, with the
+// listing options: every file below a directory, in partition
+// directories or not (Spark's listing of a partitioned tree leaves out
+// the files beside its partition directories, which the tree read would
+// skip without a word, see splitPartitions; for any other path Spark
+// lists the same files either way), none in sparkmerge's staging
+// directories. A path no file is named so is a pattern.
+func (c *Client) listRemote(ctx context.Context, given string, options map[string]string) (*listing, error) {
+	if !recursiveLookup(options) {
+		options = withOption(options, "recursiveFileLookup", "true")
+	}
+	listed := &listing{given: literalPath(given), options: options}
+	files, err := c.listFiles(ctx, listed.given, options)
+	if errorClass(err) == "PATH_NOT_FOUND" && literalPath(given) != given {
+		listed.given = given
+		files, err = c.listFiles(ctx, given, options)
+	}
+	if err == nil {
+		files, err = c.withZeroByteFiles(ctx, listed.given, options, files)
+	}
+	if err != nil {
+		return nil, err
+	}
+	files = dropStaging(given, files)
+	for i := range files {
+		files[i].listing = listed
+	}
+	listed.files = files
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
+	}
+	return listed, nil
+}
+
+// splitFilesByFormat keeps a directory's files of format, returning the
+// paths of the others (a README.txt among CSV files).
+func splitFilesByFormat(files []remoteFile, format string) (kept []remoteFile, others []string) {
+	paths := make([]string, len(files))
+	byPath := make(map[string]remoteFile, len(files))
+	for i, f := range files {
+		paths[i] = f.path
+		byPath[f.path] = f
+	}
+	keptPaths, others := splitByFormat(paths, format)
+	for _, p := range keptPaths {
+		kept = append(kept, byPath[p])
+	}
+	return kept, others
+}
+
+// remotePartitions are the partition values of files, by path, when they
+// lie in key=value directories below the listing's root (or basePath);
+// nil when they do not.
+func remotePartitions(given string, listed *listing, files []remoteFile, partitionOpts map[string]string) (map[string]*partitionFile, error) {
+	root := listed.given
+	if base := optionValue(partitionOpts, "basePath"); base != "" {
+		root = base
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.path
+	}
+	filesParts, tree, err := splitPartitions(given, sameScheme(root, root), paths)
+	if err != nil {
+		return nil, err
+	}
+	if tree != nil {
+		tree.given, tree.options = listed.given, partitionOpts
+	}
+	return filesParts, nil
 }
 
 // topLevelFiles keeps the files directly in dir, and the skipped ones

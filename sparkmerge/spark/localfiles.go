@@ -129,45 +129,11 @@ func expandLocalPath(p, format string, options map[string]string) (localListing,
 	if err != nil {
 		return localListing{}, err
 	}
-	base := optionValue(options, "basePath")
-	recursive := recursiveLookup(options)
 	_, literalErr := os.Stat(abs)
 	if IsGlob(p) && literalErr != nil {
 		// A pattern; a path that exists as written (x[12].csv) is that
 		// file, read literally.
-		matches, err := filepath.Glob(abs)
-		if err != nil {
-			return localListing{pattern: true}, fmt.Errorf("bad glob %q: %w", p, err)
-		}
-		if len(matches) == 0 {
-			// Not on this machine: Spark expands the glob on its own
-			// filesystem and says so if nothing matches there either.
-			return localListing{files: []string{p}, pattern: true}, nil
-		}
-		// Like a directory listing: no hidden files, no _SUCCESS markers,
-		// no subdirectories (a glob's files are sources of their own), and
-		// nothing in sparkmerge's own staging directories, which Go's
-		// patterns match like any directory (data/*/*.csv).
-		var files []string
-		for _, m := range matches {
-			name := filepath.Base(m)
-			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || inStagingDir(abs, m) {
-				continue
-			}
-			if info, err := os.Stat(m); err == nil && info.IsDir() {
-				continue
-			}
-			files = append(files, m)
-		}
-		if len(files) == 0 {
-			return localListing{pattern: true}, fmt.Errorf("the pattern %q matches no data files (only hidden files, markers or directories)", p)
-		}
-		sort.Strings(files)
-		listed := localListing{files: files, pattern: true}
-		if base == "" {
-			return listed, nil // Spark reads a pattern's files with no partition values
-		}
-		return localTree(listed, abs, format, options)
+		return expandLocalPattern(p, abs, format, options)
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -180,11 +146,56 @@ func expandLocalPath(p, format string, options map[string]string) (localListing,
 	}
 	if !info.IsDir() {
 		listed := localListing{files: []string{abs}}
-		if base == "" {
+		if optionValue(options, "basePath") == "" {
 			return listed, nil
 		}
 		return localTree(listed, abs, format, options)
 	}
+	return expandLocalDir(abs, format, options)
+}
+
+// expandLocalPattern lists the matches of the pattern p, abs on this
+// machine (see expandLocalPath).
+func expandLocalPattern(p, abs, format string, options map[string]string) (localListing, error) {
+	matches, err := filepath.Glob(abs)
+	if err != nil {
+		return localListing{pattern: true}, fmt.Errorf("bad glob %q: %w", p, err)
+	}
+	if len(matches) == 0 {
+		// Not on this machine: Spark expands the glob on its own
+		// filesystem and says so if nothing matches there either.
+		return localListing{files: []string{p}, pattern: true}, nil
+	}
+	// Like a directory listing: no hidden files, no _SUCCESS markers,
+	// no subdirectories (a glob's files are sources of their own), and
+	// nothing in sparkmerge's own staging directories, which Go's
+	// patterns match like any directory (data/*/*.csv).
+	var files []string
+	for _, m := range matches {
+		name := filepath.Base(m)
+		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || inStagingDir(abs, m) {
+			continue
+		}
+		if info, err := os.Stat(m); err == nil && info.IsDir() {
+			continue
+		}
+		files = append(files, m)
+	}
+	if len(files) == 0 {
+		return localListing{pattern: true}, fmt.Errorf("the pattern %q matches no data files (only hidden files, markers or directories)", p)
+	}
+	sort.Strings(files)
+	listed := localListing{files: files, pattern: true}
+	if optionValue(options, "basePath") == "" {
+		return listed, nil // Spark reads a pattern's files with no partition values
+	}
+	return localTree(listed, abs, format, options)
+}
+
+// expandLocalDir lists the directory abs (see expandLocalPath).
+func expandLocalDir(abs, format string, options map[string]string) (localListing, error) {
+	base := optionValue(options, "basePath")
+	recursive := recursiveLookup(options)
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return localListing{}, err

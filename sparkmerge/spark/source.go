@@ -3,6 +3,7 @@ package spark
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"strings"
 
@@ -176,63 +177,84 @@ func resolveSources(specs []SourceSpec, defaultFormat string, global map[string]
 	}
 	out := make([]resolvedSource, 0, len(specs))
 	for i, spec := range specs {
-		kinds := 0
-		for _, set := range []bool{len(spec.Paths) > 0, spec.Table != "", spec.Query != "", spec.DataFrame != nil} {
-			if set {
-				kinds++
-			}
-		}
-		if kinds != 1 {
-			return nil, fmt.Errorf("source %d (%q): give exactly one of paths, a table, a query and a DataFrame", i+1, spec.DisplayName())
-		}
-		if spec.DataFrame != nil && spec.Name == "" {
-			spec.Name = fmt.Sprintf("dataframe %d", i+1)
-		}
-		if spec.relational() && (spec.Format != "" || spec.Schema != "") && spec.Table == "" {
-			return nil, fmt.Errorf("source %q: a query or DataFrame has its own schema and no format: drop the source's format and schema", spec.DisplayName())
-		}
-		format := spec.Format
-		if format == "" && !spec.relational() {
-			format = defaultFormat
-		}
-		if format == "" && !spec.relational() {
-			format = InferFormat(spec.Paths[0])
-			for _, p := range spec.Paths[1:] {
-				if f := InferFormat(p); f != format {
-					return nil, fmt.Errorf("source %q: paths have different formats (%q and %q): split them into separate sources or set the format", spec.DisplayName(), format, f)
-				}
-			}
-			if format == "" {
-				return nil, fmt.Errorf("source %q: cannot tell the format from the file name: set the format (Job.Format or SourceSpec.Format)", spec.DisplayName())
-			}
-		}
-		options := map[string]string{}
-		if !spec.relational() {
-			for k, v := range defaultReaderOptions(format) {
-				options[k] = v
-			}
-		}
-		if format == "csv" && !spec.relational() && hasTSVExtension(spec.Paths[0]) {
-			options["sep"] = "\t"
-		}
-		if spec.Query == "" && spec.DataFrame == nil { // a query has no reader
-			for k, v := range global {
-				options[k] = v
-			}
-			for k, v := range spec.Options {
-				options[k] = v
-			}
-		}
-		src := resolvedSource{spec: spec, name: spec.DisplayName(), format: format, options: options}
-		if spec.DataFrame != nil {
-			var err error
-			if src.relation, err = connect.RelationOf(spec.DataFrame); err != nil {
-				return nil, fmt.Errorf("source %q: %w", src.name, err)
-			}
+		src, err := resolveSource(i, spec, defaultFormat, global)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, src)
 	}
 	return out, nil
+}
+
+// resolveSource resolves the i-th source (see resolveSources).
+func resolveSource(i int, spec SourceSpec, defaultFormat string, global map[string]string) (resolvedSource, error) {
+	kinds := 0
+	for _, set := range []bool{len(spec.Paths) > 0, spec.Table != "", spec.Query != "", spec.DataFrame != nil} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return resolvedSource{}, fmt.Errorf("source %d (%q): give exactly one of paths, a table, a query and a DataFrame", i+1, spec.DisplayName())
+	}
+	if spec.DataFrame != nil && spec.Name == "" {
+		spec.Name = fmt.Sprintf("dataframe %d", i+1)
+	}
+	if spec.relational() && (spec.Format != "" || spec.Schema != "") && spec.Table == "" {
+		return resolvedSource{}, fmt.Errorf("source %q: a query or DataFrame has its own schema and no format: drop the source's format and schema", spec.DisplayName())
+	}
+	format, err := sourceFormat(spec, defaultFormat)
+	if err != nil {
+		return resolvedSource{}, err
+	}
+	src := resolvedSource{spec: spec, name: spec.DisplayName(), format: format, options: readerOptions(spec, format, global)}
+	if spec.DataFrame != nil {
+		if src.relation, err = connect.RelationOf(spec.DataFrame); err != nil {
+			return resolvedSource{}, fmt.Errorf("source %q: %w", src.name, err)
+		}
+	}
+	return src, nil
+}
+
+// sourceFormat is a path source's format: its own, else the job's, else
+// what its paths' names say (all of them the same). A table, query or
+// DataFrame has none.
+func sourceFormat(spec SourceSpec, defaultFormat string) (string, error) {
+	format := spec.Format
+	if format != "" || spec.relational() {
+		return format, nil
+	}
+	if defaultFormat != "" {
+		return defaultFormat, nil
+	}
+	format = InferFormat(spec.Paths[0])
+	for _, p := range spec.Paths[1:] {
+		if f := InferFormat(p); f != format {
+			return "", fmt.Errorf("source %q: paths have different formats (%q and %q): split them into separate sources or set the format", spec.DisplayName(), format, f)
+		}
+	}
+	if format == "" {
+		return "", fmt.Errorf("source %q: cannot tell the format from the file name: set the format (Job.Format or SourceSpec.Format)", spec.DisplayName())
+	}
+	return format, nil
+}
+
+// readerOptions are a source's reader options: the format's defaults (a
+// tab for .tsv files), then the job's, then the source's own. A query or
+// DataFrame has no reader.
+func readerOptions(spec SourceSpec, format string, global map[string]string) map[string]string {
+	options := map[string]string{}
+	if !spec.relational() {
+		maps.Copy(options, defaultReaderOptions(format))
+		if format == "csv" && hasTSVExtension(spec.Paths[0]) {
+			options["sep"] = "\t"
+		}
+	}
+	if spec.Query == "" && spec.DataFrame == nil {
+		maps.Copy(options, global)
+		maps.Copy(options, spec.Options)
+	}
+	return options
 }
 
 // globChars make a path a pattern in Hadoop's glob syntax, which Spark
