@@ -268,9 +268,11 @@ func runEmittedSQL(t *testing.T, stdout string, reads int) sql.DataFrame {
 // wrote, on generated drifting corpora with nasty values (CSV, JSON,
 // Parquet): the SQL is the merge.
 func TestCLIPlanEmitSQLMatchesMerge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, format := range []string{"csv", "json", "parquet"} {
 		t.Run(format, func(t *testing.T) {
+			t.Parallel()
 			// Before columnarCorpus's exec: the test's own session.
 			session := upstreamSession(t)
 			merged := 0
@@ -675,6 +677,7 @@ func TestCLIVersionNamesTheServer(t *testing.T) {
 // arrays as [x, y], maps as {k -> 1}, 10.0 for a double, NULL, and a wide
 // string whole; not Go's renderings (map[...], [x y], 10).
 func TestCLIShowIsSparks(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	in := filepath.Join(dir, "nested")
 	wide := strings.Repeat("wide-", 12) + "end"

@@ -143,8 +143,11 @@ func TestClusterHeaderShift(t *testing.T) {
 // clusterCase is a set of files merged from where the client reads them and
 // from where only Spark sees them.
 type clusterCase struct {
-	name    string
-	files   map[string][]byte
+	name  string
+	files map[string][]byte
+	// written, when set, makes the files instead (Spark writes them, in
+	// the case's own subtest).
+	written func(t *testing.T) map[string][]byte
 	sources []string // relative to the files' root; "" is the root itself
 	orderBy string
 	policy  sparkmerge.Options
@@ -309,10 +312,12 @@ func clusterCases(t *testing.T) []clusterCase {
 		},
 		{
 			name: "parquet evolution",
-			files: map[string][]byte{
-				"p1.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, CAST(1.25 AS DECIMAL(10,2)) AS amount"),
-				"p2.parquet": parquetFile(t, "SELECT CAST(2 AS BIGINT) AS id, CAST(2.125 AS DECIMAL(12,4)) AS amount, TIMESTAMP'2024-01-02 03:04:05' AS ts"),
-				"p3.parquet": parquetFile(t, "SELECT CAST(3 AS INT) AS id, 'three' AS note"),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"p1.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, CAST(1.25 AS DECIMAL(10,2)) AS amount"),
+					"p2.parquet": parquetFile(t, "SELECT CAST(2 AS BIGINT) AS id, CAST(2.125 AS DECIMAL(12,4)) AS amount, TIMESTAMP'2024-01-02 03:04:05' AS ts"),
+					"p3.parquet": parquetFile(t, "SELECT CAST(3 AS INT) AS id, 'three' AS note"),
+				}
 			},
 			sources: []string{"*.parquet"},
 			orderBy: "id",
@@ -321,9 +326,11 @@ func clusterCases(t *testing.T) []clusterCase {
 			// Over footerTailBytes (64 KiB): typed from the fetched end of
 			// each file alone, a directory fetched by ranges of sizes.
 			name: "parquet files larger than their fetched end",
-			files: map[string][]byte{
-				"big1.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT CAST(id AS INT) AS id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)")),
-				"big2.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT id, sha2(CAST(id AS STRING), 256) AS h, CAST(id AS DOUBLE) / 3 AS third FROM range(3000, 6000)")),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"big1.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT CAST(id AS INT) AS id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)")),
+					"big2.parquet": largerThan(t, 64<<10, parquetFile(t, "SELECT id, sha2(CAST(id AS STRING), 256) AS h, CAST(id AS DOUBLE) / 3 AS third FROM range(3000, 6000)")),
+				}
 			},
 			sources:     []string{""},
 			orderBy:     "id",
@@ -333,12 +340,14 @@ func clusterCases(t *testing.T) []clusterCase {
 			// Typed from their footers by the client, for every codec it
 			// reads: int and bigint, decimals and a new column drift.
 			name: "orc evolution",
-			files: map[string][]byte{
-				"o1.orc": orcFile(t, "zstd", "SELECT CAST(1 AS INT) AS id, CAST(1.25 AS DECIMAL(10,2)) AS amount, TIMESTAMP_NTZ'2024-01-01 00:00:00' AS at"),
-				"o2.orc": orcFile(t, "snappy", "SELECT CAST(2 AS BIGINT) AS id, CAST(2.125 AS DECIMAL(12,4)) AS amount, TIMESTAMP'2024-01-02 03:04:05' AS ts"),
-				"o3.orc": orcFile(t, "zlib", "SELECT CAST(3 AS INT) AS id, 'three' AS note, array(1, 2) AS ints"),
-				"o4.orc": orcFile(t, "lz4", "SELECT CAST(4 AS INT) AS ID, map('k', 1.5D) AS m"),
-				"o5.orc": orcFile(t, "none", "SELECT CAST(5 AS SMALLINT) AS id, INTERVAL '1-2' YEAR TO MONTH AS ym"),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"o1.orc": orcFile(t, "zstd", "SELECT CAST(1 AS INT) AS id, CAST(1.25 AS DECIMAL(10,2)) AS amount, TIMESTAMP_NTZ'2024-01-01 00:00:00' AS at"),
+					"o2.orc": orcFile(t, "snappy", "SELECT CAST(2 AS BIGINT) AS id, CAST(2.125 AS DECIMAL(12,4)) AS amount, TIMESTAMP'2024-01-02 03:04:05' AS ts"),
+					"o3.orc": orcFile(t, "zlib", "SELECT CAST(3 AS INT) AS id, 'three' AS note, array(1, 2) AS ints"),
+					"o4.orc": orcFile(t, "lz4", "SELECT CAST(4 AS INT) AS ID, map('k', 1.5D) AS m"),
+					"o5.orc": orcFile(t, "none", "SELECT CAST(5 AS SMALLINT) AS id, INTERVAL '1-2' YEAR TO MONTH AS ym"),
+				}
 			},
 			sources:     []string{"*.orc"},
 			orderBy:     "id",
@@ -348,9 +357,11 @@ func clusterCases(t *testing.T) []clusterCase {
 			// Over footerTailBytes (64 KiB): typed from the fetched end of
 			// each file alone.
 			name: "orc files larger than their fetched end",
-			files: map[string][]byte{
-				"big1.orc": largerThan(t, 64<<10, orcFile(t, "zstd", "SELECT CAST(id AS INT) AS id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)")),
-				"big2.orc": largerThan(t, 64<<10, orcFile(t, "snappy", "SELECT id, sha2(CAST(id AS STRING), 256) AS h, CAST(id AS DOUBLE) / 3 AS third FROM range(3000, 6000)")),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"big1.orc": largerThan(t, 64<<10, orcFile(t, "zstd", "SELECT CAST(id AS INT) AS id, sha2(CAST(id AS STRING), 512) AS h FROM range(0, 3000)")),
+					"big2.orc": largerThan(t, 64<<10, orcFile(t, "snappy", "SELECT id, sha2(CAST(id AS STRING), 256) AS h, CAST(id AS DOUBLE) / 3 AS third FROM range(3000, 6000)")),
+				}
 			},
 			sources:     []string{""},
 			orderBy:     "id",
@@ -358,9 +369,11 @@ func clusterCases(t *testing.T) []clusterCase {
 		},
 		{
 			name: "partitioned tree",
-			files: map[string][]byte{
-				"day=1/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, 'a' AS v"),
-				"day=2/b.parquet": parquetFile(t, "SELECT CAST(2 AS INT) AS id, 'b' AS v"),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"day=1/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, 'a' AS v"),
+					"day=2/b.parquet": parquetFile(t, "SELECT CAST(2 AS INT) AS id, 'b' AS v"),
+				}
 			},
 			sources: []string{""},
 			orderBy: "id",
@@ -385,11 +398,17 @@ func clusterCases(t *testing.T) []clusterCase {
 // inference), with a provenance column naming each row's file.
 func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 	t.Parallel()
-	c := newClient(t)
 	for _, tc := range clusterCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			local := localFiles(t, tc.files)
-			remotes := []string{clusterFiles(t, tc.files), objectStoreFiles(t, tc.files)}
+			// Cases in parallel, each on a session of its own.
+			t.Parallel()
+			c := newClient(t)
+			files := tc.files
+			if tc.written != nil {
+				files = tc.written(t)
+			}
+			local := localFiles(t, files)
+			remotes := []string{clusterFiles(t, files), objectStoreFiles(t, files)}
 			_, outputs := sparktest.ClusterDir(t)
 			sources := func(root string) []spark.SourceSpec {
 				var paths []string
@@ -404,22 +423,26 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 
 			// The reference: each file read alone by Spark, unioned.
 			_, want := merge(t, c, spark.Job{Sources: sources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, Verify: true})
+			reference := newOracle(want)
 			for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
 				localRes, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
-				sameOutput(t, c, want, fromLocal, tc.orderBy, skipSource)
+				reference.same(t, c, fromLocal, tc.orderBy, skipSource)
 				for i, remote := range remotes {
-					t.Run(strategy.String()+" "+strings.SplitN(remote, ":", 2)[0], func(t *testing.T) {
+					runOnParentSession(t, strategy.String()+" "+strings.SplitN(remote, ":", 2)[0], func(t *testing.T) {
 						res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,
 							Target: spark.Target{Path: fmt.Sprintf("%s/%s-%d", outputs, strategy, i)}})
-						sameOutput(t, c, want, fromRemote, tc.orderBy, skipSource)
+						reference.same(t, c, fromRemote, tc.orderBy, skipSource)
 						if res.RowsWritten == 0 {
 							t.Fatal("wrote no rows")
 						}
 						samePlanShape(t, tc, localRes, res)
 						// Provenance names each file where Spark sees it.
-						_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", remote, fromRemote))
-						_, wantRows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", local, want))
-						diff(t, "provenance, relative to the root", wantRows, rows)
+						provenance := func(root, dir string) [][]any {
+							_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", root, dir))
+							return rows
+						}
+						wantRows := reference.rowsOf(t, "provenance", func(dir string) [][]any { return provenance(local, dir) })
+						diff(t, "provenance, relative to the root", wantRows, provenance(remote, fromRemote))
 					})
 				}
 			}

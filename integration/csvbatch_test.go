@@ -96,7 +96,6 @@ func TestCSVBatchesMatchReadsOneByOne(t *testing.T) {
 // tab) split as the reader does.
 func TestCSVBatchLinesMatchReadsOneByOne(t *testing.T) {
 	t.Parallel()
-	c := newClient(t)
 	cases := []struct {
 		name  string
 		sep   string
@@ -134,6 +133,9 @@ func TestCSVBatchLinesMatchReadsOneByOne(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// Cases in parallel, each on a session of its own.
+			t.Parallel()
+			c := newClient(t)
 			var names []string
 			for name := range tc.files {
 				names = append(names, name)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -324,7 +325,6 @@ func linkedCorpus(t *testing.T, files map[string][]byte, cluster bool) string {
 
 func TestDifferentialReadPaths(t *testing.T) {
 	t.Parallel()
-	c := newClient(t)
 	corpora, first := 3, 0
 	if s := os.Getenv("SPARKMERGE_DIFF_CORPORA"); s != "" {
 		fmt.Sscan(s, &corpora)
@@ -349,8 +349,13 @@ func TestDifferentialReadPaths(t *testing.T) {
 		{"auto, through links", spark.StrategyAuto, false, false, false, true},
 		{"auto, cluster files through links", spark.StrategyAuto, false, true, false, true},
 	}
-	var total, refused int
-	defer func() {
+	// Counted by the corpora, which run in parallel; checked once they all
+	// have (a cleanup runs after the subtests).
+	var (
+		countMu        sync.Mutex
+		total, refused int
+	)
+	t.Cleanup(func() {
 		// Corpora every path refuses alike prove little: most must merge.
 		if !t.Failed() && total == 0 {
 			t.Errorf("no corpus was merged (SPARKMERGE_DIFF_CORPORA=%d): the run proves nothing", corpora)
@@ -359,7 +364,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 			t.Errorf("%d of %d corpora fail to merge at all: make the generator's values mergeable", refused, total)
 		}
 		t.Logf("%d corpora, %d merged on every path, %d refused on every path", total, total-refused, refused)
-	}()
+	})
 	shapes := []corpusShape{{format: "csv"}, {format: "csv", multiLine: true}, {format: "tsv"}, {format: "json"}, {format: "parquet"}, {format: "orc"}, {format: "csv", partitioned: true}}
 	for _, shape := range shapes {
 		for k := first; k < first+corpora; k++ {
@@ -383,6 +388,10 @@ func TestDifferentialReadPaths(t *testing.T) {
 				name += " partitioned"
 			}
 			t.Run(fmt.Sprintf("%s seed %d", name, seed), func(t *testing.T) {
+				// Corpora in parallel, each on a session of its own; its
+				// paths one after another, compared with one oracle.
+				t.Parallel()
+				c := newClient(t)
 				if shape.columnar() {
 					files = columnarCorpus(t, shape.format, files)
 				}
@@ -401,13 +410,16 @@ func TestDifferentialReadPaths(t *testing.T) {
 				} else {
 					_, refErr = c.Merge(context.Background(), job)
 				}
+				countMu.Lock()
 				if refErr != nil {
 					refused++
 					t.Logf("Spark reading each file alone fails: %v", refErr)
 				}
 				total++
+				countMu.Unlock()
+				reference := newOracle(refOut)
 				for _, p := range paths {
-					t.Run(p.name, func(t *testing.T) {
+					runOnParentSession(t, p.name, func(t *testing.T) {
 						root := local
 						switch {
 						case p.linked:
@@ -431,9 +443,9 @@ func TestDifferentialReadPaths(t *testing.T) {
 							// A partition column comes after the columns
 							// of the file that brings it first, in the
 							// reference after every file's columns.
-							sameRowsByName(t, c, refOut, local, job.Target.Path, root)
+							reference.sameByName(t, c, local, job.Target.Path, root)
 						case err == nil:
-							sameOutput(t, c, refOut, job.Target.Path, "", skipSource)
+							reference.same(t, c, job.Target.Path, "", skipSource)
 						}
 					})
 				}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -250,8 +251,51 @@ func describeReads(p *spark.Planned) []string {
 // left out of the rows.
 func sameOutput(t *testing.T, c *spark.Client, want, got, orderBy string, skip func(col string) bool) ([]string, [][]any) {
 	t.Helper()
+	return newOracle(want).same(t, c, got, orderBy, skip)
+}
+
+// oracle is an expected Parquet output that several outputs are compared
+// with (every read path of a corpus): its schema and its rows, read the
+// way a comparison reads them, are asked of Spark once, not once per
+// comparison. Safe for parallel subtests; dir must not change.
+type oracle struct {
+	dir    string
+	mu     sync.Mutex
+	schema []string
+	rows   map[string][][]any // by the query that read them
+}
+
+func newOracle(dir string) *oracle { return &oracle{dir: dir, rows: map[string][][]any{}} }
+
+// schemaOf is schemaOf(o.dir), read once.
+func (o *oracle) schemaOf(t *testing.T, c *spark.Client) []string {
+	t.Helper()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.schema == nil {
+		o.schema = schemaOf(t, c, o.dir)
+	}
+	return o.schema
+}
+
+// rowsOf is read(o.dir), read once per key (which names what read does).
+func (o *oracle) rowsOf(t *testing.T, key string, read func(dir string) [][]any) [][]any {
+	t.Helper()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	rows, ok := o.rows[key]
+	if !ok {
+		rows = read(o.dir)
+		o.rows[key] = rows
+	}
+	return rows
+}
+
+// same is sameOutput against the oracle.
+func (o *oracle) same(t *testing.T, c *spark.Client, got, orderBy string, skip func(col string) bool) ([]string, [][]any) {
+	t.Helper()
 	cols := schemaOf(t, c, got)
-	diff(t, "schema", schemaOf(t, c, want), cols)
+	diff(t, "schema", o.schemaOf(t, c), cols)
 	var names []string
 	for _, col := range cols {
 		if skip == nil || !skip(col) {
@@ -259,7 +303,8 @@ func sameOutput(t *testing.T, c *spark.Client, want, got, orderBy string, skip f
 		}
 	}
 	rows := parquetRows(t, got, names, orderBy)
-	diff(t, "rows", parquetRows(t, want, names, orderBy), rows)
+	key := fmt.Sprintf("parquetRows %q %q", names, orderBy)
+	diff(t, "rows", o.rowsOf(t, key, func(dir string) [][]any { return parquetRows(t, dir, names, orderBy) }), rows)
 	return names, rows
 }
 

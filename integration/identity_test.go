@@ -48,6 +48,7 @@ func symlink(t *testing.T, dir, to, name string) {
 // it reads (it exited 0, verified, and the inputs were gone). A link from
 // the output to the input directory likewise.
 func TestLinkToOutputIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	for _, pl := range places(t) {
 		putFiles(t, pl.host, textFiles(map[string]string{"out/a.csv": "id,v\n1,x\n", "out/b.csv": "id,v\n2,y\n", "data/c.csv": "id,v\n3,z\n"}))
@@ -84,6 +85,7 @@ func TestLinkToOutputIsRefused(t *testing.T) {
 // it, a file and a link to it) is refused, naming both paths, instead of
 // its rows merged twice with --verify passing.
 func TestSameFileThroughLinkIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	for _, pl := range places(t) {
 		putFiles(t, pl.host, textFiles(map[string]string{"data/a.csv": "id,v\n1,x\n", "data/b.csv": "id,v\n2,y\n"}))
@@ -121,6 +123,7 @@ func TestSameFileThroughLinkIsRefused(t *testing.T) {
 // earlier run left beside one of them (.NAME.sparkmerge-UUID): before,
 // its rows were merged too, and verified.
 func TestStagingDirectoriesAreNotInputs(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	staging := ".t.sparkmerge-" + uuid.NewString()
 	for _, pl := range places(t) {
@@ -153,6 +156,7 @@ func TestStagingDirectoriesAreNotInputs(t *testing.T) {
 // filesystem would write is refused (it was written, "verified", where the
 // user cannot see it).
 func TestRelativePathsAreTheClients(t *testing.T) {
+	t.Parallel()
 	dir := workDir(t)
 	writeFiles(t, dir, map[string]string{"in/a.csv": "id,v\n1,x\n"}, "in/a.csv")
 	code, stdout, stderr := cliRunIn(t, dir, "merge", "in", "--out", "rel/out", "--show", "5", "--verify")

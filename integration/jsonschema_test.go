@@ -51,6 +51,7 @@ func validateJSON(t *testing.T, name, out string) {
 // plan (and --emit sql), merge (verified, with rows shown; to a view),
 // schema, version with a server that answers, and an error Spark raised.
 func TestCLIJSONOutputsFollowSchemas(t *testing.T) {
+	t.Parallel()
 	tides := filepath.Join(testdataRoot, "tides")
 	out := filepath.Join(workDir(t), "tides")
 	for _, tc := range []struct {

@@ -20,7 +20,6 @@ import (
 // fails alike.
 func TestOneResultWhateverThePath(t *testing.T) {
 	t.Parallel()
-	c := newClient(t)
 	cases := []struct {
 		name    string
 		files   map[string]string
@@ -59,6 +58,9 @@ func TestOneResultWhateverThePath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// Cases in parallel, each on a session of its own.
+			t.Parallel()
+			c := newClient(t)
 			var names []string
 			for n := range tc.files {
 				names = append(names, n)
@@ -77,6 +79,7 @@ func TestOneResultWhateverThePath(t *testing.T) {
 			if refErr != nil {
 				t.Logf("Spark reading each file alone: %v", refErr)
 			}
+			reference := newOracle(ref)
 			for _, p := range []struct {
 				name           string
 				strategy       spark.Strategy
@@ -89,8 +92,8 @@ func TestOneResultWhateverThePath(t *testing.T) {
 				case refErr == nil && err != nil:
 					t.Errorf("%s: %v", p.name, err)
 				case err == nil:
-					t.Run(p.name, func(t *testing.T) {
-						sameOutput(t, c, ref, out, "", func(col string) bool { return strings.HasPrefix(col, "_source ") })
+					runOnParentSession(t, p.name, func(t *testing.T) {
+						reference.same(t, c, out, "", func(col string) bool { return strings.HasPrefix(col, "_source ") })
 					})
 				}
 			}

@@ -154,7 +154,14 @@ func partitionReferenceOf(t *testing.T, c *spark.Client, format, root string, fi
 // _source relative to each output's root.
 func sameRowsByName(t *testing.T, c *spark.Client, want, wantRoot, got, gotRoot string) {
 	t.Helper()
-	gotCols, wantCols := schemaOf(t, c, got), schemaOf(t, c, want)
+	newOracle(want).sameByName(t, c, wantRoot, got, gotRoot)
+}
+
+// sameByName is sameRowsByName against the oracle, whose _source values
+// lie below wantRoot.
+func (o *oracle) sameByName(t *testing.T, c *spark.Client, wantRoot, got, gotRoot string) {
+	t.Helper()
+	gotCols, wantCols := schemaOf(t, c, got), o.schemaOf(t, c)
 	diff(t, "columns", slices.Sorted(slices.Values(wantCols)), slices.Sorted(slices.Values(gotCols)))
 	rows := func(dir, root string) [][]any {
 		var exprs, order []string
@@ -171,7 +178,8 @@ func sameRowsByName(t *testing.T, c *spark.Client, want, wantRoot, got, gotRoot 
 		_, out := query(t, fmt.Sprintf("SELECT %s FROM parquet.`%s` ORDER BY %s", strings.Join(exprs, ", "), dir, strings.Join(order, ", ")))
 		return out
 	}
-	diff(t, "rows", rows(want, wantRoot), rows(got, gotRoot))
+	key := fmt.Sprintf("by name %q %q", gotCols, wantRoot)
+	diff(t, "rows", o.rowsOf(t, key, func(dir string) [][]any { return rows(dir, wantRoot) }), rows(got, gotRoot))
 }
 
 // treeFiles are the names of a tree's files, sorted.
@@ -231,6 +239,19 @@ type treeCase struct {
 	name   string
 	format string
 	files  map[string][]byte
+	// written, when set, makes the files instead (Spark writes them, in
+	// the case's own subtest).
+	written func(t *testing.T) map[string][]byte
+}
+
+// filesOf is the case's files, written by Spark first for a case of
+// Spark-written files.
+func (tc treeCase) filesOf(t *testing.T) map[string][]byte {
+	t.Helper()
+	if tc.written != nil {
+		return tc.written(t)
+	}
+	return tc.files
 }
 
 // Trees whose files agree on their columns: the merge is Spark's read of
@@ -238,7 +259,7 @@ type treeCase struct {
 // inference over the whole tree: ints (01 is 1), a column of ints and text
 // (01 stays "01"), dates, timestamps (escaped colons), longs, decimals,
 // doubles, escaped text, and nulls (__HIVE_DEFAULT_PARTITION__).
-func agreeingTrees(t *testing.T) []treeCase {
+func agreeingTrees() []treeCase {
 	return []treeCase{
 		{
 			name:   "csv, nested ints with nulls and a column of ints and text",
@@ -261,17 +282,21 @@ func agreeingTrees(t *testing.T) []treeCase {
 		{
 			name:   "parquet, timestamps, longs and decimals",
 			format: "parquet",
-			files: map[string][]byte{
-				"ts=2024-01-02 03%3A04%3A05/n=3000000000/big=12345678901234567890/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, 'x' AS v"),
-				"ts=2024-06-30 23%3A59%3A59.5/n=7/big=1/b.parquet":                           parquetFile(t, "SELECT CAST(2 AS INT) AS id, 'y' AS v"),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"ts=2024-01-02 03%3A04%3A05/n=3000000000/big=12345678901234567890/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, 'x' AS v"),
+					"ts=2024-06-30 23%3A59%3A59.5/n=7/big=1/b.parquet":                           parquetFile(t, "SELECT CAST(2 AS INT) AS id, 'y' AS v"),
+				}
 			},
 		},
 		{
 			name:   "orc, doubles from ints and decimals",
 			format: "orc",
-			files: map[string][]byte{
-				"r=1.5/a.orc": orcFile(t, "zstd", "SELECT CAST(1 AS INT) AS id, 'x' AS v"),
-				"r=2/b.orc":   orcFile(t, "zstd", "SELECT CAST(2 AS INT) AS id, 'y' AS v"),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"r=1.5/a.orc": orcFile(t, "zstd", "SELECT CAST(1 AS INT) AS id, 'x' AS v"),
+					"r=2/b.orc":   orcFile(t, "zstd", "SELECT CAST(2 AS INT) AS id, 'y' AS v"),
+				}
 			},
 		},
 	}
@@ -279,18 +304,21 @@ func agreeingTrees(t *testing.T) []treeCase {
 
 func TestPartitionedTreesMergeAsSparkReadsThem(t *testing.T) {
 	t.Parallel()
-	c := newClient(t)
-	for _, tc := range agreeingTrees(t) {
+	for _, tc := range agreeingTrees() {
 		t.Run(tc.name, func(t *testing.T) {
-			roots := treeRoots(t, tc.files)
-			want := sparkTreeRead(t, tc.format, roots[0].root, true)
-			reference := partitionReference(t, c, tc.format, roots[0].root, treeFiles(tc.files))
+			// Trees in parallel, each on a session of its own.
+			t.Parallel()
+			c := newClient(t)
+			files := tc.filesOf(t)
+			roots := treeRoots(t, files)
+			want := newOracle(sparkTreeRead(t, tc.format, roots[0].root, true))
+			reference := newOracle(partitionReference(t, c, tc.format, roots[0].root, treeFiles(files)))
 			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
 			for _, r := range roots {
-				t.Run(r.name, func(t *testing.T) {
+				runOnParentSession(t, r.name, func(t *testing.T) {
 					_, out := mergeTree(t, c, tc.format, r.root, spark.StrategyAuto, false)
-					sameOutput(t, c, want, out, "", skipSource)
-					sameRowsByName(t, c, reference, roots[0].root, out, r.root)
+					want.same(t, c, out, "", skipSource)
+					reference.sameByName(t, c, roots[0].root, out, r.root)
 				})
 			}
 		})
@@ -301,7 +329,7 @@ func TestPartitionedTreesMergeAsSparkReadsThem(t *testing.T) {
 // that come and go, types that widen across partitions, and partition
 // values of mixed types. Each file's rows are Spark's read of it alone
 // with its partition values as Spark types them over the tree.
-func driftingTrees(t *testing.T) []treeCase {
+func driftingTrees() []treeCase {
 	return []treeCase{
 		{
 			name:   "csv headers drifting across nested partitions",
@@ -335,10 +363,12 @@ func driftingTrees(t *testing.T) []treeCase {
 		{
 			name:   "parquet types drifting across partitions",
 			format: "parquet",
-			files: map[string][]byte{
-				"n=1/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, CAST(10 AS INT) AS x"),
-				"n=2/b.parquet": parquetFile(t, "SELECT CAST(2 AS BIGINT) AS id, 'twenty' AS y"),
-				"n=3/c.parquet": parquetFile(t, "SELECT CAST(3 AS INT) AS id, CAST(3.5 AS DOUBLE) AS x"),
+			written: func(t *testing.T) map[string][]byte {
+				return map[string][]byte{
+					"n=1/a.parquet": parquetFile(t, "SELECT CAST(1 AS INT) AS id, CAST(10 AS INT) AS x"),
+					"n=2/b.parquet": parquetFile(t, "SELECT CAST(2 AS BIGINT) AS id, 'twenty' AS y"),
+					"n=3/c.parquet": parquetFile(t, "SELECT CAST(3 AS INT) AS id, CAST(3.5 AS DOUBLE) AS x"),
+				}
 			},
 		},
 	}
@@ -346,26 +376,29 @@ func driftingTrees(t *testing.T) []treeCase {
 
 func TestPartitionedTreesWithDrift(t *testing.T) {
 	t.Parallel()
-	c := newClient(t)
-	for _, tc := range driftingTrees(t) {
+	for _, tc := range driftingTrees() {
 		t.Run(tc.name, func(t *testing.T) {
-			roots := treeRoots(t, tc.files)
-			reference := partitionReference(t, c, tc.format, roots[0].root, treeFiles(tc.files))
+			// Trees in parallel, each on a session of its own.
+			t.Parallel()
+			c := newClient(t)
+			files := tc.filesOf(t)
+			roots := treeRoots(t, files)
+			reference := newOracle(partitionReference(t, c, tc.format, roots[0].root, treeFiles(files)))
 			for _, r := range roots {
-				t.Run(r.name, func(t *testing.T) {
+				runOnParentSession(t, r.name, func(t *testing.T) {
 					_, out := mergeTree(t, c, tc.format, r.root, spark.StrategyAuto, false)
-					sameRowsByName(t, c, reference, roots[0].root, out, r.root)
+					reference.sameByName(t, c, roots[0].root, out, r.root)
 				})
 			}
 			// The other read paths, on local files (the differential suite
 			// runs them all on generated trees).
-			t.Run("union", func(t *testing.T) {
+			runOnParentSession(t, "union", func(t *testing.T) {
 				_, out := mergeTree(t, c, tc.format, roots[0].root, spark.StrategyUnion, false)
-				sameRowsByName(t, c, reference, roots[0].root, out, roots[0].root)
+				reference.sameByName(t, c, roots[0].root, out, roots[0].root)
 			})
-			t.Run("spark inference", func(t *testing.T) {
+			runOnParentSession(t, "spark inference", func(t *testing.T) {
 				_, out := mergeTree(t, c, tc.format, roots[0].root, spark.StrategyAuto, true)
-				sameRowsByName(t, c, reference, roots[0].root, out, roots[0].root)
+				reference.sameByName(t, c, roots[0].root, out, roots[0].root)
 			})
 		})
 	}

@@ -4,7 +4,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	osexec "os/exec"
@@ -49,6 +48,7 @@ func openPTY(t *testing.T) (follower, leader *os.File) {
 // row is written. Off a terminal the same merge prints one line per
 // phase and no control characters.
 func TestCLIProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	files := map[string][]byte{}
 	for i := range 200 {
 		var b strings.Builder
@@ -70,9 +70,7 @@ func TestCLIProgressOnATerminal(t *testing.T) {
 	out := filepath.Join(workDir(t), "merged")
 
 	follower, leader := openPTY(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, cliBinary(t), "merge", dir, "--out", out, "--verify", "--remote", requireSpark(t))
+	cmd := osexec.CommandContext(testContext(t), cliBinary(t), "merge", dir, "--out", out, "--verify", "--remote", requireSpark(t))
 	cmd.Env = append(os.Environ(), "SPARK_REMOTE=")
 	cmd.Stdout, cmd.Stderr = follower, follower
 	var shown bytes.Buffer

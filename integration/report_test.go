@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // chromium is Debian's headless Chromium (scripts/test.sh installs it).
@@ -37,12 +35,10 @@ func chromium(t *testing.T) string {
 func runChromium(t *testing.T, url string, args ...string) string {
 	t.Helper()
 	bin := chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000"}, args...)
-	cmd := osexec.CommandContext(ctx, bin, append(all, url)...)
+	cmd := osexec.CommandContext(testContext(t), bin, append(all, url)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -74,6 +70,7 @@ var (
 // source; filtering and sorting act on what is shown; a screenshot is
 // taken. It loads nothing from the network: the page is one file.
 func TestDriftReportInChromium(t *testing.T) {
+	t.Parallel()
 	chromium(t)
 	files := map[string][]byte{}
 	for i := range 12 {
@@ -215,6 +212,7 @@ func TestDriftReportInChromium(t *testing.T) {
 // TestDriftReport2000Sources: the report of 2,000 files renders every
 // source in Chromium, and filters them.
 func TestDriftReport2000Sources(t *testing.T) {
+	t.Parallel()
 	chromium(t)
 	files := map[string][]byte{}
 	for i := range 2000 {

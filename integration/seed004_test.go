@@ -82,6 +82,26 @@ func testSessionOf(t *testing.T) sql.SparkSession {
 	return s
 }
 
+// runOnParentSession runs f as a subtest of t, sequential, on t's session:
+// t waits for it, so the session still serves one test at a time, and a
+// loop of subtests (the read paths of one corpus) takes no session each
+// from the pool. f must not call t.Parallel or upstreamSession.
+func runOnParentSession(t *testing.T, name string, f func(t *testing.T)) bool {
+	t.Helper()
+	s := testSessionOf(t)
+	return t.Run(name, func(t *testing.T) {
+		sessionsMu.Lock()
+		sessions[t] = &testSession{s: s, pooled: true}
+		sessionsMu.Unlock()
+		t.Cleanup(func() {
+			sessionsMu.Lock()
+			defer sessionsMu.Unlock()
+			delete(sessions, t)
+		})
+		f(t)
+	})
+}
+
 func newSession(t *testing.T) sql.SparkSession {
 	t.Helper()
 	r := requireSpark(t)
