@@ -66,6 +66,7 @@ func startObjectStore(ctx context.Context) (*objectStore, string, error) {
 	s := &objectStore{endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), jars: jars}
 	s.cmd = exec.Command(moto, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
 	s.cmd.Stdout, s.cmd.Stderr = &s.log, &s.log
+	stopWithParent(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		return nil, "", fmt.Errorf("start %s: %w", moto, err)
 	}

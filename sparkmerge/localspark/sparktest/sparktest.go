@@ -218,6 +218,7 @@ var (
 // StopWithTest stops srv, a server a test started of its own, when the
 // test ends, or when the run is interrupted or terminated first.
 func StopWithTest(t testing.TB, srv *localspark.Server) {
+	reapWhenGone(srv.Container().GetContainerID())
 	testServersMu.Lock()
 	testServers[srv] = true
 	testServersMu.Unlock()
@@ -346,6 +347,7 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 		}
 		return nil, err
 	}
+	reapWhenGone(srv.Container().GetContainerID())
 	fmt.Fprintf(os.Stderr, "sparktest: Spark (%s) ready at %s in %s\n", image, srv.Remote(), time.Since(began).Round(time.Millisecond))
 	return srv, nil
 }
