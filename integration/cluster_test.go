@@ -51,6 +51,39 @@ func objectStoreFiles(t *testing.T, files map[string][]byte) string {
 	return uri
 }
 
+// storeUpload is files uploaded to the object store early, settling while
+// the test does other work (see objectStoreFiles for why they must).
+type storeUpload struct {
+	uri string // "" when the run has no object store
+	at  time.Time
+}
+
+// uploadEarly uploads files under a fresh prefix of the object store, in
+// a subtest of t (which a run without the store skips, not t).
+func uploadEarly(t *testing.T, files map[string][]byte) *storeUpload {
+	t.Helper()
+	u := &storeUpload{}
+	t.Run("upload to the object store", func(t *testing.T) {
+		put, uri := sparktest.ObjectStoreDir(t)
+		for name, content := range files {
+			put(name, content)
+		}
+		u.uri, u.at = uri, time.Now()
+	})
+	return u
+}
+
+// settled returns the files' s3a:// URI once they are as old as
+// objectStoreFiles makes them, skipping t when they were not uploaded.
+func (u *storeUpload) settled(t *testing.T) string {
+	t.Helper()
+	if u.uri == "" {
+		t.Skip("not in the object store (see the upload subtest)")
+	}
+	time.Sleep(time.Until(u.at.Add(2500 * time.Millisecond)))
+	return u.uri
+}
+
 // localFiles writes files into a fresh directory both the client and
 // Spark see at the same path.
 func localFiles(t *testing.T, files map[string][]byte) string {
@@ -408,7 +441,11 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 				files = tc.written(t)
 			}
 			local := localFiles(t, files)
-			remotes := []string{clusterFiles(t, files), objectStoreFiles(t, files)}
+			cluster, store := clusterFiles(t, files), uploadEarly(t, files)
+			remotes := []struct {
+				name string
+				root func(t *testing.T) string
+			}{{"cluster", func(*testing.T) string { return cluster }}, {"s3a", store.settled}}
 			_, outputs := sparktest.ClusterDir(t)
 			sources := func(root string) []spark.SourceSpec {
 				var paths []string
@@ -427,8 +464,9 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 			for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
 				localRes, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
 				reference.same(t, c, fromLocal, tc.orderBy, skipSource)
-				for i, remote := range remotes {
-					runOnParentSession(t, strategy.String()+" "+strings.SplitN(remote, ":", 2)[0], func(t *testing.T) {
+				for i, r := range remotes {
+					runOnParentSession(t, strategy.String()+" "+r.name, func(t *testing.T) {
+						remote := r.root(t)
 						res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,
 							Target: spark.Target{Path: fmt.Sprintf("%s/%s-%d", outputs, strategy, i)}})
 						reference.same(t, c, fromRemote, tc.orderBy, skipSource)

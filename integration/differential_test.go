@@ -397,6 +397,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 				}
 				local := localFiles(t, files)
 				remote := clusterFiles(t, files)
+				store := uploadEarly(t, files)
 				policy := sparkmerge.Options{SourceColumn: "_source"}
 				skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
 				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, ReaderOptions: shape.readerOptions(),
@@ -427,9 +428,9 @@ func TestDifferentialReadPaths(t *testing.T) {
 						case p.cluster:
 							root = remote
 						case p.objectStore:
-							// Uploaded here, so that a machine without the
-							// store skips this path alone, not the corpus.
-							root = objectStoreFiles(t, files)
+							// A machine without the store skips this path
+							// alone, not the corpus.
+							root = store.settled(t)
 						}
 						job := spark.Job{Sources: pathSources(root), Strategy: p.strategy, SparkInference: p.sparkInference, Policy: policy, Verify: true, ReaderOptions: shape.readerOptions(),
 							Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
