@@ -63,7 +63,7 @@ func etMerge(t *testing.T, c *spark.Client, job spark.Job) (*spark.Result, error
 // etRows reads the merged output back.
 func etRows(t *testing.T, c *spark.Client, target spark.Target) spark.Rows {
 	t.Helper()
-	rows, err := c.ReadTarget(testContext(t), target, 1000)
+	rows, err := c.ReadTarget(testContext(t), spark.Job{Target: target}, 1000)
 	if err != nil {
 		t.Fatalf("read back %s: %v", target.Path, err)
 	}

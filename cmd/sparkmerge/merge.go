@@ -124,7 +124,7 @@ func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job s
 	}
 	if err == nil && opts.show > 0 && opts.global.output == "json" {
 		// One document: the result with the rows shown.
-		rows, err := client.ReadTarget(ctx, job.Target, opts.show)
+		rows, err := client.ReadTarget(ctx, job, opts.show)
 		if err != nil {
 			return fmt.Errorf("show merged rows: %w", err)
 		}
@@ -147,7 +147,7 @@ func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job s
 	}
 	if opts.show > 0 {
 		// Spark's own show(): values formatted as Spark prints them.
-		shown, err := client.ShowTarget(ctx, job.Target, opts.show)
+		shown, err := client.ShowTarget(ctx, job, opts.show)
 		if err != nil {
 			return fmt.Errorf("show merged rows: %w", err)
 		}

@@ -21,7 +21,9 @@ import (
 // session (a spark-connect-go session on the same server), lazily. The job
 // must have no target and no Verify (nothing is written). Session settings
 // made on this client (ConnectOptions.Conf) do not apply to session unless
-// both share a session (ConnectOptions.SessionID).
+// both share a session (ConnectOptions.SessionID). A case-sensitive job's
+// result whose names are apart by case alone (c and C) needs
+// spark.sql.caseSensitive=true in session to run.
 func (c *Client) MergeFrame(ctx context.Context, job Job, session sql.SparkSession) (sql.DataFrame, *Planned, error) {
 	if session == nil {
 		return nil, nil, errors.New("merge to a DataFrame: no session given")
@@ -45,7 +47,9 @@ func (c *Client) MergeFrame(ctx context.Context, job Job, session sql.SparkSessi
 // view name in this client's session (global: in global_temp, seen by
 // every session of the server), replacing a view of that name. Nothing is
 // read until the view is queried. The job must have no target and no
-// Verify.
+// Verify. A case-sensitive job's view is made with spark.sql.caseSensitive
+// on; a query of a view whose names are apart by case alone needs it on
+// too (ConnectOptions.Conf).
 func (c *Client) MergeView(ctx context.Context, job Job, name string, global bool) (*Planned, error) {
 	if name == "" {
 		return nil, errors.New("merge to a view: no view name given")
@@ -55,6 +59,11 @@ func (c *Client) MergeView(ctx context.Context, job Job, name string, global boo
 		return nil, err
 	}
 	merged, _ := c.merged(planned)
+	unmatch, err := c.matchNames(ctx, job.Policy)
+	if err != nil {
+		return nil, err
+	}
+	defer unmatch()
 	if !global {
 		c.keepSession.Store(true) // the view is read from the session later
 	}

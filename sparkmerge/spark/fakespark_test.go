@@ -1172,7 +1172,7 @@ func wantVerified(t *testing.T, res *Result, rows int64) {
 // chose.
 func TestSparkFakeAnswersOnlyWhatItWasGiven(t *testing.T) {
 	c, _ := sparkFakeClient(t)
-	_, err := c.ReadTarget(context.Background(), Target{Path: "/lake/out"}, 3)
+	_, err := c.ReadTarget(context.Background(), Job{Target: Target{Path: "/lake/out"}}, 3)
 	wantSparkError(t, err, "FAKE_NO_ANSWER")
 	if !strings.Contains(err.Error(), "no answer for execute limit") {
 		t.Errorf("error %q does not name the call", err)

@@ -495,6 +495,11 @@ func (p *Planned) SQL() (string, error) {
 		return "", fmt.Errorf("render sql: the target has no columns")
 	}
 	var b strings.Builder
+	if p.Plan.CaseSensitive {
+		// Its names may be apart by case alone (c and C), which a
+		// session resolving names case-insensitively refuses.
+		b.WriteString("-- names match case-sensitively: run with spark.sql.caseSensitive=true\n")
+	}
 	if len(ctes) > 0 {
 		b.WriteString("WITH\n" + strings.Join(ctes, ",\n") + "\n")
 	}

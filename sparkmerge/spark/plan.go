@@ -28,6 +28,11 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
+	unmatch, err := c.matchNames(ctx, job.Policy)
+	if err != nil {
+		return nil, err
+	}
+	defer unmatch()
 	restore, err := c.tune(ctx, tuning{fewListingTasks: listsOnServer(job.Sources)})
 	if err != nil {
 		return nil, err

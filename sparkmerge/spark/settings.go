@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
 )
 
 // Session settings a merge changes while it plans and runs, and restores
@@ -137,6 +139,42 @@ func (c *Client) tune(ctx context.Context, t tuning) (restore func(), err error)
 		return restore, nil
 	}
 	return func() { _ = c.server.setConf(context.WithoutCancel(ctx), old) }, nil
+}
+
+// caseSensitiveKey is the session's name resolution: false (Spark's
+// default) takes c and C for one name.
+const caseSensitiveKey = "spark.sql.caseSensitive"
+
+// matchNames has the session resolve names as policy matches them until
+// restore is called. A case-sensitive merge (Options.CaseSensitive) needs
+// spark.sql.caseSensitive=true for every statement it sends: its target
+// may hold columns apart by case alone (a, c, B, C), which Spark otherwise
+// refuses as one column twice (COLUMN_ALREADY_EXISTS), and struct fields a
+// and A, which it would otherwise take for one. The session's own value
+// comes back afterwards, so that a session shared with other work
+// (SessionID) resolves its names as before. A case-insensitive merge
+// leaves the session as it is: its projections spell every name as its
+// source does.
+func (c *Client) matchNames(ctx context.Context, policy sparkmerge.Options) (restore func(), err error) {
+	restore = func() {}
+	if !policy.CaseSensitive {
+		return restore, nil
+	}
+	values, err := c.server.conf(ctx, caseSensitiveKey)
+	if err != nil {
+		return restore, fmt.Errorf("case-sensitive names: read %s: %w", caseSensitiveKey, err)
+	}
+	old, ok := values[caseSensitiveKey]
+	if strings.EqualFold(old, "true") {
+		return restore, nil
+	}
+	if !ok {
+		old = "false" // Spark's default
+	}
+	if err := c.server.setConf(ctx, map[string]string{caseSensitiveKey: "true"}); err != nil {
+		return restore, fmt.Errorf("case-sensitive names (Options.CaseSensitive) need %s=true for the merge's statements, and the server refused it: %w", caseSensitiveKey, err)
+	}
+	return func() { _ = c.server.setConf(context.WithoutCancel(ctx), map[string]string{caseSensitiveKey: old}) }, nil
 }
 
 // localMaster matches a local master's number of cores (local[4]).

@@ -89,7 +89,12 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}
-	job, err := c.resolveJobPaths(ctx, job)
+	unmatch, err := c.matchNames(ctx, job.Policy)
+	if err != nil {
+		return nil, err
+	}
+	defer unmatch()
+	job, err = c.resolveJobPaths(ctx, job)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +119,12 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 	if err := checkTarget(job.Target); err != nil {
 		return nil, err
 	}
-	job, err := c.resolveJobPaths(ctx, job)
+	unmatch, err := c.matchNames(ctx, job.Policy)
+	if err != nil {
+		return nil, err
+	}
+	defer unmatch()
+	job, err = c.resolveJobPaths(ctx, job)
 	if err != nil {
 		return nil, err
 	}
@@ -723,9 +733,16 @@ func inInputOrder(planned *Planned, counts map[string]int64) []string {
 	return out
 }
 
-// ReadTarget returns the first n rows of a written target.
-func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) {
-	t, err := clientTarget(t)
+// ReadTarget returns the first n rows of job's written target, its names
+// resolved as the job matches them (a case-sensitive job's target may hold
+// c and C).
+func (c *Client) ReadTarget(ctx context.Context, job Job, n int) (Rows, error) {
+	unmatch, err := c.matchNames(ctx, job.Policy)
+	if err != nil {
+		return Rows{}, err
+	}
+	defer unmatch()
+	t, err := clientTarget(job.Target)
 	if err != nil {
 		return Rows{}, err
 	}
@@ -733,11 +750,17 @@ func (c *Client) ReadTarget(ctx context.Context, t Target, n int) (Rows, error) 
 	return rowsFrom(rows), err
 }
 
-// ShowTarget renders the first n rows of a written target as Spark's
+// ShowTarget renders the first n rows of job's written target as Spark's
 // show(n, truncate=False) prints them, formatted by Spark itself: values
-// whole (a row's source file is a long path), left-aligned.
-func (c *Client) ShowTarget(ctx context.Context, t Target, n int) (string, error) {
-	t, err := clientTarget(t)
+// whole (a row's source file is a long path), left-aligned; names resolved
+// as the job matches them.
+func (c *Client) ShowTarget(ctx context.Context, job Job, n int) (string, error) {
+	unmatch, err := c.matchNames(ctx, job.Policy)
+	if err != nil {
+		return "", err
+	}
+	defer unmatch()
+	t, err := clientTarget(job.Target)
 	if err != nil {
 		return "", err
 	}

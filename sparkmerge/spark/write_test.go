@@ -511,7 +511,7 @@ func TestReadTarget(t *testing.T) {
 		return sparkReply{cols: []string{"id", "name"}, rows: [][]any{{int64(1), "x"}, {int64(2), nil}}}, call.what == "limit"
 	}
 	ctx := context.Background()
-	got, err := c.ReadTarget(ctx, Target{Path: "/lake/out", Format: "csv", Options: map[string]string{"sep": ";"}}, 5)
+	got, err := c.ReadTarget(ctx, Job{Target: Target{Path: "/lake/out", Format: "csv", Options: map[string]string{"sep": ";"}}}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,7 +529,7 @@ func TestReadTarget(t *testing.T) {
 		t.Errorf("read back as %s, options (-want +got):\n%s", pstr(ds, "format"), diff)
 	}
 
-	if _, err := c.ReadTarget(ctx, Target{Table: "db.t"}, 5); err != nil {
+	if _, err := c.ReadTarget(ctx, Job{Target: Target{Table: "db.t"}}, 5); err != nil {
 		t.Fatal(err)
 	}
 	limit = pmsg(f.recorded("limit")[1].plan(), "root", "limit")
@@ -612,4 +612,129 @@ func TestRowsReadInInputOrder(t *testing.T) {
 	if diff := cmp.Diff(want, inInputOrder(p, counts)); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
+}
+
+// A case-sensitive merge sends every plan with spark.sql.caseSensitive=true
+// (its target may hold columns apart by case alone, c and C, which Spark
+// otherwise refuses as one column twice), reads its target back so, and
+// gives the session its own value back after each: a session shared with
+// other work resolves names as before. A case-insensitive merge never
+// touches the setting; a session already case-sensitive is left alone; a
+// server that refuses the setting fails the merge before any row is
+// written, naming it.
+func TestCaseSensitiveMergeResolvesNamesCaseSensitively(t *testing.T) {
+	// during records the setting at every plan the fake receives.
+	during := func(f *sparkFake) *[]string {
+		var mu sync.Mutex
+		seen := &[]string{}
+		f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			*seen = append(*seen, call.what+": "+f.setting(caseSensitiveKey))
+			return sparkReply{}, false
+		}
+		return seen
+	}
+	allAre := func(t *testing.T, seen []string, value string) {
+		t.Helper()
+		if len(seen) == 0 {
+			t.Fatal("no plan sent")
+		}
+		for _, s := range seen {
+			if !strings.HasSuffix(s, ": "+value) {
+				t.Errorf("%s sent with %s=%q, want %q (all: %v)", strings.SplitN(s, ":", 2)[0], caseSensitiveKey, s[strings.Index(s, ": ")+2:], value, seen)
+			}
+		}
+	}
+	for _, before := range []string{"", "false"} {
+		t.Run("session "+before, func(t *testing.T) {
+			c, f, paths, job := mergeSetup(t)
+			if before != "" {
+				f.settings[caseSensitiveKey] = before
+			}
+			job.Policy.CaseSensitive = true
+			job.Verify = true
+			seen := during(f)
+			res, err := c.Merge(context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantVerified(t, res, 3)
+			if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.storedRows(t, job.Target.Path)); diff != "" {
+				t.Errorf("target rows (-want +got):\n%s", diff)
+			}
+			allAre(t, *seen, "true")
+			if got := f.setting(caseSensitiveKey); got != "false" {
+				t.Errorf("%s after the merge %q, want false (Spark's default, or the session's)", caseSensitiveKey, got)
+			}
+			*seen = nil
+			f.hook = nil
+			seen = during(f)
+			if _, err := c.ReadTarget(context.Background(), job, 5); err != nil && !strings.Contains(err.Error(), "FAKE_NO_ANSWER") {
+				t.Fatal(err)
+			}
+			allAre(t, *seen, "true")
+			if got := f.setting(caseSensitiveKey); got != "false" {
+				t.Errorf("%s after reading the target %q, want false", caseSensitiveKey, got)
+			}
+		})
+	}
+	t.Run("case-insensitive merge", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		if _, err := c.Merge(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range f.recorded("set") {
+			for _, kv := range pairsOf(call) {
+				if kv[0] == caseSensitiveKey {
+					t.Errorf("a case-insensitive merge set %s=%s", kv[0], kv[1])
+				}
+			}
+		}
+	})
+	t.Run("session already case-sensitive", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		f.settings[caseSensitiveKey] = "true"
+		job.Policy.CaseSensitive = true
+		if _, err := c.Merge(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range f.recorded("set") {
+			for _, kv := range pairsOf(call) {
+				if kv[0] == caseSensitiveKey {
+					t.Errorf("set %s=%s in a session that has it true", kv[0], kv[1])
+				}
+			}
+		}
+		if got := f.setting(caseSensitiveKey); got != "true" {
+			t.Errorf("%s after the merge %q, want true", caseSensitiveKey, got)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		f.static[caseSensitiveKey] = true
+		job.Policy.CaseSensitive = true
+		_, err := c.Merge(context.Background(), job)
+		wantSparkError(t, err, "CANNOT_MODIFY_CONFIG")
+		for _, want := range []string{caseSensitiveKey + "=true", "Options.CaseSensitive"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not name %q", err, want)
+			}
+		}
+		if w := f.writes(); len(w) != 0 {
+			t.Errorf("wrote %+v after the refusal", w)
+		}
+	})
+}
+
+// pairsOf are the key-value pairs of a Config set call.
+func pairsOf(call sparkCall) [][2]string {
+	set := pmsg(pmsg(call.req, "operation"), "set")
+	pairs := set.Get(field(set, "pairs")).List()
+	var out [][2]string
+	for i := range pairs.Len() {
+		kv := pairs.Get(i).Message()
+		out = append(out, [2]string{pstr(kv, "key"), pstr(kv, "value")})
+	}
+	return out
 }
