@@ -208,6 +208,10 @@ func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
 		if errors.As(err, &refused) && refused.Reason == infer.NotUTF8 {
 			r.encodingProblem = refused.Error()
 		}
+		var tooDeep *infer.TooDeepError
+		if errors.As(err, &tooDeep) {
+			r.nestingProblem = tooDeep.Error()
+		}
 		return false
 	}
 	switch {

@@ -214,6 +214,9 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	if err := checkEncodings(remote); err != nil {
 		return discovered{}, err
 	}
+	if err := checkNesting(remote); err != nil {
+		return discovered{}, err
+	}
 	// Every other file's own schema, as Spark reads the file alone.
 	if len(found.reads) > 0 {
 		progressIn(ctx).report(Progress{Phase: PhaseDiscover, Done: int64(len(found.reads)), Total: int64(len(in.reads))})
@@ -262,6 +265,19 @@ func checkEncodings(reads []*Read) error {
 	for _, r := range reads {
 		if r.encodingProblem != "" {
 			return fmt.Errorf("source %q is %s: Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", r.Name, r.encodingProblem)
+		}
+	}
+	return nil
+}
+
+// checkNesting refuses a JSON file the client found nests deeper than
+// Spark reads safely, before Spark is asked anything of it: Spark's
+// inference or read of it would end the server (a fatal error on a
+// task's thread), or take the record for a malformed one.
+func checkNesting(reads []*Read) error {
+	for _, r := range reads {
+		if r.nestingProblem != "" {
+			return fmt.Errorf("source %q: %s (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; the file was not sent to Spark", r.Name, r.nestingProblem)
 		}
 	}
 	return nil

@@ -363,6 +363,13 @@ func TestPlan(t *testing.T) {
 			},
 		},
 		{
+			name:      "a JSON file nested deeper than Spark reads safely is refused, never sent to Spark",
+			files:     map[string]string{"a.csv": csvA, "deep.json": "{\"id\":1}\n" + `{"id":2,"a":` + strings.Repeat(`[`, 299) + `1` + strings.Repeat(`]`, 299) + "}\n"},
+			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/deep.json"}}}},
+			wantErr:   `source "$D/deep.json": its record on line 2 nests objects and arrays 300 levels deep, past the 256 that Spark reads safely (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; the file was not sent to Spark`,
+			wantCalls: nil,
+		},
+		{
 			name:  "append with Evolve to a Delta table widens a type and adds a column",
 			files: map[string]string{"a.csv": csvA},
 			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},

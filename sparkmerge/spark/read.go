@@ -76,6 +76,9 @@ type Read struct {
 	// encodingProblem says why the client found the file is not UTF-8
 	// (client inference read it and no encoding was given), or "".
 	encodingProblem string
+	// nestingProblem says how the client found a JSON file nests deeper
+	// than Spark reads safely (infer.TooDeepError), or "".
+	nestingProblem string
 	// shortNumbers: the client read the file and no number in it has more
 	// than 15 digits, so its casts to double are exact (see
 	// infer.CSVFile.ShortNumbers).

@@ -3,6 +3,7 @@ package infer
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,10 +128,11 @@ func scanJSONLines(data []byte) (JSONFile, error) {
 		reprinted []bool                // by key id: see JSONFile.Reprinted
 		stamp     []int                 // by folded key id: the record that last had it
 	)
-	records := 0
+	records, lines := 0, 0
 	for len(data) > 0 {
 		var line []byte
 		var ok bool
+		lines++
 		if line, data, ok = nextLine(data); !ok {
 			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
@@ -142,7 +144,10 @@ func scanJSONLines(data []byte) (JSONFile, error) {
 		if sc.peek() != '{' {
 			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "a record that is not an object")
 		}
-		if err := sc.record(&columns, &seenKey, &reprinted, &stamp, records+1); err != nil {
+		sc.depth = 0
+		if err := sc.record(&columns, &seenKey, &reprinted, &stamp, records+1); errors.Is(err, errJSONTooDeep) {
+			return JSONFile{Raw: raw}, &TooDeepError{Line: lines, Depth: nestingDepth(line)}
+		} else if err != nil {
 			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "a record: %s", err)
 		}
 		if sc.skipSpace(); sc.pos != len(sc.data) {
@@ -179,6 +184,69 @@ func scanJSONLines(data []byte) (JSONFile, error) {
 
 var errJSONUnsupported = errors.New("a value Spark may read differently")
 
+// MaxJSONDepth is how many objects and arrays deep a JSON record may
+// nest, the record itself counting one. Spark reads no deeper safely:
+// its JSON schema inference recurses once per level on a task's thread,
+// and a record nested 400 levels deep ran a Spark 4.0.1 server (local[2],
+// the JVM's default thread stack) out of stack, which ended it (a fatal
+// error ends the executor, with local[N] the whole server), where 300
+// levels were inferred; Jackson, its parser, takes a record of more than
+// 1,000 levels for a malformed one. The rules refuse a deeper record
+// (a [*TooDeepError]), which also bounds what typing one costs: a record
+// of 100,000 levels took the client 10 GB (the type's text, rendered
+// level by level, grows with the square of the depth).
+const MaxJSONDepth = 256
+
+// TooDeepError is the error of a JSON file holding a record nested more
+// than [MaxJSONDepth] levels deep: Spark cannot read it safely.
+type TooDeepError struct {
+	// Line is the line of the first such record (1 is the first), and
+	// Depth how deep it nests.
+	Line, Depth int
+}
+
+func (e *TooDeepError) Error() string {
+	return fmt.Sprintf("its record on line %d nests objects and arrays %d levels deep, past the %d that Spark reads safely", e.Line, e.Depth, MaxJSONDepth)
+}
+
+// nestingDepth is how deep a JSON text nests objects and arrays, counted
+// in one pass without recursion: brackets outside strings.
+func nestingDepth(text []byte) int {
+	depth, deepest := 0, 0
+	inString := false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// errJSONTooDeep is the scanner's error of a record past MaxJSONDepth.
+var errJSONTooDeep = errors.New("nested too deep")
+
+// enter notes that the scanner enters an object or an array, refusing
+// one past MaxJSONDepth before scanning it.
+func (s *jsonScanner) enter() error {
+	if s.depth >= MaxJSONDepth {
+		return errJSONTooDeep
+	}
+	s.depth++
+	return nil
+}
+
+// leave notes that the scanner left an object or an array.
+func (s *jsonScanner) leave() { s.depth-- }
+
 // jsonScanner walks one JSON record by the strict grammar of RFC 8259,
 // which Spark's Jackson parser (with Spark's options) reads the same way;
 // anything looser (NaN, single quotes, leading zeros, comments) is an
@@ -193,6 +261,8 @@ type jsonScanner struct {
 	// likely keys of the next (a file's records mostly share one shape):
 	// comparing bytes is cheaper than hashing them.
 	order []jsonKey
+	// depth is how many objects and arrays hold the scanner's position.
+	depth int
 }
 
 type jsonKey struct {
@@ -331,6 +401,10 @@ func (s *jsonScanner) object() (sparkmerge.DataType, error) {
 // value text to add. first says whether a key's folded spelling is new in
 // the object; top, whether the object is a record (see order).
 func (s *jsonScanner) members(top bool, first func(jsonKey) bool, add func(jsonKey, sparkmerge.DataType, []byte)) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
 	s.pos++ // {
 	s.skipSpace()
 	if s.peek() == '}' {
@@ -391,6 +465,10 @@ func (s *jsonScanner) members(top bool, first func(jsonKey) bool, add func(jsonK
 }
 
 func (s *jsonScanner) array() (sparkmerge.DataType, error) {
+	if err := s.enter(); err != nil {
+		return sparkmerge.DataType{}, err
+	}
+	defer s.leave()
 	s.pos++ // [
 	elem := sparkmerge.Simple(sparkmerge.KindNull)
 	s.skipSpace()

@@ -1,9 +1,11 @@
 package infer
 
 import (
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,5 +148,46 @@ func TestJSONFile(t *testing.T) {
 	}
 	if _, err := (Rules{}).JSONSchema(f.Raw); err == nil {
 		t.Error("zero Rules: no error")
+	}
+}
+
+// nestedRecord is a record whose objects (or, with arrays, arrays under
+// its one key) nest depth levels deep, the record counting one.
+func nestedRecord(depth int, arrays bool) string {
+	open, close := `{"a":`, `}`
+	if arrays {
+		open, close = `[`, `]`
+	}
+	return `{"id":1,"a":` + strings.Repeat(open, depth-1) + `"x"` + strings.Repeat(close, depth-1) + "}"
+}
+
+// A record nested MaxJSONDepth levels deep is typed; one level more, or
+// 100,000 levels (a 600 KB file that took the client 10 GB), is refused
+// as a TooDeepError naming its line and depth, in memory that does not
+// grow with the depth.
+func TestJSONDepthIsBounded(t *testing.T) {
+	for _, arrays := range []bool{false, true} {
+		at := nestedRecord(MaxJSONDepth, arrays)
+		if _, err := scanJSONLines([]byte("{\"id\":0}\n" + at + "\n")); err != nil {
+			t.Errorf("arrays %v: a record %d levels deep: %v", arrays, MaxJSONDepth, err)
+		}
+		for _, depth := range []int{MaxJSONDepth + 1, 100000} {
+			data := []byte("{\"id\":0}\n\n" + nestedRecord(depth, arrays) + "\n")
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := scanJSONLines(data)
+			runtime.ReadMemStats(&after)
+			var tooDeep *TooDeepError
+			if !errors.As(err, &tooDeep) || *tooDeep != (TooDeepError{Line: 3, Depth: depth}) {
+				t.Errorf("arrays %v: a record %d levels deep: err %v, want a TooDeepError of line 3, depth %d", arrays, depth, err, depth)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+				t.Errorf("arrays %v: scanning a record %d levels deep allocated %d KB", arrays, depth, grew>>10)
+			}
+		}
+	}
+	// Brackets in strings do not nest.
+	if d := nestingDepth([]byte(`{"a":"[[{{\"[","b":[{}]}`)); d != 3 {
+		t.Errorf("nestingDepth = %d, want 3", d)
 	}
 }

@@ -1,0 +1,102 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// deepJSON is a JSON-lines record {"id":1,"a":{"a":...{"a":1}...}} whose
+// objects nest depth levels deep, the record counting one.
+func deepJSON(depth int) string {
+	return `{"id":1,"a":` + strings.Repeat(`{"a":`, depth-1) + `1` + strings.Repeat(`}`, depth-1) + "}\n"
+}
+
+// JSON nested as deep as the client types it (MaxJSONDepth, 256) merges
+// as Spark reads the file alone, from files the client reads and files
+// only the cluster sees. A file nested deeper, here 100,000 levels (600
+// KB; the client took 10 GB typing it, and a record of 400 levels ends a
+// Spark 4.0.1 server when Spark infers it), fails the run before Spark
+// is asked anything of it, naming the file, its depth and the bound, with
+// the CLI's memory bounded (its peak resident size) and the server alive.
+func TestDeepJSONIsBounded(t *testing.T) {
+	t.Parallel()
+	const bound = 256
+	files := textFiles(map[string]string{"at.json": deepJSON(bound), "past.json": deepJSON(100000)})
+	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
+	for _, where := range []string{"local", "cluster"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			c := newClient(t)
+			dir := dirs[where]
+			res, out := merge(t, c, spark.Job{Sources: pathSources(dir + "/at.json"), Verify: true})
+			if len(res.Planned.Reads) != 1 || !res.Planned.Reads[0].InferredLocally {
+				t.Errorf("the file at the bound was not typed by the client")
+			}
+			s := testSessionOf(t)
+			df, err := s.Read().Format("json").Load(dir + "/at.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantType, wantRows := typeAndJSONRows(t, df)
+			gotType, gotRows := typeAndJSONRows(t, readAlone(t, s, "parquet", out))
+			diff(t, "type", wantType, gotType)
+			diff(t, "rows", wantRows, gotRows)
+
+			for _, args := range [][]string{
+				{"plan", dir + "/past.json"},
+				{"merge", dir + "/past.json", "--out", filepath.Join(workDir(t), "out")},
+			} {
+				start := time.Now()
+				code, stderr, peak := cliRunMeasured(t, args...)
+				took := time.Since(start)
+				t.Logf("%s: exit %d in %v, peak resident %d MB", args[0], code, took.Round(time.Millisecond), peak>>20)
+				if code == 0 {
+					t.Fatalf("%s of a file nested 100,000 levels deep passed", args[0])
+				}
+				for _, want := range []string{"past.json", "100000 levels deep", "256", "flatten"} {
+					if !strings.Contains(stderr, want) {
+						t.Errorf("%s: the error does not say %q:\n%s", args[0], want, stderr)
+					}
+				}
+				if peak > 512<<20 {
+					t.Errorf("%s: the CLI grew to %d MB typing the file", args[0], peak>>20)
+				}
+			}
+			// The server lives: the file was never sent to it.
+			if _, rows := query(t, "SELECT 1"); len(rows) != 1 {
+				t.Errorf("the server answers %v", rows)
+			}
+		})
+	}
+}
+
+// cliRunMeasured is cliRun, returning the exit code, stderr and the
+// process's peak resident memory in bytes.
+func cliRunMeasured(t *testing.T, args ...string) (code int, stderr string, peak int64) {
+	t.Helper()
+	r := requireSpark(t)
+	cmd := osexec.CommandContext(testContext(t), cliBinary(t), append(args, "--remote", r)...)
+	cmd.Env = append(os.Environ(), "SPARK_REMOTE=")
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
+	err := cmd.Run()
+	var exit *osexec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run sparkmerge %s: %v", strings.Join(args, " "), err)
+	}
+	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peak = usage.Maxrss << 10 // kilobytes on Linux
+	}
+	return cmd.ProcessState.ExitCode(), errBuf.String(), peak
+}
