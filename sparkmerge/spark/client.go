@@ -54,7 +54,9 @@ type ConnectOptions struct {
 	UserAgent string
 	// Conf are session settings set right after connecting, as
 	// spark-submit's --conf sets them (e.g. spark.sql.caseSensitive=true).
-	// A setting the server refuses (a static one) fails Connect.
+	// A setting the server refuses (a static one) fails Connect, and the
+	// session keeps the values it had for the others (all or nothing: a
+	// shared session is left as it was).
 	Conf map[string]string
 	// KeepAlive bounds how long a call waits on a silent connection before
 	// the client pings the server; an unanswered ping (a stalled network)

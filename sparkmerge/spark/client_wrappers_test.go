@@ -3,6 +3,7 @@ package spark
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -214,4 +215,47 @@ func TestTokenSources(t *testing.T) {
 	if tok.AccessToken != "tok-2" || tok.Expiry.Before(before.Add(time.Hour)) {
 		t.Errorf("command token %q expiring %s, want tok-2 in an hour", tok.AccessToken, tok.Expiry)
 	}
+}
+
+// Settings are set all or nothing: the server sets a call's pairs in
+// order and stops at the first it refuses, keeping those before it, so
+// the client puts back what it changed. At Connect (ConnectOptions.Conf,
+// on a session shared with others) a setting the session had comes back
+// to its value and one it had not is unset; a merge whose optional
+// settings the server refuses runs without them and leaves the session's
+// settings as they were.
+func TestRefusedSettingsChangeNothing(t *testing.T) {
+	t.Run("connect", func(t *testing.T) {
+		f := startSparkFake(t)
+		f.settings["spark.a"] = "0"
+		f.static["spark.sql.warehouse.dir"] = true
+		_, err := Connect(context.Background(), "sc://"+f.addr, ConnectOptions{Conf: map[string]string{
+			"spark.a": "1", "spark.b": "1", "spark.sql.warehouse.dir": "/w", "spark.z": "1",
+		}})
+		wantSparkError(t, err, "CANNOT_MODIFY_CONFIG")
+		if diff := cmp.Diff(map[string]string{"spark.a": "0"}, f.settings); diff != "" {
+			t.Errorf("settings after the refusal (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("optional settings", func(t *testing.T) {
+		c, f, _, job := mergeSetup(t)
+		f.settings[parallelListingKey] = "32"
+		f.static[parallelListingKey] = true // after wholeStageKey, which the merge wants too
+		before := maps.Clone(f.settings)
+		if _, err := c.Merge(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		var tried bool
+		for _, call := range f.recorded("set") {
+			for _, kv := range pairsOf(call) {
+				tried = tried || kv[0] == parallelListingKey
+			}
+		}
+		if !tried {
+			t.Fatalf("the merge never asked for %s: the test's merge wants other settings", parallelListingKey)
+		}
+		if diff := cmp.Diff(before, f.settings); diff != "" {
+			t.Errorf("settings after the merge (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -439,15 +439,27 @@ func (f *sparkFake) config(call sparkCall, sid string) (protoreflect.Message, er
 			resp.Mutable(field(resp, "pairs")).List().Append(protoreflect.ValueOfMessage(kv))
 		}
 	case "set":
+		// As Spark's SparkConnectConfigHandler: pair by pair, stopping at
+		// the first refused, those before it kept.
 		pairs := pmsg(op, "set").Get(field(pmsg(op, "set"), "pairs")).List()
 		for i := range pairs.Len() {
-			if k := pstr(pairs.Get(i).Message(), "key"); f.static[k] {
+			kv := pairs.Get(i).Message()
+			k := pstr(kv, "key")
+			if f.static[k] {
 				return nil, sparkErrorOf("CANNOT_MODIFY_CONFIG", "Cannot modify the value of the Spark config: "+k)
 			}
+			f.settings[k] = pstr(kv, "value")
 		}
-		for i := range pairs.Len() {
-			kv := pairs.Get(i).Message()
-			f.settings[pstr(kv, "key")] = pstr(kv, "value")
+	case "get_all":
+		for _, k := range sortedKeys(f.settings) {
+			kv := newProto("KeyValue")
+			pset(kv, "key", k)
+			pset(kv, "value", f.settings[k])
+			resp.Mutable(field(resp, "pairs")).List().Append(protoreflect.ValueOfMessage(kv))
+		}
+	case "unset":
+		for _, k := range pstrs(pmsg(op, "unset"), "keys") {
+			delete(f.settings, k)
 		}
 	}
 	return resp, nil

@@ -549,8 +549,12 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 	return values, s.convertError(err)
 }
 
-// SetConf sets session settings (the Config RPC's set), in one call. The
-// server refuses static settings and unknown spark.sql.* ones.
+// SetConf sets session settings (the Config RPC's set), all or nothing.
+// The server refuses static settings and unknown spark.sql.* ones. It sets
+// a call's pairs one by one and stops at the first it refuses, keeping
+// those before it; so when it refuses one of several, the settings SetConf
+// changed are put back as the session had them (set again, or unset), and
+// a session shared with other clients is left as it was.
 func (s *Session) SetConf(ctx context.Context, values map[string]string) (err error) {
 	if len(values) == 0 {
 		return nil
@@ -560,7 +564,25 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	err = s.retrying(ctx, func() (err error) {
+	var before map[string]string
+	if len(keys) > 1 {
+		if before, err = s.sessionConf(ctx); err != nil {
+			return fmt.Errorf("set config: read the session's settings first: %w", err)
+		}
+	}
+	err = s.setConf(ctx, keys, values)
+	if err == nil || before == nil {
+		return err
+	}
+	if rerr := s.restoreConf(context.WithoutCancel(ctx), keys, before); rerr != nil {
+		return fmt.Errorf("%w (and putting back the settings set before it failed: %v)", err, rerr)
+	}
+	return err
+}
+
+// setConf sends one Config set of keys' values, in keys' order.
+func (s *Session) setConf(ctx context.Context, keys []string, values map[string]string) error {
+	err := s.retrying(ctx, func() (err error) {
 		defer guard("set config", &err)
 		req := s.request("ConfigRequest")
 		set := mut(mut(req, "operation"), "set")
@@ -570,6 +592,67 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 			setString(kv, "value", values[k])
 			appendMsg(set, "pairs", kv)
 		}
+		return s.invoke(ctx, "Config", req, newMsg("ConfigResponse"))
+	})
+	return s.convertError(err)
+}
+
+// sessionConf is every setting the session has a value for (the Config
+// RPC's get_all): set in it, or by the server's own configuration; a
+// setting left at its default is absent.
+func (s *Session) sessionConf(ctx context.Context) (values map[string]string, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("get all config", &err)
+		req := s.request("ConfigRequest")
+		mut(mut(req, "operation"), "get_all")
+		resp := newMsg("ConfigResponse")
+		if err := s.invoke(ctx, "Config", req, resp); err != nil {
+			return err
+		}
+		values = map[string]string{}
+		pairs := resp.Get(fd(resp, "pairs")).List()
+		for i := range pairs.Len() {
+			kv := pairs.Get(i).Message()
+			if v := fd(kv, "value"); kv.Has(v) {
+				values[kv.Get(fd(kv, "key")).String()] = kv.Get(v).String()
+			}
+		}
+		return nil
+	})
+	return values, s.convertError(err)
+}
+
+// restoreConf puts keys back as before had them, where the session's
+// value now differs: set to their earlier value, or unset when the
+// session had none.
+func (s *Session) restoreConf(ctx context.Context, keys []string, before map[string]string) error {
+	now, err := s.sessionConf(ctx)
+	if err != nil {
+		return err
+	}
+	var reset, unset []string
+	for _, k := range keys {
+		old, had := before[k]
+		cur, has := now[k]
+		switch {
+		case had && (!has || cur != old):
+			reset = append(reset, k)
+		case !had && has:
+			unset = append(unset, k)
+		}
+	}
+	if len(reset) > 0 {
+		if err := s.setConf(ctx, reset, before); err != nil {
+			return err
+		}
+	}
+	if len(unset) == 0 {
+		return nil
+	}
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("unset config", &err)
+		req := s.request("ConfigRequest")
+		appendStrings(mut(mut(req, "operation"), "unset"), "keys", unset...)
 		return s.invoke(ctx, "Config", req, newMsg("ConfigResponse"))
 	})
 	return s.convertError(err)
