@@ -138,10 +138,9 @@ func (e *ImageNotFoundError) Error() string {
 
 // Server is a running Spark Connect container.
 type Server struct {
-	ctr     testcontainers.Container
-	port    int
-	image   string
-	formats map[string]string
+	ctr   testcontainers.Container
+	port  int
+	image string
 }
 
 // Remote returns the Spark Connect address, "sc://127.0.0.1:PORT".
@@ -154,11 +153,6 @@ func (s *Server) Port() int { return s.port }
 
 // Image returns the image the server runs.
 func (s *Server) Image() string { return s.image }
-
-// TableFormats returns the table formats the server has, by name
-// ("delta", "iceberg") with their versions, as the image's
-// [TableFormatsLabel] lists them; empty for an image without any.
-func (s *Server) TableFormats() map[string]string { return maps.Clone(s.formats) }
 
 // ParseTableFormats reads a [TableFormatsLabel] value,
 // "delta=4.0.1,iceberg=1.10.1", into the formats and their versions.
@@ -393,7 +387,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 		return nil, err
 	}
-	return &Server{ctr: ctr, port: port, image: opts.Image, formats: formats}, nil
+	return &Server{ctr: ctr, port: port, image: opts.Image}, nil
 }
 
 // checkImage returns the image's labels, and fails with
