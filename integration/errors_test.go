@@ -193,38 +193,6 @@ func TestErrorEmptyDirectory(t *testing.T) {
 	}
 }
 
-// TestHeaderOnlyCSV: a CSV file with a header and no rows is valid input:
-// it contributes its columns and no rows.
-func TestHeaderOnlyCSV(t *testing.T) {
-	t.Parallel()
-	c := etClient(t)
-	dir := workDir(t)
-	header := etWrite(t, dir, "header.csv", "a,extra\n")
-	data := etWrite(t, dir, "data.csv", "a,b\n1,x\n2,y\n")
-	job := etJob(dir, header, data)
-	job.Verify = true
-	job.Policy.SourceColumn = "_source"
-	res, err := etMerge(t, c, job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.RowsWritten != 2 || !res.Verified {
-		t.Errorf("rows written %d, verified %v; want 2, true", res.RowsWritten, res.Verified)
-	}
-	rows := etRows(t, c, job.Target)
-	// Header-only columns have no values to infer a type from: string.
-	if diff := cmp.Diff([]string{"a", "extra", "b", "_source"}, rows.Columns); diff != "" {
-		t.Errorf("columns (-want +got):\n%s", diff)
-	}
-	want := []map[string]any{
-		{"a": "1", "extra": nil, "b": "x", "_source": data},
-		{"a": "2", "extra": nil, "b": "y", "_source": data},
-	}
-	if diff := cmp.Diff(want, etByColumn(rows, "a")); diff != "" {
-		t.Errorf("rows (-want +got):\n%s", diff)
-	}
-}
-
 func TestErrorMalformedRows(t *testing.T) {
 	t.Parallel()
 	c := etClient(t)

@@ -10,6 +10,13 @@ import (
 type Source struct {
 	Name   string
 	Schema Schema
+	// NoRows says that the source has no rows and that its schema's types
+	// were inferred from no value (a CSV file of its header alone, whose
+	// columns Spark's inference makes strings): they are no evidence. Each
+	// of its columns takes the type the other sources give it, and its
+	// own type only where no other source has the column; its projection
+	// gives that column a typed null (there is no value to cast).
+	NoRows bool
 }
 
 // Plan is the result of NewPlan: the target schema and, for every source,
@@ -57,6 +64,8 @@ type SourcePlan struct {
 	// Excluded are the indexes of the source's columns that the
 	// selection (Options.Columns, Exclude) dropped, if any.
 	Excluded []int
+	// NoRows is Source.NoRows.
+	NoRows bool
 }
 
 // Diagnostics says what merging does to one source.
@@ -76,6 +85,9 @@ type Diagnostics struct {
 	// Renamed are the columns whose source spelling differs from the
 	// target's (case, normalizing or Options.Renames).
 	Renamed []Rename
+	// Untyped are the columns of a source without rows (Source.NoRows)
+	// whose type, inferred from no value, yields to the target's.
+	Untyped []TypeChange
 }
 
 // TypeChange is a column whose type changes from the source to the target.
@@ -91,10 +103,14 @@ type Rename struct {
 
 // column is a target column candidate while planning.
 type column struct {
-	name     string // output spelling: first seen
-	key      string
-	present  int        // sources that have it
-	types    []DataType // distinct types in first-seen order
+	name    string // output spelling: first seen
+	key     string
+	present int        // sources that have it
+	types   []DataType // distinct types in first-seen order
+	// guesses are the distinct types of the sources without rows
+	// (Source.NoRows) that have it, which count only when no other
+	// source has it.
+	guesses  []DataType
 	nullable bool
 	refPos   int // position in the reference, -1 if not there
 	refType  *DataType
@@ -310,11 +326,15 @@ func (b *builder) scan() error {
 			c := &b.cols[id]
 			c.present++
 			c.nullable = c.nullable || f.Nullable
-			if !containsType(c.types, &f.Type) {
+			types := &c.types
+			if src.NoRows {
+				types = &c.guesses
+			}
+			if !containsType(*types, &f.Type) {
 				if err := checkNestedNames(src.Name, s, f.Name, f.Type, b.opts.CaseSensitive); err != nil {
 					return err
 				}
-				c.types = append(c.types, f.Type)
+				*types = append(*types, f.Type)
 			}
 		}
 		b.fieldCols[s] = ids
@@ -508,7 +528,7 @@ func (b *builder) types(p *Plan) error {
 			}
 		default:
 			var cl *clash
-			t, cl = b.unifier.unify("", c.types)
+			t, cl = b.unifier.unify("", c.evidence())
 			if cl != nil {
 				cc := b.conflict(id, c.name, false)
 				cc.Path = joinPath(c.name, cl.path)
@@ -517,7 +537,7 @@ func (b *builder) types(p *Plan) error {
 				continue
 			}
 		}
-		nullable = nullable || anyForceNullable(c.types, t)
+		nullable = nullable || anyForceNullable(c.evidence(), t)
 		fields = append(fields, Field{Name: c.name, Type: t, Nullable: nullable})
 	}
 	if len(conflicts) > 0 {
@@ -547,6 +567,15 @@ func (b *builder) types(p *Plan) error {
 		p.Target.Fields = fields
 	}
 	return nil
+}
+
+// evidence are the types the column's values have: those of the sources
+// with rows, or, when none has it, the types inferred from no value.
+func (c *column) evidence() []DataType {
+	if len(c.types) > 0 {
+		return c.types
+	}
+	return c.guesses
 }
 
 // hintsByKey are Options.Hints by the key of the column they name.
@@ -682,6 +711,9 @@ func (b *builder) conflict(id int32, name string, withRef bool) ColumnConflict {
 		cc.Types = append(cc.Types, *b.cols[id].refType)
 	}
 	for s, src := range b.sources {
+		if src.NoRows && len(b.cols[id].types) > 0 {
+			continue // its type yields to the others'
+		}
 		for j, fid := range b.fieldCols[s] {
 			if fid == id {
 				cc.Sources = append(cc.Sources, src.Name)
@@ -713,7 +745,7 @@ func (b *builder) project(p *Plan) {
 				cols[pos] = j
 			}
 		}
-		p.Sources[s] = SourcePlan{Name: src.Name, Schema: src.Schema, Columns: cols, Excluded: excluded}
+		p.Sources[s] = SourcePlan{Name: src.Name, Schema: src.Schema, Columns: cols, Excluded: excluded, NoRows: src.NoRows}
 	}
 }
 
@@ -737,6 +769,10 @@ func (p *Plan) Diagnostics(i int) Diagnostics {
 			d.Renamed = append(d.Renamed, Rename{From: f.Name, To: tf.Name})
 		}
 		if sameExact(f.Type, tf.Type) {
+			continue
+		}
+		if sp.NoRows {
+			d.Untyped = append(d.Untyped, TypeChange{Column: tf.Name, From: f.Type, To: tf.Type})
 			continue
 		}
 		td := diffTypes(tf.Name, f.Type, tf.Type, p.CaseSensitive)

@@ -540,3 +540,64 @@ func TestPlanTextSaysResolvedConflictsAsCasts(t *testing.T) {
 		t.Errorf("plan text:\n%s", text)
 	}
 }
+
+// A source without rows (a CSV file of its header alone, every column a
+// string to Spark's inference) carries no evidence of its columns' types:
+// they take the others' (with a typed null, there being no value to
+// cast, not even where Spark casts no string, as to a struct), so that
+// one empty drop does not turn the merge's typed columns into strings
+// ("string wins" with a file of rows); a column only it has keeps its
+// type. With no source of rows at all, its types stand.
+func TestNewPlanSourceWithoutRows(t *testing.T) {
+	sources := []Source{
+		{Name: "a.csv", Schema: schema(t, "id int, ts timestamp, s struct<x:int>")},
+		{Name: "h.csv", Schema: schema(t, "id string, ts string, extra string, s string"), NoRows: true},
+		{Name: "b.json", Schema: schema(t, "id bigint")},
+	}
+	p, err := NewPlan(sources, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Target.String(), "id bigint, ts timestamp, s struct<x:int>, extra string"; got != want {
+		t.Errorf("target %s, want %s", got, want)
+	}
+	// Typed nulls, guarded: a value there would be rows the file gained
+	// since it was planned without.
+	guard := func(col, t string) string {
+		return "CASE WHEN `" + col + "` IS NULL THEN CAST(NULL AS " + t + ") ELSE raise_error(concat('sparkmerge: column " + col + ": ', 'h.csv', ' had no rows when the merge was planned and now has the value ', `" + col + "`, ': plan the merge again')) END AS `" + col + "`"
+	}
+	wantExprs := []string{guard("id", "bigint"), guard("ts", "timestamp"), guard("s", "struct<x:int>"), "`extra`"}
+	if diff := cmp.Diff(wantExprs, p.SelectExprs(1)); diff != "" {
+		t.Errorf("SelectExprs of the source without rows (-want +got):\n%s", diff)
+	}
+	wantDiag := Diagnostics{Untyped: []TypeChange{
+		{Column: "id", From: Simple(KindString), To: Simple(KindLong)},
+		{Column: "ts", From: Simple(KindString), To: Simple(KindTimestamp)},
+		{Column: "s", From: Simple(KindString), To: mustType(t, "struct<x:int>")},
+	}}
+	if diff := cmp.Diff(wantDiag, p.Diagnostics(1)); diff != "" {
+		t.Errorf("Diagnostics (-want +got):\n%s", diff)
+	}
+	text := p.String()
+	if !strings.Contains(text, "h.csv: 4 columns; no rows; typed as the other sources id string -> bigint, ts string -> timestamp, s string -> struct<x:int>") || !strings.Contains(text, "+ null (no rows)") {
+		t.Errorf("plan text:\n%s", text)
+	}
+	// The same file with rows: string wins, as before.
+	withRows := []Source{sources[0], sources[1]}
+	withRows[0].Schema = schema(t, "id int, ts timestamp")
+	withRows[1].NoRows = false
+	if p, err = NewPlan(withRows, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Target.String(), "id string, ts string, extra string, s string"; got != want {
+		t.Errorf("with rows: target %s, want %s", got, want)
+	}
+	// Only sources without rows: their types stand.
+	p, err = NewPlan([]Source{sources[1], {Name: "h2.csv", Schema: schema(t, "id int"), NoRows: true}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Target.String(), "id string, ts string, extra string, s string"; got != want {
+		t.Errorf("no rows anywhere: target %s, want %s", got, want)
+	}
+}

@@ -34,6 +34,10 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 			Conflicts:   changesJSON(d.Conflicts),
 			Dropped:     nonNil(d.Dropped),
 			Renamed:     []renameJSON{},
+			NoRows:      p.Sources[i].NoRows,
+		}
+		if len(d.Untyped) > 0 {
+			sj.Untyped = changesJSON(d.Untyped)
 		}
 		for _, e := range p.RescueEntries(i) {
 			sj.Rescuable = append(sj.Rescuable, e.Key)
@@ -98,6 +102,10 @@ type sourceJSON struct {
 	Renamed     []renameJSON     `json:"renamed"`
 	// Rescuable are the keys of the values the rescue column may keep.
 	Rescuable []string `json:"rescuable,omitempty"`
+	// NoRows and Untyped: the source has no rows, and these columns'
+	// types, inferred from no value, yield to the target's.
+	NoRows  bool         `json:"no_rows,omitempty"`
+	Untyped []changeJSON `json:"untyped,omitempty"`
 }
 
 type projectionJSON struct {

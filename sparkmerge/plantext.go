@@ -54,6 +54,10 @@ func (p *Plan) String() string {
 		// Conflicts here are resolved: the values are kept, as text.
 		writeChanges(&b, "cast to string (types conflicted)", d.Conflicts)
 		writeList(&b, "dropped", d.Dropped)
+		if sp.NoRows {
+			b.WriteString("; no rows")
+		}
+		writeChanges(&b, "typed as the other sources", d.Untyped)
 		if len(d.Renamed) > 0 {
 			b.WriteString("; renamed ")
 			for j, r := range d.Renamed {
@@ -111,6 +115,9 @@ func cell(pr Projection) string {
 	case ProjectRebuild:
 		return "* " + pr.From.String() + renamed
 	case ProjectNull:
+		if pr.NoRows {
+			return "+ null (no rows)"
+		}
 		return "+ null"
 	case ProjectLiteral:
 		return "source name"

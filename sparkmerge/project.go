@@ -56,6 +56,10 @@ type Projection struct {
 	// the value and its source, or, with Options.Rescue, to give null
 	// and rescue the value.
 	MayFail bool
+	// NoRows marks a null (ProjectNull) that stands for the column
+	// Source of a source without rows (Source.NoRows), whose type, From,
+	// yields to the target's: there is no value to cast.
+	NoRows bool
 }
 
 // Projections returns, for source i, one projection per target column, in
@@ -83,6 +87,12 @@ func (p *Plan) projection(sp *SourcePlan, k int) Projection {
 	}
 	f := &sp.Schema.Fields[j]
 	pr := Projection{Column: tf.Name, Source: f.Name, From: f.Type, To: tf.Type, Nullable: f.Nullable}
+	if sp.NoRows && !sameExact(f.Type, tf.Type) {
+		// A cast of no value: a typed null says the same, and casts
+		// (string to struct) Spark would refuse.
+		pr.Kind, pr.NoRows = ProjectNull, true
+		return pr
+	}
 	switch {
 	case sameExact(f.Type, tf.Type):
 		pr.Kind = ProjectTake
@@ -156,6 +166,9 @@ func (p *Plan) selectExpr(i int, pr Projection) string {
 	case ProjectCast:
 		return p.CastExpr(pr, ident(pr.Source), QuoteString(pr.Input)) + alias
 	case ProjectNull:
+		if pr.NoRows {
+			return noRowsNull(pr, QuoteString(p.Sources[i].Name)) + alias
+		}
 		return typedNull(pr.To) + alias
 	case ProjectRebuild:
 		r := rebuilder{caseSensitive: p.CaseSensitive}
@@ -284,6 +297,17 @@ func castMayFail(from, to DataType) bool {
 }
 
 func typedNull(t DataType) string { return "CAST(NULL AS " + t.String() + ")" }
+
+// noRowsNull is the typed null of a NoRows projection, guarded: a value
+// in the column means its source gained rows since it was planned
+// without, and the query fails naming the value and its source (where, a
+// SQL string expression) rather than merge it as null.
+func noRowsNull(pr Projection, where string) string {
+	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+pr.Column+": ") + ", " + where + ", " +
+		QuoteString(" had no rows when the merge was planned and now has the value ") + ", " + valueText(ident(pr.Source), pr.From) + ", " +
+		QuoteString(": plan the merge again") + "))"
+	return "CASE WHEN " + ident(pr.Source) + " IS NULL THEN " + typedNull(pr.To) + " ELSE " + fail + " END"
+}
 
 // ident backquotes a name. Names reaching it were checked by NewPlan, so the
 // empty name (which QuoteIdent rejects) only comes from a hand-made Plan;

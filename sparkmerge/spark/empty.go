@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/sparkmerge/sparkmerge"
 )
 
 // Empty inputs. A landing zone gets the occasional empty drop: a file of
@@ -111,4 +113,59 @@ func nothingToMerge(empty []*Read) error {
 		shown = append(shown[:5:5], fmt.Sprintf("... and %d more", len(names)-5))
 	}
 	return fmt.Errorf("nothing to merge: every source is empty (no rows and no columns: files of 0 bytes, or without columns): %s; check that the files were written", strings.Join(shown, ", "))
+}
+
+// markHeaderOnly marks the CSV files Spark typed that have no row (their
+// header alone; see Read.noRows), which the client knows of the files it
+// types itself. Spark's inference makes every column of such a file a
+// string, so only files all of whose columns are strings are asked:
+// Spark reads at most the first row of each, under its schema, in jobs
+// of up to headerOnlyBatch files.
+func (c *Client) markHeaderOnly(ctx context.Context, reads []*Read, parallelism int) error {
+	var probes, of []*Read
+	for _, r := range reads {
+		if !inferredFromValues(r) || !allStrings(r) {
+			continue
+		}
+		probe := *r
+		probe.pinned = r.Schema.String() // not inferred again
+		probes, of = append(probes, &probe), append(of, r)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(parallelism, 1))
+	for start := 0; start < len(probes); start += headerOnlyBatch {
+		end := min(start+headerOnlyBatch, len(probes))
+		g.Go(func() error {
+			has, err := c.server.haveRows(gctx, probes[start:end])
+			if err != nil {
+				return fmt.Errorf("find the CSV files without rows among %s, ...: %w", of[start].Name, err)
+			}
+			for i, h := range has {
+				of[start+i].noRows = !h
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// headerOnlyBatch bounds the files one job of markHeaderOnly reads.
+const headerOnlyBatch = 200
+
+// inferredFromValues reports whether r is one CSV file whose types Spark's
+// inference gives from its values: with a header, inferSchema on, and no
+// schema of the user's.
+func inferredFromValues(r *Read) bool {
+	return r.Format == "csv" && !r.relational() && len(r.Paths) == 1 && r.UserSchema == "" &&
+		strings.EqualFold(optionValue(r.Options, "header"), "true") && strings.EqualFold(optionValue(r.Options, "inferSchema"), "true")
+}
+
+// allStrings reports whether r has columns, every one a string.
+func allStrings(r *Read) bool {
+	for _, f := range r.Schema.Fields {
+		if f.Type.Kind != sparkmerge.KindString {
+			return false
+		}
+	}
+	return len(r.Schema.Fields) > 0
 }

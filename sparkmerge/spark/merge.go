@@ -183,7 +183,7 @@ func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
 		var f infer.CSVFile
 		// ShortNumbers holds for a file read even when Spark must type it.
 		f, err = localCSVFile(rules, src, fetched, r.Options)
-		r.Schema, r.shortNumbers, r.headerLine = f.Schema, f.ShortNumbers, f.Header
+		r.Schema, r.shortNumbers, r.headerLine, r.noRows = f.Schema, f.ShortNumbers, f.Header, f.NoRows && err == nil
 		if err == nil {
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
@@ -231,7 +231,7 @@ func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
 func planSources(reads []*Read) []sparkmerge.Source {
 	out := make([]sparkmerge.Source, len(reads))
 	for i, r := range reads {
-		out[i] = sparkmerge.Source{Name: r.Name, Schema: r.Schema}
+		out[i] = sparkmerge.Source{Name: r.Name, Schema: r.Schema, NoRows: r.withoutRows()}
 	}
 	return out
 }

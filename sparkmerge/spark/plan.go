@@ -224,6 +224,9 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	if err := c.fetchSchemas(ctx, remote, job.Parallelism, progressIn(ctx).discovered(len(found.reads), len(in.reads))); err != nil {
 		return discovered{}, err
 	}
+	if err := c.markHeaderOnly(ctx, remote, job.Parallelism); err != nil {
+		return discovered{}, err
+	}
 	found.reads = append(found.reads, remote...)
 	// Back in input order, for first-seen column order.
 	sort.SliceStable(found.reads, func(i, j int) bool { return found.reads[i].order < found.reads[j].order })

@@ -781,6 +781,32 @@ func TestPlan(t *testing.T) {
 			check:      wantEmpty("s3a://b/in/e.csv"),
 		},
 		{
+			// Its columns are strings to the inference, from no value:
+			// they take the other file's types, not string.
+			name:       "a local CSV file of its header alone is typed by the others",
+			files:      map[string]string{"a.csv": csvA, "h.csv": "id,name,extra\n"},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/h.csv"}}, {Paths: []string{"$D/a.csv"}}}, Strategy: StrategyUnion},
+			wantTarget: "id int, name string, extra string",
+			wantCalls:  nil,
+			check:      wantNoRows("$D/h.csv"),
+		},
+		{
+			// Spark types the files; a file all of whose columns are
+			// strings is asked for a row, under its schema.
+			name:  "a CSV file of its header alone is typed by the others with Spark's inference",
+			files: map[string]string{"a.csv": csvA, "h.csv": "id,name,extra\n", "s.csv": "name,extra\nx,y\n"},
+			job:   Job{Sources: []SourceSpec{{Paths: []string{"$D/h.csv"}}, {Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/s.csv"}}}, SparkInference: true, Strategy: StrategyUnion},
+			schemas: map[string]string{
+				"readSchema $D/h.csv": "id string, name string, extra string",
+				"readSchema $D/a.csv": "id int, name string",
+				"readSchema $D/s.csv": "name string, extra string",
+			},
+			rows:       map[string]bool{"$D/h.csv": false, "$D/s.csv": true},
+			wantTarget: "id int, name string, extra string",
+			wantCalls:  []string{"readSchema $D/h.csv", "readSchema $D/a.csv", "readSchema $D/s.csv", "haveRows $D/h.csv", "haveRows $D/s.csv"},
+			check:      wantNoRows("$D/h.csv"),
+		},
+		{
 			name:      "every source empty is nothing to merge",
 			files:     map[string]string{"e.csv": ""},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/e.csv"}}, {Paths: []string{"s3a://b/in"}}}},
@@ -1233,6 +1259,29 @@ func wantEmpty(files ...string) func(t *testing.T, p *Planned, fake *fakeServer)
 		}
 		if text := p.String(); !strings.Contains(text, fmt.Sprintf("empty: %d %s with no rows and no columns, not read: %s", len(want), plural(len(want), "file", "files"), strings.Join(want, ", "))) {
 			t.Errorf("the plan's text does not list the empty files:\n%s", text)
+		}
+	}
+}
+
+// wantNoRows checks that exactly these files ($D is the test's directory)
+// are planned as sources without rows.
+func wantNoRows(files ...string) func(t *testing.T, p *Planned, fake *fakeServer) {
+	return func(t *testing.T, p *Planned, _ *fakeServer) {
+		t.Helper()
+		var got []string
+		dir := ""
+		for i, sp := range p.Plan.Sources {
+			dir = filepath.Dir(p.Reads[i].Paths[0])
+			if sp.NoRows {
+				got = append(got, sp.Name)
+			}
+		}
+		var want []string
+		for _, f := range files {
+			want = append(want, strings.ReplaceAll(f, "$D", dir))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sources without rows (-want +got):\n%s", diff)
 		}
 	}
 }

@@ -83,6 +83,11 @@ type Read struct {
 	// than 15 digits, so its casts to double are exact (see
 	// infer.CSVFile.ShortNumbers).
 	shortNumbers bool
+	// noRows: a CSV file typed by inference with no row (its header
+	// alone), so that its types say nothing (see sparkmerge.Source.NoRows):
+	// known by the client that typed it, or asked of Spark (see
+	// markHeaderOnly).
+	noRows bool
 	// headerLine is a locally inferred CSV file's header line as written,
 	// when no other line of the file is equal to it (infer.CSVFile.Header):
 	// a positional scan may then read the file as text and drop the lines
@@ -555,6 +560,17 @@ type DuplicateHeaderError struct {
 func (e *DuplicateHeaderError) Error() string {
 	return fmt.Sprintf("file %s: its header has the column `%s` twice (also as `%s`); Spark would rename both and their values would not meet other sources' `%s`: rename one in the file, or name all columns (SourceSpec.Schema)",
 		e.File, e.Columns[0], e.Columns[1], e.Columns[0])
+}
+
+// withoutRows reports whether r reads only files typed by inference from
+// no row (see noRows).
+func (r *Read) withoutRows() bool {
+	for _, part := range r.parts() {
+		if !part.noRows {
+			return false
+		}
+	}
+	return true
 }
 
 // exactDoubles reports whether every file of r is known to hold only

@@ -29,6 +29,10 @@ type CSVFile struct {
 	// every line equal to the header, so a reader that drops the lines
 	// equal to Header reads exactly the rows Spark's does.
 	Header string
+	// NoRows: the file is its header line and no other line but empty
+	// ones, so Spark's reader gives no row of it. Its columns' types were
+	// inferred from no value (every one a string) and say nothing.
+	NoRows bool
 }
 
 // CSVFile infers the schema of the CSV file at path, a path of this
@@ -64,7 +68,22 @@ func (r Rules) CSV(data []byte, options map[string]string) (CSVFile, error) {
 // checkText accepted.
 func csvFile(data []byte, sep byte) (CSVFile, error) {
 	schema, header, err := inferCSV(data, sep)
-	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header}, err
+	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header, NoRows: err == nil && headerOnly(data)}, err
+}
+
+// headerOnly reports whether data, a CSV file inferCSV accepts, holds one
+// line that is not empty: its header. A line equal to the header after it
+// is a row to Spark's reader (only inference skips it).
+func headerOnly(data []byte) bool {
+	lines := 0
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = nextLine(data)
+		if len(line) > 0 {
+			lines++
+		}
+	}
+	return lines == 1
 }
 
 // csvSeparator is the separator when the reader options are ones whose

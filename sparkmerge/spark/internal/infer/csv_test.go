@@ -248,3 +248,29 @@ func TestCSVHeader(t *testing.T) {
 		}
 	}
 }
+
+// A file of its header alone has no row to Spark's reader: its types say
+// nothing. A line repeating the header is a row to the reader (only
+// inference skips it).
+func TestCSVNoRows(t *testing.T) {
+	tests := []struct {
+		csv  string
+		want bool
+	}{
+		{"a,b\n", true},
+		{"a,b", true},
+		{"\r\na,b\r\n\r\n\n", true},
+		{"a,b\n1,2\n", false},
+		{"a,b\na,b\n", false},
+		{"a,b\n,\n", false},
+	}
+	for _, tt := range tests {
+		f, err := csvFile([]byte(tt.csv), ',')
+		if err != nil {
+			t.Fatalf("%q: %v", tt.csv, err)
+		}
+		if f.NoRows != tt.want {
+			t.Errorf("%q: NoRows = %v, want %v", tt.csv, f.NoRows, tt.want)
+		}
+	}
+}
