@@ -14,6 +14,8 @@ var flagHints = strings.NewReplacer(
 	"(Options.DropExtra)", "(--drop-extra)",
 	"(Options.Hints)", "(--hint column=type)",
 	"(Options.Rescue)", "(--rescue COLUMN)",
+	"(Options.SourceColumn, --source-column NAME)", "(--source-column NAME)",
+	"(Options.SourceColumn)", "(--source-column)",
 	"(Options.Renames)", "(--rename old=new)",
 	"(Options.Missing = MissingFill)", "(--missing fill)",
 	"(Options.Missing = MissingIntersect)", "(--missing intersect)",

@@ -28,6 +28,11 @@ type Planned struct {
 	// adds (or would add, in a dry run) by the files it writes. A table's
 	// evolution is Table.Evolution.
 	AddColumns Columns `json:"add_columns,omitempty"`
+	// NullColumns are the target's columns, from the target appended to
+	// (or the reference), that no source has: every merged row holds
+	// null there. An earlier merge's provenance column is one when the
+	// merge names no provenance column (Options.SourceColumn).
+	NullColumns Columns `json:"null_columns,omitempty"`
 	// Table is the table the merge writes (or a Delta path), as the
 	// catalog describes it: its format, its schema, and how --evolve
 	// changes it.
@@ -262,19 +267,23 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		}
 	}
 	hasProvenance, hasRescue := false, false
-	for _, own := range []string{policy.SourceColumn, policy.Rescue} {
-		if own == "" {
+	for _, own := range []struct{ name, option string }{{policy.SourceColumn, "Options.SourceColumn"}, {policy.Rescue, "Options.Rescue"}} {
+		if own.name == "" {
 			continue
 		}
 		// The target's provenance or rescue column, from an earlier
 		// merge: the planner adds it again, last.
 		kept := table.Fields[:0:0]
 		for _, f := range table.Fields {
-			if sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(own, policy.CaseSensitive) {
+			switch {
+			case sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(own.name, policy.CaseSensitive):
 				kept = append(kept, f)
-			} else if own == policy.SourceColumn {
+				continue
+			case f.Type.Kind != sparkmerge.KindString:
+				return fmt.Errorf("append to %s: its column %s is %s, and the merge's column of that name (%s) is a string: give that option another name, or write to another target", targetName(job.Target), backticked(f.Name), f.Type, own.option)
+			case own.name == policy.SourceColumn:
 				hasProvenance = true
-			} else {
+			default:
 				hasRescue = true
 			}
 		}
@@ -289,13 +298,17 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		if err != nil {
 			return err
 		}
-		if tt := planned.Table; tt != nil {
-			mergedColumns := merged.Target
-			for _, own := range []string{policy.Rescue, policy.SourceColumn} {
-				if own != "" {
-					mergedColumns.Fields = mergedColumns.Fields[:len(mergedColumns.Fields)-1]
-				}
+		// The merged columns the sources give: the provenance and
+		// rescue columns, which the planner adds last, are the
+		// target's own (or added below).
+		mergedColumns := merged.Target
+		mergedColumns.Fields = slices.Clone(mergedColumns.Fields)
+		for _, own := range []string{policy.Rescue, policy.SourceColumn} {
+			if own != "" {
+				mergedColumns.Fields = mergedColumns.Fields[:len(mergedColumns.Fields)-1]
 			}
+		}
+		if tt := planned.Table; tt != nil {
 			evo := sparkmerge.PlanEvolution(sparkmerge.Table{Name: tt.Name, Format: tt.Format, Schema: table}, mergedColumns, *policy)
 			if policy.SourceColumn != "" && !hasProvenance {
 				evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.SourceColumn}, To: sparkmerge.Simple(sparkmerge.KindString)})
@@ -313,7 +326,7 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 			for _, f := range table.Fields {
 				have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] = true
 			}
-			for _, f := range merged.Target.Fields {
+			for _, f := range mergedColumns.Fields {
 				if !have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] {
 					f.Nullable = true
 					planned.AddColumns = append(planned.AddColumns, f)

@@ -418,7 +418,32 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, err
 	}
 	planned.Plan = plan
+	if policy.Missing == sparkmerge.MissingReference {
+		planned.NullColumns = columnsInNoSource(plan)
+	}
 	return planned, nil
+}
+
+// columnsInNoSource are the target columns of p that no source has (the
+// provenance and rescue columns, which the merge fills, aside).
+func columnsInNoSource(p *sparkmerge.Plan) Columns {
+	var out Columns
+	for j, f := range p.Target.Fields {
+		if f.Name == p.SourceColumn || f.Name == p.Rescue {
+			continue
+		}
+		inSome := false
+		for _, s := range p.Sources {
+			if j < len(s.Columns) && s.Columns[j] >= 0 {
+				inSome = true
+				break
+			}
+		}
+		if !inSome {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // checkWheres has Spark parse and resolve every read's row filter

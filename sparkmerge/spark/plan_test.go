@@ -370,6 +370,67 @@ func TestPlan(t *testing.T) {
 			wantCalls: nil,
 		},
 		{
+			name:  "append with Evolve to a table an earlier merge gave the provenance column",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Policy: sparkmerge.Options{SourceColumn: "_source"},
+				Target: Target{Table: "db.t", Mode: "append", Evolve: true}},
+			schemas:    map[string]string{"tableSchema db.t": "id bigint, _source string"},
+			providers:  map[string]string{"db.t": "parquet"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id bigint, name string, _source string NOT NULL",
+			wantCalls:  []string{"tableSchema db.t", "tableProvider db.t"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				want := []string{"ALTER TABLE db.t ADD COLUMNS (`name` string)"}
+				if diff := cmp.Diff(want, p.Table.Evolution.Statements()); diff != "" || len(p.NullColumns) != 0 {
+					t.Errorf("evolution (-want +got):\n%s\nNullColumns %v", diff, p.NullColumns)
+				}
+			},
+		},
+		{
+			name:  "append with Evolve to a dataset an earlier merge gave the provenance column",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Policy: sparkmerge.Options{SourceColumn: "_source"},
+				Target: Target{Path: "/out/data", Mode: "append", Evolve: true}},
+			schemas:    map[string]string{"targetSchema /out/data": "id int, _source string"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id int, name string, _source string NOT NULL",
+			wantCalls:  []string{"targetSchema /out/data"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if got := fieldNames(p.AddColumns); got != "name" || len(p.NullColumns) != 0 {
+					t.Errorf("AddColumns %s, NullColumns %v; want name added, none null", got, p.NullColumns)
+				}
+			},
+		},
+		{
+			name:  "a target column of the provenance column's name that is no string",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Policy: sparkmerge.Options{SourceColumn: "_source"},
+				Target: Target{Path: "/out/data", Mode: "append", Evolve: true}},
+			schemas:   map[string]string{"targetSchema /out/data": "id int, _source int"},
+			wantErr:   "append to \"/out/data\": its column `_source` is int, and the merge's column of that name (Options.SourceColumn) is a string",
+			wantCalls: []string{"targetSchema /out/data"},
+		},
+		{
+			name:  "append without the provenance column says no source has the target's",
+			files: map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Table: "db.t", Mode: "append"}},
+			schemas:    map[string]string{"tableSchema db.t": "id bigint, name string, _source string"},
+			providers:  map[string]string{"db.t": "parquet"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "id bigint, name string, _source string",
+			wantCalls:  []string{"tableSchema db.t", "tableProvider db.t"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if got := fieldNames(p.NullColumns); got != "_source" {
+					t.Errorf("NullColumns %s, want _source", got)
+				}
+				want := "  warning: no source has the target's column _source string: every row merged gets null there; to fill an earlier merge's provenance column, name it (Options.SourceColumn, --source-column NAME)\n"
+				if !strings.Contains(p.String(), want) {
+					t.Errorf("the plan does not say\n%s\nit says:\n%s", want, p.String())
+				}
+			},
+		},
+		{
 			name:  "append with Evolve to a Delta table widens a type and adds a column",
 			files: map[string]string{"a.csv": csvA},
 			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},

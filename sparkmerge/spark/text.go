@@ -71,6 +71,18 @@ func (p *Planned) String() string {
 		}
 		fmt.Fprintf(&b, "  evolve: add columns to the table: %s\n", strings.Join(names, ", "))
 	}
+	if len(p.NullColumns) > 0 {
+		names := make([]string, len(p.NullColumns))
+		for i, f := range p.NullColumns {
+			names[i] = f.Name + " " + f.Type.String()
+		}
+		fmt.Fprintf(&b, "  warning: no source has the target's %s %s: every row merged gets null there", plural(len(names), "column", "columns"), strings.Join(names, ", "))
+		if p.Plan.SourceColumn == "" {
+			// The likeliest such column: an earlier merge's provenance.
+			b.WriteString("; to fill an earlier merge's provenance column, name it (Options.SourceColumn, --source-column NAME)")
+		}
+		b.WriteString("\n")
+	}
 	if t := p.Table; t != nil {
 		writeTable(&b, t)
 	}
