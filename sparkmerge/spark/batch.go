@@ -14,9 +14,9 @@ import (
 // 42,000 rows, measured). Files whose schemas the client inferred
 // (so it has seen every value) are therefore read in positional scans
 // instead, every value a string: all CSV files of one set of options in one
-// load (as text lines split at the separator where that reads what the CSV
-// reader would, see lineSeparator; else through the CSV reader with a
-// schema of string columns as wide as the widest file), all JSON-lines
+// load (each file whole, its header line checked, the rest split into lines
+// and at the separator, which reads what the CSV reader would: see
+// lineSeparator and csvScan), all JSON-lines
 // files as text parsed with from_json under a schema of every key spelling
 // (keys that may be, straight into their column's type; see typedKeys). Each row's file says, through a route table
 // joined once per row, which position feeds which target column through
@@ -27,11 +27,10 @@ import (
 //
 // Positional reading skips the header check of enforceSchema=false.
 // Instead each row's file is matched on path, size and modification time as
-// the client saw them when it inferred the schema: a file that changed
-// since, or that the server sees differently, fails the merge naming it
-// instead of shifting values between columns.
-
-func positionalColumn(pos int) string { return fmt.Sprintf("`c%d`", pos) }
+// the client saw them when it inferred the schema, and a CSV file's header
+// line, read with its rows, on the one the client planned with: a file that
+// changed since, or that the server sees differently, fails the merge
+// naming it instead of shifting values between columns.
 
 // Columns of the batch scan.
 const (
@@ -45,13 +44,19 @@ const (
 
 // Columns of the scan before its rows find their file in the route table.
 const (
-	lineColumn      = "__sparkmerge_line" // string: a CSV file's line, read as text
+	textColumn      = "__sparkmerge_text"     // string: a CSV file's whole text
+	headColumn      = "__sparkmerge_head"     // string: a CSV file's header line (its first that is not empty)
+	skipColumn      = "__sparkmerge_skip"     // int: the empty lines before a CSV file's header
+	lineColumn      = "__sparkmerge_line"     // string: a CSV file's line
+	linePosColumn   = "__sparkmerge_line_pos" // int: a CSV file's line's index, from 0
 	rowPathColumn   = "__sparkmerge_row_path"
 	rowSizeColumn   = "__sparkmerge_row_size"
 	rowMTimeColumn  = "__sparkmerge_row_mtime"
 	routeKeyColumn  = "__sparkmerge_route_key" // string: the file as its rows name it (scanBatch.rowFiles)
 	routeSizeColumn = "__sparkmerge_route_size"
 	routeTimeColumn = "__sparkmerge_route_mtime"
+	// routeHeaderColumn is a CSV file's header line as the client read it.
+	routeHeaderColumn = "__sparkmerge_route_header"
 )
 
 // batchRows is a batch's scan: its rows, and whether each carries its
@@ -80,13 +85,7 @@ type batchRows struct {
 // from a file whose path, size or modification time is not what the client
 // saw fails the query.
 //
-// CSV files are read with a schema of string columns c0, c1, ... as wide as
-// the widest file: a narrower file's rows (client inference has seen that
-// each has exactly the header's width) are padded with nulls that no
-// position points at, which PERMISSIVE mode allows. (Spark's parser raises
-// an exception per such row, which PERMISSIVE catches; one load per width
-// instead, unioned, was slower for 200 CSV files of 0.5 MB in 21
-// widths; see docs/benchmarks-history.md#measurements-behind-the-code.) JSON lines are read as
+// CSV files are read whole, one row per file (see csvScan). JSON lines are read as
 // text and parsed with from_json under a schema of every key spelling:
 // a typed key (layout.typed) into its column's type, so that the column
 // is the first non-null of its keys, with no routing and no cast (about
@@ -108,65 +107,39 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 		"unix_millis(_metadata.file_modification_time) AS " + rowMTimeColumn,
 	}
 
-	var raw connect.Frame
-	kept := []string{rawColumn, positionsColumn, castsColumn, sourceColumn, fileColumn}
-	lines := false // CSV values split from text lines
-	if b.format == "json" {
-		types := b.keyTypes()
-		parsed := make([]string, len(b.keys))
-		renamed := make([]string, len(b.keys))
-		for j, k := range b.keys {
-			parsed[j] = ident(k) + " " + types[j]
-			renamed[j] = fmt.Sprintf("f%d: %s", j, types[j])
-		}
-		refs := []string{"CAST(NULL AS STRING)"} // no routed key: an array<string> all the same
-		if len(b.layout.routed) > 0 {
-			refs = refs[:0]
-		}
-		for _, j := range b.layout.routed {
-			refs = append(refs, fmt.Sprintf("%s.f%d", jsonColumn, j))
-		}
-		kept = append(kept, jsonColumn)
-		mode := "FAILFAST"
-		for k, v := range first.Options {
-			if strings.EqualFold(k, "mode") {
-				mode = v
-			}
-		}
-		// The struct cast renames the fields by position: keys spelled
-		// alike but for case would be ambiguous by name.
-		record := fmt.Sprintf("CAST(from_json(value, %s, map('mode', %s)) AS STRUCT<%s>) AS %s",
-			sparkmerge.QuoteString(strings.Join(parsed, ", ")), sparkmerge.QuoteString(mode), strings.Join(renamed, ", "), jsonColumn)
-		lines := c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
-			Filter(notBlank)
-		raw = lines.SelectExpr(append([]string{record}, row...)...).
-			SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, jsonColumn, rowPathColumn, rowSizeColumn, rowMTimeColumn)...)
-	} else if sep, ok := b.lineSeparator(reads); ok {
-		// Every file's lines but its header, split at the separator: see
-		// lineSeparator.
-		raw = c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
-			Filter("value != ''").
-			SelectExpr(append([]string{"value AS " + lineColumn}, row...)...).
-			Filter(b.notHeader(keys)).
-			SelectExpr(append([]string{"split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1) AS " + rawColumn}, rowPathColumn, rowSizeColumn, rowMTimeColumn)...)
-		lines = true
-	} else {
-		cols := make([]string, b.width)
-		refs := make([]string, b.width)
-		for j := range cols {
-			refs[j] = positionalColumn(j)
-			cols[j] = refs[j] + " STRING"
-		}
-		options := withOption(withOption(first.Options, "enforceSchema", "true"), "mode", "PERMISSIVE")
-		scan := c.sess.Read(connect.ReadSpec{Format: "csv", Paths: paths, Schema: strings.Join(cols, ", "), Options: options})
-		raw = scan.SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, row...)...)
+	if b.format != "json" {
+		return c.csvScan(reads, b, paths, keys, row)
 	}
+	types := b.keyTypes()
+	parsed := make([]string, len(b.keys))
+	renamed := make([]string, len(b.keys))
+	for j, k := range b.keys {
+		parsed[j] = ident(k) + " " + types[j]
+		renamed[j] = fmt.Sprintf("f%d: %s", j, types[j])
+	}
+	refs := []string{"CAST(NULL AS STRING)"} // no routed key: an array<string> all the same
+	if len(b.layout.routed) > 0 {
+		refs = refs[:0]
+	}
+	for _, j := range b.layout.routed {
+		refs = append(refs, fmt.Sprintf("%s.f%d", jsonColumn, j))
+	}
+	mode := "FAILFAST"
+	for k, v := range first.Options {
+		if strings.EqualFold(k, "mode") {
+			mode = v
+		}
+	}
+	// The struct cast renames the fields by position: keys spelled
+	// alike but for case would be ambiguous by name.
+	record := fmt.Sprintf("CAST(from_json(value, %s, map('mode', %s)) AS STRUCT<%s>) AS %s",
+		sparkmerge.QuoteString(strings.Join(parsed, ", ")), sparkmerge.QuoteString(mode), strings.Join(renamed, ", "), jsonColumn)
+	raw := c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
+		Filter(notBlank).
+		SelectExpr(append([]string{record}, row...)...).
+		SelectExpr(append([]string{"array(" + strings.Join(refs, ", ") + ") AS " + rawColumn}, jsonColumn, rowPathColumn, rowSizeColumn, rowMTimeColumn)...)
 
-	named := rowPathColumn // the row's file in the error, as the client names it
-	if rowPath == sparkFilePath {
-		named = rowFileOf(rowPathColumn, false) // evaluated only to fail
-	}
-	changed := "raise_error(concat('sparkmerge: ', " + named + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
+	changed := b.changedError(rowPath)
 	if b.layout.unrouted() && !withSource {
 		// No row needs its file's route: the stamps are checked against
 		// a set of literals (a hash lookup), with no join (on the
@@ -182,8 +155,61 @@ func (c *Client) batchScan(reads []*Read, b scanBatch, withSource bool) batchRow
 	}
 	route := c.sess.LocalTable(b.routeTable(keys)...)
 	return batchRows{Frame: raw.BroadcastLeftJoin(route, rowPathColumn+" = "+routeKeyColumn).
-		Filter("CASE WHEN " + fileColumn + " IS NOT NULL AND " + rowSizeColumn + " = " + routeSizeColumn + " AND " + rowMTimeColumn + " = " + routeTimeColumn + " THEN true ELSE " + changed + " END").
-		SelectExpr(kept...), routed: true, lines: lines}
+		Filter("CASE WHEN "+sameStamp+" THEN true ELSE "+changed+" END").
+		SelectExpr(rawColumn, positionsColumn, castsColumn, sourceColumn, fileColumn, jsonColumn), routed: true}
+}
+
+// sameStamp is true when a row joined with its file's route (fileColumn
+// not null) has the size and modification time the client saw.
+const sameStamp = fileColumn + " IS NOT NULL AND " + rowSizeColumn + " = " + routeSizeColumn + " AND " + rowMTimeColumn + " = " + routeTimeColumn
+
+// changedError fails a row of a file whose size or modification time is
+// not what the client saw (or that the route does not know), naming the
+// file as the client does.
+func (b scanBatch) changedError(rowPath string) string {
+	named := rowPathColumn // the row's file in the error, as the client names it
+	if rowPath == sparkFilePath {
+		named = rowFileOf(rowPathColumn, false) // evaluated only to fail
+	}
+	return "raise_error(concat('sparkmerge: ', " + named + ", ' changed after sparkmerge read it to plan the merge (its size or modification time differ, or the server sees another file at that path): rerun the merge'))"
+}
+
+// csvScan reads a CSV batch (every file readsAsLines): each file whole, as
+// one row of text, so that its header line and its rows come from one
+// read of the file. Spark's listing gives a file's size and modification
+// time (_metadata), not the read: a file rewritten after Spark listed it
+// (the same size, its columns in another order) kept the stamps the
+// client saw, and its rows were read by position under the old header,
+// exit 0. Here the file's first line that is not empty (the header, as
+// Spark's CSV reader takes it) must be the header line the client planned
+// with, or the merge fails naming the file; the rest is split into lines
+// (at a line feed, carriage return and line feed, or carriage return, as
+// the text and CSV readers break lines), the empty ones dropped, and each
+// line split at the separator (see lineSeparator). The route is joined
+// once per file, before its lines are made.
+func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) batchRows {
+	sep, _ := b.lineSeparator(reads) // batchable admits only such reads
+	files := c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths, Options: map[string]string{"wholetext": "true"}}).
+		SelectExpr(append([]string{
+			"value AS " + textColumn,
+			`regexp_extract(value, '^[\\r\\n]*([^\\r\\n]*)', 1) AS ` + headColumn,
+			// The empty lines before the header.
+			`size(split(regexp_extract(value, '^[\\r\\n]*', 0), '\\r\\n|\\r|\\n', -1)) - 1 AS ` + skipColumn,
+		}, row...)...)
+	rowPath, _ := b.rowFiles()
+	stale := "raise_error(concat('sparkmerge: ', " + fileColumn + ", ' changed after sparkmerge read it to plan the merge (its header line is now \"', left(" + headColumn + ", 200), '\", planned \"', left(" + routeHeaderColumn + ", 200), '\"): rerun the merge'))"
+	route := c.sess.LocalTable(b.routeTable(keys)...)
+	checked := files.BroadcastLeftJoin(route, rowPathColumn+" = "+routeKeyColumn).
+		Filter("CASE WHEN NOT (" + sameStamp + ") THEN " + b.changedError(rowPath) + " WHEN " + headColumn + " = " + routeHeaderColumn + " THEN true ELSE " + stale + " END")
+	// A file without a carriage return is split at its line feeds without
+	// a regular expression (Java's split of one plain character).
+	lines := `CASE WHEN contains(` + textColumn + `, '\r') THEN split(` + textColumn + `, '\\r\\n|\\r|\\n', -1) ELSE split(` + textColumn + `, '\n', -1) END`
+	kept := []string{positionsColumn, castsColumn, sourceColumn, fileColumn}
+	rows := checked.
+		SelectExpr(append([]string{`posexplode(` + lines + `) AS (` + linePosColumn + `, ` + lineColumn + `)`, skipColumn}, kept...)...).
+		Filter(linePosColumn + " > " + skipColumn + " AND " + lineColumn + " != ''").
+		SelectExpr(append([]string{"split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1) AS " + rawColumn}, kept...)...)
+	return batchRows{Frame: rows, routed: true, lines: true}
 }
 
 // sparkFilePath is a row's file as Spark names it: a URI.
@@ -234,36 +260,9 @@ func plainLocalPath(p string) bool {
 	return true
 }
 
-// notHeader is the filter that drops each file's header line from a CSV
-// batch read as text lines, before the rows meet the route table: a line
-// is a header when it is one of the files' header lines (a hash lookup,
-// false for nearly every line) and the header of its own file. Dropping it
-// only after the route join would put a condition on the route's columns
-// above the outer join, which Spark may turn into an inner one (silently
-// dropping a row whose file the route does not know, rather than failing
-// on it), and let casts pushed into the join see the header's names (a
-// merge whose caller joined on a column failed so: CAST_INVALID_INPUT of a
-// column name).
-func (b scanBatch) notHeader(keys []string) string {
-	headers := make([]string, 0, len(b.files))
-	pairs := make([]string, len(b.files))
-	seen := map[string]bool{}
-	for m, f := range b.files {
-		if !seen[f.headerLine] {
-			seen[f.headerLine] = true
-			headers = append(headers, sparkmerge.QuoteString(f.headerLine))
-		}
-		// A header line holds no line break, so the last one in a pair
-		// ends the path.
-		pairs[m] = sparkmerge.QuoteString(keys[m] + "\n" + f.headerLine)
-	}
-	return "NOT (" + lineColumn + " IN (" + strings.Join(headers, ", ") + ") AND concat(" + rowPathColumn + ", '\\n', " + lineColumn + ") IN (" + strings.Join(pairs, ", ") + "))"
-}
-
-// lineSeparator says whether a CSV batch reads its files as text lines
-// split at the separator, rather than through Spark's CSV reader (every
-// read of it readsAsLines; planScans batches such reads apart), and
-// returns the separator as a regular expression for split.
+// lineSeparator says whether a CSV batch's files may be split into lines
+// and values (every read of it readsAsLines), and returns the separator as
+// a regular expression for split.
 //
 // A file may be read so when its header line is known and no other line
 // equals it (Read.headerLine): client inference then saw that the file has
@@ -272,10 +271,10 @@ func (b scanBatch) notHeader(keys []string) string {
 // many values as the header; so its lines, but the empty ones and the
 // header, are its rows, and a split gives each row's values as the CSV
 // reader does, an empty value as "" where the reader gives null (values
-// maps it to null). The text source breaks lines as the CSV reader does.
-// Measured with the benchmark's 200 CSV files of 1 MB in one load, this is
-// clearly faster than the CSV reader, which raises an exception for each
-// row narrower than the scan (docs/benchmarks-history.md#measurements-behind-the-code).
+// maps it to null). Measured with the benchmark's 200 CSV files of 1 MB in
+// one load, text lines split so were clearly faster than the CSV reader,
+// which raises an exception for each row narrower than the scan
+// (docs/benchmarks-history.md#measurements-behind-the-code).
 func (b scanBatch) lineSeparator(reads []*Read) (string, bool) {
 	for _, i := range b.reads {
 		if !readsAsLines(reads[i]) {
@@ -285,8 +284,8 @@ func (b scanBatch) lineSeparator(reads []*Read) (string, bool) {
 	return splitSeparator(reads[b.reads[0]].Options)
 }
 
-// readsAsLines says whether every file of a CSV read may be read as text
-// lines in a positional scan (see lineSeparator).
+// readsAsLines says whether every file of a CSV read may be split into
+// lines and values in a positional scan (see lineSeparator).
 func readsAsLines(r *Read) bool {
 	if r.Format != "csv" {
 		return false
@@ -345,7 +344,7 @@ const notBlank = "octet_length(value) > 0 AND (NOT (startswith(value, ' ') OR st
 
 // routeTable is the batch's route table: per file, its path, its name in
 // its rows (keys, see rowFiles), the size and modification time the client
-// saw, and its row of the batch's layout.
+// saw, and its row of the batch's layout; for a CSV batch its header line.
 func (b scanBatch) routeTable(keys []string) []connect.LocalColumn {
 	n := len(b.files)
 	files := make([]string, n)
@@ -354,7 +353,7 @@ func (b scanBatch) routeTable(keys []string) []connect.LocalColumn {
 		files[m] = f.Paths[0]
 		sizes[m], times[m] = f.stamp.size, f.stamp.mtimeMillis
 	}
-	return []connect.LocalColumn{
+	route := []connect.LocalColumn{
 		{Name: fileColumn, Strings: files},
 		{Name: routeKeyColumn, Strings: keys},
 		{Name: routeSizeColumn, Longs: sizes},
@@ -363,6 +362,14 @@ func (b scanBatch) routeTable(keys []string) []connect.LocalColumn {
 		{Name: castsColumn, IntArrays: b.layout.codes},
 		{Name: sourceColumn, Strings: b.sources},
 	}
+	if b.format == "csv" {
+		headers := make([]string, n)
+		for m, f := range b.files {
+			headers[m] = f.headerLine
+		}
+		route = append(route, connect.LocalColumn{Name: routeHeaderColumn, Strings: headers})
+	}
+	return route
 }
 
 // project maps a batch scan onto target by the batch's layout: per target

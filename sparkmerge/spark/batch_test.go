@@ -129,25 +129,15 @@ func TestCSVBatchNeedsAbsolutePathAndStamp(t *testing.T) {
 	if batches, _ := scansOf(p); len(batches) != 0 {
 		t.Errorf("a read without stamp batched: %v", batches)
 	}
-	// A big file reads faster on its own (see batchFileLimit): past
-	// csvLinesFileLimit when the scan reads lines, past batchFileLimit
-	// through the CSV reader.
+	// A big file reads faster on its own (see batchFileLimit).
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	p.Reads[0].stamp.size = batchFileLimit("csv", false) + 1
+	p.Reads[0].stamp.size = batchFileLimit("csv")
 	if batches, _ := scansOf(p); len(batches) != 1 {
-		t.Errorf("a file of %d bytes read as lines not batched: %v", p.Reads[0].stamp.size, batches)
+		t.Errorf("a file of %d bytes not batched: %v", p.Reads[0].stamp.size, batches)
 	}
-	p.Reads[0].stamp.size = csvLinesFileLimit + 1
+	p.Reads[0].stamp.size = batchFileLimit("csv") + 1
 	if batches, _ := scansOf(p); len(batches) != 0 {
-		t.Errorf("a file over %d bytes batched: %v", csvLinesFileLimit, batches)
-	}
-	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
-	p.Reads[0].stamp.size = batchFileLimit("csv", false) + 1
-	for _, r := range p.Reads {
-		r.headerLine = "" // as if a line repeated the header: the CSV reader
-	}
-	if batches, _ := scansOf(p); len(batches) != 0 {
-		t.Errorf("a file over %d bytes batched for the CSV reader: %v", batchFileLimit("csv", false), batches)
+		t.Errorf("a file over %d bytes batched: %v", batchFileLimit("csv"), batches)
 	}
 	p = batchPlan(t, map[string]string{"a.csv": "x\n1\n", "b.csv": "x\n2\n"}, "a.csv", "b.csv")
 	p.Reads[1].Paths = []string{"rel/b.csv"}
@@ -493,39 +483,8 @@ func TestJSONReprintedNumbersInStringColumns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := jsonGroupPlan(t, map[string]string{tt.name: tt.content}, tt.name)
-		if got := batchable(p.Reads[0], false); got != tt.batchable {
+		if got := batchable(p.Reads[0]); got != tt.batchable {
 			t.Errorf("%s: batchable = %v, want %v", tt.name, got, tt.batchable)
-		}
-	}
-}
-
-// Past manyReads reads on their own, files over batchFileLimit join
-// positional scans too.
-func TestManyReadsBatchBigFiles(t *testing.T) {
-	for _, n := range []int{manyReads, manyReads + 1} {
-		files := map[string]string{}
-		var names []string
-		for i := range n {
-			name := fmt.Sprintf("f%04d.csv", i)
-			names = append(names, name)
-			files[name] = "x\n1\n"
-		}
-		p := batchPlan(t, files, names...)
-		for _, r := range p.Reads {
-			r.stamp.size = batchFileLimit("csv", false) + 1 // as if bigger than it is
-			r.headerLine = ""                               // and read through the CSV reader
-		}
-		batches, rest := scansOf(p)
-		batched := 0
-		for _, b := range batches {
-			batched += len(b.files)
-		}
-		want := 0
-		if n > manyReads {
-			want = n
-		}
-		if batched != want || batched+len(rest) != n {
-			t.Errorf("%d reads of big files: %d batched, %d alone; want %d batched", n, batched, len(rest), want)
 		}
 	}
 }
@@ -651,11 +610,12 @@ func TestPlannedTuning(t *testing.T) {
 	}
 }
 
-// A CSV batch reads its files as text lines split at the separator when
-// every file's header line is its only line so spelled; otherwise, and for
-// a separator split would read as a pattern but for '|', through Spark's
-// CSV reader. A split line's empty value is null, as the reader makes it.
-func TestCSVBatchReadsLines(t *testing.T) {
+// A CSV batch reads each file whole, checks its header line against the
+// one planned in the same read, and splits the rest into lines and each
+// line at the separator; a file that repeats its header line is read on
+// its own, under Spark's check of its header. A split line's empty value
+// is null, as the reader makes it.
+func TestCSVBatchReadsWholeFiles(t *testing.T) {
 	files := map[string]string{
 		"a.csv":    "id,note\n1,\n",
 		"b.csv":    "note,id\nz,2\n",
@@ -663,43 +623,35 @@ func TestCSVBatchReadsLines(t *testing.T) {
 		"rep2.csv": "note,id\ny,4\nnote,id\n",
 	}
 	c := &Client{}
-	scan := func(names ...string) (batchRows, scanBatch, *Planned) {
-		t.Helper()
-		p := batchPlan(t, files, names...)
-		batches, _ := scansOf(p)
-		if len(batches) != 1 {
-			t.Fatalf("%v: batches %+v", names, batches)
-		}
-		return c.batchScan(p.Reads, batches[0], false), batches[0], p
+	p := batchPlan(t, files, "a.csv", "b.csv", "rep.csv", "rep2.csv")
+	batches, rest := scansOf(p)
+	if len(batches) != 1 || len(batches[0].files) != 2 || len(rest) != 2 {
+		t.Fatalf("batches %+v, alone %v: want a.csv and b.csv in a scan, rep.csv and rep2.csv alone", batches, rest)
 	}
-	rows, b, p := scan("a.csv", "b.csv")
+	b := batches[0]
+	rows := c.batchScan(p.Reads, b, false)
 	plan := rows.String()
-	if !rows.lines || !strings.Contains(plan, "text") || !strings.Contains(plan, "split(") || strings.Contains(plan, "enforceSchema") {
-		t.Errorf("files with one header line each: lines %v, scan %s", rows.lines, plan)
+	for _, want := range []string{"wholetext", "posexplode(", "__sparkmerge_route_header", "its header line is now"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("scan lacks %q:\n%s", want, plan)
+		}
+	}
+	if !rows.lines || strings.Contains(plan, "enforceSchema") {
+		t.Errorf("lines %v, scan %s", rows.lines, plan)
 	}
 	if values := strings.Join(b.values(len(p.Plan.Target.Fields), rows.routed, rows.lines), ", "); !strings.Contains(values, "nullif(") {
 		t.Errorf("values of split lines: %s, want empty values null", values)
 	}
-	// Each file's header line is dropped before the route join, by the
-	// line and its own file.
+	// The route holds each file's header line.
 	_, keys := b.rowFiles()
-	drop := b.notHeader(keys)
-	for m, f := range b.files {
-		if !strings.Contains(drop, sparkmerge.QuoteString(f.headerLine)) || !strings.Contains(drop, sparkmerge.QuoteString(keys[m]+"\n"+f.headerLine)) {
-			t.Errorf("%s: header %q not in %s", f.Paths[0], f.headerLine, drop)
+	var headers []string
+	for _, col := range b.routeTable(keys) {
+		if col.Name == routeHeaderColumn {
+			headers = col.Strings
 		}
 	}
-	// (The plan prints the join before its inputs.)
-	if j, h := strings.Index(plan, "join"), strings.Index(plan, "NOT ("); j < 0 || h < j {
-		t.Errorf("the header lines are not dropped below the route join:\n%s", plan)
-	}
-	if rows, _, _ := scan("rep.csv", "rep2.csv"); rows.lines || strings.Contains(rows.String(), "split(") {
-		t.Errorf("files that repeat their header lines: read as lines")
-	}
-	// A file that repeats its header line never joins a scan of lines.
-	p = batchPlan(t, files, "a.csv", "b.csv", "rep.csv", "rep2.csv")
-	if batches, _ := scansOf(p); len(batches) != 2 || len(batches[0].files) != 2 || len(batches[1].files) != 2 {
-		t.Errorf("batches %+v: want a.csv and b.csv apart from rep.csv and rep2.csv", batches)
+	if want := []string{"id,note", "note,id"}; !slices.Equal(headers, want) {
+		t.Errorf("route headers %q, want %q", headers, want)
 	}
 	for sep, want := range map[string]string{";": ";", "|": "\\|", "\t": "\t", "x": ""} {
 		b := scanBatch{reads: []int{0}}

@@ -80,36 +80,25 @@ type batchLayout struct {
 // planScans partitions reads into positional batches and the reads that
 // run on their own, both in read order, and lays each batch out against
 // the plan. The files of one multi-file read may span batches. Files up
-// to their format's batchFileLimit join batches; when more than manyReads
-// reads would still run on their own, files up to its many-reads limit
-// do.
+// to their format's batchFileLimit join batches.
 func planScans(reads []*Read, plan *sparkmerge.Plan) scanPlan {
-	s := batchesUpTo(reads, plan, false)
-	if len(s.rest) > manyReads {
-		s = batchesUpTo(reads, plan, true)
-	}
+	s := batches(reads, plan)
 	for i := range s.batches {
 		s.batches[i].layout = s.batches[i].lay(reads, plan)
 	}
 	return s
 }
 
-// batchesUpTo is planScans' partition with files up to
-// batchFileLimit(format, many).
-func batchesUpTo(reads []*Read, plan *sparkmerge.Plan, many bool) scanPlan {
+// batches is planScans' partition.
+func batches(reads []*Read, plan *sparkmerge.Plan) scanPlan {
 	var s scanPlan
 	byKey := map[string]int{} // key -> index in batches of the open batch
 	for i, r := range reads {
-		if !batchable(r, many) || !positional(plan.Projections(i), r.Schema) || len(plan.RescueEntries(i)) > 0 {
+		if !batchable(r) || !positional(plan.Projections(i), r.Schema) || len(plan.RescueEntries(i)) > 0 {
 			s.rest = append(s.rest, i)
 			continue
 		}
 		key := groupKey(r) // the format and options: one scan reads them
-		if readsAsLines(r) {
-			// Apart from CSV files that need the CSV reader, so that
-			// none of these, up to the larger limit, is read through it.
-			key += "\x00lines"
-		}
 		for _, f := range r.parts() {
 			b, open := byKey[key]
 			if !open || len(s.batches[b].files) == maxBatchFiles {
@@ -155,44 +144,22 @@ func batchesUpTo(reads []*Read, plan *sparkmerge.Plan, many bool) scanPlan {
 
 // batchFileLimit bounds the files read in positional scans. A positional
 // scan saves Spark's cost per read (the driver plans each read and compiles
-// code for its projection) but may cost more per byte. CSV:
-// every value is parsed as a string, routed and cast, and a row narrower
-// than the scan raises an exception in Spark's parser. JSON lines: the
-// keys from_json parses into their column's type (typedKeys) cost what
-// Spark's JSON reader does; only the others are routed. The limits are
-// where, on the benchmark's wide-drift corpora, positional scans stopped
-// beating one read per file (CSV files of 0.5 MB gained, of 5 MB lost;
-// JSON files of 25 MB were no slower); the measurements are in
+// code for its projection) but may cost more per byte. CSV: each file is
+// read whole, split into lines and values, routed and cast: below the 9 MB
+// at which a scan of text lines and a read per file took the same time
+// (measured at 61e96b8, when a scan read text lines; reading each file
+// whole costs more, see csvScan, and the limit was not measured again).
+// JSON lines: the keys
+// from_json parses into their column's type (typedKeys) cost what Spark's
+// JSON reader does; only the others are routed; files of 25 MB were no
+// slower. The measurements are in
 // docs/benchmarks-history.md#measurements-behind-the-code.
-//
-// With many reads (see manyReads) the cost per read grows, and CSV files up
-// to the larger limit join. CSV files read as text lines (readsAsLines)
-// cost less per row than through the CSV reader, and join up to
-// csvLinesFileLimit (measured at 61e96b8).
-func batchFileLimit(format string, many bool) int64 {
-	switch {
-	case format == "json":
+func batchFileLimit(format string) int64 {
+	if format == "json" {
 		return 64 << 20
-	case many:
-		return 1 << 20
-	default:
-		return 640 << 10
 	}
+	return 8 << 20
 }
-
-// csvLinesFileLimit bounds the CSV files read as text lines in positional
-// scans (see batchFileLimit): below the 9 MB at which a scan and a read
-// per file took the same time.
-const csvLinesFileLimit = 8 << 20
-
-// manyReads is the number of reads past which Spark's cost per read
-// outweighs the per-byte cost of bigger files in a positional scan: it
-// grows with the reads of one merge (the driver plans a union of all of
-// them, and compiles code per read's projection once its code cache of 100
-// classes is full). Measured: 2,000 JSON files of 250 KB took more than
-// twice as long with the 883 files over 256 KiB read one by one as all in
-// positional scans (docs/benchmarks-history.md#measurements-behind-the-code).
-const manyReads = 500
 
 // positional says whether a positional string can make each of a read's
 // projections (not nested types).
@@ -209,7 +176,7 @@ func positional(projections []sparkmerge.Projection, schema sparkmerge.Schema) b
 // the read itself tells (positional checks its projections): a locally inferred single-file read, or a
 // multi-file JSON read of such files, each up to its format's
 // batchFileLimit.
-func batchable(r *Read, many bool) bool {
+func batchable(r *Read) bool {
 	if !r.InferredLocally || r.relational() || r.UserSchema != "" || r.partition != nil || r.Where != "" || len(r.hinted) > 0 {
 		// A file of a partitioned tree takes its values from its path;
 		// a row filter reads the source's own columns, which a batch
@@ -219,10 +186,7 @@ func batchable(r *Read, many bool) bool {
 	if r.multiFile() && r.Format != "json" {
 		return false // CSV files batch by their own header
 	}
-	limit := batchFileLimit(r.Format, many)
-	if readsAsLines(r) {
-		limit = csvLinesFileLimit
-	}
+	limit := batchFileLimit(r.Format)
 	for _, f := range r.parts() {
 		if !batchableFile(f, limit) {
 			return false
@@ -230,8 +194,12 @@ func batchable(r *Read, many bool) bool {
 	}
 	switch r.Format {
 	case "csv":
-		// DROPMALFORMED drops rows a positional scan cannot tell.
-		return r.Options["header"] == "true" && !strings.EqualFold(optionValue(r.Options, "mode"), "DROPMALFORMED")
+		// DROPMALFORMED drops rows a positional scan cannot tell. A file
+		// whose header line is unknown, or repeated in it, is read on its
+		// own, under Spark's own check of its header: a positional scan
+		// proves a file's rows come from the header it planned by reading
+		// the header line with them (see csvScan).
+		return r.Options["header"] == "true" && !strings.EqualFold(optionValue(r.Options, "mode"), "DROPMALFORMED") && readsAsLines(r)
 	case "json":
 		for k := range r.Options {
 			if !strings.EqualFold(k, "mode") {
