@@ -322,3 +322,29 @@ func TestFakeServerAnswersOnlyWhatItWasGiven(t *testing.T) {
 		t.Errorf("err = %v, want no answer for the call", err)
 	}
 }
+
+// csvHeader answers from the first file of r among the server's files: its
+// first line that is not empty, split at r's separator (the fake's files
+// quote nothing).
+func (f *fakeServer) csvHeader(_ context.Context, r *Read) (string, []string, error) {
+	call := "csvHeader " + strings.Join(r.Paths, ",")
+	if err := f.record(call); err != nil {
+		return "", nil, err
+	}
+	sep := r.Options["sep"]
+	if sep == "" {
+		sep = ","
+	}
+	for _, p := range r.Paths {
+		file, ok := f.files[p]
+		if !ok {
+			continue
+		}
+		for _, line := range strings.Split(file.content, "\n") {
+			if line = strings.TrimSuffix(line, "\r"); line != "" {
+				return p, strings.Split(line, sep), nil
+			}
+		}
+	}
+	return "", nil, fmt.Errorf("fake server: no file for %q", call)
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -334,7 +335,7 @@ func (c *Client) fetchSchemas(ctx context.Context, reads []*Read, parallelism in
 			// withoutColumnlessFiles).
 			schema, err := c.server.readSchema(ctx, r)
 			if err == nil {
-				err = checkCSVHeaderNames(r)
+				err = c.checkCSVHeaderNames(ctx, r, schema)
 			}
 			if err != nil {
 				return sourceError(r, err)
@@ -508,10 +509,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkCSVHeaderNames refuses a local CSV file whose header repeats a name
+// checkCSVHeaderNames refuses a CSV file whose header repeats a name
 // (also in another case): Spark would rename both (id0, id1), and the
-// values would no longer meet the other sources' id column.
-func checkCSVHeaderNames(r *Read) error {
+// values would no longer meet the other sources' id column. The client
+// reads the header line of a plain local file itself; of any other file
+// (one only the server sees, or one it cannot split by itself) it asks
+// Spark for the header, but only when schema, Spark's for r, has two
+// columns named as Spark renames a repeated name (the name, then its
+// position: a0 and a2 for a,id,a). Without this a file only the cluster
+// sees planned under Spark's renamed columns and failed at the write
+// (CSV header does not conform to the schema), where the same file read
+// by the client was refused here.
+func (c *Client) checkCSVHeaderNames(ctx context.Context, r *Read, schema sparkmerge.Schema) error {
 	if r.Format != "csv" || r.Options["header"] != "true" || r.UserSchema != "" {
 		return nil
 	}
@@ -522,32 +531,70 @@ func checkCSVHeaderNames(r *Read) error {
 	if sep == "" {
 		sep = ","
 	}
-	caseSensitive := false // Spark's default, and the CSV reader's dedup rule
+	asked := false
 	for _, p := range r.Paths {
 		line, ok := localFirstLine(p)
 		if !ok {
+			asked = true
 			continue
 		}
-		seen := map[string]string{}
-		for _, name := range strings.Split(line, sep) {
-			// Spark's rule (CSVDataSource's safe header): names as written
-			// (not trimmed); an empty one, or the nullValue, is named
-			// _c<i> instead and repeats nothing.
-			name = strings.Trim(name, `"`)
-			if name == "" || name == r.Options["nullValue"] {
-				continue
-			}
-			key := name
-			if !caseSensitive {
-				key = strings.ToLower(name)
-			}
-			if first, dup := seen[key]; dup {
-				return &DuplicateHeaderError{File: p, Columns: [2]string{first, name}}
-			}
-			seen[key] = name
+		names := strings.Split(line, sep)
+		for i, name := range names {
+			names[i] = strings.Trim(name, `"`)
+		}
+		if err := duplicateHeader(p, names, r.Options["nullValue"]); err != nil {
+			return err
 		}
 	}
+	if !asked || !renamedAsRepeated(schema) {
+		return nil
+	}
+	file, names, err := c.server.csvHeader(ctx, r)
+	if err != nil {
+		return fmt.Errorf("read the header Spark names the columns by: %w", err)
+	}
+	if len(r.Paths) == 1 || file == "" {
+		file = r.Paths[0]
+	}
+	return duplicateHeader(file, names, r.Options["nullValue"])
+}
+
+// duplicateHeader is a *DuplicateHeaderError when a CSV header's names
+// repeat one, by Spark's rule (CSVDataSource's safe header): names as
+// written (not trimmed), compared ignoring case (Spark's default); an empty
+// one, or the nullValue, is named _c<i> instead and repeats nothing.
+func duplicateHeader(file string, names []string, nullValue string) error {
+	seen := map[string]string{}
+	for _, name := range names {
+		if name == "" || name == nullValue {
+			continue
+		}
+		key := strings.ToLower(name)
+		if first, dup := seen[key]; dup {
+			return &DuplicateHeaderError{File: file, Columns: [2]string{first, name}}
+		}
+		seen[key] = name
+	}
 	return nil
+}
+
+// renamedAsRepeated says whether two columns of a CSV schema are named as
+// Spark renames a name its header repeats: the name, then the column's
+// position (a0 and a2 for a header a,id,a), the names alike but for case.
+// A header may name its columns so itself; the header then tells.
+func renamedAsRepeated(schema sparkmerge.Schema) bool {
+	seen := map[string]bool{}
+	for i, f := range schema.Fields {
+		base, ok := strings.CutSuffix(f.Name, strconv.Itoa(i))
+		if !ok || base == "" {
+			continue
+		}
+		if seen[strings.ToLower(base)] {
+			return true
+		}
+		seen[strings.ToLower(base)] = true
+	}
+	return false
 }
 
 // DuplicateHeaderError refuses a CSV file whose header names one column

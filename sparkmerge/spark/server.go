@@ -60,6 +60,11 @@ type server interface {
 	// are those Spark's read of it in any format has (see
 	// [Client.typePartitions]).
 	partitionSchema(ctx context.Context, given string, options map[string]string) (sparkmerge.Schema, error)
+	// csvHeader is the first record of CSV read r's files as Spark's CSV
+	// reader parses it with r's options but no header: the names Spark
+	// takes r's columns from (see [Client.checkCSVHeaderNames]), and the
+	// file that holds them, as Spark names it.
+	csvHeader(ctx context.Context, r *Read) (file string, names []string, err error)
 }
 
 // fileFetch names the files of one fetchFiles call: when paths is nil, a
@@ -137,6 +142,24 @@ func (s sessionServer) sparkVersion() string { return s.sess.SparkVersion() }
 
 func (s sessionServer) readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error) {
 	return readFrame(s.sess, r).Schema(ctx)
+}
+
+func (s sessionServer) csvHeader(ctx context.Context, r *Read) (string, []string, error) {
+	options := withOption(withOption(r.Options, "header", "false"), "inferSchema", "false")
+	rows, err := s.sess.Read(connect.ReadSpec{Format: "csv", Paths: r.readPaths(), Options: options}).
+		SelectExpr("_metadata.file_path AS __sparkmerge_file", "*").
+		Limit(1).
+		Collect(ctx)
+	if err != nil || len(rows.Values) == 0 {
+		return "", nil, err
+	}
+	first := rows.Values[0]
+	file, _ := first[0].(string)
+	names := make([]string, len(first)-1)
+	for i, v := range first[1:] {
+		names[i], _ = v.(string) // null: an empty name
+	}
+	return file, names, nil
 }
 
 func (s sessionServer) tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error) {

@@ -243,6 +243,44 @@ func TestPlanTypesFilesOnlyTheServerSees(t *testing.T) {
 	}
 }
 
+// A CSV file only the server sees whose header names a column twice is
+// refused at plan time as a file the client reads is (it planned under
+// Spark's renamed columns a0, id, a2 and failed at the write): when
+// Spark's schema has columns named as Spark renames repeated ones, the
+// client asks Spark for the header. A header that names its columns so
+// itself merges, and a schema without such names costs no question.
+func TestPlanRefusesADuplicateHeaderOnlyTheServerSees(t *testing.T) {
+	for _, tc := range []struct {
+		name, content, schema string
+		asks                  bool
+		dup                   [2]string
+	}{
+		{"repeated", "a,id,a\nx,1,y\n", "a0 STRING, id INT, a2 STRING", true, [2]string{"a", "a"}},
+		{"repeated in another case", "Id,v,id\n1,x,2\n", "Id0 INT, v STRING, id2 INT", true, [2]string{"Id", "id"}},
+		{"named so by the file", "a0,id,a2\nx,1,y\n", "a0 STRING, id INT, a2 STRING", true, [2]string{}},
+		{"plain", "a,id\nx,1\n", "a STRING, id INT", false, [2]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, fake := newFakeClient()
+			fake.nowMillis = 1 << 40
+			p := "/sparkmerge-server-only/in/f.csv"
+			fake.files[p] = fakeFile{content: tc.content, mtimeMillis: 1}
+			fake.schemas["readSchema "+p] = tc.schema
+			_, err := c.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{p}}}, SparkInference: true})
+			var dup *DuplicateHeaderError
+			switch {
+			case tc.dup == [2]string{} && err != nil:
+				t.Errorf("err = %v, want none", err)
+			case tc.dup != [2]string{} && (!errors.As(err, &dup) || dup.File != p || dup.Columns != tc.dup):
+				t.Errorf("err = %v, want a *DuplicateHeaderError naming %s and %v", err, p, tc.dup)
+			}
+			if asked := slices.Contains(fake.recorded(), "csvHeader "+p); asked != tc.asks {
+				t.Errorf("asked Spark for the header: %v, want %v (calls %v)", asked, tc.asks, fake.recorded())
+			}
+		})
+	}
+}
+
 // A CSV file whose header names a column twice is refused once Spark has
 // typed it: Spark would rename both columns.
 func TestPlanRefusesADuplicateHeader(t *testing.T) {
