@@ -18,6 +18,16 @@ func mustSchema(t *testing.T, ddl string) Schema {
 	return s
 }
 
+// mustType parses a Spark SQL type for a test.
+func mustType(t *testing.T, s string) DataType {
+	t.Helper()
+	d, err := ParseType(s)
+	if err != nil {
+		t.Fatalf("ParseType(%q): %v", s, err)
+	}
+	return d
+}
+
 // change is a FieldChange or conflict written for a test: "s.b: int -> bigint".
 func changes(cs []FieldChange) []string {
 	var out []string
