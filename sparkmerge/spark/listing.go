@@ -3,6 +3,7 @@ package spark
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -296,7 +297,7 @@ func (c *Client) withZeroByteFiles(ctx context.Context, given string, options ma
 	}
 	added := false
 	for _, p := range all {
-		if p = sameScheme(given, p); !scanned[p] {
+		if p = sameScheme(given, pathOfURI(p)); !scanned[p] {
 			files = append(files, remoteFile{path: p})
 			scanned[p], added = true, true
 		}
@@ -305,6 +306,22 @@ func (c *Client) withZeroByteFiles(ctx context.Context, given string, options ma
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	}
 	return files, nil
+}
+
+// pathOfURI is a file's path as Spark's scans name it (Hadoop's
+// Path.toString) from the URI its file index gives (Path.toUri): escapes
+// decoded, so that "a%20b%253A" is the file "a b%3A" that the listing's
+// scan names so, not another.
+func pathOfURI(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" || u.Scheme == "" {
+		return s
+	}
+	out := u.Scheme + ":"
+	if u.Host != "" || strings.HasPrefix(s, u.Scheme+"://") {
+		out += "//" + u.Host
+	}
+	return out + u.Path
 }
 
 // sameScheme writes a path Spark listed the way the user wrote its root:

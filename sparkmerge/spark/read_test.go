@@ -313,3 +313,21 @@ func TestSourceErrorNamesAFormatMismatch(t *testing.T) {
 		t.Errorf("a csv file read as csv got a hint: %v", err)
 	}
 }
+
+// Spark's file index gives URIs (Path.toUri), its scans paths
+// (Path.toString): the same file, spelled otherwise where its name needs
+// escapes.
+func TestPathOfURI(t *testing.T) {
+	tests := []struct{ uri, want string }{
+		{"file:/d/at=2024-02-29%2010%253A00%253A00.5/f00.csv", "file:/d/at=2024-02-29 10%3A00%3A00.5/f00.csv"},
+		{"file:/d/a%20b%2520c%7Bd%7D.csv", "file:/d/a b%20c{d}.csv"},
+		{"s3a://bucket/t/k=a%20b/x.csv", "s3a://bucket/t/k=a b/x.csv"},
+		{"file:/d/plain.csv", "file:/d/plain.csv"},
+		{"/d/no-scheme.csv", "/d/no-scheme.csv"},
+	}
+	for _, tt := range tests {
+		if got := pathOfURI(tt.uri); got != tt.want {
+			t.Errorf("pathOfURI(%q) = %q, want %q", tt.uri, got, tt.want)
+		}
+	}
+}
