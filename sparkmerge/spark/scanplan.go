@@ -465,52 +465,16 @@ func (l *batchLayout) routeUntyped(n int) {
 func (b scanBatch) typedKeys(reads []*Read, l batchLayout) [][]int {
 	typed := make([][]int, len(l.casts))
 	users := make([]int, len(b.keys)) // how many target columns take each key
-	// holds are per file the keys its records may hold: its read's schema,
-	// and every key its records have, which includes keys Spark's
-	// inference drops (an empty object, an array of them): from_json
-	// would parse such a key's value into the column's type, as text
-	// ('{}') in a string, where the file read alone has no such column.
-	holds := make([][]bool, len(b.files))
-	for m, i := range b.reads {
-		holds[m] = make([]bool, len(b.keys))
-		for _, fields := range [][]sparkmerge.Field{reads[i].Schema.Fields, b.files[m].raw.Fields, reads[i].raw.Fields} {
-			for _, f := range fields {
-				if j := slices.Index(b.keys, f.Name); j >= 0 {
-					holds[m][j] = true
-				}
-			}
-		}
-	}
+	holds := b.heldKeys(reads)
 	for k := range l.casts {
 		if l.provenance[k] || len(l.casts[k]) == 0 {
 			continue
 		}
-		direct := true
-		for _, c := range l.casts[k] {
-			long := c.from.Kind == sparkmerge.KindLong
-			same := c.from.Equal(c.to) || long && (c.to.Kind == sparkmerge.KindDouble || c.to.Kind == sparkmerge.KindString)
-			direct = direct && same && c.kind != castChecked && !c.from.Kind.IsComplex()
-		}
-		var keys []int
-		for m := range b.files {
-			if j := int(l.positions[m][k]) - 1; l.codes[m][k] != 0 && !slices.Contains(keys, j) {
-				keys = append(keys, j)
-			}
-		}
-		slices.Sort(keys)
+		keys := b.columnKeys(l, k)
 		for _, j := range keys {
 			users[j]++
 		}
-		for m := range b.files {
-			held := 0
-			for _, j := range keys {
-				if holds[m][j] {
-					held++
-				}
-			}
-			direct = direct && (held == 0 || held == 1 && l.codes[m][k] != 0)
-		}
-		if direct {
+		if directCasts(l.casts[k]) && b.oneKeyPerFile(l, k, keys, holds) {
 			typed[k] = keys
 		}
 	}
@@ -522,4 +486,68 @@ func (b scanBatch) typedKeys(reads []*Read, l batchLayout) [][]int {
 		}
 	}
 	return typed
+}
+
+// heldKeys are per file the keys its records may hold: its read's schema,
+// and every key its records have, which includes keys Spark's inference
+// drops (an empty object, an array of them): from_json would parse such a
+// key's value into the column's type, as text ('{}') in a string, where
+// the file read alone has no such column.
+func (b scanBatch) heldKeys(reads []*Read) [][]bool {
+	holds := make([][]bool, len(b.files))
+	for m, i := range b.reads {
+		holds[m] = make([]bool, len(b.keys))
+		for _, fields := range [][]sparkmerge.Field{reads[i].Schema.Fields, b.files[m].raw.Fields, reads[i].raw.Fields} {
+			for _, f := range fields {
+				if j := slices.Index(b.keys, f.Name); j >= 0 {
+					holds[m][j] = true
+				}
+			}
+		}
+	}
+	return holds
+}
+
+// directCasts reports whether every file's type for a column parses
+// straight into the target's: the same type, or bigint into double or
+// string, with no checked cast and nothing nested.
+func directCasts(casts []valueCast) bool {
+	for _, c := range casts {
+		long := c.from.Kind == sparkmerge.KindLong
+		same := c.from.Equal(c.to) || long && (c.to.Kind == sparkmerge.KindDouble || c.to.Kind == sparkmerge.KindString)
+		if !same || c.kind == castChecked || c.from.Kind.IsComplex() {
+			return false
+		}
+	}
+	return true
+}
+
+// columnKeys are the keys (spellings) the batch's files give target
+// column k, sorted.
+func (b scanBatch) columnKeys(l batchLayout, k int) []int {
+	var keys []int
+	for m := range b.files {
+		if j := int(l.positions[m][k]) - 1; l.codes[m][k] != 0 && !slices.Contains(keys, j) {
+			keys = append(keys, j)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// oneKeyPerFile reports whether no file's records hold more than one of
+// column k's keys, and a file that gives the column no value holds none.
+func (b scanBatch) oneKeyPerFile(l batchLayout, k int, keys []int, holds [][]bool) bool {
+	for m := range b.files {
+		held := 0
+		for _, j := range keys {
+			if holds[m][j] {
+				held++
+			}
+		}
+		if held > 1 || held == 1 && l.codes[m][k] == 0 {
+			return false
+		}
+	}
+	return true
 }
