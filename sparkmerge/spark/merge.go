@@ -249,94 +249,17 @@ func planSources(reads []*Read) []sparkmerge.Source {
 // sparkmerge reads Parquet and ORC datasets with mergeSchema). A CSV
 // dataset cannot gain columns: its files would differ by position.
 func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Options, planned *Planned) error {
-	var table sparkmerge.Schema
-	if tt := planned.Table; tt != nil {
-		if !tt.Exists {
-			return nil // created by the write
-		}
-		table = tt.Schema
-	} else {
-		var err error
-		table, err = c.server.targetSchema(ctx, job.Target)
-		switch errorClass(err) {
-		case "TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
-			return nil // created by the write
-		}
-		if err != nil {
-			return fmt.Errorf("read the schema of %s: %w", targetName(job.Target), err)
-		}
+	table, exists, err := c.appendTargetSchema(ctx, job, planned)
+	if err != nil || !exists {
+		return err // nil: created by the write
 	}
-	hasProvenance, hasRescue := false, false
-	for _, own := range []struct{ name, option string }{{policy.SourceColumn, "Options.SourceColumn"}, {policy.Rescue, "Options.Rescue"}} {
-		if own.name == "" {
-			continue
-		}
-		// The target's provenance or rescue column, from an earlier
-		// merge: the planner adds it again, last.
-		kept := table.Fields[:0:0]
-		for _, f := range table.Fields {
-			switch {
-			case sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(own.name, policy.CaseSensitive):
-				kept = append(kept, f)
-				continue
-			case f.Type.Kind != sparkmerge.KindString:
-				return fmt.Errorf("append to %s: its column %s is %s, and the merge's column of that name (%s) is a string: give that option another name, or write to another target", targetName(job.Target), backticked(f.Name), f.Type, own.option)
-			case own.name == policy.SourceColumn:
-				hasProvenance = true
-			default:
-				hasRescue = true
-			}
-		}
-		table.Fields = kept
+	table, hasProvenance, hasRescue, err := withoutOwnColumns(job, policy, table)
+	if err != nil {
+		return err
 	}
 	if job.Target.Evolve {
-		// Plan without the table first to learn the merged columns, then
-		// evolve the table to take them.
-		open := *policy
-		open.Missing, open.Reference, open.ReferenceSource = sparkmerge.MissingFill, nil, ""
-		merged, err := sparkmerge.NewPlan(planSources(planned.Reads), open)
-		if err != nil {
+		if table, err = evolveForAppend(job, policy, planned, table, hasProvenance, hasRescue); err != nil {
 			return err
-		}
-		// The merged columns the sources give: the provenance and
-		// rescue columns, which the planner adds last, are the
-		// target's own (or added below).
-		mergedColumns := merged.Target
-		mergedColumns.Fields = slices.Clone(mergedColumns.Fields)
-		for _, own := range []string{policy.Rescue, policy.SourceColumn} {
-			if own != "" {
-				mergedColumns.Fields = mergedColumns.Fields[:len(mergedColumns.Fields)-1]
-			}
-		}
-		if tt := planned.Table; tt != nil {
-			evo := sparkmerge.PlanEvolution(sparkmerge.Table{Name: tt.Name, Format: tt.Format, Schema: table}, mergedColumns, *policy)
-			if policy.SourceColumn != "" && !hasProvenance {
-				evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.SourceColumn}, To: sparkmerge.Simple(sparkmerge.KindString)})
-			}
-			if policy.Rescue != "" && !hasRescue {
-				evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.Rescue}, To: sparkmerge.Simple(sparkmerge.KindString)})
-			}
-			tt.Evolution = evo
-			if err := evo.Err(); err != nil {
-				return err
-			}
-			table = evo.Schema
-		} else {
-			have := map[string]bool{}
-			for _, f := range table.Fields {
-				have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] = true
-			}
-			for _, f := range mergedColumns.Fields {
-				if !have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] {
-					f.Nullable = true
-					planned.AddColumns = append(planned.AddColumns, f)
-					table.Fields = append(table.Fields, f)
-				}
-			}
-			format := job.Target.Format
-			if job.Target.Path != "" && len(planned.AddColumns) > 0 && strings.EqualFold(format, "csv") {
-				return fmt.Errorf("append to %s: a CSV dataset cannot gain columns (%s): its files would no longer line up by position; write to a new path, or use Parquet", targetName(job.Target), fieldNames(planned.AddColumns))
-			}
 		}
 	}
 	policy.Missing = sparkmerge.MissingReference
@@ -346,6 +269,102 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		policy.Order = sparkmerge.OrderReference
 	}
 	return nil
+}
+
+// appendTargetSchema is the schema of the target an append writes to;
+// exists is false when the write creates it.
+func (c *Client) appendTargetSchema(ctx context.Context, job Job, planned *Planned) (table sparkmerge.Schema, exists bool, err error) {
+	if tt := planned.Table; tt != nil {
+		return tt.Schema, tt.Exists, nil
+	}
+	table, err = c.server.targetSchema(ctx, job.Target)
+	switch errorClass(err) {
+	case "TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
+		return table, false, nil
+	}
+	if err != nil {
+		return table, false, fmt.Errorf("read the schema of %s: %w", targetName(job.Target), err)
+	}
+	return table, true, nil
+}
+
+// withoutOwnColumns is the target's schema without its provenance and
+// rescue columns from an earlier merge, which the planner adds again,
+// last; it says which of them the target has.
+func withoutOwnColumns(job Job, policy *sparkmerge.Options, table sparkmerge.Schema) (_ sparkmerge.Schema, hasProvenance, hasRescue bool, err error) {
+	for _, own := range []struct{ name, option string }{{policy.SourceColumn, "Options.SourceColumn"}, {policy.Rescue, "Options.Rescue"}} {
+		if own.name == "" {
+			continue
+		}
+		kept := table.Fields[:0:0]
+		for _, f := range table.Fields {
+			switch {
+			case sparkmerge.FoldName(f.Name, policy.CaseSensitive) != sparkmerge.FoldName(own.name, policy.CaseSensitive):
+				kept = append(kept, f)
+				continue
+			case f.Type.Kind != sparkmerge.KindString:
+				return table, false, false, fmt.Errorf("append to %s: its column %s is %s, and the merge's column of that name (%s) is a string: give that option another name, or write to another target", targetName(job.Target), backticked(f.Name), f.Type, own.option)
+			case own.name == policy.SourceColumn:
+				hasProvenance = true
+			default:
+				hasRescue = true
+			}
+		}
+		table.Fields = kept
+	}
+	return table, hasProvenance, hasRescue, nil
+}
+
+// evolveForAppend is the target's schema evolved to take the merged
+// columns (--evolve): a table by its format's own statements (recorded
+// in the plan, run before the write), a file target by columns added.
+// It plans without the table first to learn the merged columns.
+func evolveForAppend(job Job, policy *sparkmerge.Options, planned *Planned, table sparkmerge.Schema, hasProvenance, hasRescue bool) (sparkmerge.Schema, error) {
+	open := *policy
+	open.Missing, open.Reference, open.ReferenceSource = sparkmerge.MissingFill, nil, ""
+	merged, err := sparkmerge.NewPlan(planSources(planned.Reads), open)
+	if err != nil {
+		return table, err
+	}
+	// The merged columns the sources give: the provenance and rescue
+	// columns, which the planner adds last, are the target's own (or
+	// added below).
+	mergedColumns := merged.Target
+	mergedColumns.Fields = slices.Clone(mergedColumns.Fields)
+	for _, own := range []string{policy.Rescue, policy.SourceColumn} {
+		if own != "" {
+			mergedColumns.Fields = mergedColumns.Fields[:len(mergedColumns.Fields)-1]
+		}
+	}
+	if tt := planned.Table; tt != nil {
+		evo := sparkmerge.PlanEvolution(sparkmerge.Table{Name: tt.Name, Format: tt.Format, Schema: table}, mergedColumns, *policy)
+		if policy.SourceColumn != "" && !hasProvenance {
+			evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.SourceColumn}, To: sparkmerge.Simple(sparkmerge.KindString)})
+		}
+		if policy.Rescue != "" && !hasRescue {
+			evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.Rescue}, To: sparkmerge.Simple(sparkmerge.KindString)})
+		}
+		tt.Evolution = evo
+		if err := evo.Err(); err != nil {
+			return table, err
+		}
+		return evo.Schema, nil
+	}
+	have := map[string]bool{}
+	for _, f := range table.Fields {
+		have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] = true
+	}
+	for _, f := range mergedColumns.Fields {
+		if !have[sparkmerge.FoldName(f.Name, policy.CaseSensitive)] {
+			f.Nullable = true
+			planned.AddColumns = append(planned.AddColumns, f)
+			table.Fields = append(table.Fields, f)
+		}
+	}
+	if job.Target.Path != "" && len(planned.AddColumns) > 0 && strings.EqualFold(job.Target.Format, "csv") {
+		return table, fmt.Errorf("append to %s: a CSV dataset cannot gain columns (%s): its files would no longer line up by position; write to a new path, or use Parquet", targetName(job.Target), fieldNames(planned.AddColumns))
+	}
+	return table, nil
 }
 
 // selectExprs is the projection of read i onto the target. A multi-path
