@@ -23,8 +23,9 @@ import (
 // each merged through every read path sparkmerge has, compared cell by
 // cell with Spark reading each file alone (union with Spark's inference).
 // The merged table must not depend on the path: strategy, inference side,
-// positional scans or per-file reads, and files the client reads or only
-// Spark sees. Seeded: a failure names its seed and files.
+// positional scans or per-file reads, files the client reads or only
+// Spark sees, and files Spark types alone or together with others
+// (typed each as alone: spark's typeCSVTogether). Seeded: a failure names its seed and files.
 //
 // SPARKMERGE_DIFF_CORPORA sets how many corpora per format (default 3 in
 // CI; the longer run is a larger number), SPARKMERGE_DIFF_FIRST the first
@@ -344,6 +345,9 @@ func TestDifferentialReadPaths(t *testing.T) {
 		{"auto", spark.StrategyAuto, false, false, false, false},
 		{"union", spark.StrategyUnion, false, false, false, false},
 		{"auto --spark-inference", spark.StrategyAuto, true, false, false, false},
+		// CSV files typed by Spark together, each as alone, where only
+		// the server sees them.
+		{"union --spark-inference, cluster files", spark.StrategyUnion, true, true, false, false},
 		{"auto, cluster files", spark.StrategyAuto, false, true, false, false},
 		{"union, object store files", spark.StrategyUnion, false, false, true, false},
 		{"auto, through links", spark.StrategyAuto, false, false, false, true},
@@ -400,7 +404,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 				store := uploadEarly(t, files)
 				policy := sparkmerge.Options{SourceColumn: "_source"}
 				skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
-				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, ReaderOptions: shape.readerOptions(),
+				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy, ReaderOptions: shape.readerOptions(),
 					Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
 				refOut := job.Target.Path
 				var refErr error

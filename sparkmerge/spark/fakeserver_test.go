@@ -52,6 +52,12 @@ type fakeServer struct {
 	fetchDelay  time.Duration
 	maxFetching int
 
+	// csvLines, csvHeaders and laneTypes answer typeCSVTogether's calls
+	// (see csvFileLines).
+	csvLines   []csvFileLines
+	csvHeaders map[string]string
+	laneTypes  func(csvLanes) (sparkmerge.Schema, error)
+
 	mu       sync.Mutex
 	calls    []string
 	fetching int
@@ -117,6 +123,43 @@ func (f *fakeServer) readSchema(ctx context.Context, r *Read) (sparkmerge.Schema
 		return sparkmerge.Schema{}, err
 	}
 	return f.schema(call)
+}
+
+// csvFileLines answers from csvLines, recording "csvFileLines <paths>";
+// csvHeader from csvHeaders (DDL by header line), recording "csvHeader
+// <line>" (csvHeaderNames); csvLaneTypes from laneTypes, recording "csvLaneTypes <paths>".
+// Without csvLines (csvHeaders), csvFileLines (csvHeaderNames) fails
+// unrecorded: files are typed one by one, as before typeCSVTogether, and
+// other tests' calls stay theirs.
+func (f *fakeServer) csvFileLines(_ context.Context, paths []string) ([]csvFileLines, error) {
+	if f.csvLines == nil {
+		return nil, fmt.Errorf("fake server: no text reads")
+	}
+	if err := f.record("csvFileLines " + strings.Join(paths, ",")); err != nil {
+		return nil, err
+	}
+	return f.csvLines, nil
+}
+
+func (f *fakeServer) csvHeaderNames(_ context.Context, line string, _ map[string]string) (sparkmerge.Schema, error) {
+	if f.csvHeaders == nil {
+		return sparkmerge.Schema{}, fmt.Errorf("fake server: no CSV parsing")
+	}
+	if err := f.record("csvHeader " + line); err != nil {
+		return sparkmerge.Schema{}, err
+	}
+	ddl, ok := f.csvHeaders[line]
+	if !ok {
+		return sparkmerge.Schema{}, fmt.Errorf("fake server: no CSV parsing")
+	}
+	return sparkmerge.ParseSchema(ddl)
+}
+
+func (f *fakeServer) csvLaneTypes(_ context.Context, lanes csvLanes) (sparkmerge.Schema, error) {
+	if err := f.record("csvLaneTypes " + strings.Join(lanes.paths, ",")); err != nil || f.laneTypes == nil {
+		return sparkmerge.Schema{}, fmt.Errorf("fake server: no CSV parsing (%v)", err)
+	}
+	return f.laneTypes(lanes)
 }
 
 // partitionSchema answers "partitionSchema <given>", recording the options

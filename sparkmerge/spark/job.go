@@ -124,6 +124,13 @@ type Job struct {
 	// from their footers, as Spark would, without a Spark job per file
 	// (see [Read.InferredLocally]).
 	SparkInference bool
+	// InferEachFileAlone asks Spark for the schema of each file it types
+	// in a request of its own (an inference of the file alone, a Spark
+	// job or two per file). By default Spark types many small CSV files
+	// in a few inferences, each file's columns apart, which gives every
+	// file the schema its inference alone gives (see
+	// [Planned.TypedTogether]).
+	InferEachFileAlone bool
 	// Progress, when set, receives progress lines for long schema discovery.
 	Progress io.Writer
 	// OnProgress, when set, receives the job's progress by phase (see

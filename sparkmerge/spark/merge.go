@@ -43,6 +43,11 @@ type Planned struct {
 	// typed from their contents, fetched in RemoteFetchJobs Spark jobs.
 	RemoteTyped     int `json:"remote_typed,omitempty"`
 	RemoteFetchJobs int `json:"remote_fetch_jobs,omitempty"`
+	// TypedTogether counts the CSV files Spark typed in a few
+	// inferences over many files, each file as Spark types it read alone,
+	// in TogetherRequests Spark requests (see [Job.InferEachFileAlone]).
+	TypedTogether    int `json:"typed_together,omitempty"`
+	TogetherRequests int `json:"together_requests,omitempty"`
 	// InferenceNote says why the client inferred no schema although it
 	// was allowed to, or "".
 	InferenceNote string `json:"inference_note,omitempty"`

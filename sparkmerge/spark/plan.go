@@ -77,6 +77,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	planned.Skipped, planned.InferenceNote = in.skipped, found.note
 	planned.Empty = emptyNames(empty)
 	planned.RemoteTyped, planned.RemoteFetchJobs = found.remoteTyped, found.fetchJobs
+	planned.TypedTogether, planned.TogetherRequests = found.typedTogether, found.togetherRequests
 	planned.Discovery, planned.Inference = time.Since(start), found.inference
 	if err := checkPartitionColumns(job.Target, planned); err != nil {
 		return nil, err
@@ -176,6 +177,24 @@ type discovered struct {
 	// remoteTyped and fetchJobs are [Planned.RemoteTyped] and
 	// [Planned.RemoteFetchJobs].
 	remoteTyped, fetchJobs int
+	// typedTogether and togetherRequests are [Planned.TypedTogether] and
+	// [Planned.TogetherRequests].
+	typedTogether, togetherRequests int
+}
+
+// without are the reads of all that are not among some, in order.
+func without(all, some []*Read) []*Read {
+	in := make(map[*Read]bool, len(some))
+	for _, r := range some {
+		in[r] = true
+	}
+	var out []*Read
+	for _, r := range all {
+		if !in[r] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // discover gives every read its schema as the strategy reads it. Auto and
@@ -216,6 +235,22 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	}
 	if err := checkNesting(remote); err != nil {
 		return discovered{}, err
+	}
+	if !job.InferEachFileAlone {
+		// CSV files Spark types in a few inferences, each file as alone.
+		rest, together, err := c.typeCSVTogether(ctx, remote, job.Parallelism)
+		if err != nil {
+			return discovered{}, err
+		}
+		typed := without(remote, rest)
+		for _, r := range typed {
+			if err := c.checkCSVHeaderNames(ctx, r, r.Schema); err != nil {
+				return discovered{}, sourceError(r, err)
+			}
+		}
+		found.reads = append(found.reads, typed...)
+		found.typedTogether, found.togetherRequests = together.files, together.requests
+		remote = rest
 	}
 	// Every other file's own schema, as Spark reads the file alone.
 	if len(found.reads) > 0 {

@@ -55,6 +55,16 @@ type server interface {
 	// haveRows says, of each read, whether it has a row: one Spark job
 	// reading at most the first row of each (see withoutColumnlessFiles).
 	haveRows(ctx context.Context, reads []*Read) ([]bool, error)
+	// csvFileLines reads CSV files as text in one Spark job: each file's
+	// header line and counts of its lines (see [Client.typeCSVTogether]).
+	csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error)
+	// csvHeaderNames is the schema Spark's CSV reader gives a file whose
+	// header line is line, read with options: its names, every type
+	// string.
+	csvHeaderNames(ctx context.Context, line string, options map[string]string) (sparkmerge.Schema, error)
+	// csvLaneTypes is the schema Spark's CSV inference gives the lanes
+	// of CSV files (see [csvLanes]): one Spark inference over them all.
+	csvLaneTypes(ctx context.Context, lanes csvLanes) (sparkmerge.Schema, error)
 	// partitionSchema is the schema of the dataset path given means, with
 	// the reader options, as a binaryFile dataset: its partition columns
 	// are those Spark's read of it in any format has (see
@@ -328,4 +338,49 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now})
 	}
 	return files, nil
+}
+
+func (s sessionServer) csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error) {
+	text := s.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
+		SelectExpr("value", "_metadata.file_path AS p", "monotonically_increasing_id() AS i")
+	rows, err := text.Aggregate([]string{"p"},
+		"min_by(value, IF("+csvLineHasContent+", i, NULL)) AS first",
+		"count_if("+csvLineHasContent+") AS lines",
+		"count_if(length(value) > 0 AND NOT "+csvLineHasContent+") AS blankish").Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]csvFileLines, 0, len(rows.Values))
+	for _, row := range rows.Values {
+		if len(row) != 4 {
+			return nil, fmt.Errorf("text read of CSV files: %d columns, want 4", len(row))
+		}
+		var f csvFileLines
+		f.path, _ = row[0].(string)
+		f.first, _ = row[1].(string)
+		f.lines, _ = row[2].(int64)
+		f.blankish, _ = row[3].(int64)
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func (s sessionServer) csvHeaderNames(ctx context.Context, line string, options map[string]string) (sparkmerge.Schema, error) {
+	tokenizer, _ := csvTogetherOptionsOf(options)
+	opts := withOption(withOption(tokenizer, "header", "true"), "inferSchema", "false")
+	return s.sess.SQL("SELECT " + sparkmerge.QuoteString(line) + " AS value").ParseCSV(opts).Schema(ctx)
+}
+
+// csvLaneTypes is one inference over the lines of the lanes, the line
+// of every lane first (see csvLanes.laneWidthLine: a union's first input
+// is read first, so Spark's inference takes its width; were it not, the
+// schema would be narrower and typeCSVTogether would ask the files alone).
+func (s sessionServer) csvLaneTypes(ctx context.Context, lanes csvLanes) (sparkmerge.Schema, error) {
+	lines := s.sess.Read(connect.ReadSpec{Format: "text", Paths: lanes.paths}).
+		SelectExpr("value", lanes.laneFileExpr()).
+		Filter(csvLineHasContent + " AND f IS NOT NULL AND value <> f.header").
+		SelectExpr(lanes.laneLineExpr()).
+		Filter("value IS NOT NULL")
+	return connect.UnionAll([]connect.Frame{s.sess.SQL(lanes.laneWidthLine()), lines}).
+		ParseCSV(lanes.laneInferenceOptions()).Schema(ctx)
 }

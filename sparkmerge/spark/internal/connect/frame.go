@@ -165,6 +165,17 @@ func (f Frame) Filter(condition string) Frame {
 	})
 }
 
+// ParseCSV returns the frame Spark's CSV reader makes of f's one string
+// column, each row one CSV record, with the reader options (copied) and
+// no schema given: Spark infers it over every row, as
+// DataFrameReader.csv(Dataset[String]) does (Relation.parse).
+func (f Frame) ParseCSV(options map[string]string) Frame {
+	return f.unary("parse csv", "parse", func(p protoreflect.Message) {
+		setEnum(p, "format", "PARSE_FORMAT_CSV")
+		setStringMap(p, "options", options)
+	})
+}
+
 // Distinct keeps one of each set of rows equal in every column
 // (Deduplicate with all columns as keys), as UNION DISTINCT does.
 func (f Frame) Distinct() Frame {

@@ -1,0 +1,615 @@
+package spark
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// CSV files the client does not type (dates, quotes, files only the
+// server sees, Spark's inference asked for) were each asked of Spark: an
+// analysis of the file alone, two Spark jobs, about 0.1 s of server time
+// per file, which made discovery of 120 small dated files 160 times
+// slower than of the same files without dates. Here Spark types many such
+// files in a few jobs, each file exactly as Spark's inference of it alone
+// (TextInputCSVDataSource.infer):
+//
+//  1. each file's first line with content (Spark's header line) and how
+//     many lines inference reads are learnt (csvFileLines): by the client
+//     for its own files (localCSVFileLines), by one text read in Spark
+//     for the others;
+//  2. each distinct header line is parsed by Spark's CSV reader, as its
+//     header (csvHeaderNames): the file's column names, as Spark makes them
+//     safe (empty, null-valued or repeated names);
+//  3. the files' lines are laid side by side in one dataset of CSV lines
+//     that Spark's CSV inference types (csvLaneTypes): each file's
+//     columns are lanes of their own, empty (or absent) in every other
+//     file's lines, so that every lane's type is inferred from that file's
+//     values alone, in the file's own order (Spark's inference folds
+//     each partition's rows in order; a value's type can depend on the
+//     ones before it), and an empty value leaves a lane's type as it
+//     was. A file's lines are tokenized by Spark's own parser under the
+//     file's options (from_csv, as wide as the file's header: a row's
+//     extra values are ignored, as inference ignores them) and written
+//     back quoted (to_csv), so that every value reaches inference as the
+//     file's parser gave it; lines equal to the header line are dropped,
+//     as inference drops them.
+//
+// A marker lane per file proves that its lines reached its lanes. A file
+// is typed so only when that is certain to equal its read alone:
+// on Spark 4.0 (whose CSVDataSource this follows), with options from
+// csvTogetherOptions, no larger than Spark's split of a file read alone
+// (so that Spark folds it in one partition there and here), and with no
+// line that is blank but not empty (Spark's filters of blank lines differ
+// on those). Every other file, and every file of a batch that fails, is
+// asked of Spark alone, as before.
+
+// csvFileLines is what the text read of many CSV files learns of one.
+type csvFileLines struct {
+	// path is the file as Spark names it (_metadata.file_path).
+	path string
+	// first is its first line with a character other than a space or a
+	// control character: the header line Spark's inference takes.
+	first string
+	// lines counts its lines with such a character.
+	lines int64
+	// blankish counts its lines that are not empty but have no such
+	// character.
+	blankish int64
+}
+
+// csvLanes is one dataset of lanes (step 3 above) that Spark types in one
+// inference.
+type csvLanes struct {
+	// paths are the files read, as the reads send them.
+	paths []string
+	// files are the files' lanes, by path as Spark names them.
+	files []csvLaneFile
+	// width is the number of lanes: the first (always empty, so that no
+	// line starts with its file's own text) and every file's.
+	width int
+	// tokenizer are the options from_csv tokenizes the files' lines with;
+	// inference are those Spark's inference of the lanes takes.
+	tokenizer, inference map[string]string
+}
+
+// csvLaneFile is one file's place among the lanes.
+type csvLaneFile struct {
+	path   string // its sparkPathKey
+	header string // its header line, dropped wherever it is repeated
+	// offset is its first lane; columns is how many it has (its header's
+	// names). The lane after them is its marker, 1 in each of its lines:
+	// typed int where its lines reached its lanes (data), string where
+	// none did, so that a file whose lines missed its lanes (named
+	// otherwise than the client expects) is never typed from none.
+	offset, columns int
+	// data: the file has lines besides its header line.
+	data bool
+}
+
+// maxLaneCells bounds the lanes one inference types, as its lines times
+// its lanes: every line holds every lane (empty), and Spark's inference
+// visits each. Past it, files go to another inference, run alongside.
+const maxLaneCells = 4 << 20
+
+// maxTogetherFile bounds the files read to learn their header lines,
+// before the server's split size is known (fileSplitBytes: 4 MiB by
+// default).
+const maxTogetherFile = 64 << 20
+
+// maxLanes bounds one inference's lanes under the CSV parser's
+// maxColumns default (20,480).
+const maxLanes = 20000
+
+// csvTogetherOptions are the reader options, lower case, under which
+// typing a file among others equals typing it alone: the parser's
+// (passed to from_csv), inference's (passed to the lanes' inference), and
+// options of the read only. Others (multiLine, encodings, line
+// separators, comments, sampling, listing filters) leave the file to
+// Spark alone.
+var csvTogetherOptions = map[string]string{
+	"header": "", "inferschema": "inference", "enforceschema": "", "mode": "",
+	"sep": "tokenizer", "delimiter": "tokenizer", "quote": "tokenizer", "escape": "tokenizer",
+	"chartoescapequoteescaping": "tokenizer", "nullvalue": "tokenizer", "emptyvalue": "tokenizer",
+	"ignoreleadingwhitespace": "tokenizer", "ignoretrailingwhitespace": "tokenizer",
+	"unescapedquotehandling": "tokenizer",
+	"dateformat":             "inference", "timestampformat": "inference", "timestampntzformat": "inference",
+	"prefersdate": "inference", "nanvalue": "inference", "positiveinf": "inference",
+	"negativeinf": "inference", "locale": "inference", "timezone": "inference",
+	"enabledatetimeparsingfallback": "inference",
+}
+
+// typesCSVTogether reports whether the server's CSV inference is the one
+// typeCSVTogether follows.
+func typesCSVTogether(sparkVersion string) bool {
+	return strings.HasPrefix(sparkVersion, "4.0.")
+}
+
+// csvTogetherKey is the key of the options under which r may be typed
+// with others (reads of one key share an inference), or "" when r is
+// Spark's to type alone.
+func csvTogetherKey(r *Read) string {
+	if r.Format != "csv" || r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || r.patterns || IsGlob(r.Paths[0]) || r.partition != nil {
+		return ""
+	}
+	if !strings.EqualFold(optionValue(r.Options, "header"), "true") {
+		return ""
+	}
+	var b strings.Builder
+	for _, k := range sortedKeys(r.Options) {
+		if _, ok := csvTogetherOptions[strings.ToLower(k)]; !ok {
+			return ""
+		}
+		if strings.EqualFold(k, "enforceSchema") {
+			continue // read-time only
+		}
+		fmt.Fprintf(&b, "%s=%s\x00", strings.ToLower(k), r.Options[k])
+	}
+	return b.String()
+}
+
+// csvTogetherOptionsOf splits a read's options into the tokenizer's and
+// inference's.
+func csvTogetherOptionsOf(options map[string]string) (tokenizer, inference map[string]string) {
+	tokenizer, inference = map[string]string{}, map[string]string{}
+	for k, v := range options {
+		switch csvTogetherOptions[strings.ToLower(k)] {
+		case "tokenizer":
+			tokenizer[k] = v
+		case "inference":
+			inference[k] = v
+		}
+	}
+	return tokenizer, inference
+}
+
+// csvFileSize is the size of r's file when the client knows it: a local
+// file's, or the listed size of a file only the server sees.
+func csvFileSize(r *Read) (int64, bool) {
+	if r.listed {
+		return r.listedSize, true
+	}
+	return localSize(r.Paths[0])
+}
+
+// typedTogether counts what typeCSVTogether did.
+type typedTogether struct {
+	// files is the number of files it typed; requests the Spark
+	// requests it made (each runs one or two Spark jobs).
+	files, requests int
+}
+
+// typeCSVTogether types the CSV reads it can in a few Spark inferences
+// (see the top of this file) and returns the reads left to Spark alone.
+// It fails only when the server is unreachable or ctx ended.
+func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism int) (rest []*Read, done typedTogether, err error) {
+	if !typesCSVTogether(c.SparkVersion()) {
+		return reads, done, nil
+	}
+	var candidates []*Read
+	sizes := map[*Read]int64{}
+	for _, r := range reads {
+		if csvTogetherKey(r) == "" {
+			continue
+		}
+		if size, known := csvFileSize(r); known && size <= maxTogetherFile {
+			candidates = append(candidates, r)
+			sizes[r] = size
+		}
+	}
+	if len(candidates) < 2 {
+		return reads, done, nil
+	}
+	// A request naming more files than Spark lists on its driver runs a
+	// Spark job of a task per file to list them: list local files on
+	// the driver, others with few tasks.
+	allLocal := true
+	for _, r := range candidates {
+		allLocal = allLocal && !r.listed && isLocalFile(r.Paths[0])
+	}
+	restore, err := c.tune(ctx, tuning{listSerially: allLocal, fewListingTasks: !allLocal})
+	if err != nil {
+		return nil, done, err
+	}
+	defer restore()
+	fail := func(e error) (bool, error) {
+		if ctx.Err() != nil {
+			return true, ctx.Err()
+		}
+		if errors.Is(e, ErrUnreachable) {
+			return true, e
+		}
+		return false, nil
+	}
+	// Each file's header line and lines: of a local file read here, of
+	// others in one text read by Spark.
+	linesOf := map[*Read]csvFileLines{}
+	var onServer []*Read
+	var paths []string
+	for _, r := range candidates {
+		if !r.listed && isLocalFile(r.Paths[0]) {
+			if l, ok := localCSVFileLines(localPath(r.Paths[0])); ok {
+				linesOf[r] = l
+				continue
+			}
+			if _, err := os.Stat(localPath(r.Paths[0])); err == nil {
+				continue // not UTF-8: Spark types it alone
+			}
+		}
+		onServer = append(onServer, r)
+		paths = append(paths, literalPath(r.Paths[0]))
+	}
+	if len(onServer) > 0 {
+		lines, err := c.server.csvFileLines(ctx, paths)
+		done.requests++
+		if err != nil {
+			if stop, e := fail(err); stop {
+				return nil, done, e
+			}
+		}
+		for r, l := range matchSparkPaths(onServer, lines) {
+			linesOf[r] = l
+		}
+	}
+	// Spark reads a larger file alone in several partitions, whose
+	// types it merges: another fold than the lanes'.
+	split, ok := c.fileSplitBytes(ctx)
+	if !ok {
+		return reads, done, nil
+	}
+	for _, r := range candidates {
+		if sizes[r] > split {
+			delete(linesOf, r)
+		}
+	}
+	isCandidate := map[*Read]bool{}
+	for _, r := range candidates {
+		isCandidate[r] = true
+	}
+	for _, r := range reads {
+		if !isCandidate[r] {
+			rest = append(rest, r)
+		}
+	}
+	// Reads by options, each with its header names once known.
+	type header struct {
+		line    string
+		options map[string]string
+		names   []string
+	}
+	var order []string
+	byKey := map[string][]*Read{}
+	headers := map[string]*header{} // by key and line
+	headerKey := func(key, line string) string { return key + "\x01" + line }
+	for _, r := range candidates {
+		l, ok := linesOf[r]
+		if !ok || l.blankish > 0 || l.first == "" {
+			rest = append(rest, r)
+			continue
+		}
+		key := csvTogetherKey(r)
+		if byKey[key] == nil {
+			order = append(order, key)
+		}
+		byKey[key] = append(byKey[key], r)
+		if headers[headerKey(key, l.first)] == nil {
+			headers[headerKey(key, l.first)] = &header{line: l.first, options: r.Options}
+		}
+	}
+	// Each header's names, parsed by Spark as the files' header.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(parallelism, 1))
+	var mu sync.Mutex
+	for _, k := range sortedKeys(headers) {
+		h := headers[k]
+		g.Go(func() error {
+			schema, err := c.server.csvHeaderNames(gctx, h.line, h.options)
+			mu.Lock()
+			defer mu.Unlock()
+			done.requests++
+			if err == nil {
+				h.names = schema.Names()
+			} else if stop, e := fail(err); stop {
+				return e
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, done, err
+	}
+	// The lanes, in batches of about equal cells, each at most
+	// maxLaneCells: with k batches a batch has about 1/k of the lines
+	// and 1/k of the lanes, so k batches cost 1/k of one.
+	type batch struct {
+		lanes csvLanes
+		reads []*Read
+	}
+	var batches []*batch
+	for _, key := range order {
+		var typed []*Read
+		var lines, lanes int64
+		for _, r := range byKey[key] {
+			l := linesOf[r]
+			if h := headers[headerKey(key, l.first)]; len(h.names) > 0 {
+				typed = append(typed, r)
+				lines += l.lines
+				lanes += int64(len(h.names))
+			} else {
+				rest = append(rest, r)
+			}
+		}
+		k := max(1, int(math.Ceil(math.Sqrt(float64(lines)*float64(lanes)/maxLaneCells))), int((lanes+maxLanes-1)/maxLanes))
+		var cur *batch
+		for i, r := range typed {
+			l := linesOf[r]
+			cols := len(headers[headerKey(key, l.first)].names)
+			if cur == nil || i*k/len(typed) != (i-1)*k/len(typed) || cur.lanes.width+cols > maxLanes {
+				tokenizer, inference := csvTogetherOptionsOf(r.Options)
+				cur = &batch{lanes: csvLanes{width: 1, tokenizer: tokenizer, inference: inference}}
+				batches = append(batches, cur)
+			}
+			cur.lanes.paths = append(cur.lanes.paths, literalPath(r.Paths[0]))
+			// Its data lines: lines with content but the header.
+			cur.lanes.files = append(cur.lanes.files, csvLaneFile{path: sparkPathKey(r.Paths[0]), header: l.first, offset: cur.lanes.width, columns: cols, data: l.lines > 1})
+			cur.lanes.width += cols + 1 // and its marker lane
+			cur.reads = append(cur.reads, r)
+		}
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(max(parallelism, 1))
+	for _, b := range batches {
+		g.Go(func() error {
+			schema, err := c.server.csvLaneTypes(gctx, b.lanes)
+			mu.Lock()
+			defer mu.Unlock()
+			done.requests++
+			if err == nil && len(schema.Fields) != b.lanes.width {
+				err = fmt.Errorf("lanes: %d columns, want %d", len(schema.Fields), b.lanes.width)
+			}
+			if err != nil {
+				if stop, e := fail(err); stop {
+					return e
+				}
+				rest = append(rest, b.reads...)
+				return nil
+			}
+			for i, r := range b.reads {
+				f := b.lanes.files[i]
+				if marked := schema.Fields[f.offset+f.columns].Type.Kind == sparkmerge.KindInt; marked != f.data {
+					// Its lines did not all reach its lanes (a line equal
+					// to its header?), or not its own: Spark types it alone.
+					rest = append(rest, r)
+					continue
+				}
+				names := headers[headerKey(csvTogetherKey(r), f.header)].names
+				fields := make([]sparkmerge.Field, f.columns)
+				for j := range fields {
+					fields[j] = sparkmerge.Field{Name: names[j], Type: schema.Fields[f.offset+j].Type, Nullable: true}
+				}
+				r.Schema = sparkmerge.Schema{Fields: fields}
+				// Its header alone: its types say nothing (see
+				// markHeaderOnly, which asks Spark of files typed alone).
+				r.noRows = !f.data
+				done.files++
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, done, err
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].order < rest[j].order })
+	return rest, done, nil
+}
+
+// matchSparkPaths finds each read's file among files Spark named by their
+// URIs (file:/a%20b.csv for /a b.csv).
+func matchSparkPaths(reads []*Read, files []csvFileLines) map[*Read]csvFileLines {
+	byPath := make(map[string]csvFileLines, len(files))
+	for _, f := range files {
+		if d, err := url.PathUnescape(f.path); err == nil {
+			byPath[sparkPathKey(d)] = f
+		}
+	}
+	out := make(map[*Read]csvFileLines, len(reads))
+	for _, r := range reads {
+		if f, ok := byPath[sparkPathKey(r.Paths[0])]; ok {
+			out[r] = f
+		}
+	}
+	return out
+}
+
+// sparkPathKey is a path as given, or as Spark names it once unescaped,
+// with a local file's scheme dropped: equal for the same file.
+func sparkPathKey(p string) string {
+	if rest, ok := strings.CutPrefix(p, "file:"); ok {
+		p = "/" + strings.TrimLeft(rest, "/")
+	}
+	return p
+}
+
+// sparkPathKeyExpr is the sparkPathKey of each line's file in SQL: its
+// URI unescaped (url_decode reads + as a space, which a URI keeps as
+// itself), a local file's scheme dropped.
+const sparkPathKeyExpr = `regexp_replace(url_decode(replace(_metadata.file_path, '+', '%2B')), '^file:/+', '/')`
+
+// localCSVFileLines is csvFileLines of the local file at path, split into
+// lines as Spark's text reader splits it (Hadoop's LineReader: at CR, LF
+// or CRLF, a UTF-8 byte-order mark at its start skipped); false when the
+// file cannot be read or is not UTF-8, which Spark would read otherwise.
+func localCSVFileLines(path string) (csvFileLines, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil || !utf8.Valid(data) {
+		return csvFileLines{}, false
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var f csvFileLines
+	for len(data) > 0 {
+		end := bytes.IndexAny(data, "\r\n")
+		line, next := data, []byte(nil)
+		if end >= 0 {
+			line, next = data[:end], data[end+1:]
+			if data[end] == '\r' && len(next) > 0 && next[0] == '\n' {
+				next = next[1:]
+			}
+		}
+		content := false
+		for _, c := range line {
+			if c > ' ' {
+				content = true
+				break
+			}
+		}
+		switch {
+		case content && f.lines == 0:
+			f.first = string(line)
+			f.lines++
+		case content:
+			f.lines++
+		case len(line) > 0:
+			f.blankish++
+		}
+		data = next
+	}
+	return f, true
+}
+
+// fileSplitBytes is the largest file Spark reads alone in one partition,
+// whatever the server's cores: min(spark.sql.files.maxPartitionBytes,
+// spark.sql.files.openCostInBytes) (FilePartition.maxSplitBytes is at
+// least the smaller of them).
+func (c *Client) fileSplitBytes(ctx context.Context) (int64, bool) {
+	const maxPartition, openCost = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes"
+	values, err := c.server.conf(ctx, maxPartition, openCost)
+	if err != nil {
+		return 0, false
+	}
+	a, okA := byteSize(values[maxPartition])
+	b, okB := byteSize(values[openCost])
+	if !okA || !okB {
+		return 0, false
+	}
+	return min(a, b), true
+}
+
+// byteSize reads a Spark size setting ("128MB", "4194304", "4m") in bytes,
+// as JavaUtils.byteStringAsBytes does.
+func byteSize(s string) (int64, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"pb", 50}, {"tb", 40}, {"gb", 30}, {"mb", 20}, {"kb", 10}, {"p", 50}, {"t", 40}, {"g", 30}, {"m", 20}, {"k", 10}, {"b", 0}}
+	shift := uint(0)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, shift = rest, u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)>>shift {
+		return 0, false
+	}
+	return n << shift, true
+}
+
+// sqlMap is a SQL map of string keys and values, in key order.
+func sqlMap(m map[string]string) string {
+	if len(m) == 0 {
+		return "map()"
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, sparkmerge.QuoteString(k), sparkmerge.QuoteString(m[k]))
+	}
+	return "map(" + strings.Join(parts, ", ") + ")"
+}
+
+// csvLineHasContent is the SQL condition of a line inference reads: one
+// with a character other than a space or a control character.
+const csvLineHasContent = `value RLIKE '[^\\x00-\\x20]'`
+
+// laneFileExpr is the SQL of each line's file's place among the lanes
+// (NULL for a file not among them), by _metadata.file_path.
+func (l csvLanes) laneFileExpr() string {
+	var parts []string
+	for _, f := range l.files {
+		parts = append(parts, sparkmerge.QuoteString(f.path),
+			fmt.Sprintf("named_struct('header', %s, 'offset', %d, 'columns', %d)", sparkmerge.QuoteString(f.header), f.offset, f.columns))
+	}
+	return "element_at(map(" + strings.Join(parts, ", ") + "), " + sparkPathKeyExpr + ") AS f"
+}
+
+// laneLineExpr is the SQL of a file's line as a line of the lanes: its
+// values tokenized by the file's parser, as wide as its header, quoted, in
+// its lanes; every other lane empty.
+func (l csvLanes) laneLineExpr() string {
+	tokenizer := map[string]string{"mode": "PERMISSIVE"}
+	for k, v := range l.tokenizer {
+		tokenizer[k] = v
+	}
+	quoted := sqlMap(map[string]string{"quoteAll": "true", "escape": `"`, "quote": `"`, "sep": ",",
+		"ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false", "nullValue": ""})
+	// One from_csv per width: its schema must be a constant.
+	widths := map[int]bool{}
+	for _, f := range l.files {
+		widths[f.columns] = true
+	}
+	var ws []int
+	for w := range widths {
+		ws = append(ws, w)
+	}
+	sort.Ints(ws)
+	var b strings.Builder
+	b.WriteString("concat(repeat(',', f.offset), CASE f.columns")
+	for _, w := range ws {
+		cols := make([]string, w)
+		for i := range cols {
+			cols[i] = fmt.Sprintf("c%d STRING", i)
+		}
+		fmt.Fprintf(&b, " WHEN %d THEN to_csv(from_csv(value, %s, %s), %s)", w, sparkmerge.QuoteString(strings.Join(cols, ", ")), sqlMap(tokenizer), quoted)
+	}
+	// No empty lanes after the file's: inference leaves the lanes past a
+	// shorter line's end as they were (laneWidthLine sets the width).
+	b.WriteString(" END, ',1') AS value")
+	return b.String()
+}
+
+// laneWidthLine is the SQL of the lanes' first line, every lane empty:
+// Spark's inference of CSV lines without a header takes as many columns
+// as the first line has (a line that is not first, and shorter, leaves
+// the columns past its end as they were).
+func (l csvLanes) laneWidthLine() string {
+	return fmt.Sprintf("SELECT repeat(',', %d) AS value", l.width-1)
+}
+
+// laneInferenceOptions are the options of the lanes' CSV inference.
+func (l csvLanes) laneInferenceOptions() map[string]string {
+	options := map[string]string{"header": "false", "inferSchema": "true", "sep": ",", "quote": `"`, "escape": `"`,
+		"maxColumns": strconv.Itoa(max(l.width+1, 20480))}
+	for k, v := range l.inference {
+		if !strings.EqualFold(k, "inferSchema") {
+			options[k] = v
+		}
+	}
+	if v := optionValue(l.inference, "inferSchema"); v != "" {
+		options["inferSchema"] = v
+	}
+	return options
+}

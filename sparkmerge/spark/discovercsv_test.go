@@ -1,0 +1,249 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+func TestByteSizeReadsSparkSizes(t *testing.T) {
+	for in, want := range map[string]int64{
+		"128MB": 128 << 20, "4194304": 4 << 20, "4m": 4 << 20, "1g": 1 << 30, "512k": 512 << 10, "10b": 10, " 2KB ": 2 << 10,
+	} {
+		if got, ok := byteSize(in); !ok || got != want {
+			t.Errorf("byteSize(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "x", "-1", "1.5m", "99999999999p"} {
+		if got, ok := byteSize(in); ok {
+			t.Errorf("byteSize(%q) = %d, want refused", in, got)
+		}
+	}
+}
+
+// Only single CSV files with a header and options that typing among
+// others leaves as they are may be typed together; their key sets apart
+// reads of other options (enforceSchema only checks reads).
+func TestCSVTogetherKey(t *testing.T) {
+	csv := func(path string, options map[string]string) *Read {
+		return &Read{Format: "csv", Paths: []string{path}, Options: options}
+	}
+	header := map[string]string{"header": "true", "inferSchema": "true"}
+	if csvTogetherKey(csv("/d/a.csv", header)) == "" {
+		t.Error("a plain CSV file is not typed together")
+	}
+	if csvTogetherKey(csv("/d/a.csv", header)) != csvTogetherKey(csv("/d/b.csv", withOption(header, "enforceSchema", "false"))) {
+		t.Error("enforceSchema sets files apart")
+	}
+	if csvTogetherKey(csv("/d/a.csv", header)) == csvTogetherKey(csv("/d/b.csv", withOption(header, "sep", ";"))) {
+		t.Error("files of two separators share a key")
+	}
+	for name, r := range map[string]*Read{
+		"no header":  csv("/d/a.csv", map[string]string{"inferSchema": "true"}),
+		"multiLine":  csv("/d/a.csv", withOption(header, "multiLine", "true")),
+		"encoding":   csv("/d/a.csv", withOption(header, "encoding", "UTF-16")),
+		"comment":    csv("/d/a.csv", withOption(header, "comment", "#")),
+		"sampling":   csv("/d/a.csv", withOption(header, "samplingRatio", "0.5")),
+		"lineSep":    csv("/d/a.csv", withOption(header, "lineSep", ";")),
+		"a pattern":  csv("/d/*.csv", header),
+		"json":       {Format: "json", Paths: []string{"/d/a.json"}},
+		"two paths":  {Format: "csv", Paths: []string{"/d/a.csv", "/d/b.csv"}, Options: header},
+		"a schema":   {Format: "csv", Paths: []string{"/d/a.csv"}, Options: header, UserSchema: "a INT"},
+		"a table":    {Table: "t"},
+		"in a tree":  {Format: "csv", Paths: []string{"/d/k=1/a.csv"}, Options: header, partition: &partitionFile{}},
+		"user paths": {Format: "csv", Paths: []string{"/d/a.csv"}, Options: header, patterns: true},
+	} {
+		if key := csvTogetherKey(r); key != "" {
+			t.Errorf("%s: typed together (key %q)", name, key)
+		}
+	}
+}
+
+// Spark names a file by its URI; a read names it as given or listed.
+func TestMatchSparkPaths(t *testing.T) {
+	names := map[string]string{
+		"/tmp/x 1é.csv":         "file:/tmp/x%201é.csv",
+		"/tmp/a.csv":            "file:///tmp/a.csv",
+		"file:///tmp/b.csv":     "file:/tmp/b.csv",
+		"s3a://b/k/a b.csv":     "s3a://b/k/a%20b.csv",
+		"/tmp/100%25 off.csv":   "file:/tmp/100%2525%20off.csv",
+		"s3a://b/k/a%20b.csv":   "s3a://b/k/a%2520b.csv",
+		"/tmp/missing.csv":      "",
+		"/tmp/c.csv":            "file:/tmp/c.csv",
+		"/tmp/not-by-spark.csv": "file:/tmp/other.csv",
+	}
+	var reads []*Read
+	var files []csvFileLines
+	for given, spark := range names {
+		reads = append(reads, &Read{Paths: []string{given}})
+		if spark != "" {
+			files = append(files, csvFileLines{path: spark, first: given})
+		}
+	}
+	got := matchSparkPaths(reads, files)
+	for _, r := range reads {
+		f, ok := got[r]
+		switch r.Paths[0] {
+		case "/tmp/missing.csv", "/tmp/not-by-spark.csv":
+			if ok {
+				t.Errorf("%s matched %s", r.Paths[0], f.path)
+			}
+		default:
+			if !ok || f.first != r.Paths[0] {
+				t.Errorf("%s matched %q (%v)", r.Paths[0], f.path, ok)
+			}
+		}
+	}
+}
+
+// Each line of the lanes has the file's values in its own lanes, as wide
+// as its header, the lanes before them empty; the first line has every
+// lane.
+func TestLaneLineExpr(t *testing.T) {
+	lanes := csvLanes{width: 6, tokenizer: map[string]string{"sep": ";"}, files: []csvLaneFile{
+		{path: "file:/d/a.csv", header: "a;b", offset: 1, columns: 2},
+		{path: "file:/d/b.csv", header: "x;y;z", offset: 3, columns: 3},
+	}}
+	line := lanes.laneLineExpr()
+	for _, want := range []string{
+		"concat(repeat(',', f.offset), CASE f.columns",
+		"WHEN 2 THEN to_csv(from_csv(value, 'c0 STRING, c1 STRING', map('mode', 'PERMISSIVE', 'sep', ';'))",
+		"WHEN 3 THEN to_csv(from_csv(value, 'c0 STRING, c1 STRING, c2 STRING'",
+		"'quoteAll', 'true'",
+		"END, ',1') AS value",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %s\nlacks %s", line, want)
+		}
+	}
+	files := lanes.laneFileExpr()
+	if want := "element_at(map('file:/d/a.csv', named_struct('header', 'a;b', 'offset', 1, 'columns', 2), 'file:/d/b.csv', named_struct('header', 'x;y;z', 'offset', 3, 'columns', 3)), " + sparkPathKeyExpr + ") AS f"; files != want {
+		t.Errorf("files %s, want %s", files, want)
+	}
+	if got := lanes.laneWidthLine(); got != "SELECT repeat(',', 5) AS value" {
+		t.Errorf("width line %s", got)
+	}
+	if got := lanes.laneInferenceOptions(); got["sep"] != "," || got["header"] != "false" || got["inferSchema"] != "true" {
+		t.Errorf("inference options %v", got)
+	}
+}
+
+// Spark types CSV files together in one text read, a parse per header and
+// an inference over their lanes: each file gets its own lanes' types and
+// its header's names. A file with a blank line that is not empty, one
+// larger than Spark's split, one whose marker lane says its lines missed
+// its lanes and every file of a failed inference are asked of Spark
+// alone.
+func TestTypeCSVTogether(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inference fails %v", fails), func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"a.csv": "id,day\n1,2024-01-01\n", "b.csv": "id,day\nx,2024\n", "c.csv": "id,at\n1,2\n", "tab.csv": "id,day\n\t\n", "big.csv": "id,day\n1,2024-01-01\n" + strings.Repeat("2,2024-01-02\n", 10)}
+			c, f := newFakeClient()
+			f.rows = map[string]bool{}
+			var sources []SourceSpec
+			for _, name := range slices.Sorted(maps.Keys(files)) {
+				p := filepath.Join(dir, name)
+				if err := os.WriteFile(p, []byte(files[name]), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				sources = append(sources, SourceSpec{Paths: []string{p}})
+				header, _, _ := strings.Cut(files[name], "\n")
+				blankish := int64(strings.Count(files[name], "\t"))
+				f.csvLines = append(f.csvLines, csvFileLines{path: "file:" + p, first: header, lines: int64(strings.Count(files[name], "\n")) - blankish, blankish: blankish})
+				f.schemas["readSchema "+p] = "id STRING, " + strings.TrimPrefix(header, "id,") + " STRING"
+				f.rows[p] = true // a file Spark types alone, all strings, is asked for a row
+			}
+			f.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "40b"}
+			f.csvHeaders = map[string]string{"id,day": "id STRING, day STRING", "id,at": "id STRING, at STRING"}
+			var asked csvLanes
+			f.laneTypes = func(l csvLanes) (sparkmerge.Schema, error) {
+				asked = l
+				if fails {
+					return sparkmerge.Schema{}, errors.New("[SOME_ERROR] lanes failed")
+				}
+				// Lane 0, then a's, b's and c's, each with its marker: b's
+				// lines missed its lanes.
+				return sparkmerge.ParseSchema("_c0 STRING, _c1 INT, _c2 DATE, _c3 INT, _c4 STRING, _c5 TIMESTAMP, _c6 STRING, _c7 INT, _c8 BIGINT, _c9 INT")
+			}
+			planned, err := c.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, SparkInference: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, r := range planned.Reads {
+				got[filepath.Base(r.Name)] = r.Schema.String()
+			}
+			want := map[string]string{"a.csv": "id int, day date", "b.csv": "id string, day string", "c.csv": "id int, at bigint",
+				"big.csv": "id string, day string", "tab.csv": "id string, day string"}
+			wantTogether, wantAlone := 2, []string{"b.csv", "big.csv", "tab.csv"}
+			if fails {
+				want["a.csv"], want["b.csv"], want["c.csv"] = "id string, day string", "id string, day string", "id string, at string"
+				wantTogether, wantAlone = 0, []string{"a.csv", "b.csv", "big.csv", "c.csv", "tab.csv"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("schemas (-want +got):\n%s", diff)
+			}
+			// Local files: their lines read here, two headers, one
+			// inference.
+			if planned.TypedTogether != wantTogether || planned.TogetherRequests != 3 {
+				t.Errorf("%d typed together in %d requests, want %d in 3", planned.TypedTogether, planned.TogetherRequests, wantTogether)
+			}
+			var alone []string
+			for _, call := range f.recorded() {
+				if p, ok := strings.CutPrefix(call, "readSchema "); ok {
+					alone = append(alone, filepath.Base(p))
+				}
+			}
+			slices.Sort(alone)
+			if diff := cmp.Diff(wantAlone, alone); diff != "" {
+				t.Errorf("files asked alone (-want +got):\n%s", diff)
+			}
+			if asked.width != 10 || len(asked.files) != 3 || asked.files[2].offset != 7 || asked.files[2].header != "id,at" || !asked.files[2].data {
+				t.Errorf("lanes %+v", asked)
+			}
+		})
+	}
+}
+
+// A local file's lines as Spark's text reader splits them: at CR, LF or
+// CRLF, after a byte-order mark; the header is the first line with more
+// than spaces and control characters.
+func TestLocalCSVFileLines(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]csvFileLines{
+		"a,b\n1,2\n":             {first: "a,b", lines: 2},
+		"\ufeffa,b\r\n1,2\r\n":   {first: "a,b", lines: 2},
+		"\n\n a,b\r1,2\r\r\n3,4": {first: " a,b", lines: 3},
+		"a,b\n \n\t\n\n1,2\n":    {first: "a,b", lines: 2, blankish: 2},
+		"":                       {},
+		"a,\"b\nc\"\n":           {first: "a,\"b", lines: 2},
+		"\u00a0x,y\n\x7f\n":      {first: "\u00a0x,y", lines: 2},
+	} {
+		p := filepath.Join(dir, "f.csv")
+		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := localCSVFileLines(p)
+		if !ok || got != want {
+			t.Errorf("%q: %+v %v, want %+v", content, got, ok, want)
+		}
+	}
+	p := filepath.Join(dir, "latin1.csv")
+	if err := os.WriteFile(p, []byte("a,b\n\xe9,1\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := localCSVFileLines(p); ok {
+		t.Error("a file that is not UTF-8 was read")
+	}
+}
