@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -242,6 +244,80 @@ func partitionCorpus(k int, seed uint64, files map[string][]byte) map[string][]b
 	return out
 }
 
+// withEmptyDrops adds a landing zone's empty drops to a corpus of shape
+// (files as diffCorpus and partitionCorpus write them): a file of 0 bytes, and in CSV and
+// TSV corpora a file of its header alone (columns of the pool, one only
+// it has), whose columns take the other files' types. Drawn from a
+// generator of their own, so that the corpus's own files stay what its
+// seed made them. Columnar corpora get theirs once converted
+// (columnarCorpus converts CSV text).
+func withEmptyDrops(seed uint64, shape corpusShape, files map[string][]byte) map[string][]byte {
+	r := rand.New(rand.NewPCG(seed, seed*31+3))
+	ext := shape.format
+	if shape.columnar() {
+		return files
+	}
+	dir := "" // a partitioned corpus's drops lie in its partition directories
+	if shape.partitioned {
+		names := treeFiles(files)
+		dir = path.Dir(names[r.IntN(len(names))]) + "/"
+	}
+	out := maps.Clone(files)
+	out[dir+"empty."+ext] = []byte{}
+	if shape.format == "json" {
+		return out
+	}
+	sep, eol := ",", "\n"
+	if shape.format == "tsv" {
+		sep = "\t"
+	}
+	if r.IntN(3) == 0 {
+		eol = "\r\n"
+	}
+	names := []string{"id", "only_header"}
+	for _, i := range r.Perm(6)[:1+r.IntN(4)] {
+		name := fmt.Sprintf("col%d", i)
+		if r.IntN(5) == 0 {
+			name = strings.ToUpper(name)
+		}
+		names = append(names, name)
+	}
+	r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	if shape.partitioned {
+		dir = path.Dir(treeFiles(files)[r.IntN(len(files))]) + "/"
+	}
+	out[dir+"header."+ext] = []byte(strings.Join(names, sep) + eol)
+	return out
+}
+
+// sawEmptyDrops checks that a merge of files listed their files of 0
+// bytes as empty and planned their header-only file (withEmptyDrops) as
+// a source without rows.
+func sawEmptyDrops(t *testing.T, res *spark.Result, files map[string][]byte) {
+	t.Helper()
+	var empty, headerOnly int
+	for name, content := range files {
+		if len(content) == 0 {
+			empty++
+		}
+		if strings.HasPrefix(path.Base(name), "header.") {
+			headerOnly++
+		}
+	}
+	if len(res.Planned.Empty) != empty {
+		t.Errorf("the plan lists %d empty files (%v), want %d", len(res.Planned.Empty), res.Planned.Empty, empty)
+	}
+	noRows := 0
+	for _, sp := range res.Planned.Plan.Sources {
+		if sp.NoRows {
+			noRows++
+		}
+	}
+	if noRows != headerOnly {
+		t.Errorf("%d sources planned without rows, want %d (the header-only file)", noRows, headerOnly)
+	}
+}
+
 // csvCell quotes a CSV value that needs it, as Spark's writer would.
 func csvCell(v, sep string) string {
 	if strings.ContainsAny(v, sep+"\"\r\n") {
@@ -391,6 +467,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 				files = partitionCorpus(k, seed, files)
 				name += " partitioned"
 			}
+			files = withEmptyDrops(seed, shape, files)
 			t.Run(fmt.Sprintf("%s seed %d", name, seed), func(t *testing.T) {
 				// Corpora in parallel, each on a session of its own; its
 				// paths one after another, compared with one oracle.
@@ -398,6 +475,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 				c := newClient(t)
 				if shape.columnar() {
 					files = columnarCorpus(t, shape.format, files)
+					files["empty."+shape.format] = []byte{} // see withEmptyDrops
 				}
 				local := localFiles(t, files)
 				remote := clusterFiles(t, files)
@@ -438,7 +516,10 @@ func TestDifferentialReadPaths(t *testing.T) {
 						}
 						job := spark.Job{Sources: pathSources(root), Strategy: p.strategy, SparkInference: p.sparkInference, Policy: policy, Verify: true, ReaderOptions: shape.readerOptions(),
 							Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
-						_, err := c.Merge(context.Background(), job)
+						res, err := c.Merge(context.Background(), job)
+						if err == nil {
+							sawEmptyDrops(t, res, files)
+						}
 						switch {
 						case refErr != nil && err == nil:
 							t.Errorf("merged where Spark reading each file alone fails (%v)", refErr)
