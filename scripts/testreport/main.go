@@ -18,10 +18,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 // event is one line of `go test -json` (cmd/test2json).
 type event struct {
+	Time    time.Time
 	Action  string
 	Package string
 	Test    string
@@ -46,6 +48,10 @@ type report struct {
 	counts   map[string]int // pass, fail, skip
 	failed   bool
 	packages []timing // packages' own times
+	// began is when each test began running: its run event, or its cont
+	// event when it paused first (a parallel test waits there for the
+	// sequential ones).
+	began map[testKey]time.Time
 }
 
 func main() {
@@ -62,7 +68,7 @@ func main() {
 		defer f.Close()
 		in = io.TeeReader(in, f)
 	}
-	r := &report{out: os.Stdout, pending: map[testKey][]string{}, counts: map[string]int{}}
+	r := newReport(os.Stdout)
 	if err := r.read(in); err != nil {
 		fmt.Fprintln(os.Stderr, "testreport:", err)
 		os.Exit(2)
@@ -71,6 +77,10 @@ func main() {
 	if r.failed {
 		os.Exit(1)
 	}
+}
+
+func newReport(out io.Writer) *report {
+	return &report{out: out, pending: map[testKey][]string{}, counts: map[string]int{}, began: map[testKey]time.Time{}}
 }
 
 // read handles every line; a line that is not an event (the go command's
@@ -108,11 +118,20 @@ func (r *report) handle(e event) {
 			r.failed = true
 		}
 		r.packages = append(r.packages, timing{k, e.Action, e.Elapsed})
+	case e.Action == "run" || e.Action == "cont":
+		r.began[k] = e.Time
 	case e.Action == "output":
 		r.pending[k] = append(r.pending[k], e.Output)
 	case e.Action == "pass" || e.Action == "fail" || e.Action == "skip":
 		r.counts[e.Action]++
-		r.timings = append(r.timings, timing{k, e.Action, e.Elapsed})
+		elapsed := e.Elapsed
+		if began, ok := r.began[k]; ok && !began.IsZero() && !e.Time.IsZero() {
+			// From the time it began to its end: a test whose cases run
+			// in parallel reports less than the wall time they took (0
+			// s when they all ran after its function returned).
+			elapsed = max(elapsed, e.Time.Sub(began).Seconds())
+		}
+		r.timings = append(r.timings, timing{k, e.Action, elapsed})
 		lines := r.pending[k]
 		delete(r.pending, k)
 		switch e.Action {

@@ -26,7 +26,7 @@ func TestReport(t *testing.T) {
 		`go: a line of the go command's own`,
 	}, "\n")
 	var out strings.Builder
-	r := &report{out: &out, pending: map[testKey][]string{}, counts: map[string]int{}}
+	r := newReport(&out)
 	if err := r.read(strings.NewReader(in)); err != nil {
 		t.Fatal(err)
 	}
@@ -44,5 +44,34 @@ func TestReport(t *testing.T) {
 	}
 	if !r.failed {
 		t.Error("a failed run not noted as failed")
+	}
+}
+
+// A test whose cases run in parallel after its function returned reports
+// 0 s of its own: its time is from when it ran (after its pause) to its
+// end.
+func TestReportTimesParallelCases(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Time":"2026-12-04T10:00:00Z","Action":"run","Package":"m/p","Test":"TestCases"}`,
+		`{"Time":"2026-12-04T10:00:00Z","Action":"pause","Package":"m/p","Test":"TestCases"}`,
+		`{"Time":"2026-12-04T10:00:05Z","Action":"cont","Package":"m/p","Test":"TestCases"}`,
+		`{"Time":"2026-12-04T10:00:05Z","Action":"run","Package":"m/p","Test":"TestCases/a"}`,
+		`{"Time":"2026-12-04T10:00:45Z","Action":"pass","Package":"m/p","Test":"TestCases/a","Elapsed":40}`,
+		`{"Time":"2026-12-04T10:00:45Z","Action":"pass","Package":"m/p","Test":"TestCases","Elapsed":0}`,
+		`{"Time":"2026-12-04T10:00:46Z","Action":"run","Package":"m/p","Test":"TestQuick"}`,
+		`{"Time":"2026-12-04T10:00:47Z","Action":"pass","Package":"m/p","Test":"TestQuick","Elapsed":1.5}`,
+	}, "\n")
+	var out strings.Builder
+	r := newReport(&out)
+	if err := r.read(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	r.summary(5)
+	want := "slowest tests:\n" +
+		"     40.0s  pass m/p TestCases\n" +
+		"      1.5s  pass m/p TestQuick\n" +
+		"3 passed, 0 failed, 0 skipped\n"
+	if got := out.String(); got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
 	}
 }

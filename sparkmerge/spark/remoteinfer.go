@@ -71,35 +71,48 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
 	// back, took a quarter of discovery); Parquet and ORC footers go to
-	// dir.
-	// Typing a job's files waits for a core, not the next fetch.
-	var typing sync.WaitGroup
-	cores := make(chan struct{}, runtime.GOMAXPROCS(0))
-	defer typing.Wait()
-	// The candidates, by the listing that found them.
-	byListing := map[*listing][]*Read{}
-	var order []*listing
-	for _, r := range reads {
-		if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || (r.Format != "csv" && r.Format != "json" && r.Format != "parquet" && r.Format != "orc") {
-			continue
+	// dir. Typing a job's files waits for a core, not the next fetch.
+	k := &copyKeeper{listed: listed, dir: dir, rules: rules, cores: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	defer k.typing.Wait()
+	// One fetch at a time, each up to remoteFetchChunk: a job of 128 MiB
+	// uses both of the server's cores by itself, and costs less than two
+	// jobs of 64 MiB run at once, which held as many results in flight
+	// (see remoteFetchChunk). The client types a job's files while the
+	// next one runs.
+	for _, f := range planFetches(reads, listed) {
+		fetched, err := c.server.fetchFiles(ctx, f.files)
+		jobs++
+		if err != nil {
+			if ctx.Err() != nil {
+				return jobs, ctx.Err()
+			}
+			if errors.Is(err, ErrUnreachable) {
+				return jobs, err
+			}
+			continue // Spark infers these files, as before
 		}
-		f, ok := listed[r.Paths[0]]
-		if !ok || f.size > maxRemoteInferFile || f.listing == nil {
-			continue
+		if err := k.keep(f.reads, fetched); err != nil {
+			return jobs, err
 		}
-		if byListing[f.listing] == nil {
-			order = append(order, f.listing)
-		}
-		byListing[f.listing] = append(byListing[f.listing], r)
 	}
+	return jobs, nil
+}
+
+// remoteFetch is one Spark job of fetchRemoteCopies: it reads a listing
+// again or names its files (files.paths), for reads.
+type remoteFetch struct {
+	files fileFetch
+	reads []*Read
+}
+
+// planFetches groups the reads the client may type from a copy (small
+// CSV, JSON, Parquet and ORC files Spark listed) into fetches, within
+// maxRemoteInferTotal in all.
+func planFetches(reads []*Read, listed map[string]remoteFile) []remoteFetch {
+	order, byListing := fetchCandidates(reads, listed)
 	budget := int64(maxRemoteInferTotal)
 	var loose []*Read // fetched by name, in chunks
-	// A fetch reads a listing again or names its files (files.paths).
-	type fetch struct {
-		files fileFetch
-		reads []*Read
-	}
-	var fetches []fetch
+	var fetches []remoteFetch
 	for _, l := range order {
 		candidates := byListing[l]
 		var want, small int64
@@ -125,19 +138,10 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		case again && IsGlob(l.given) && small <= remoteFetchChunk:
 			budget -= small
 			files := fileFetch{given: l.given, options: l.options, maxSize: maxRemoteInferFile}
-			fetches = append(fetches, fetch{files: files, reads: candidates})
+			fetches = append(fetches, remoteFetch{files: files, reads: candidates})
 		case again && !IsGlob(l.given):
 			budget -= small
-			for _, sizes := range sizeRanges(l.files) {
-				files := fileFetch{given: l.given, options: l.options, minSize: sizes[0], maxSize: sizes[1]}
-				var reads []*Read
-				for _, r := range candidates {
-					if size := listed[r.Paths[0]].size; size >= sizes[0] && size <= sizes[1] {
-						reads = append(reads, r)
-					}
-				}
-				fetches = append(fetches, fetch{files: files, reads: reads})
-			}
+			fetches = append(fetches, listingFetches(l, candidates, listed)...)
 		default:
 			for _, r := range candidates {
 				if size := fetchedBytes(listed[r.Paths[0]]); size <= budget {
@@ -147,12 +151,57 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			}
 		}
 	}
+	return append(fetches, namedFetches(loose, listed)...)
+}
+
+// fetchCandidates are the reads of small files Spark listed in the
+// formats the client types, by the listing that found them (order: the
+// listings in the reads' order).
+func fetchCandidates(reads []*Read, listed map[string]remoteFile) (order []*listing, byListing map[*listing][]*Read) {
+	byListing = map[*listing][]*Read{}
+	for _, r := range reads {
+		if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || (r.Format != "csv" && r.Format != "json" && r.Format != "parquet" && r.Format != "orc") {
+			continue
+		}
+		f, ok := listed[r.Paths[0]]
+		if !ok || f.size > maxRemoteInferFile || f.listing == nil {
+			continue
+		}
+		if byListing[f.listing] == nil {
+			order = append(order, f.listing)
+		}
+		byListing[f.listing] = append(byListing[f.listing], r)
+	}
+	return order, byListing
+}
+
+// listingFetches read the directory listing l again, once per range of
+// its files' sizes (see sizeRanges), each for the candidates of its range.
+func listingFetches(l *listing, candidates []*Read, listed map[string]remoteFile) []remoteFetch {
+	var fetches []remoteFetch
+	for _, sizes := range sizeRanges(l.files) {
+		files := fileFetch{given: l.given, options: l.options, minSize: sizes[0], maxSize: sizes[1]}
+		var reads []*Read
+		for _, r := range candidates {
+			if size := listed[r.Paths[0]].size; size >= sizes[0] && size <= sizes[1] {
+				reads = append(reads, r)
+			}
+		}
+		fetches = append(fetches, remoteFetch{files: files, reads: reads})
+	}
+	return fetches
+}
+
+// namedFetches fetch the reads' files by name, in chunks of up to
+// remoteFetchChunk.
+func namedFetches(loose []*Read, listed map[string]remoteFile) []remoteFetch {
+	var fetches []remoteFetch
 	var chunkBytes int64
-	open := false // the last fetch names files and has room
+	open := false // the last fetch has room
 	for _, r := range loose {
 		size := fetchedBytes(listed[r.Paths[0]])
 		if !open || chunkBytes+size > remoteFetchChunk {
-			fetches = append(fetches, fetch{files: fileFetch{paths: []string{}}})
+			fetches = append(fetches, remoteFetch{files: fileFetch{paths: []string{}}})
 			open, chunkBytes = true, 0
 		}
 		last := &fetches[len(fetches)-1]
@@ -160,84 +209,83 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		last.files.paths = append(last.files.paths, literalPath(r.Paths[0]))
 		chunkBytes += size
 	}
-	// keep takes in the files one fetch returned for its reads.
-	keep := func(chunk []*Read, fetched []fetchedFile) error {
-		byPath := make(map[string]*Read, len(chunk))
-		for _, r := range chunk {
-			byPath[r.Paths[0]] = r
+	return fetches
+}
+
+// copyKeeper takes in the files fetches return: a CSV or JSON file's
+// content typed in memory (on a core of its own, while the next fetch
+// runs), a Parquet or ORC footer written to dir for the footer readers.
+type copyKeeper struct {
+	listed map[string]remoteFile
+	dir    string
+	rules  infer.Rules
+	typing sync.WaitGroup
+	cores  chan struct{}
+}
+
+// keep takes in the files one fetch returned for its reads.
+func (k *copyKeeper) keep(chunk []*Read, fetched []fetchedFile) error {
+	byPath := make(map[string]*Read, len(chunk))
+	for _, r := range chunk {
+		byPath[r.Paths[0]] = r
+	}
+	for _, file := range fetched {
+		// The read names the file as the listing did: as Spark lists
+		// it, or without file: for a plain path or file:// URI.
+		var given string
+		var r *Read
+		for _, like := range []string{file.path, "/", "file:"} {
+			if g := sameScheme(like, file.path); byPath[g] != nil {
+				given, r = g, byPath[g]
+				break
+			}
 		}
-		for _, file := range fetched {
-			// The read names the file as the listing did: as Spark lists
-			// it, or without file: for a plain path or file:// URI.
-			var given string
-			var r *Read
-			for _, like := range []string{file.path, "/", "file:"} {
-				if g := sameScheme(like, file.path); byPath[g] != nil {
-					given, r = g, byPath[g]
-					break
-				}
-			}
-			if r == nil {
-				continue // another format's file in a directory
-			}
-			lf := listed[given]
-			whole := int64(len(file.content)) == file.size
-			if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || !whole && !footerFetched(r, file) {
-				continue // changed since the listing: Spark infers it
-			}
-			if r.copy != nil {
-				continue // fetched before
-			}
-			stamp := fileStamp{size: file.size, mtimeMillis: file.mtimeMillis}
-			cp := &remoteCopy{stamp: stamp, settled: file.nowMillis-file.mtimeMillis > 2000}
-			if r.Format == "csv" || r.Format == "json" {
-				cp.content = file.content
-				if cp.content == nil {
-					// An empty file: no bytes, not none (which would leave
-					// it to Spark, where a local empty file is typed here).
-					cp.content = []byte{}
-				}
-				r.copy = cp
-				typing.Add(1)
-				go func() {
-					defer typing.Done()
-					cores <- struct{}{}
-					defer func() { <-cores }()
-					inferLocal(r, rules, footerConf{})
-					cp.content, cp.typed = nil, true
-				}()
-				continue
-			}
-			cp.path = filepath.Join(dir, strconv.Itoa(r.order)+"-"+path.Base(given))
-			if err := writeCopy(cp.path, file); err != nil {
-				return fmt.Errorf("copy %s to type it: %w", given, err)
-			}
-			r.copy = cp
+		if r == nil {
+			continue // another format's file in a directory
 		}
+		lf := k.listed[given]
+		whole := int64(len(file.content)) == file.size
+		if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || !whole && !footerFetched(r, file) {
+			continue // changed since the listing: Spark infers it
+		}
+		if r.copy != nil {
+			continue // fetched before
+		}
+		if err := k.keepFile(r, given, file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepFile takes in the file of r, as the listing named it (given).
+func (k *copyKeeper) keepFile(r *Read, given string, file fetchedFile) error {
+	stamp := fileStamp{size: file.size, mtimeMillis: file.mtimeMillis}
+	cp := &remoteCopy{stamp: stamp, settled: file.nowMillis-file.mtimeMillis > 2000}
+	if r.Format != "csv" && r.Format != "json" {
+		cp.path = filepath.Join(k.dir, strconv.Itoa(r.order)+"-"+path.Base(given))
+		if err := writeCopy(cp.path, file); err != nil {
+			return fmt.Errorf("copy %s to type it: %w", given, err)
+		}
+		r.copy = cp
 		return nil
 	}
-	// One fetch at a time, each up to remoteFetchChunk: a job of 128 MiB
-	// uses both of the server's cores by itself, and costs less than two
-	// jobs of 64 MiB run at once, which held as many results in flight
-	// (see remoteFetchChunk). The client types a job's files while the
-	// next one runs.
-	for _, f := range fetches {
-		fetched, err := c.server.fetchFiles(ctx, f.files)
-		jobs++
-		if err != nil {
-			if ctx.Err() != nil {
-				return jobs, ctx.Err()
-			}
-			if errors.Is(err, ErrUnreachable) {
-				return jobs, err
-			}
-			continue // Spark infers these files, as before
-		}
-		if err := keep(f.reads, fetched); err != nil {
-			return jobs, err
-		}
+	cp.content = file.content
+	if cp.content == nil {
+		// An empty file: no bytes, not none (which would leave it to
+		// Spark, where a local empty file is typed here).
+		cp.content = []byte{}
 	}
-	return jobs, nil
+	r.copy = cp
+	k.typing.Add(1)
+	go func() {
+		defer k.typing.Done()
+		k.cores <- struct{}{}
+		defer func() { <-k.cores }()
+		inferLocal(r, k.rules, footerConf{})
+		cp.content, cp.typed = nil, true
+	}()
+	return nil
 }
 
 // footerFetched reports whether file's content is the end of the Parquet

@@ -137,8 +137,11 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 	return c.mergePlanned(ctx, job, planned, start)
 }
 
+// mergePlanned runs the planned merge: Spark reads, projects and writes
+// the rows (to a staging place first where the target must not change
+// until they are verified), counts what it read and wrote for Verify, and
+// installs the staged rows.
 func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, start time.Time) (*Result, error) {
-	progress := progressIn(ctx)
 	result := &Result{Planned: planned, Target: job.Target, RowsWritten: -1}
 	if discards(job.Target) && job.Verify {
 		return nil, fmt.Errorf("verify: the noop format keeps no rows to count; verify a merge written to a path or a table")
@@ -152,7 +155,6 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if job.DryRun {
 		return result, nil
 	}
-	var err error
 	restore, err := c.tune(ctx, planned.tuning())
 	if err != nil {
 		return nil, err
@@ -164,78 +166,168 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		merged = merged.Coalesce(files)
 	}
 	if discards(job.Target) {
-		// Nothing to stage, count or verify: the merge runs, every row
-		// is read and projected (a failing cast or a changed file still
-		// fails it), and no row is kept.
-		progress.report(Progress{Phase: PhaseWrite})
-		if err := merged.Write(progress.sparkProgress(ctx, PhaseWrite), connect.WriteSpec{Format: "noop", Mode: "overwrite"}); err != nil {
-			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
-		}
-		result.Discarded = true
-		result.Elapsed = time.Since(start)
-		return result, nil
+		return c.discardMerged(ctx, job, merged, result, start)
 	}
+	w, err := c.prepareWrite(ctx, job, planned.Table)
+	if err != nil {
+		return nil, err
+	}
+	defer w.abortUnlessInstalled()
+	var readCounts map[string]int64
+	if job.Verify {
+		if readCounts, err = c.countRead(ctx, planned, merged, result); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.writeRows(ctx, job, planned, merged, w); err != nil {
+		return nil, err
+	}
+	if err := c.countWritten(ctx, w, result); err != nil {
+		return nil, err
+	}
+	if planned.Plan.Rescue != "" {
+		// This merge's rows: the written ones where they are its own,
+		// else the merge once more.
+		rows := merged
+		if w.own && w.rows != nil {
+			rows = *w.rows
+		}
+		if result.Rescued, err = countRescued(progressIn(ctx).sparkProgress(ctx, PhaseWrite), rows, planned.Plan.Rescue, w.own && w.rows == nil); err != nil {
+			return nil, fmt.Errorf("count rescued values: %w", err)
+		}
+	}
+	if job.Verify {
+		progress := progressIn(ctx)
+		progress.report(Progress{Phase: PhaseVerify})
+		if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, w.rows, w.own, planned, readCounts, result); err != nil {
+			result.Elapsed = time.Since(start)
+			return result, err
+		}
+		result.Verified = true
+		progress.report(Progress{Phase: PhaseVerify, Finished: true, Done: result.RowsWritten})
+	}
+	if w.stage.install != nil {
+		// From here the staged rows are the merge's result: install
+		// cleans up after itself, and keeps what it could not install.
+		w.stage.abort = nil
+		if err := w.stage.install(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), err)
+		}
+	}
+	result.Elapsed = time.Since(start)
+	return result, nil
+}
 
-	tt := planned.Table
-	appending := strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
-	var stage staged
-	if tt != nil && (tt.path || !tt.Exists || appending && tt.historyFormat() || overwritesInPlace(job.Target, tt)) {
+// discardMerged runs a merge to the noop format. Nothing to stage, count
+// or verify: the merge runs, every row is read and projected (a failing
+// cast or a changed file still fails it), and no row is kept.
+func (c *Client) discardMerged(ctx context.Context, job Job, merged connect.Frame, result *Result, start time.Time) (*Result, error) {
+	progress := progressIn(ctx)
+	progress.report(Progress{Phase: PhaseWrite})
+	if err := merged.Write(progress.sparkProgress(ctx, PhaseWrite), connect.WriteSpec{Format: "noop", Mode: "overwrite"}); err != nil {
+		return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+	}
+	result.Discarded = true
+	result.Elapsed = time.Since(start)
+	return result, nil
+}
+
+// targetWrite is how one merge writes its target, and what it needs to
+// count the rows it wrote.
+type targetWrite struct {
+	// table is the target table as planned (nil for a path).
+	table     *TargetTable
+	appending bool
+	// stage is where Spark writes (written) and how the rows get to the
+	// target from there.
+	stage   staged
+	written Target
+	// own: what the written target holds is this run's rows alone (a
+	// staging place, or the files this run's write job made).
+	own bool
+	// before is the target's row count before an append; filesBefore its
+	// files, where the files of this run's write job tell its rows.
+	before      int64
+	filesBefore map[string]bool
+	// tag marks this run's commit to a Delta or Iceberg table written
+	// directly, whose history then says how many rows it added.
+	tag string
+	// rows are the rows this run wrote, once written (nil: none of its
+	// own files).
+	rows *connect.Frame
+}
+
+// prepareWrite decides where the merge writes (see targetWrite) and
+// counts what an append's target holds before it.
+func (c *Client) prepareWrite(ctx context.Context, job Job, tt *TargetTable) (*targetWrite, error) {
+	w := &targetWrite{table: tt}
+	w.appending = strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
+	if tt != nil && (tt.path || !tt.Exists || w.appending && tt.historyFormat() || overwritesInPlace(job.Target, tt)) {
 		// One commit of the table's format: a Delta path whatever the
 		// mode, a table created by this run, an append to or overwrite
 		// of a Delta or Iceberg table, whose history --verify reads.
-		stage = staged{write: job.Target}
-	} else if stage, err = c.stage(ctx, job.Target, job.Verify); err != nil {
+		w.stage = staged{write: job.Target}
+	} else {
+		var err error
+		if w.stage, err = c.stage(ctx, job.Target, job.Verify); err != nil {
+			return nil, err
+		}
+	}
+	w.written = w.stage.write
+	w.own = w.stage.install != nil
+	if tt.historyFormat() && w.stage.install == nil && (w.written.Table == tt.Name || tt.path) {
+		w.tag = uuid.NewString()
+	}
+	var err error
+	switch {
+	case !w.appending || w.own || w.tag != "":
+	case job.Verify && w.written.Path != "" && identifiesWriteJobs(w.written.Format):
+		w.filesBefore, err = c.targetFiles(ctx, w.written)
+	default:
+		w.before, err = c.countTarget(ctx, w.written, true)
+	}
+	if err != nil {
+		w.abortUnlessInstalled()
 		return nil, err
 	}
-	if stage.abort != nil {
-		defer func() {
-			if stage.abort != nil { // not installed
-				stage.abort()
-			}
-		}()
+	return w, nil
+}
+
+// abortUnlessInstalled removes the staging place of a merge that did not
+// get to install its rows.
+func (w *targetWrite) abortUnlessInstalled() {
+	if w.stage.abort != nil {
+		w.stage.abort()
+		w.stage.abort = nil
 	}
-	written := stage.write
-	// own: what the written target holds is this run's rows alone (a
-	// staging place, or the files this run's write job made).
-	own := stage.install != nil
-	var before int64
-	var filesBefore map[string]bool
-	// tag marks this run's commit to a Delta or Iceberg table written
-	// directly, whose history then says how many rows it added.
-	tag := ""
-	if tt.historyFormat() && stage.install == nil && (written.Table == tt.Name || tt.path) {
-		tag = uuid.NewString()
+}
+
+// countRead counts the rows the merge reads, per source (and the distinct
+// rows of a distinct merge), for Verify.
+func (c *Client) countRead(ctx context.Context, planned *Planned, merged connect.Frame, result *Result) (map[string]int64, error) {
+	progress := progressIn(ctx)
+	progress.report(Progress{Phase: PhaseCount})
+	readCounts, err := c.countPerSource(progress.sparkProgress(ctx, PhaseCount), planned)
+	if err != nil {
+		return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
 	}
-	switch {
-	case !appending || own || tag != "":
-	case job.Verify && written.Path != "" && identifiesWriteJobs(written.Format):
-		if filesBefore, err = c.targetFiles(ctx, written); err != nil {
-			return nil, err
-		}
-	default:
-		if before, err = c.countTarget(ctx, written, true); err != nil {
-			return nil, err
+	var read int64
+	for _, n := range readCounts {
+		read += n
+	}
+	if planned.Plan.Distinct {
+		// Duplicates are dropped by design: the write must hold exactly
+		// the distinct rows, which one more pass counts.
+		if result.RowsDistinct, err = merged.Count(progress.sparkProgress(ctx, PhaseCount)); err != nil {
+			return nil, fmt.Errorf("verify: count distinct rows read: %w", writeHint(err))
 		}
 	}
-	var readCounts map[string]int64
-	if job.Verify {
-		progress.report(Progress{Phase: PhaseCount})
-		if readCounts, err = c.countPerSource(progress.sparkProgress(ctx, PhaseCount), planned); err != nil {
-			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
-		}
-		var read int64
-		for _, n := range readCounts {
-			read += n
-		}
-		if planned.Plan.Distinct {
-			// Duplicates are dropped by design: the write must hold
-			// exactly the distinct rows, which one more pass counts.
-			if result.RowsDistinct, err = merged.Count(progress.sparkProgress(ctx, PhaseCount)); err != nil {
-				return nil, fmt.Errorf("verify: count distinct rows read: %w", writeHint(err))
-			}
-		}
-		progress.report(Progress{Phase: PhaseCount, Finished: true, Done: read})
-	}
+	progress.report(Progress{Phase: PhaseCount, Finished: true, Done: read})
+	return readCounts, nil
+}
+
+// writeSpec is how Spark writes the merge to written.
+func writeSpec(written Target, tt *TargetTable) connect.WriteSpec {
 	spec := connect.WriteSpec{
 		Format:      written.Format,
 		Mode:        written.Mode,
@@ -252,97 +344,87 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if spec.Format == "" && spec.Path != "" {
 		spec.Format = "parquet"
 	}
-	if tt != nil && tt.Evolution != nil && !tt.Evolution.Empty() {
-		if err := c.evolveTable(ctx, tt.Evolution); err != nil {
-			return nil, err
-		}
-	}
 	if tt.historyFormat() && tt.Exists && spec.Format == "" && !tt.path {
 		// Spark's writer checks the format it is given (by default
 		// spark.sql.sources.default) against an existing table's.
 		spec.Format = tt.Format
 	}
-	if tag != "" {
-		options, untag, err := c.tagCommit(ctx, tt, tag)
+	return spec
+}
+
+// writeRows evolves the target table where planned, then has Spark write
+// the merged rows (tagged where the table's history counts them).
+func (c *Client) writeRows(ctx context.Context, job Job, planned *Planned, merged connect.Frame, w *targetWrite) error {
+	tt := w.table
+	spec := writeSpec(w.written, tt)
+	if tt != nil && tt.Evolution != nil && !tt.Evolution.Empty() {
+		if err := c.evolveTable(ctx, tt.Evolution); err != nil {
+			return err
+		}
+	}
+	if w.tag != "" {
+		options, untag, err := c.tagCommit(ctx, tt, w.tag)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer untag()
 		spec.Options = mergeOptions(spec.Options, options)
 	}
+	progress := progressIn(ctx)
 	progress.report(Progress{Phase: PhaseWrite})
-	if err := c.writeMerged(progress.sparkProgress(ctx, PhaseWrite), merged, spec, tt, written); err != nil {
-		if explained := c.explainParseFailure(ctx, planned, err); explained != err {
-			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), explained)
-		}
-		err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
-		if written.Path != "" && stage.abort == nil && !appending && !strings.EqualFold(written.Mode, "overwrite") {
-			// Spark's failed job removes its files but not the directory
-			// it made, which the client cannot remove here.
-			err = fmt.Errorf("%w\n  note: Spark may have left an empty directory at %s; a rerun needs the overwrite mode (Target.Mode = \"overwrite\")", err, quoteName(written.Path))
-		}
-		return nil, err
+	err := c.writeMerged(progress.sparkProgress(ctx, PhaseWrite), merged, spec, tt, w.written)
+	if err == nil {
+		return nil
 	}
-	frame := targetFrame(c.sess, written)
-	rowsWritten := &frame
-	if filesBefore != nil {
-		files, err := c.filesOfThisWrite(ctx, written, filesBefore)
+	if explained := c.explainParseFailure(ctx, planned, err); explained != err {
+		return fmt.Errorf("write %s: %w", targetName(job.Target), explained)
+	}
+	err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+	if w.written.Path != "" && w.stage.abort == nil && !w.appending && !strings.EqualFold(w.written.Mode, "overwrite") {
+		// Spark's failed job removes its files but not the directory it
+		// made, which the client cannot remove here.
+		err = fmt.Errorf("%w\n  note: Spark may have left an empty directory at %s; a rerun needs the overwrite mode (Target.Mode = \"overwrite\")", err, quoteName(w.written.Path))
+	}
+	return err
+}
+
+// countWritten sets the rows the write added (result.RowsWritten) and the
+// frame of them (w.rows): the table history's count of a tagged commit,
+// the files this run's write job made, or the target's count after less
+// its count before.
+func (c *Client) countWritten(ctx context.Context, w *targetWrite, result *Result) error {
+	frame := targetFrame(c.sess, w.written)
+	w.rows = &frame
+	if w.filesBefore != nil {
+		files, err := c.filesOfThisWrite(ctx, w.written, w.filesBefore)
 		if err != nil {
-			return nil, fmt.Errorf("verify: %w", err)
+			return fmt.Errorf("verify: %w", err)
 		}
-		own = true
-		rowsWritten = nil
+		w.own = true
+		w.rows = nil
 		if len(files) > 0 {
-			frame = targetFilesFrame(c.sess, written, files)
-			rowsWritten = &frame
+			frame = targetFilesFrame(c.sess, w.written, files)
+			w.rows = &frame
 		}
 	}
 	switch {
-	case tag != "":
-		if result.RowsWritten, err = c.rowsCommitted(ctx, tt, tag); err != nil {
-			return nil, fmt.Errorf("count the rows written: %w", err)
+	case w.tag != "":
+		var err error
+		if result.RowsWritten, err = c.rowsCommitted(ctx, w.table, w.tag); err != nil {
+			return fmt.Errorf("count the rows written: %w", err)
 		}
-		own = own || !tt.Exists
-	case rowsWritten == nil:
+		w.own = w.own || !w.table.Exists
+	case w.rows == nil:
 		result.RowsWritten = 0
 	default:
-		after, err := countFrame(ctx, *rowsWritten, written, false)
+		after, err := countFrame(ctx, *w.rows, w.written, false)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		result.RowsWritten = after - before
+		result.RowsWritten = after - w.before
 	}
-	progress.report(Progress{Phase: PhaseWrite, Finished: true, Done: result.RowsWritten})
-	if planned.Plan.Rescue != "" {
-		// This merge's rows: the written ones where they are its own,
-		// else the merge once more.
-		rows := merged
-		if own && rowsWritten != nil {
-			rows = *rowsWritten
-		}
-		if result.Rescued, err = countRescued(progress.sparkProgress(ctx, PhaseWrite), rows, planned.Plan.Rescue, own && rowsWritten == nil); err != nil {
-			return nil, fmt.Errorf("count rescued values: %w", err)
-		}
-	}
-	if job.Verify {
-		progress.report(Progress{Phase: PhaseVerify})
-		if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, rowsWritten, own, planned, readCounts, result); err != nil {
-			result.Elapsed = time.Since(start)
-			return result, err
-		}
-		result.Verified = true
-		progress.report(Progress{Phase: PhaseVerify, Finished: true, Done: result.RowsWritten})
-	}
-	if stage.install != nil {
-		// From here the staged rows are the merge's result: install
-		// cleans up after itself, and keeps what it could not install.
-		stage.abort = nil
-		if err := stage.install(); err != nil {
-			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), err)
-		}
-	}
-	result.Elapsed = time.Since(start)
-	return result, nil
+	progressIn(ctx).report(Progress{Phase: PhaseWrite, Finished: true, Done: result.RowsWritten})
+	return nil
 }
 
 func checkTarget(t Target) error {

@@ -300,6 +300,11 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	// a write of a second or two then still streams its stages and tasks,
 	// which the progress tests look for.
 	conf["spark.connect.progress.reportInterval"] = "500ms"
+	// An operation whose client has not reattached is dropped after 5
+	// minutes by default (INVALID_HANDLE.OPERATION_ABANDONED): on a
+	// starved machine (load 110 on 2 cores) a test client took longer, and
+	// a slow machine must make the suite slower, not red.
+	conf["spark.connect.execute.manager.detachedTimeout"] = "30min"
 	// Tests run at once, from several test binaries: jobs share the task
 	// slots (FAIR, also within the default pool) instead of a small job
 	// waiting for every task of a big one submitted before it (FIFO).
