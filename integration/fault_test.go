@@ -255,7 +255,7 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 	// be told from the target's growth, and --verify must say so rather
 	// than pass or blame the merge.
 	view := "slowcluster_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
-	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT CAST(id AS INT) AS id, CAST(id % 2 AS STRING) AS k, CAST(reflect('java.lang.Thread', 'sleep', CAST(800 AS BIGINT)) AS STRING) AS v FROM range(0, 20, 1, 1)")
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT CAST(id AS INT) AS id, CAST(id % 2 AS STRING) AS k, CAST(reflect('java.lang.Thread', 'sleep', CAST(1000 AS BIGINT)) AS STRING) AS v FROM range(0, 40, 1, 1)")
 	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view) })
 	done := make(chan error, 1)
 	go func() {
@@ -264,16 +264,24 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 		done <- err
 	}()
 	// Once the write job has begun (its _temporary directory is there),
-	// its one slow task runs for about 16 s.
+	// its one slow task runs for about 40 s: time for the other writer's
+	// job even on a busy server (with 16 s, a loaded run's other writer
+	// finished after the merge had listed its files).
 	waitForWrite(t, filepath.Join(host, "out"), done)
 	exec(t, "INSERT OVERWRITE DIRECTORY '"+out+"/k=9' USING parquet SELECT 99 AS id, 'other' AS v")
-	err := <-done
+	var err error
+	select {
+	case err = <-done:
+		t.Fatalf("the merge ended (err %v) before the other writer's file went in: the test proves nothing; make the source slower", err)
+	default:
+		err = <-done
+	}
 	var verr *spark.VerifyError
 	if err == nil || errors.As(err, &verr) || !strings.Contains(err.Error(), "another writer appended meanwhile") {
 		t.Errorf("a verified append with another writer's files appearing: err = %v, want one saying another writer appended", err)
 	}
 	_, rows = query(t, "SELECT count(*) FROM parquet.`"+out+"`")
-	diff(t, "rows in the target", [][]any{row(int64(14 + 20 + 1))}, rows)
+	diff(t, "rows in the target", [][]any{row(int64(14 + 40 + 1))}, rows)
 }
 
 // A verified append to an existing table counts this run's rows, whoever
