@@ -199,17 +199,7 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 	if !typesCSVTogether(c.SparkVersion()) {
 		return reads, done, nil
 	}
-	var candidates []*Read
-	sizes := map[*Read]int64{}
-	for _, r := range reads {
-		if csvTogetherKey(r) == "" {
-			continue
-		}
-		if size, known := csvFileSize(r); known && size <= maxTogetherFile {
-			candidates = append(candidates, r)
-			sizes[r] = size
-		}
-	}
+	candidates, sizes := togetherCandidates(reads)
 	if len(candidates) < 2 {
 		return reads, done, nil
 	}
@@ -225,17 +215,106 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 		return nil, done, err
 	}
 	defer restore()
-	fail := func(e error) (bool, error) {
-		if ctx.Err() != nil {
-			return true, ctx.Err()
-		}
-		if errors.Is(e, ErrUnreachable) {
-			return true, e
-		}
-		return false, nil
+	t := &together{c: c, parallelism: max(parallelism, 1)}
+	linesOf, err := t.fileLines(ctx, candidates)
+	if err != nil {
+		return nil, t.done, err
 	}
-	// Each file's header line and lines: of a local file read here, of
-	// others in one text read by Spark.
+	// Spark reads a larger file alone in several partitions, whose
+	// types it merges: another fold than the lanes'.
+	split, ok := c.fileSplitBytes(ctx)
+	if !ok {
+		return reads, t.done, nil
+	}
+	for _, r := range candidates {
+		if sizes[r] > split {
+			delete(linesOf, r)
+		}
+	}
+	isCandidate := map[*Read]bool{}
+	for _, r := range candidates {
+		isCandidate[r] = true
+	}
+	for _, r := range reads {
+		if !isCandidate[r] {
+			t.rest = append(t.rest, r)
+		}
+	}
+	order, byKey := t.groupByHeader(candidates, linesOf)
+	if err := t.headerNames(ctx); err != nil {
+		return nil, t.done, err
+	}
+	if err := t.typeLanes(ctx, t.laneBatches(order, byKey, linesOf)); err != nil {
+		return nil, t.done, err
+	}
+	sort.SliceStable(t.rest, func(i, j int) bool { return t.rest[i].order < t.rest[j].order })
+	return t.rest, t.done, nil
+}
+
+// togetherCandidates are the reads typeCSVTogether may type: CSV files
+// of options it types together, of a known size up to maxTogetherFile.
+func togetherCandidates(reads []*Read) ([]*Read, map[*Read]int64) {
+	var candidates []*Read
+	sizes := map[*Read]int64{}
+	for _, r := range reads {
+		if csvTogetherKey(r) == "" {
+			continue
+		}
+		if size, known := csvFileSize(r); known && size <= maxTogetherFile {
+			candidates = append(candidates, r)
+			sizes[r] = size
+		}
+	}
+	return candidates, sizes
+}
+
+// together is one typeCSVTogether: its requests (made by several
+// goroutines at once, under mu), the reads left to Spark alone, and the
+// header lines of the files it types.
+type together struct {
+	c           *Client
+	parallelism int
+	mu          sync.Mutex
+	done        typedTogether
+	rest        []*Read
+	// headers are the files' header lines, by csvTogetherKey and line
+	// (headerKey).
+	headers map[string]*csvHeaderLine
+}
+
+// csvHeaderLine is a header line of files read with options, and the
+// column names Spark parses of it.
+type csvHeaderLine struct {
+	line    string
+	options map[string]string
+	names   []string
+}
+
+func headerKey(key, line string) string { return key + "\x01" + line }
+
+// laneBatch is one inference over the lanes of its reads' files.
+type laneBatch struct {
+	lanes csvLanes
+	reads []*Read
+}
+
+// stopTogether reports whether a failed request ends the discovery (the
+// server unreachable, ctx ended), with the error to return; any other
+// failure leaves its files to Spark alone.
+func stopTogether(ctx context.Context, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return true, ctx.Err()
+	}
+	if errors.Is(err, ErrUnreachable) {
+		return true, err
+	}
+	return false, nil
+}
+
+// fileLines are each candidate's header line and lines: of a local file
+// read here, of others in one text read by Spark. A file missing here is
+// Spark's to type alone.
+func (t *together) fileLines(ctx context.Context, candidates []*Read) (map[*Read]csvFileLines, error) {
 	linesOf := map[*Read]csvFileLines{}
 	var onServer []*Read
 	var paths []string
@@ -252,52 +331,32 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 		onServer = append(onServer, r)
 		paths = append(paths, literalPath(r.Paths[0]))
 	}
-	if len(onServer) > 0 {
-		lines, err := c.server.csvFileLines(ctx, paths)
-		done.requests++
-		if err != nil {
-			if stop, e := fail(err); stop {
-				return nil, done, e
-			}
-		}
-		for r, l := range matchSparkPaths(onServer, lines) {
-			linesOf[r] = l
+	if len(onServer) == 0 {
+		return linesOf, nil
+	}
+	lines, err := t.c.server.csvFileLines(ctx, paths)
+	t.done.requests++
+	if err != nil {
+		if stop, e := stopTogether(ctx, err); stop {
+			return nil, e
 		}
 	}
-	// Spark reads a larger file alone in several partitions, whose
-	// types it merges: another fold than the lanes'.
-	split, ok := c.fileSplitBytes(ctx)
-	if !ok {
-		return reads, done, nil
+	for r, l := range matchSparkPaths(onServer, lines) {
+		linesOf[r] = l
 	}
-	for _, r := range candidates {
-		if sizes[r] > split {
-			delete(linesOf, r)
-		}
-	}
-	isCandidate := map[*Read]bool{}
-	for _, r := range candidates {
-		isCandidate[r] = true
-	}
-	for _, r := range reads {
-		if !isCandidate[r] {
-			rest = append(rest, r)
-		}
-	}
-	// Reads by options, each with its header names once known.
-	type header struct {
-		line    string
-		options map[string]string
-		names   []string
-	}
-	var order []string
-	byKey := map[string][]*Read{}
-	headers := map[string]*header{} // by key and line
-	headerKey := func(key, line string) string { return key + "\x01" + line }
+	return linesOf, nil
+}
+
+// groupByHeader groups the candidates with lines by their options
+// (order: the keys as first seen) and records their header lines; the
+// others (no lines, blank lines, no header) go to Spark alone.
+func (t *together) groupByHeader(candidates []*Read, linesOf map[*Read]csvFileLines) (order []string, byKey map[string][]*Read) {
+	byKey = map[string][]*Read{}
+	t.headers = map[string]*csvHeaderLine{}
 	for _, r := range candidates {
 		l, ok := linesOf[r]
 		if !ok || l.blankish > 0 || l.first == "" {
-			rest = append(rest, r)
+			t.rest = append(t.rest, r)
 			continue
 		}
 		key := csvTogetherKey(r)
@@ -305,61 +364,63 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 			order = append(order, key)
 		}
 		byKey[key] = append(byKey[key], r)
-		if headers[headerKey(key, l.first)] == nil {
-			headers[headerKey(key, l.first)] = &header{line: l.first, options: r.Options}
+		if t.headers[headerKey(key, l.first)] == nil {
+			t.headers[headerKey(key, l.first)] = &csvHeaderLine{line: l.first, options: r.Options}
 		}
 	}
-	// Each header's names, parsed by Spark as the files' header.
+	return order, byKey
+}
+
+// headerNames has Spark parse each header line as the files' header, so
+// that the names are Spark's own (empty and repeated names included).
+func (t *together) headerNames(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(parallelism, 1))
-	var mu sync.Mutex
-	for _, k := range sortedKeys(headers) {
-		h := headers[k]
+	g.SetLimit(t.parallelism)
+	for _, k := range sortedKeys(t.headers) {
+		h := t.headers[k]
 		g.Go(func() error {
-			schema, err := c.server.csvHeaderNames(gctx, h.line, h.options)
-			mu.Lock()
-			defer mu.Unlock()
-			done.requests++
+			schema, err := t.c.server.csvHeaderNames(gctx, h.line, h.options)
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.done.requests++
 			if err == nil {
 				h.names = schema.Names()
-			} else if stop, e := fail(err); stop {
+			} else if stop, e := stopTogether(ctx, err); stop {
 				return e
 			}
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, done, err
-	}
-	// The lanes, in batches of about equal cells, each at most
-	// maxLaneCells: with k batches a batch has about 1/k of the lines
-	// and 1/k of the lanes, so k batches cost 1/k of one.
-	type batch struct {
-		lanes csvLanes
-		reads []*Read
-	}
-	var batches []*batch
+	return g.Wait()
+}
+
+// laneBatches lays the files whose header Spark named out in lanes, in
+// batches of about equal cells, each at most maxLaneCells: with k
+// batches a batch has about 1/k of the lines and 1/k of the lanes, so k
+// batches cost 1/k of one.
+func (t *together) laneBatches(order []string, byKey map[string][]*Read, linesOf map[*Read]csvFileLines) []*laneBatch {
+	var batches []*laneBatch
 	for _, key := range order {
 		var typed []*Read
 		var lines, lanes int64
 		for _, r := range byKey[key] {
 			l := linesOf[r]
-			if h := headers[headerKey(key, l.first)]; len(h.names) > 0 {
+			if h := t.headers[headerKey(key, l.first)]; len(h.names) > 0 {
 				typed = append(typed, r)
 				lines += l.lines
 				lanes += int64(len(h.names))
 			} else {
-				rest = append(rest, r)
+				t.rest = append(t.rest, r)
 			}
 		}
 		k := max(1, int(math.Ceil(math.Sqrt(float64(lines)*float64(lanes)/maxLaneCells))), int((lanes+maxLanes-1)/maxLanes))
-		var cur *batch
+		var cur *laneBatch
 		for i, r := range typed {
 			l := linesOf[r]
-			cols := len(headers[headerKey(key, l.first)].names)
+			cols := len(t.headers[headerKey(key, l.first)].names)
 			if cur == nil || i*k/len(typed) != (i-1)*k/len(typed) || cur.lanes.width+cols > maxLanes {
 				tokenizer, inference := csvTogetherOptionsOf(r.Options)
-				cur = &batch{lanes: csvLanes{width: 1, tokenizer: tokenizer, inference: inference}}
+				cur = &laneBatch{lanes: csvLanes{width: 1, tokenizer: tokenizer, inference: inference}}
 				batches = append(batches, cur)
 			}
 			cur.lanes.paths = append(cur.lanes.paths, literalPath(r.Paths[0]))
@@ -369,51 +430,59 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 			cur.reads = append(cur.reads, r)
 		}
 	}
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(max(parallelism, 1))
+	return batches
+}
+
+// typeLanes has Spark infer each batch's lanes and gives each file the
+// types of its own lanes; a batch that fails, or a file whose marker
+// says its lines did not all arrive, goes to Spark alone.
+func (t *together) typeLanes(ctx context.Context, batches []*laneBatch) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(t.parallelism)
 	for _, b := range batches {
 		g.Go(func() error {
-			schema, err := c.server.csvLaneTypes(gctx, b.lanes)
-			mu.Lock()
-			defer mu.Unlock()
-			done.requests++
+			schema, err := t.c.server.csvLaneTypes(gctx, b.lanes)
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.done.requests++
 			if err == nil && len(schema.Fields) != b.lanes.width {
 				err = fmt.Errorf("lanes: %d columns, want %d", len(schema.Fields), b.lanes.width)
 			}
 			if err != nil {
-				if stop, e := fail(err); stop {
+				if stop, e := stopTogether(ctx, err); stop {
 					return e
 				}
-				rest = append(rest, b.reads...)
+				t.rest = append(t.rest, b.reads...)
 				return nil
 			}
-			for i, r := range b.reads {
-				f := b.lanes.files[i]
-				if marked := schema.Fields[f.offset+f.columns].Type.Kind == sparkmerge.KindInt; marked != f.data {
-					// Its lines did not all reach its lanes (a line equal
-					// to its header?), or not its own: Spark types it alone.
-					rest = append(rest, r)
-					continue
-				}
-				names := headers[headerKey(csvTogetherKey(r), f.header)].names
-				fields := make([]sparkmerge.Field, f.columns)
-				for j := range fields {
-					fields[j] = sparkmerge.Field{Name: names[j], Type: schema.Fields[f.offset+j].Type, Nullable: true}
-				}
-				r.Schema = sparkmerge.Schema{Fields: fields}
-				// Its header alone: its types say nothing (see
-				// markHeaderOnly, which asks Spark of files typed alone).
-				r.noRows = !f.data
-				done.files++
-			}
+			t.takeTypes(b, schema)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, done, err
+	return g.Wait()
+}
+
+// takeTypes gives each file of b the types of its lanes in schema.
+func (t *together) takeTypes(b *laneBatch, schema sparkmerge.Schema) {
+	for i, r := range b.reads {
+		f := b.lanes.files[i]
+		if marked := schema.Fields[f.offset+f.columns].Type.Kind == sparkmerge.KindInt; marked != f.data {
+			// Its lines did not all reach its lanes (a line equal to its
+			// header?), or not its own: Spark types it alone.
+			t.rest = append(t.rest, r)
+			continue
+		}
+		names := t.headers[headerKey(csvTogetherKey(r), f.header)].names
+		fields := make([]sparkmerge.Field, f.columns)
+		for j := range fields {
+			fields[j] = sparkmerge.Field{Name: names[j], Type: schema.Fields[f.offset+j].Type, Nullable: true}
+		}
+		r.Schema = sparkmerge.Schema{Fields: fields}
+		// Its header alone: its types say nothing (see markHeaderOnly,
+		// which asks Spark of files typed alone).
+		r.noRows = !f.data
+		t.done.files++
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].order < rest[j].order })
-	return rest, done, nil
 }
 
 // matchSparkPaths finds each read's file among files Spark named by their
