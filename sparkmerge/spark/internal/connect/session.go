@@ -536,14 +536,7 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 		if err := s.invoke(ctx, "Config", req, resp); err != nil {
 			return err
 		}
-		values = make(map[string]string, len(keys))
-		pairs := resp.Get(fd(resp, "pairs")).List()
-		for i := range pairs.Len() {
-			kv := pairs.Get(i).Message()
-			if v := fd(kv, "value"); kv.Has(v) {
-				values[kv.Get(fd(kv, "key")).String()] = kv.Get(v).String()
-			}
-		}
+		values = configPairs(resp)
 		return nil
 	})
 	return values, s.convertError(err)
@@ -609,17 +602,23 @@ func (s *Session) sessionConf(ctx context.Context) (values map[string]string, er
 		if err := s.invoke(ctx, "Config", req, resp); err != nil {
 			return err
 		}
-		values = map[string]string{}
-		pairs := resp.Get(fd(resp, "pairs")).List()
-		for i := range pairs.Len() {
-			kv := pairs.Get(i).Message()
-			if v := fd(kv, "value"); kv.Has(v) {
-				values[kv.Get(fd(kv, "key")).String()] = kv.Get(v).String()
-			}
-		}
+		values = configPairs(resp)
 		return nil
 	})
 	return values, s.convertError(err)
+}
+
+// configPairs are the settings a ConfigResponse gives a value, by key.
+func configPairs(resp protoreflect.Message) map[string]string {
+	values := map[string]string{}
+	pairs := resp.Get(fd(resp, "pairs")).List()
+	for i := range pairs.Len() {
+		kv := pairs.Get(i).Message()
+		if v := fd(kv, "value"); kv.Has(v) {
+			values[kv.Get(fd(kv, "key")).String()] = kv.Get(v).String()
+		}
+	}
+	return values
 }
 
 // restoreConf puts keys back as before had them, where the session's
