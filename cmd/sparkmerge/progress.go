@@ -215,7 +215,7 @@ func statusText(p spark.Progress, elapsed time.Duration) string {
 			read += s.InputBytesRead
 		}
 		if read > 0 {
-			parts = append(parts, byteSize(read)+" read")
+			parts = append(parts, spark.ByteSize(read)+" read")
 		}
 	case "connect":
 		parts = append(parts, "connecting")
@@ -268,17 +268,4 @@ func roundDuration(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
-}
-
-// byteSize is n bytes in KiB, MiB or GiB.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

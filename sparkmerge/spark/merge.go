@@ -48,6 +48,9 @@ type Planned struct {
 	// in TogetherRequests Spark requests (see [Job.InferEachFileAlone]).
 	TypedTogether    int `json:"typed_together,omitempty"`
 	TogetherRequests int `json:"together_requests,omitempty"`
+	// Requests are what planning asked of the server: the measure of
+	// discovery's cost that does not depend on the server's load.
+	Requests PlanRequests `json:"requests"`
 	// InferenceNote says why the client inferred no schema although it
 	// was allowed to, or "".
 	InferenceNote string `json:"inference_note,omitempty"`
@@ -620,3 +623,29 @@ func clientRulesMatch(version string) bool {
 // server of this Spark version (see [Job.SparkInference]): it implements
 // that version's inference rules. Otherwise Spark types every file.
 func ClientRulesApply(sparkVersion string) bool { return clientRulesMatch(sparkVersion) }
+
+// PlanRequests count the requests [Client.Plan] sent the server, by kind,
+// and the bytes of the results it got back.
+type PlanRequests struct {
+	// Analyses ask for a schema (Spark's schema inference runs a Spark
+	// job in one) or a dataset's input files.
+	Analyses int64 `json:"analyses"`
+	// Executions run queries: each one or more Spark jobs (listing files
+	// only the server sees, reading CSV header lines, typing files
+	// together, fetching files to type them on the client, ...).
+	Executions int64 `json:"executions"`
+	// Settings read or set session settings: no Spark job.
+	Settings int64 `json:"settings"`
+	// ResultBytes are the bytes the executions sent back: the files, or
+	// parts of files, the client typed, and what it learned about the
+	// others.
+	ResultBytes int64 `json:"result_bytes"`
+}
+
+// SparkRequests are the requests that may run Spark jobs: analyses and
+// executions.
+func (r PlanRequests) SparkRequests() int64 { return r.Analyses + r.Executions }
+
+func planRequests(c connect.TrafficCounts) PlanRequests {
+	return PlanRequests{Analyses: c.Analyses, Executions: c.Executions, Settings: c.Settings, ResultBytes: c.ResultBytes}
+}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
@@ -20,6 +21,8 @@ import (
 // It writes nothing.
 func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	start := time.Now()
+	traffic := &connect.Traffic{}
+	ctx = connect.WithTraffic(ctx, traffic)
 	ctx, progress := withProgress(ctx, job)
 	if err := checkJobReaderOptions(job); err != nil {
 		return nil, err
@@ -87,6 +90,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 	scans := planScans(planned.Reads, planned.Plan)
 	planned.scans = &scans
+	planned.Requests = planRequests(traffic.Counts())
 	progress.report(Progress{Phase: PhasePlan, Finished: true, Planned: planned})
 	return planned, nil
 }

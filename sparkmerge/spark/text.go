@@ -35,6 +35,11 @@ func (p *Planned) String() string {
 	fmt.Fprintf(&b, "strategy %s: %d %s in %d %s (%s in %s)\n", p.Strategy,
 		sources, plural(sources, "source", "sources"), len(p.Reads), plural(len(p.Reads), "read", "reads"),
 		how, p.Discovery.Round(time.Millisecond))
+	if n := p.Requests.SparkRequests(); n > 0 {
+		fmt.Fprintf(&b, "  %d Spark %s (%d %s, %d %s), %s of results\n", n, plural(int(n), "request", "requests"),
+			p.Requests.Analyses, plural(int(p.Requests.Analyses), "analysis", "analyses"),
+			p.Requests.Executions, plural(int(p.Requests.Executions), "execution", "executions"), ByteSize(p.Requests.ResultBytes))
+	}
 	for _, r := range p.Reads {
 		if r.multiFile() {
 			fmt.Fprintf(&b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
@@ -291,4 +296,17 @@ func formatValue(v any) string {
 		return fmt.Sprintf("%x", x)
 	}
 	return fmt.Sprint(v)
+}
+
+// ByteSize is n bytes in KiB, MiB or GiB.
+func ByteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

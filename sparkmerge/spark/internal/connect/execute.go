@@ -64,6 +64,8 @@ type operation struct {
 	// progress receives the server's execution progress (see
 	// WithProgress), or is nil.
 	progress func(Progress)
+	// traffic counts the result bytes, or is nil (see [WithTraffic]).
+	traffic *Traffic
 }
 
 // Progress is Spark's execution progress of one operation, as Spark 4
@@ -142,6 +144,8 @@ func (s *Session) execute(ctx context.Context, plan proto.Message) (out executed
 	defer guard("execute plan", &err)
 	op := &operation{s: s, id: uuid.NewString(), reattachable: s.reattachable()}
 	op.progress, _ = ctx.Value(progressKey{}).(func(Progress))
+	op.traffic = trafficOf(ctx)
+	countRequest(ctx, "ExecutePlan")
 	op.request = s.executeRequest(plan, op.id, op.reattachable)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -301,7 +305,9 @@ func (op *operation) take(resp protoreflect.Message) error {
 	if batch == nil {
 		return nil
 	}
-	rdr, err := ipc.NewReader(bytes.NewReader(batch.Get(fd(batch, "data")).Bytes()))
+	data := batch.Get(fd(batch, "data")).Bytes()
+	op.traffic.countResultBytes(len(data))
+	rdr, err := ipc.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("read an Arrow batch of the result: %w", err)
 	}

@@ -374,6 +374,7 @@ func (s *Session) call(ctx context.Context, method string, plan proto.Message) [
 	if s == nil || s.exec == nil {
 		panic("session is not connected (use Dial)")
 	}
+	countRequest(ctx, method)
 	m := reflect.ValueOf(s.exec).MethodByName(method)
 	if !m.IsValid() {
 		panic(buildError{"the upstream executor has no method " + method})
@@ -499,6 +500,7 @@ func (s *Session) request(name string) protoreflect.Message {
 // invoke makes a unary call of the Spark Connect service with the
 // session's headers.
 func (s *Session) invoke(ctx context.Context, method string, req, resp protoreflect.Message) error {
+	countRequest(ctx, method)
 	return s.conn.Invoke(metadata.NewOutgoingContext(ctx, s.md), service+method, req.Interface(), resp.Interface())
 }
 
