@@ -32,6 +32,15 @@ type jobFile struct {
 	Policy   policyFile        `yaml:"policy"`
 	Target   spark.Target      `yaml:"target"`
 	Verify   bool              `yaml:"verify"`
+	// Incremental is --incremental and --incremental-changed.
+	Incremental incrementalFile `yaml:"incremental"`
+}
+
+// incrementalFile is the job file's incremental section: state is
+// --incremental STATE, changed --incremental-changed.
+type incrementalFile struct {
+	State   string `yaml:"state"`
+	Changed string `yaml:"changed"`
 }
 
 // sourceFile is one entry of the job file's sources: a source with its own
@@ -232,10 +241,11 @@ var jobFileSections = map[string]struct {
 	section string
 	of      reflect.Type
 }{
-	"main.jobFile":    {"the top level", reflect.TypeFor[jobFile]()},
-	"main.sourceFile": {"a source", reflect.TypeFor[sourceFile]()},
-	"main.policyFile": {"policy", reflect.TypeFor[policyFile]()},
-	"spark.Target":    {"target", reflect.TypeFor[spark.Target]()},
+	"main.jobFile":         {"the top level", reflect.TypeFor[jobFile]()},
+	"main.sourceFile":      {"a source", reflect.TypeFor[sourceFile]()},
+	"main.policyFile":      {"policy", reflect.TypeFor[policyFile]()},
+	"spark.Target":         {"target", reflect.TypeFor[spark.Target]()},
+	"main.incrementalFile": {"incremental", reflect.TypeFor[incrementalFile]()},
 }
 
 var unknownYAMLField = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)

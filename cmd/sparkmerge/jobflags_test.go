@@ -367,3 +367,33 @@ func TestRunJobFileRemote(t *testing.T) {
 		})
 	}
 }
+
+// TestIncrementalUsage: what --incremental cannot take is a usage error,
+// said before any server is asked, from flags and from a job file.
+func TestIncrementalUsage(t *testing.T) {
+	job := func(s string) string { return writeFile(t, "job.yaml", s) }
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"overwrite", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--mode", "overwrite"}, []string{"--mode overwrite", "drop --mode"}},
+		{"changed without state", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental-changed", "remerge"}, []string{"needs --incremental STATE"}},
+		{"unknown changed policy", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--incremental-changed", "again"}, []string{"--incremental-changed", "error, remerge or skip"}},
+		{"view", []string{"merge", "a.csv", "--view", "v", "--incremental", "/tmp/s"}, []string{"--incremental", "--view"}},
+		{"job file key", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nincremental:\n  stat: /tmp/s\n")}, []string{`unknown key "stat" in incremental; did you mean state?`}},
+		{"job file mode", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o, mode: overwrite}\nincremental:\n  state: /tmp/s\n")}, []string{"--mode overwrite"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, nil, append(tc.args, "--remote", "sc://127.0.0.1:1")...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d (usage); stderr:\n%s", code, exitUsage, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}

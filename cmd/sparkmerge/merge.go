@@ -34,6 +34,9 @@ type mergeOptions struct {
 	// view or globalView, at most one of them, is the view to register
 	// instead of writing.
 	view, globalView string
+	// incremental and incrementalChanged are --incremental STATE and
+	// --incremental-changed.
+	incremental, incrementalChanged string
 }
 
 func newMergeCmd(g *globalOptions) *cobra.Command {
@@ -71,6 +74,8 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.StringVar(&opts.view, "view", "", "instead of writing, register the merged rows as this temporary view of the session (lazy; share the session with session_id in --remote)")
 	fs.StringVar(&opts.globalView, "global-view", "", "instead of writing, register the merged rows as global_temp.NAME, seen by every session of the server (lazy)")
 	fs.StringVar(&opts.report, "report", "", "also write the drift report to this HTML file (see 'sparkmerge plan --report'); with --verify it holds each source's row count")
+	fs.StringVar(&opts.incremental, "incremental", "", "merge only the files no earlier run recorded in STATE (a path, a Parquet dataset, or table:NAME), append them and record them there; a run with no new file writes nothing")
+	fs.StringVar(&opts.incrementalChanged, "incremental-changed", "error", "with --incremental, a file STATE records whose size or modification time changed: error (fail naming it), remerge (append its rows again; the earlier ones stay) or skip")
 	fs.IntVar(&opts.target.Files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
 	return cmd
 }
@@ -195,6 +200,18 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 	if view, globalView, err = viewTarget(opts, job, jf); err != nil {
 		return "", false, err
 	}
+	if job.Incremental, err = opts.incrementalRun(jf, view); err != nil {
+		return "", false, err
+	}
+	if job.Incremental != nil {
+		switch strings.ToLower(job.Target.Mode) {
+		case "":
+			job.Target.Mode = "append"
+		case "append":
+		default:
+			return "", false, usagef("--incremental appends the new files to the target, and --mode %s would not keep the earlier runs' rows: drop --mode (or give append)", job.Target.Mode)
+		}
+	}
 	if err := opts.checkTarget(job.Target, view, jf); err != nil {
 		return "", false, err
 	}
@@ -303,4 +320,25 @@ func mergeToView(ctx context.Context, client *spark.Client, job spark.Job, name 
 	}{planned, shown, client.SessionID()}, func() string {
 		return planned.String() + fmt.Sprintf("\nview %s registered in session %s (nothing read yet)\n", shown, client.SessionID())
 	})
+}
+
+// incrementalRun is --incremental and --incremental-changed over the job
+// file's incremental section (nil: not incremental).
+func (opts *mergeOptions) incrementalRun(jf *jobFile, view string) (*spark.Incremental, error) {
+	state := opts.changed.pick("incremental", opts.incremental, jf.Incremental.State)
+	changed := opts.changed.pick("incremental-changed", opts.incrementalChanged, jf.Incremental.Changed)
+	if state == "" {
+		if opts.changed("incremental-changed") || jf.Incremental.Changed != "" {
+			return nil, usagef("--incremental-changed needs --incremental STATE (or incremental: state: in the job file)")
+		}
+		return nil, nil
+	}
+	if view != "" {
+		return nil, usagef("--incremental records the files a merge writes, and --view and --global-view write nothing: drop one of them")
+	}
+	policy, err := spark.ParseChangedFiles(changed)
+	if err != nil {
+		return nil, usagef("--incremental-changed: %w", err)
+	}
+	return &spark.Incremental{State: state, Changed: policy}, nil
 }

@@ -116,6 +116,11 @@ type Job struct {
 	// Verify counts rows per source after writing and fails when the rows
 	// written differ from the rows read.
 	Verify bool
+	// Incremental, when set, merges only the files of the sources that
+	// no earlier run recorded in its STATE, appends them to the target
+	// (Target.Mode append, or none) and records them (see [Incremental]
+	// and [IncrementalRun]). Every source must be files.
+	Incremental *Incremental
 	// Parallelism bounds concurrent schema requests (default 8).
 	Parallelism int
 	// SparkInference asks Spark for every file's schema. By default the

@@ -61,6 +61,9 @@ type Planned struct {
 	// or a Parquet file without columns or row groups), in input order:
 	// not read, they change nothing in the merge (see withoutEmptyFiles).
 	Empty []string `json:"empty,omitempty"`
+	// Incremental is what an incremental merge takes (Job.Incremental):
+	// with NothingNew, Reads and Plan are empty.
+	Incremental *IncrementalRun `json:"incremental,omitempty"`
 	// Inference is the part of Discovery the client spent typing files
 	// from their contents: work Spark does on the server otherwise (see
 	// [Read.InferredLocally]). The rest is planning and requests to Spark.

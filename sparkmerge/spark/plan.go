@@ -31,6 +31,9 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
+	if job, err = checkIncremental(job); err != nil {
+		return nil, err
+	}
 	unmatch, err := c.matchNames(ctx, job.Policy)
 	if err != nil {
 		return nil, err
@@ -50,8 +53,26 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := c.checkInputs(ctx, job.Target, in.reads, job.Sources); err != nil {
 		return nil, err
 	}
+	var run *IncrementalRun
+	if job.Incremental != nil {
+		if in.reads, run, err = c.selectIncremental(ctx, job, in.reads, in.listed); err != nil {
+			return nil, err
+		}
+		if run.NothingNew {
+			planned := &Planned{Strategy: job.Strategy, Incremental: run, Skipped: in.skipped, Discovery: time.Since(start), Requests: planRequests(traffic.Counts())}
+			progress.report(Progress{Phase: PhasePlan, Finished: true, Planned: planned})
+			return planned, nil
+		}
+	}
 	var empty []*Read
 	in.reads, empty = withoutEmptyFiles(in.reads)
+	if len(in.reads) == 0 && run != nil {
+		// New files, all empty: recorded, and nothing to write.
+		run.NothingNew = true
+		planned := &Planned{Strategy: job.Strategy, Incremental: run, Skipped: in.skipped, Empty: emptyNames(empty), Discovery: time.Since(start), Requests: planRequests(traffic.Counts())}
+		progress.report(Progress{Phase: PhasePlan, Finished: true, Planned: planned})
+		return planned, nil
+	}
 	if len(in.reads) == 0 {
 		return nil, nothingToMerge(empty)
 	}
@@ -78,6 +99,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 	checkParses(planned.Reads, planned.Plan)
 	planned.Skipped, planned.InferenceNote = in.skipped, found.note
+	planned.Incremental = run
 	planned.Empty = emptyNames(empty)
 	planned.RemoteTyped, planned.RemoteFetchJobs = found.remoteTyped, found.fetchJobs
 	planned.TypedTogether, planned.TogetherRequests = found.typedTogether, found.togetherRequests

@@ -15,6 +15,10 @@ import (
 // planner's table.
 func (p *Planned) String() string {
 	var b strings.Builder
+	if run := p.Incremental; run != nil && run.NothingNew {
+		b.WriteString(run.String())
+		return b.String()
+	}
 	sources := 0
 	for _, r := range p.Reads {
 		sources += len(r.Sources)
@@ -94,6 +98,9 @@ func (p *Planned) String() string {
 	if t := p.Table; t != nil {
 		writeTable(&b, t)
 	}
+	if p.Incremental != nil {
+		b.WriteString(p.Incremental.String())
+	}
 	b.WriteString("\n")
 	b.WriteString(p.Plan.String())
 	return b.String()
@@ -167,6 +174,13 @@ func (r *Result) Summary() string {
 		b.WriteString("dry run: nothing read or written\n")
 		return b.String()
 	}
+	if run := r.Incremental; run != nil && run.NothingNew {
+		fmt.Fprintf(&b, "nothing new: no rows written, %s untouched (%s)\n", targetName(r.Target), r.Elapsed.Round(time.Millisecond))
+		if run.Recorded {
+			fmt.Fprintf(&b, "recorded %d empty %s in %s (run %s)\n", len(run.files), plural(len(run.files), "file", "files"), run.State, run.RunID)
+		}
+		return b.String()
+	}
 	format := r.Target.Format
 	if t := r.Planned.Table; t != nil && t.Format != "" {
 		format = t.Format // the table's own, or its catalog's default
@@ -198,6 +212,9 @@ func (r *Result) Summary() string {
 			}
 			fmt.Fprintf(&b, "  %8d  %s in %s\n", v.Values, v.Column, v.Source)
 		}
+	}
+	if run := r.Incremental; run != nil && run.Recorded {
+		fmt.Fprintf(&b, "recorded %d %s merged in %s (run %s)\n", len(run.Merged), plural(len(run.Merged), "file", "files"), run.State, run.RunID)
 	}
 	if r.Verified {
 		var read int64
@@ -309,4 +326,30 @@ func ByteSize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// String says what an incremental run takes: its new files, those it
+// leaves out as merged, a changed file, a recovered run.
+func (run *IncrementalRun) String() string {
+	var b strings.Builder
+	if run.Recovered != nil {
+		outcome := "its rows are not in the target: recorded abandoned, its files merged again"
+		if run.Recovered.Landed {
+			outcome = "its rows are in the target: recorded merged"
+		}
+		fmt.Fprintf(&b, "  incremental: run %s stopped before recording its %d %s merged; %s\n", run.Recovered.RunID, run.Recovered.Files, plural(run.Recovered.Files, "file", "files"), outcome)
+	}
+	if len(run.Changed) > 0 {
+		fmt.Fprintf(&b, "  incremental: %d %s changed since merged: %s\n", len(run.Changed), plural(len(run.Changed), "file", "files"), strings.Join(run.Changed, ", "))
+	}
+	if run.NothingNew && len(run.Merged) == 0 {
+		fmt.Fprintf(&b, "incremental: nothing new: the %d %s listed are merged already (%s)\n", run.Listed, plural(run.Listed, "file", "files"), run.State)
+		return b.String()
+	}
+	if run.NothingNew {
+		fmt.Fprintf(&b, "incremental: nothing new to read: %d new %s, all empty, of %d listed (%s)\n", len(run.Merged), plural(len(run.Merged), "file", "files"), run.Listed, run.State)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "  incremental: %d new %s of %d listed; %d merged already (%s)\n", len(run.Merged), plural(len(run.Merged), "file", "files"), run.Listed, run.AlreadyMerged, run.State)
+	return b.String()
 }

@@ -98,6 +98,9 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if job, err = checkIncremental(job); err != nil {
+		return nil, err
+	}
 	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
 		return nil, err
 	}
@@ -128,6 +131,9 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 	if err != nil {
 		return nil, err
 	}
+	if job, err = checkIncremental(job); err != nil {
+		return nil, err
+	}
 	if err := c.checkInputs(ctx, job.Target, planned.Reads, job.Sources); err != nil {
 		return nil, err
 	}
@@ -155,6 +161,9 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if job.DryRun {
 		return result, nil
 	}
+	if run := planned.Incremental; run != nil && run.NothingNew {
+		return c.mergeNothingNew(ctx, job, run, result, start)
+	}
 	restore, err := c.tune(ctx, planned.tuning())
 	if err != nil {
 		return nil, err
@@ -174,8 +183,17 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	}
 	defer w.abortUnlessInstalled()
 	var readCounts map[string]int64
-	if job.Verify {
+	if job.Verify || planned.Incremental != nil {
+		// An incremental run records each file's rows.
 		if readCounts, err = c.countRead(ctx, planned, merged, result); err != nil {
+			return nil, err
+		}
+	}
+	if run := planned.Incremental; run != nil {
+		if w.tag != "" {
+			w.tag = run.RunID // the commit that tells the next run this one landed
+		}
+		if err := c.recordPending(ctx, job, run, readCounts); err != nil {
 			return nil, err
 		}
 	}
@@ -214,6 +232,28 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 			return nil, fmt.Errorf("write %s: %w", targetName(job.Target), err)
 		}
 	}
+	if run := planned.Incremental; run != nil {
+		if err := c.recordMerged(ctx, job, run, readCounts); err != nil {
+			return nil, err
+		}
+	}
+	result.Elapsed = time.Since(start)
+	return result, nil
+}
+
+// mergeNothingNew ends an incremental run that has no rows to write: it
+// records what it recovered of a stopped run, and new files that are
+// empty, and leaves the target untouched.
+func (c *Client) mergeNothingNew(ctx context.Context, job Job, run *IncrementalRun, result *Result, start time.Time) (*Result, error) {
+	if err := c.writeState(ctx, run.State, run.recovery); err != nil {
+		return nil, err
+	}
+	run.recovery = nil
+	if err := c.writeState(ctx, run.State, run.rows(stateMerged, nil, "", "")); err != nil {
+		return nil, err
+	}
+	run.Recorded = len(run.files) > 0
+	result.RowsWritten = 0
 	result.Elapsed = time.Since(start)
 	return result, nil
 }
