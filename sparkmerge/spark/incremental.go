@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -497,16 +498,22 @@ func targetFormat(t Target, tt *TargetTable) string {
 // committedWithTag says whether a Delta or Iceberg table has a commit
 // tagged tag (see tagCommit).
 func (c *Client) committedWithTag(ctx context.Context, tt *TargetTable, tag string) (bool, error) {
-	var q string
-	switch tt.Format {
-	case sparkmerge.FormatDelta:
-		q = fmt.Sprintf("SELECT count(1) FROM (DESCRIBE HISTORY %s LIMIT %d) WHERE userMetadata = %s", tt.Name, historyDepth, sparkmerge.QuoteString("sparkmerge "+tag))
-	default:
-		q = fmt.Sprintf("SELECT count(1) FROM %s.snapshots WHERE summary[%s] = %s", tt.Name, sparkmerge.QuoteString(commitTagKey), sparkmerge.QuoteString(tag))
+	if tt.Format == sparkmerge.FormatDelta {
+		// DESCRIBE HISTORY is no relation to select from.
+		rows, err := c.sess.SQL(fmt.Sprintf("DESCRIBE HISTORY %s LIMIT %d", tt.Name, historyDepth)).Collect(ctx)
+		if err != nil {
+			return false, fmt.Errorf("incremental: read the history of %s: %w", tt.Name, err)
+		}
+		meta := slices.Index(rows.Columns, "userMetadata")
+		if meta < 0 {
+			return false, fmt.Errorf("incremental: read the history of %s: no userMetadata column in %v", tt.Name, rows.Columns)
+		}
+		return slices.ContainsFunc(rows.Values, func(row []any) bool { return row[meta] == "sparkmerge "+tag }), nil
 	}
+	q := fmt.Sprintf("SELECT count(1) FROM %s.snapshots WHERE summary[%s] = %s", tt.Name, sparkmerge.QuoteString(commitTagKey), sparkmerge.QuoteString(tag))
 	rows, err := c.sess.SQL(q).Collect(ctx)
 	if err != nil {
-		return false, fmt.Errorf("incremental: read the history of %s: %w", tt.Name, err)
+		return false, fmt.Errorf("incremental: read the snapshots of %s: %w", tt.Name, err)
 	}
 	n, _ := rows.Values[0][0].(int64)
 	return n > 0, nil
