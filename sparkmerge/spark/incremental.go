@@ -459,7 +459,7 @@ func (c *Client) runLanded(ctx context.Context, job Job, runID string, rows []st
 	if err != nil {
 		return false, "", err
 	}
-	writeJob, err := landedJob(targetName(job.Target), runID, rows[0].jobsBefore, now)
+	writeJob, err := landedJob(targetName(job.Target), runID, jobsBefore(rows), now)
 	if err != nil || writeJob == "" {
 		return false, "", err
 	}
@@ -482,6 +482,19 @@ func (c *Client) runLanded(ctx context.Context, job Job, runID string, rows []st
 		return false, "", fmt.Errorf("incremental: run %s stopped while its rows went into %s: its files there (%s) hold %d rows of the %d it read; remove those files, and the next run merges its files again", runID, targetName(job.Target), strings.Join(literal, ", "), got, want)
 	}
 	return true, writeJob, nil
+}
+
+// jobsBefore is what a run's pending rows recorded of the target's write
+// jobs before it wrote: its first row carries them (see
+// IncrementalRun.rows), and STATE's rows come back in no given order.
+func jobsBefore(rows []stateRow) string {
+	longest := ""
+	for _, r := range rows {
+		if len(r.jobsBefore) > len(longest) {
+			longest = r.jobsBefore
+		}
+	}
+	return longest
 }
 
 // targetFormat names a target's format for messages.
@@ -585,7 +598,12 @@ func (run *IncrementalRun) rows(status string, counts map[string]int64, writeJob
 	out := make([]stateRow, len(run.files))
 	for i, f := range run.files {
 		out[i] = stateRow{path: f.path, size: f.size, modified: f.modified, runID: run.RunID, rows: counts[f.name],
-			mergedAt: now, status: status, writeJob: writeJob, jobsBefore: jobsBefore}
+			mergedAt: now, status: status, writeJob: writeJob}
+	}
+	if len(out) > 0 {
+		// Once per run: a target appended to every night has a write
+		// job per night.
+		out[0].jobsBefore = jobsBefore
 	}
 	return out
 }
