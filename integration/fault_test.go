@@ -376,10 +376,13 @@ func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
 		t.Errorf("%d rows written, verified %v; want 1", res.RowsWritten, res.Verified)
 	}
 	diff(t, "new output", [][]any{row("3", "c"), row("id", "v")}, read())
-	staging, err := filepath.Glob(filepath.Join(host, ".out.sparkmerge-*"))
+	staging, err := filepath.Glob(filepath.Join(host, ".out.sparkmerge-*-*"))
 	if err != nil || len(staging) != 2 {
 		t.Fatalf("staging directories = %v (%v), want the two runs' (emptied)", staging, err)
 	}
+	// The record of the last copy, cleared once it was done.
+	_, rows := query(t, "SELECT count(*) FROM text.`"+dir+"/.out.sparkmerge-copying`")
+	diff(t, "lines of the copy's record", [][]any{row(int64(0))}, rows)
 	for _, s := range staging {
 		_, rows := query(t, "SELECT count(*) FROM parquet.`"+dir+"/"+filepath.Base(s)+"`")
 		diff(t, "rows left in "+filepath.Base(s), [][]any{row(int64(0))}, rows)

@@ -194,7 +194,7 @@ func statusText(p spark.Progress, elapsed time.Duration) string {
 		if p.Total > 0 {
 			parts = append(parts, fmt.Sprintf("%d/%d files typed", p.Done, p.Total))
 		}
-	case spark.PhaseCount, spark.PhaseWrite, spark.PhaseVerify:
+	case spark.PhaseCount, spark.PhaseWrite, spark.PhaseVerify, spark.PhaseInstall:
 		if len(p.Stages) == 0 {
 			parts = append(parts, "waiting for Spark")
 			break
@@ -251,6 +251,8 @@ func finishedText(p spark.Progress) string {
 		return fmt.Sprintf("%d rows read", p.Done)
 	case spark.PhaseVerify:
 		return fmt.Sprintf("%d rows written = rows read", p.Done)
+	case spark.PhaseInstall:
+		return fmt.Sprintf("%d staged rows copied over the target", p.Done)
 	}
 	return "done"
 }

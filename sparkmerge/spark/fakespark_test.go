@@ -538,6 +538,10 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 		return out
 	case "list", "fetch":
 		return f.listing(rel, call.what == "fetch")
+	case "read":
+		if ds := pmsg(rel, "read", "data_source"); ds != nil && pstr(ds, "format") == "text" {
+			return f.textLines(pstrs(ds, "paths"))
+		}
 	}
 	return sparkReply{err: noAnswer("execute " + call.what)}
 }
@@ -579,6 +583,48 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 		}
 	}
 	return out
+}
+
+// textLines answers a text read: the lines of the files at paths (under
+// the lock).
+func (f *sparkFake) textLines(paths []string) sparkReply {
+	out := sparkReply{cols: []string{"value"}, rows: [][]any{}}
+	for _, p := range paths {
+		files, exists := f.dataFiles(p)
+		if !exists {
+			return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist: "+p)}
+		}
+		for _, file := range files {
+			for _, line := range strings.Split(strings.TrimSuffix(string(file.content), "\n"), "\n") {
+				if file.size > 0 {
+					out.rows = append(out.rows, []any{line})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// textOf is what a text write of rel stores: the literal of a one-row
+// query "SELECT '...' AS value" (sparkmerge's records), nothing for any
+// other (the query of no rows that clears one).
+func textOf(rel protoreflect.Message) []byte {
+	for which(rel, "rel_type") == "repartition" {
+		rel = pmsg(rel, "repartition", "input")
+	}
+	q := pstr(pmsg(rel, "sql"), "query")
+	lit, ok := strings.CutPrefix(q, "SELECT '")
+	if lit, ok2 := strings.CutSuffix(lit, "' AS value"); ok && ok2 {
+		var b strings.Builder
+		for i := 0; i < len(lit); i++ {
+			if lit[i] == '\\' && i+1 < len(lit) {
+				i++
+			}
+			b.WriteByte(lit[i])
+		}
+		return []byte(b.String() + "\n")
+	}
+	return nil
 }
 
 // fakeMTime and fakeNow are every file's modification time and the
@@ -650,6 +696,12 @@ func (f *sparkFake) schemaOf(rel protoreflect.Message) (string, error) {
 			return "", sparkErrorOf("TABLE_OR_VIEW_NOT_FOUND", "The table or view "+name+" cannot be found")
 		}
 		paths := pstrs(pmsg(rel, "read", "data_source"), "paths")
+		if pstr(pmsg(rel, "read", "data_source"), "format") == "text" {
+			if r := f.textLines(paths); r.err != nil {
+				return "", r.err
+			}
+			return "value STRING", nil
+		}
 		if len(paths) == 1 {
 			if ddl, ok := f.schemas[unescapeGlob(paths[0])]; ok {
 				return ddl, nil
@@ -674,6 +726,16 @@ func (f *sparkFake) schemaOf(rel protoreflect.Message) (string, error) {
 
 // write runs a WriteOperation (under the lock).
 func (f *sparkFake) write(w fakeWrite) error {
+	if w.Format == "text" {
+		if w.Mode == "overwrite" {
+			f.remove(w.Path)
+		}
+		dir := strings.TrimSuffix(w.Path, "/")
+		if err := f.putFile(dir+"/part-00000-"+uuid.NewString()+"-c000.txt", textOf(w.input)); err != nil {
+			return err
+		}
+		return f.putFile(dir+"/_SUCCESS", nil)
+	}
 	rows, err := f.eval(w.input)
 	if err != nil {
 		return err

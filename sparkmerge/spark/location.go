@@ -229,8 +229,9 @@ func (c *Client) seesClientDirectory(ctx context.Context, dir string) (bool, err
 
 // stagingDirName matches the hidden directories sparkmerge writes beside
 // a target (".NAME.sparkmerge-UUID", see stagingName); the ".old" one
-// holds an overwritten target until the new one is in place.
-var stagingDirName = regexp.MustCompile(`^\..*\.sparkmerge-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.old)?$`)
+// holds an overwritten target until the new one is in place, and
+// ".NAME.sparkmerge-copying" records an overwrite's copy (copyRecord).
+var stagingDirName = regexp.MustCompile(`^\..*\.sparkmerge-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.old)?|copying)$`)
 
 // stagingName is the name of a new hidden directory beside base, for a
 // merge's rows or a probe, which no listing of sparkmerge's takes for an

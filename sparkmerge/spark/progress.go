@@ -28,6 +28,10 @@ const (
 	PhaseWrite Phase = "write"
 	// PhaseVerify is Spark counting the rows written, per source.
 	PhaseVerify Phase = "verify"
+	// PhaseInstall is Spark copying staged rows over the target: an
+	// overwrite of a path the client cannot rename (see
+	// [RolledForward]), or one an earlier run left unfinished.
+	PhaseInstall Phase = "install"
 )
 
 // Progress is one report of a job's progress, sent to [Job.OnProgress].

@@ -102,8 +102,9 @@ func (c *Client) stage(ctx context.Context, t Target, verify bool) (staged, erro
 // failed merge (a value that does not parse, the server killed while
 // merging) leaves the target as it was; a failure during the copy, which
 // only reads finished Parquet files, leaves the merged rows in the staging
-// directory, which the error names. After the copy the staging directory
-// is emptied (Spark Connect cannot delete it: a hidden directory holding
+// directory, which the error names, and the record of the copy, from
+// which the next run writing the target completes it (see rollForward).
+// After the copy the staging directory is emptied (Spark Connect cannot delete it: a hidden directory holding
 // a _SUCCESS marker stays). It costs a second write of the rows. Other
 // modes write in place.
 func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
@@ -120,30 +121,16 @@ func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
 		return direct, err // nothing to keep
 	}
 	dir := root[:cut+1] + stagingName(root[cut+1:])
+	at, _ := copyRecordPath(root)
 	s := staged{write: Target{Path: dir, Format: "parquet", Mode: "errorifexists"}}
-	empty := func() {
-		// Leave no rows behind: an empty dataset over the staging one.
-		_ = c.sess.SQL("SELECT 1 AS emptied WHERE false").Write(context.WithoutCancel(ctx),
-			connect.WriteSpec{Format: "parquet", Mode: "overwrite", Path: dir})
-	}
-	s.abort = empty
+	s.abort = func() { emptyStaging(ctx, c.sess, dir) }
 	s.install = func() error {
-		staging := c.sess.Read(connect.ReadSpec{Format: "parquet", Paths: []string{literalPath(dir)}})
-		if t.Files > 0 {
-			staging = staging.Coalesce(t.Files)
+		rec, err := c.recordCopy(ctx, t, dir, at)
+		if err != nil {
+			emptyStaging(ctx, c.sess, dir) // the target was not touched
+			return fmt.Errorf("%w; the target is as it was", err)
 		}
-		spec := connect.WriteSpec{Format: t.Format, Mode: "overwrite", Path: t.Path, PartitionBy: t.PartitionBy, Options: t.Options}
-		if spec.Format == "" {
-			spec.Format = "parquet"
-		}
-		if strings.EqualFold(spec.Format, "csv") {
-			spec.Options = withOption(spec.Options, "header", csvHeader(t))
-		}
-		if err := staging.Write(ctx, spec); err != nil {
-			return fmt.Errorf("copy the merged rows over the target: %w; they are in %s (Parquet)", err, dir)
-		}
-		empty()
-		return nil
+		return c.finishCopy(ctx, at, rec, false)
 	}
 	return s, nil
 }

@@ -42,14 +42,17 @@ func TestMergeOverwritesRemotePathThroughStaging(t *testing.T) {
 		t.Errorf("target rows (-want +got):\n%s", diff)
 	}
 	writes := f.writes()
-	if len(writes) != 3 {
-		t.Fatalf("%d writes, want staging, copy and emptying: %+v", len(writes), writes)
+	if len(writes) != 5 {
+		t.Fatalf("%d writes, want staging, the copy's record, copy, the record cleared and emptying: %+v", len(writes), writes)
 	}
 	staging := writes[0].Path
 	if !stagingPath.MatchString(staging) || writes[0].Format != "parquet" || writes[0].Mode != "errorifexists" {
 		t.Errorf("first write %+v, want new Parquet beside the target", writes[0])
 	}
-	copied := writes[1]
+	if r := writes[1]; r.Path != "s3a://b/.out.sparkmerge-copying" || r.Format != "text" || r.Mode != "overwrite" {
+		t.Errorf("second write %+v, want the copy recorded beside the target before it", r)
+	}
+	copied := writes[2]
 	if copied.Path != "s3a://b/out" || copied.Mode != "overwrite" || copied.Format != "csv" || copied.Options["header"] != "true" {
 		t.Errorf("copy %+v, want an overwrite of the target as CSV with a header", copied)
 	}
@@ -60,8 +63,11 @@ func TestMergeOverwritesRemotePathThroughStaging(t *testing.T) {
 	if got := pstrs(dataSourceBelow(copied.input), "paths"); !slices.Equal(got, []string{staging}) {
 		t.Errorf("the copy reads %v, want the staging directory", got)
 	}
-	if writes[2].Path != staging || writes[2].Mode != "overwrite" {
-		t.Errorf("last write %+v, want the staging directory emptied", writes[2])
+	if r := writes[3]; r.Path != "s3a://b/.out.sparkmerge-copying" || r.Format != "text" || r.Mode != "overwrite" || len(textOf(r.input)) != 0 {
+		t.Errorf("fourth write %+v, want the record cleared after the copy", r)
+	}
+	if writes[4].Path != staging || writes[4].Mode != "overwrite" {
+		t.Errorf("last write %+v, want the staging directory emptied", writes[4])
 	}
 	if n := f.storedRows(t, staging).total(); n != 0 {
 		t.Errorf("the staging directory keeps %d rows", n)
@@ -533,4 +539,93 @@ func TestMergeOverwriteStopsWhenTheTargetCannotBeLookedUp(t *testing.T) {
 			t.Errorf("target rows (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// A copy over the target that fails (the server gone while copying) leaves
+// its record beside the target: the next run writing the target completes
+// the copy from the staged rows before its own merge, clears the record
+// and empties the staging directory; a dry run refuses, saying to run the
+// merge; a run after that finds nothing to complete.
+func TestInterruptedRemoteOverwriteRollsForward(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Target = Target{Path: "s3a://b/out", Mode: "overwrite"}
+	f.putData(t, "s3a://b/out/part-00000-old.parquet", oldRows)
+	f.failOn("INTERNAL_ERROR", func(call sparkCall) bool {
+		return call.what == "write" && writeOf(call.plan()).Path == "s3a://b/out"
+	})
+	_, err := c.Merge(context.Background(), job)
+	if err == nil || !strings.Contains(err.Error(), `the next sparkmerge run writing "s3a://b/out" completes the copy`) {
+		t.Fatalf("err = %v, want the copy's failure saying the next run completes it", err)
+	}
+	f.hook = nil
+	staging := f.writes()[0].Path
+	staged := sourceRows{paths[0]: 2, paths[1]: 1}
+
+	dry := job
+	dry.DryRun = true
+	_, err = c.Merge(context.Background(), dry)
+	var interrupted *InterruptedOverwriteError
+	if !errors.As(err, &interrupted) || interrupted.Staging != staging || interrupted.Rows != 3 || !strings.Contains(err.Error(), "run the merge without --dry-run") {
+		t.Fatalf("dry run: err = %v, want an InterruptedOverwriteError naming %s and its 3 rows", err, staging)
+	}
+
+	// The next run appends other rows: the interrupted overwrite's come
+	// first.
+	f.read = sourceRows{paths[1]: 1}
+	f.schemas["s3a://b/out"] = "id INT, name STRING, amount DOUBLE"
+	next := job
+	next.Sources = next.Sources[1:]
+	next.Target.Mode = "append"
+	before := len(f.writes())
+	res, err := c.Merge(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&RolledForward{Target: `"s3a://b/out"`, Staging: staging, Rows: 3}, res.RolledForward); diff != "" {
+		t.Errorf("rolled forward (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(res.Summary(), "first completed an interrupted overwrite of \"s3a://b/out\": copied its 3 staged rows from "+staging) {
+		t.Errorf("summary %q does not say what was completed", res.Summary())
+	}
+	writes := f.writes()[before:]
+	if len(writes) < 4 || writes[0].Path != "s3a://b/out" || writes[0].Mode != "overwrite" || writes[1].Path != "s3a://b/.out.sparkmerge-copying" || writes[2].Path != staging {
+		t.Fatalf("writes %+v, want the copy, the record cleared and the staging emptied before the merge's own", writes)
+	}
+	if diff := cmp.Diff(staged.add(sourceRows{paths[1]: 1}), f.storedRows(t, "s3a://b/out")); diff != "" {
+		t.Errorf("target rows (-want +got):\n%s", diff)
+	}
+	if n := f.storedRows(t, staging).total(); n != 0 {
+		t.Errorf("the staging directory keeps %d rows", n)
+	}
+	res, err = c.Merge(context.Background(), next)
+	if err != nil || res.RolledForward != nil {
+		t.Errorf("a run after the roll-forward: err %v, rolled forward %+v; want nothing to complete", err, res.RolledForward)
+	}
+}
+
+// A record whose staging directory no longer holds the files recorded is
+// never copied: the run refuses, naming the staging directory and the
+// record, and writes nothing.
+func TestRollForwardRefusesStagedRowsThatChanged(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Target = Target{Path: "s3a://b/out", Mode: "overwrite"}
+	f.putData(t, "s3a://b/out/part-00000-old.parquet", oldRows)
+	f.failOn("INTERNAL_ERROR", func(call sparkCall) bool {
+		return call.what == "write" && writeOf(call.plan()).Path == "s3a://b/out"
+	})
+	if _, err := c.Merge(context.Background(), job); err == nil {
+		t.Fatal("the copy's failure was not reported")
+	}
+	f.hook = nil
+	staging := f.writes()[0].Path
+	f.putData(t, staging+"/part-00001-late.parquet", sourceRows{paths[0]: 5})
+	before := len(f.writes())
+	_, err := c.Merge(context.Background(), job)
+	var interrupted *InterruptedOverwriteError
+	if !errors.As(err, &interrupted) || !strings.Contains(err.Error(), "2 data files where 1 were recorded") || !strings.Contains(err.Error(), "s3a://b/.out.sparkmerge-copying") {
+		t.Fatalf("err = %v, want a refusal naming the staging directory's files and the record", err)
+	}
+	if w := f.writes()[before:]; len(w) != 0 {
+		t.Errorf("writes %+v after a refused roll-forward, want none", w)
+	}
 }

@@ -166,6 +166,9 @@ func (r *Result) String() string {
 // JSON).
 func (r *Result) Summary() string {
 	var b strings.Builder
+	if f := r.RolledForward; f != nil {
+		fmt.Fprintf(&b, "first completed an interrupted overwrite of %s: copied its %d staged rows from %s\n", f.Target, f.Rows, f.Staging)
+	}
 	if r.Discarded {
 		fmt.Fprintf(&b, "read and projected every row, kept none (noop) in %s\n", r.Elapsed.Round(time.Millisecond))
 		return b.String()

@@ -44,8 +44,12 @@ type Result struct {
 	Rescued []RescuedValues `json:"rescued,omitempty"`
 	// Verified is true when --verify proved rows written = rows read
 	// (distinct rows read, with Options.Distinct).
-	Verified bool          `json:"verified"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
+	Verified bool `json:"verified"`
+	// RolledForward is the interrupted overwrite of the target (its
+	// staged rows not yet copied over it) that the run completed before
+	// its own merge; nil when there was none.
+	RolledForward *RolledForward `json:"rolled_forward,omitempty"`
+	Elapsed       time.Duration  `json:"elapsed_ns"`
 }
 
 // RescuedValues counts the values of one column of one source that the
@@ -101,6 +105,10 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	if job, err = checkIncremental(job); err != nil {
 		return nil, err
 	}
+	rolled, err := c.rollForward(ctx, job)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
 		return nil, err
 	}
@@ -108,7 +116,11 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.mergePlanned(ctx, job, planned, start)
+	result, err := c.mergePlanned(ctx, job, planned, start)
+	if result != nil {
+		result.RolledForward = rolled
+	}
+	return result, err
 }
 
 // MergePlanned runs a merge that [Client.Plan] planned for the same job,
@@ -134,13 +146,21 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 	if job, err = checkIncremental(job); err != nil {
 		return nil, err
 	}
+	rolled, err := c.rollForward(ctx, job)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.checkInputs(ctx, job.Target, planned.Reads, job.Sources); err != nil {
 		return nil, err
 	}
 	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
 		return nil, err
 	}
-	return c.mergePlanned(ctx, job, planned, start)
+	result, err := c.mergePlanned(ctx, job, planned, start)
+	if result != nil {
+		result.RolledForward = rolled
+	}
+	return result, err
 }
 
 // mergePlanned runs the planned merge: Spark reads, projects and writes

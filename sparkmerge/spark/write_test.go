@@ -142,8 +142,8 @@ func TestMergeProjectsEveryReadOntoThePlan(t *testing.T) {
 	if got := res.Plan.Target.Names(); !slices.Equal(got, []string{"id", "name", "amount"}) {
 		t.Errorf("target columns %v", got)
 	}
-	if n := len(f.recorded("schema read")); n != 3 {
-		t.Errorf("%d analyses of reads, want the target's and one per source", n)
+	if n := len(f.recorded("schema read")); n != 4 {
+		t.Errorf("%d analyses of reads, want the record of an interrupted overwrite's, the target's and one per source", n)
 	}
 	writes := f.writes()
 	if len(writes) != 1 {
@@ -256,8 +256,8 @@ func TestMergeToAnExistingTarget(t *testing.T) {
 		if !strings.Contains(err.Error(), "already exists: choose the mode overwrite, append or ignore") {
 			t.Errorf("error text %q does not say what to do", err)
 		}
-		if n := len(f.recorded("")); n != 2 {
-			t.Errorf("%d calls, want the version and the target's analysis only", n)
+		if n := len(f.recorded("")); n != 3 {
+			t.Errorf("%d calls, want the version, the analysis of the record of an interrupted overwrite and the target's only", n)
 		}
 	})
 	t.Run("an empty directory", func(t *testing.T) {

@@ -1,0 +1,149 @@
+//go:build integration
+
+package integration
+
+import (
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// The Spark server killed while it copies an overwrite's staged rows over
+// a path only the cluster sees (Spark's overwrite has deleted the old
+// rows, the new ones are not committed): the target holds no rows, the
+// merged ones only in the staging directory. The next run writing the
+// target, on a new server, completes the copy first: the target then holds
+// exactly the staged rows, value for value, with the next run's own rows
+// appended, and the staging directory no rows.
+func TestServerKilledDuringOverwriteCopyRollsForward(t *testing.T) {
+	t.Parallel()
+	host, dir := sparktest.ClusterDir(t)
+	var b strings.Builder
+	b.WriteString("id,v,w\n")
+	const rows = 2_000_000
+	for i := range rows {
+		fmt.Fprintf(&b, "%d,value-%d,%d.5\n", i, i, i%97)
+	}
+	putFiles(t, host, textFiles(map[string]string{
+		"in/big.csv": b.String(),
+		"old.csv":    "id,v,w\n-7,old,0.5\n",
+		"next.csv":   "id,v,w\n-1,next,1.5\n",
+	}))
+	mounts := localspark.Options{Volumes: map[string]string{host: dir}}
+	srv, c := ownSpark(t, mounts, spark.ConnectOptions{KeepAlive: 10 * time.Second, KeepAliveTimeout: 5 * time.Second, ReattachFor: 10 * time.Second})
+	ctx := testContext(t)
+	out := dir + "/out"
+	if _, err := c.Merge(ctx, spark.Job{Sources: pathSources(dir + "/old.csv"), Target: spark.Target{Path: out}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Kill the server once its copy has begun: the staged rows complete
+	// (their _SUCCESS marker), the target's old file deleted and the
+	// copy's job writing (its _temporary directory), nothing committed.
+	// One task copies 2,000,000 rows: seconds, where the poll looks every
+	// 5 ms.
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Merge(ctx, spark.Job{Sources: pathSources(dir + "/in/big.csv"),
+			Target: spark.Target{Path: out, Mode: "overwrite", Files: 1}})
+		done <- err
+	}()
+	hostOut := filepath.Join(host, "out")
+	for !copying(t, hostOut) {
+		select {
+		case err := <-done:
+			t.Fatalf("the merge ended (err %v) before its copy could be seen running", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if out, err := osexec.Command("docker", "kill", srv.Container().GetContainerID()).CombinedOutput(); err != nil {
+		t.Fatalf("docker kill: %v: %s", err, out)
+	}
+	if files := committedFiles(t, hostOut); len(files) != 0 {
+		t.Fatalf("the copy committed %v before the server was killed: the test proves nothing; give it more rows", files)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the merge succeeded although its server was killed")
+		}
+		t.Logf("merge failed as it should: %v", err)
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the merge still waits 3 minutes after its server was killed")
+	}
+	staging := leftovers(t, hostOut)
+	var staged []string
+	for _, s := range staging {
+		if !strings.HasSuffix(s, "-copying") {
+			staged = append(staged, s)
+		}
+	}
+	if len(staged) != 1 {
+		t.Fatalf("staging directories %v, want the killed run's one", staging)
+	}
+
+	// A new server; the next run appends a row.
+	_, c2 := ownSpark(t, mounts, spark.ConnectOptions{})
+	res, err := c2.Merge(ctx, spark.Job{Sources: pathSources(dir + "/next.csv"), Verify: true, Target: spark.Target{Path: out, Mode: "append"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := res.RolledForward; f == nil || f.Rows != rows || f.Staging != dir+"/"+filepath.Base(staged[0]) {
+		t.Errorf("rolled forward %+v, want the %d rows staged in %s", f, rows, staged[0])
+	}
+	if res.RowsWritten != 1 || !res.Verified {
+		t.Errorf("the next run wrote %d rows, verified %v; want its own 1", res.RowsWritten, res.Verified)
+	}
+	// Value for value: the target is the big file's rows and the next
+	// run's, nothing else (the old row was overwritten).
+	target := "SELECT CAST(id AS BIGINT) AS id, v, CAST(w AS DOUBLE) AS w FROM parquet.`" + out + "`"
+	want := "SELECT CAST(_c0 AS BIGINT) AS id, _c1 AS v, CAST(_c2 AS DOUBLE) AS w FROM csv.`" + dir + "/in/big.csv` WHERE _c0 <> 'id' UNION ALL SELECT -1, 'next', 1.5"
+	// Parenthesized: EXCEPT ALL and UNION ALL bind left to right.
+	target, want = "("+target+")", "("+want+")"
+	_, got := query(t, "SELECT (SELECT count(*) FROM ("+target+")), (SELECT count(*) FROM ("+target+" EXCEPT ALL "+want+")), (SELECT count(*) FROM ("+want+" EXCEPT ALL "+target+"))")
+	diff(t, "target rows, rows only in the target, rows missing from it", [][]any{row(int64(rows+1), int64(0), int64(0))}, got)
+	_, got = query(t, "SELECT count(*) FROM parquet.`"+dir+"/"+filepath.Base(staged[0])+"`")
+	diff(t, "rows left in the staging directory", [][]any{row(int64(0))}, got)
+
+	// Nothing left to complete: a third run appends only its own row.
+	res, err = c2.Merge(ctx, spark.Job{Sources: pathSources(dir + "/next.csv"), Target: spark.Target{Path: out, Mode: "append"}})
+	if err != nil || res.RolledForward != nil {
+		t.Errorf("a run after the roll-forward: err %v, rolled forward %+v; want nothing to complete", err, res.RolledForward)
+	}
+	_, got = query(t, "SELECT count(*) FROM parquet.`"+out+"`")
+	diff(t, "target rows after a third run", [][]any{row(int64(rows + 2))}, got)
+}
+
+// copying reports whether Spark's copy over out has begun: its old files
+// deleted and a write job's _temporary directory there.
+func copying(t *testing.T, out string) bool {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(out, "_temporary")); err != nil {
+		return false
+	}
+	return len(committedFiles(t, out)) == 0
+}
+
+// committedFiles are the data files directly in out.
+func committedFiles(t *testing.T, out string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(out)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "part-") {
+			files = append(files, e.Name())
+		}
+	}
+	return files
+}
