@@ -162,6 +162,13 @@ func (f *fakeServer) csvLaneTypes(_ context.Context, lanes csvLanes) (sparkmerge
 	return f.laneTypes(lanes)
 }
 
+func (f *fakeServer) jsonLaneTypes(_ context.Context, lanes jsonLanes) (sparkmerge.Schema, error) {
+	if err := f.record("jsonLaneTypes " + strings.Join(lanes.paths, ",")); err != nil {
+		return sparkmerge.Schema{}, err
+	}
+	return sparkmerge.Schema{}, fmt.Errorf("fake server: no JSON parsing")
+}
+
 // partitionSchema answers "partitionSchema <given>", recording the options
 // as readSchema does.
 func (f *fakeServer) partitionSchema(_ context.Context, given string, options map[string]string) (sparkmerge.Schema, error) {

@@ -277,6 +277,15 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		found.reads = append(found.reads, typed...)
 		found.typedTogether, found.togetherRequests = together.files, together.requests
 		remote = rest
+		// JSON files likewise.
+		rest, together, err = c.typeJSONTogether(ctx, remote, job.Parallelism)
+		if err != nil {
+			return discovered{}, err
+		}
+		found.reads = append(found.reads, without(remote, rest)...)
+		found.typedTogether += together.files
+		found.togetherRequests += together.requests
+		remote = rest
 	}
 	// Every other file's own schema, as Spark reads the file alone.
 	if len(found.reads) > 0 {

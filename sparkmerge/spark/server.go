@@ -65,6 +65,10 @@ type server interface {
 	// csvLaneTypes is the schema Spark's CSV inference gives the lanes
 	// of CSV files (see [csvLanes]): one Spark inference over them all.
 	csvLaneTypes(ctx context.Context, lanes csvLanes) (sparkmerge.Schema, error)
+	// jsonLaneTypes is the schema Spark's JSON inference gives the
+	// nested records of JSON files (see [jsonLanes]): one inference over
+	// them all.
+	jsonLaneTypes(ctx context.Context, lanes jsonLanes) (sparkmerge.Schema, error)
 	// partitionSchema is the schema of the dataset path given means, with
 	// the reader options, as a binaryFile dataset: its partition columns
 	// are those Spark's read of it in any format has (see
@@ -383,4 +387,13 @@ func (s sessionServer) csvLaneTypes(ctx context.Context, lanes csvLanes) (sparkm
 		Filter("value IS NOT NULL")
 	return connect.UnionAll([]connect.Frame{s.sess.SQL(lanes.laneWidthLine()), lines}).
 		ParseCSV(lanes.laneInferenceOptions()).Schema(ctx)
+}
+
+// jsonLaneTypes is one inference over the files' lines, each nested in
+// its file's field (see jsonLanes.laneLineExpr).
+func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (sparkmerge.Schema, error) {
+	return s.sess.Read(connect.ReadSpec{Format: "text", Paths: lanes.paths}).
+		SelectExpr(lanes.laneLineExpr()).
+		Filter("value IS NOT NULL").
+		ParseJSON(lanes.options).Schema(ctx)
 }

@@ -176,6 +176,17 @@ func (f Frame) ParseCSV(options map[string]string) Frame {
 	})
 }
 
+// ParseJSON parses the frame's single string column as JSON records with
+// the reader's options (the Parse relation: DataFrameReader.json of a
+// Dataset[String]); without a schema in options, Spark infers one, as
+// reading JSON files does.
+func (f Frame) ParseJSON(options map[string]string) Frame {
+	return f.unary("parse json", "parse", func(p protoreflect.Message) {
+		setEnum(p, "format", "PARSE_FORMAT_JSON")
+		setStringMap(p, "options", options)
+	})
+}
+
 // Distinct keeps one of each set of rows equal in every column
 // (Deduplicate with all columns as keys), as UNION DISTINCT does.
 func (f Frame) Distinct() Frame {

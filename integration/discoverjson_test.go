@@ -1,0 +1,152 @@
+//go:build integration
+
+package integration
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// jsonTogetherCorpus holds JSON files as they arrive, with every shape
+// whose typing could differ once a file's records are nested among
+// others': root arrays and scalars, corrupt lines, text after an object
+// (one that would write another field), empty objects and names, blank
+// and whitespace lines, a byte-order mark, CRLF, keys differing in case
+// or repeated, nulls only, numbers past long and double, NaN, invalid
+// UTF-8, deep nesting, the corrupt record's own name as a key, and a name
+// Spark's URI of the file escapes; and many files of a few schemas.
+func jsonTogetherCorpus() map[string][]byte {
+	deep := strings.Repeat(`{"d":`, 60) + "1" + strings.Repeat("}", 60)
+	files := map[string][]byte{
+		"nested.json":        []byte(`{"id":1,"o":{"a":1,"b":[1,2]}}` + "\n" + `{"id":2,"o":{"a":1.5,"c":null}}` + "\n"),
+		"mixed.json":         []byte(`{"a":1}` + "\n" + `{"a":"x"}` + "\n" + `{"a":{"b":1}}` + "\n"),
+		"numbers.json":       []byte(`{"a":9223372036854775807,"b":0.1}` + "\n" + `{"a":9223372036854775808,"b":12345678901234567890.123,"c":1e400}` + "\n"),
+		"corrupt.json":       []byte(`{"a":1}` + "\n" + `{"a":` + "\n" + `{"b":2}` + "\n"),
+		"trailing.json":      []byte(`{"a":1} xyz` + "\n" + `{"b":2}}` + "\n"),
+		"inject.json":        []byte(`{"a":1},"zz":5}` + "\n" + `{"a":2}` + "\n"),
+		"root-array.json":    []byte(`[{"a":1},{"a":2}]` + "\n" + `{"b":1}` + "\n"),
+		"scalars.json":       []byte("1\n\"x\"\nnull\n" + `{"a":1}` + "\n"),
+		"empty-objects.json": []byte("{}\n{}\n"),
+		"empty-nested.json":  []byte(`{"o":{}}` + "\n" + `{"o":[{}]}` + "\n" + `{"id":1}` + "\n"),
+		"blank-lines.json":   []byte("\n  \n" + `{"a":1}` + "\r\n\t\n" + `{"a":2}` + "\n"),
+		"bom.json":           []byte("\ufeff" + `{"a":1}` + "\n" + `{"a":2.5}` + "\n"),
+		"crlf.json":          []byte(`{"a":1}` + "\r\n" + `{"b":"x"}` + "\r\n"),
+		"case.json":          []byte(`{"k":1,"K":"x"}` + "\n"),
+		"repeated-key.json":  []byte(`{"a":1,"a":"x"}` + "\n"),
+		"nulls.json":         []byte(`{"a":null}` + "\n" + `{"a":null,"b":1}` + "\n"),
+		"unicode.json":       []byte(`{"é":"ü","emoji":"😀","q\"k":1}` + "\n"),
+		"empty-name.json":    []byte(`{"":1,"a":2}` + "\n"),
+		"nonnumbers.json":    []byte(`{"a":NaN}` + "\n" + `{"a":Infinity,"b":-Infinity}` + "\n"),
+		"corrupt-name.json":  []byte(`{"_corrupt_record":"x","a":1}` + "\n"),
+		"deep.json":          []byte(deep + "\n"),
+		"invalid-utf8.json":  []byte("{\"a\":\"\xff\xfe\"}\n{\"b\":1}\n"),
+		"timestamps.json":    []byte(`{"at":"2024-01-02T03:04:05","day":"2024-01-02"}` + "\n"),
+		"plain.json":         []byte(`{"id":1,"name":"x"}` + "\n"),
+		// A name Spark's URI of the file escapes.
+		"odd name +%20 é.json": []byte(`{"id":1,"day":"2024-05-01"}` + "\n"),
+	}
+	for i := range 12 {
+		var b strings.Builder
+		for r := range 5 {
+			switch i % 3 {
+			case 0:
+				fmt.Fprintf(&b, `{"id":%d,"amount":%d.5,"tags":["a","b"]}`+"\n", r, r)
+			case 1:
+				fmt.Fprintf(&b, `{"amount":%d,"id":"%d","extra":{"k":%d}}`+"\n", r, r, r)
+			default:
+				fmt.Fprintf(&b, `{"id":%d,"note":"n, %d","amount":null}`+"\n", r, r)
+			}
+		}
+		files[fmt.Sprintf("many-%02d.json", i)] = []byte(b.String())
+	}
+	return files
+}
+
+// Spark types JSON files together, each exactly as it types the file
+// alone, on local files and files only the server sees, with the default
+// options and with options that change inference; a file whose lines it
+// cannot type nested goes to Spark alone, and a file refused alone is
+// refused among others.
+func TestJSONTypedTogetherAsAlone(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := jsonTogetherCorpus()
+	local := localFiles(t, files)
+	remote := clusterFiles(t, files)
+	for _, where := range []struct {
+		name, root string
+	}{{"local files", local}, {"files only the server sees", remote}} {
+		for _, options := range []map[string]string{nil, {"prefersDecimal": "true", "primitivesAsString": "false", "allowNonNumericNumbers": "false"}} {
+			t.Run(fmt.Sprintf("%s, options %v", where.name, options), func(t *testing.T) {
+				plan := func(alone bool, names ...string) (*spark.Planned, error) {
+					var paths []string
+					for _, n := range names {
+						paths = append(paths, filepath.Join(where.root, n))
+					}
+					job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: true,
+						ReaderOptions: options, InferEachFileAlone: alone, DryRun: true,
+						Policy: sparkmerge.Options{Types: sparkmerge.TypesString}}
+					return c.Plan(testContext(t), job)
+				}
+				// Each file alone: its schema, or Spark's refusal.
+				want := map[string]string{}
+				var typed, refused []string
+				for _, name := range sortedNames(files) {
+					p, err := plan(true, name)
+					if err != nil {
+						refused = append(refused, name)
+						continue
+					}
+					typed = append(typed, name)
+					want[name] = p.Reads[0].Schema.String()
+				}
+				got, err := plan(false, typed...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range got.Reads {
+					name := filepath.Base(r.Name)
+					if w, ok := want[name]; !ok || r.Schema.String() != w {
+						t.Errorf("%s: typed together %s, alone %s", name, r.Schema, w)
+					}
+				}
+				// The many files of three schemas and the clean shapes are
+				// typed together; the files whose lines are not all objects,
+				// or whose lines Spark cannot type nested, alone.
+				if got.TypedTogether < 20 {
+					t.Errorf("%d of %d files typed together", got.TypedTogether, len(typed))
+				}
+				alone, err := plan(true, typed...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Requests.SparkRequests() >= alone.Requests.SparkRequests() {
+					t.Errorf("typed together in %d Spark requests, alone in %d", got.Requests.SparkRequests(), alone.Requests.SparkRequests())
+				}
+				t.Logf("%d of %d files typed together in %d requests (%d Spark requests in all, %d typed alone); refused alone: %v",
+					got.TypedTogether, len(typed), got.TogetherRequests, got.Requests.SparkRequests(), alone.Requests.SparkRequests(), refused)
+				for _, name := range refused {
+					if _, err := plan(false, name, "plain.json", "many-00.json", "many-01.json"); err == nil {
+						t.Errorf("%s: refused alone, planned among others", name)
+					}
+				}
+			})
+		}
+	}
+}
+
+// sortedNames are the names of files, sorted.
+func sortedNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

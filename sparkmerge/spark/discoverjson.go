@@ -1,0 +1,324 @@
+package spark
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sparkmerge/sparkmerge"
+)
+
+// JSON files the client does not type (files past its size bound, files
+// only the server sees past the fetch bounds, Spark's inference asked
+// for, a server whose rules the client lacks) were each asked of Spark
+// alone: a request and a Spark job per file. Here Spark types many of them
+// in one inference each batch, each file exactly as Spark's inference of
+// it alone (JsonInferSchema over the file's lines), by nesting each file's
+// records one level down, in a field of its own:
+//
+//	{"m<i>_<nonce>":1,"l<i>_<nonce>":<the line as written>}
+//
+// Spark's JSON inference types a record's fields from that record alone
+// and merges records field by field (compatibleType: the same fold at
+// every depth, and one whose result does not depend on the order of the
+// records, so neither on how Spark splits a file into partitions), then
+// makes every field that only ever held null a string and drops empty
+// structs and empty names, again at every depth. So the type the batch
+// gives l<i> is the struct Spark gives file i alone. The exceptions are
+// the root's own rules, and each is kept out or detected:
+//
+//   - a line with content that is not an object (an array of records, a
+//     scalar, null, a comment) is typed by root rules: the file's lines
+//     that start otherwise than with '{' (after JSON whitespace) are
+//     reported by x<i> instead, and the file goes to Spark alone;
+//   - a line Spark cannot parse makes a file's schema _corrupt_record:
+//     its wrapped line is corrupt too (a line that ends early leaves the
+//     wrapper open), the batch's schema shows the corrupt record column,
+//     and the batch is split in two until the files that hold such lines
+//     are alone (each then asked of Spark alone);
+//   - a line with text after its object (which Spark's inference ignores)
+//     either closes the wrapper early (the rest is ignored as before) or
+//     adds fields the batch does not know, which fails the batch as
+//     corrupt lines do: the nonce keeps a line from naming another
+//     file's field;
+//   - a file whose records are all {} has no struct left (l<i> absent),
+//     and one whose lines never reached the batch no marker (m<i>
+//     absent): both go to Spark alone.
+//
+// Lines without content (empty, or JSON whitespace) type nothing
+// alone (the null root merged with the file's objects) and are left out.
+
+// jsonTogetherOptions are the JSON reader options, lower case, under which
+// typing a file nested among others equals typing it alone: the parser's
+// and inference's, which apply at every depth alike. Others (multiLine,
+// encodings, line separators, sampling, comments, which end the wrapper
+// with the line, and DROPMALFORMED, which would drop a wrapped line
+// Spark alone keeps) leave the file to Spark alone. Under FAILFAST, as
+// under PERMISSIVE, a file types or fails alone exactly when its lines
+// hold no record Spark cannot parse; the batch is typed PERMISSIVE, so
+// that such lines show (as the corrupt record column) instead of failing
+// it, and their file is asked of Spark alone, which fails it as before.
+var jsonTogetherOptions = map[string]bool{
+	"primitivesasstring": true, "prefersdecimal": true, "allownumericleadingzeros": true,
+	"allownonnumericnumbers": true, "allowsinglequotes": true, "allowunquotedfieldnames": true,
+	"allowbackslashescapinganycharacter": true, "allowunquotedcontrolchars": true,
+	"dropfieldifallnull": true, "infertimestamp": true,
+	"dateformat": true, "timestampformat": true, "timestampntzformat": true,
+	"timezone": true, "locale": true, "enabledatetimeparsingfallback": true,
+	"columnnameofcorruptrecord": true, "mode": true,
+}
+
+// jsonTogetherKey is the key of the options under which r may be typed
+// with others (reads of one key share an inference), or "" when r is
+// Spark's to type alone.
+func jsonTogetherKey(r *Read) string {
+	if r.Format != "json" || r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || r.patterns || IsGlob(r.Paths[0]) || r.partition != nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("json\x00")
+	for _, k := range sortedKeys(r.Options) {
+		if !jsonTogetherOptions[strings.ToLower(k)] {
+			return ""
+		}
+		if strings.EqualFold(k, "mode") && !strings.EqualFold(r.Options[k], "PERMISSIVE") && !strings.EqualFold(r.Options[k], "FAILFAST") {
+			return ""
+		}
+		fmt.Fprintf(&b, "%s=%s\x00", strings.ToLower(k), r.Options[k])
+	}
+	return b.String()
+}
+
+// typesJSONTogether reports whether typeJSONTogether's nesting has been
+// proven equal to reading each file alone on the server's Spark (by
+// TestJSONTypedTogetherAsAlone).
+func typesJSONTogether(sparkVersion string) bool {
+	return strings.HasPrefix(sparkVersion, "4.0.")
+}
+
+// Bounds of one batch of typeJSONTogether: its files, and their bytes
+// (the batch's inference reads them all, as reading each alone would).
+const (
+	maxJSONBatchFiles = 1000
+	maxJSONBatchBytes = 512 << 20
+)
+
+// jsonLanes is one batch of JSON files Spark types in one inference.
+type jsonLanes struct {
+	// paths are the files read, as the reads send them; keys the same
+	// files as Spark names them (sparkPathKey), by lane.
+	paths, keys []string
+	// nonce makes the batch's field names ones no line can write.
+	nonce string
+	// options are the files' reader options (one jsonTogetherKey).
+	options map[string]string
+}
+
+func (l jsonLanes) lane(i int) string   { return fmt.Sprintf("l%d_%s", i, l.nonce) }
+func (l jsonLanes) marker(i int) string { return fmt.Sprintf("m%d_%s", i, l.nonce) }
+func (l jsonLanes) other(i int) string  { return fmt.Sprintf("x%d_%s", i, l.nonce) }
+
+// jsonLineHasContent is the SQL condition of a line Spark's JSON
+// inference types: one with a character other than JSON whitespace.
+const jsonLineHasContent = `value RLIKE '[^ \\t\\r\\n]'`
+
+// jsonLineIsObject is the SQL condition of a line that starts an object.
+const jsonLineIsObject = `value RLIKE '^[ \\t\\r\\n]*[{]'`
+
+// laneLineExpr is the SQL of each line of a file of the batch as a
+// record of the batch (NULL for a line without content or of a file not
+// in the batch).
+func (l jsonLanes) laneLineExpr() string {
+	var parts []string
+	for i, key := range l.keys {
+		parts = append(parts, sparkmerge.QuoteString(key), sparkmerge.QuoteString(fmt.Sprint(i)))
+	}
+	lane := "element_at(map(" + strings.Join(parts, ", ") + "), " + sparkPathKeyExpr + ")"
+	q := func(s string) string { return sparkmerge.QuoteString(s) }
+	return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR NOT %[2]s THEN NULL"+
+		" WHEN %[3]s THEN concat('{\"', %[4]s, %[1]s, %[5]s, %[1]s, %[6]s, value, '}')"+
+		" ELSE concat('{\"', %[7]s, %[1]s, %[8]s) END AS value",
+		lane, jsonLineHasContent, jsonLineIsObject,
+		q("m"), q("_"+l.nonce+`":1,"l`), q("_"+l.nonce+`":`),
+		q("x"), q("_"+l.nonce+`":1}`))
+}
+
+// jsonBatch is one inference of typeJSONTogether over its reads' files.
+type jsonBatch struct {
+	lanes jsonLanes
+	reads []*Read
+}
+
+// jsonTogether is one typeJSONTogether: its requests (from several
+// goroutines, under mu) and the reads left to Spark alone.
+type jsonTogether struct {
+	c           *Client
+	parallelism int
+	mu          sync.Mutex
+	done        typedTogether
+	rest        []*Read
+}
+
+// typeJSONTogether types the JSON reads it can in a few Spark inferences
+// (see the top of this file) and returns the reads left to Spark alone.
+// It fails only when the server is unreachable or ctx ended.
+func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelism int) (rest []*Read, done typedTogether, err error) {
+	if !typesJSONTogether(c.SparkVersion()) {
+		return reads, done, nil
+	}
+	byKey := map[string][]*Read{}
+	var order []string
+	t := &jsonTogether{c: c, parallelism: max(parallelism, 1)}
+	sizes := map[*Read]int64{}
+	for _, r := range reads {
+		key := jsonTogetherKey(r)
+		if key == "" {
+			t.rest = append(t.rest, r)
+			continue
+		}
+		size, known := csvFileSize(r)
+		if !known || size > maxJSONBatchBytes {
+			t.rest = append(t.rest, r)
+			continue
+		}
+		if byKey[key] == nil {
+			order = append(order, key)
+		}
+		byKey[key] = append(byKey[key], r)
+		sizes[r] = size
+	}
+	var batches []*jsonBatch
+	for _, key := range order {
+		if len(byKey[key]) < 2 {
+			t.rest = append(t.rest, byKey[key]...)
+			continue
+		}
+		batches = append(batches, jsonBatches(byKey[key], sizes)...)
+	}
+	if err := t.typeBatches(ctx, batches); err != nil {
+		return nil, t.done, err
+	}
+	sort.SliceStable(t.rest, func(i, j int) bool { return t.rest[i].order < t.rest[j].order })
+	return t.rest, t.done, nil
+}
+
+// jsonBatches lays reads of one key out in batches within
+// maxJSONBatchFiles and maxJSONBatchBytes.
+func jsonBatches(reads []*Read, sizes map[*Read]int64) []*jsonBatch {
+	var batches []*jsonBatch
+	var cur *jsonBatch
+	var bytes int64
+	for _, r := range reads {
+		if cur == nil || len(cur.reads) == maxJSONBatchFiles || bytes+sizes[r] > maxJSONBatchBytes {
+			cur, bytes = &jsonBatch{}, 0
+			batches = append(batches, cur)
+		}
+		cur.reads = append(cur.reads, r)
+		bytes += sizes[r]
+	}
+	for _, b := range batches {
+		b.lanes = newJSONLanes(b.reads)
+	}
+	return batches
+}
+
+// newJSONLanes are the lanes of reads, under a new nonce.
+func newJSONLanes(reads []*Read) jsonLanes {
+	nonce := make([]byte, 8)
+	if _, err := rand.Read(nonce); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	options := map[string]string{"mode": "PERMISSIVE"}
+	for k, v := range reads[0].Options {
+		if !strings.EqualFold(k, "mode") {
+			options[k] = v
+		}
+	}
+	l := jsonLanes{nonce: hex.EncodeToString(nonce), options: options}
+	for _, r := range reads {
+		l.paths = append(l.paths, literalPath(r.Paths[0]))
+		l.keys = append(l.keys, sparkPathKey(r.Paths[0]))
+	}
+	return l
+}
+
+// typeBatches types each batch, several at once; a batch whose inference
+// shows lines it could not type as nested is split in two, down to files
+// alone, which go to Spark alone.
+func (t *jsonTogether) typeBatches(ctx context.Context, batches []*jsonBatch) error {
+	for len(batches) > 0 {
+		var split []*jsonBatch
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(t.parallelism)
+		for _, b := range batches {
+			g.Go(func() error {
+				schema, err := t.c.server.jsonLaneTypes(gctx, b.lanes)
+				t.mu.Lock()
+				defer t.mu.Unlock()
+				t.done.requests++
+				if err != nil {
+					if stop, e := stopTogether(ctx, err); stop {
+						return e
+					}
+					t.rest = append(t.rest, b.reads...)
+					return nil
+				}
+				if !t.takeTypes(b, schema) {
+					if len(b.reads) == 1 {
+						t.rest = append(t.rest, b.reads...)
+						return nil
+					}
+					half := len(b.reads) / 2
+					split = append(split, &jsonBatch{lanes: newJSONLanes(b.reads[:half]), reads: b.reads[:half]},
+						&jsonBatch{lanes: newJSONLanes(b.reads[half:]), reads: b.reads[half:]})
+				}
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		batches = split
+	}
+	return nil
+}
+
+// takeTypes gives each file of b the struct of its lane, or leaves it to
+// Spark alone, and reports false when the batch's schema has fields of no
+// lane (a corrupt record, a line's text after its object): then nothing is
+// taken, and the batch is split.
+func (t *jsonTogether) takeTypes(b *jsonBatch, schema sparkmerge.Schema) bool {
+	fields := make(map[string]sparkmerge.Field, len(schema.Fields))
+	for _, f := range schema.Fields {
+		fields[f.Name] = f
+	}
+	known := 0
+	for i := range b.reads {
+		for _, name := range []string{b.lanes.lane(i), b.lanes.marker(i), b.lanes.other(i)} {
+			if _, ok := fields[name]; ok {
+				known++
+			}
+		}
+	}
+	if known != len(schema.Fields) {
+		return false
+	}
+	for i, r := range b.reads {
+		lane, hasLane := fields[b.lanes.lane(i)]
+		_, hasMarker := fields[b.lanes.marker(i)]
+		_, other := fields[b.lanes.other(i)]
+		if !hasLane || !hasMarker || other || lane.Type.Kind != sparkmerge.KindStruct || len(lane.Type.Fields) == 0 {
+			t.rest = append(t.rest, r)
+			continue
+		}
+		r.Schema = sparkmerge.Schema{Fields: append([]sparkmerge.Field(nil), lane.Type.Fields...)}
+		t.done.files++
+	}
+	return true
+}
