@@ -421,7 +421,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 		{"auto", spark.StrategyAuto, false, false, false, false},
 		{"union", spark.StrategyUnion, false, false, false, false},
 		{"auto --spark-inference", spark.StrategyAuto, true, false, false, false},
-		// CSV files typed by Spark together, each as alone, where only
+		// CSV and JSON files typed by Spark together, each as alone, where only
 		// the server sees them.
 		{"union --spark-inference, cluster files", spark.StrategyUnion, true, true, false, false},
 		{"auto, cluster files", spark.StrategyAuto, false, true, false, false},

@@ -43,7 +43,7 @@ type Planned struct {
 	// typed from their contents, fetched in RemoteFetchJobs Spark jobs.
 	RemoteTyped     int `json:"remote_typed,omitempty"`
 	RemoteFetchJobs int `json:"remote_fetch_jobs,omitempty"`
-	// TypedTogether counts the CSV files Spark typed in a few
+	// TypedTogether counts the CSV and JSON files Spark typed in a few
 	// inferences over many files, each file as Spark types it read alone,
 	// in TogetherRequests Spark requests (see [Job.InferEachFileAlone]).
 	TypedTogether    int `json:"typed_together,omitempty"`

@@ -57,7 +57,7 @@ func (p *Planned) String() string {
 		fmt.Fprintf(&b, "  %d files only the server sees typed by the client, from their contents fetched in %d Spark jobs\n", p.RemoteTyped, p.RemoteFetchJobs)
 	}
 	if p.TypedTogether > 0 {
-		fmt.Fprintf(&b, "  %d CSV files typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
+		fmt.Fprintf(&b, "  %d files typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
 	}
 	if p.InferenceNote != "" {
 		fmt.Fprintf(&b, "  %s\n", p.InferenceNote)
