@@ -221,9 +221,14 @@ type stateLine struct {
 	Status   string
 }
 
+// stateRows are the merged rows of STATE at a path, or of table:NAME.
 func stateRows(t *testing.T, state string) []stateRow {
 	t.Helper()
-	_, rows := query(t, "SELECT regexp_extract(path, '[^/]+$', 0), size, unix_millis(modified), rows, status, run_id FROM parquet.`"+state+"` WHERE status = 'merged' ORDER BY path, merged_at")
+	from := "parquet.`" + state + "`"
+	if name, ok := strings.CutPrefix(state, "table:"); ok {
+		from = name
+	}
+	_, rows := query(t, "SELECT regexp_extract(path, '[^/]+$', 0), size, unix_millis(modified), rows, status, run_id FROM "+from+" WHERE status = 'merged' ORDER BY path, merged_at")
 	var out []stateRow
 	for _, r := range rows {
 		out = append(out, stateRow{r[0].(string), r[1].(int64), r[2].(int64), r[3].(int64), r[4].(string), r[5].(string)})
@@ -386,4 +391,59 @@ func TestIncrementalCLIKilledMidRun(t *testing.T) {
 		files = append(files, r.file)
 	}
 	diff(t, "files STATE records merged", []string{"a.csv", "b.csv"}, files)
+}
+
+// TestIncrementalTableRunStoppedMidWayIsRecovered is
+// TestIncrementalRunStoppedMidWayIsRecovered for Delta and Iceberg table
+// targets, with STATE a table too: the run's commit, tagged with its id,
+// is in the table's history or not, and the next run records the stopped
+// run's files merged or abandoned accordingly; every row is in the table
+// once.
+func TestIncrementalTableRunStoppedMidWayIsRecovered(t *testing.T) {
+	t.Parallel()
+	for _, f := range lakehouseFormats {
+		for _, step := range []string{"pending", "written"} {
+			t.Run(f.format+"/"+step, func(t *testing.T) {
+				t.Parallel()
+				requireTableFormat(t, f.format)
+				c := newClient(t)
+				table := lakehouseTable(t, f.catalog, "lake")
+				state := "table:" + lakehouseTable(t, "spark_catalog", "lake")
+				landing := filepath.Join(workDir(t), "landing")
+				writeFiles(t, landing, nightOne, "a.csv", "b.csv")
+				job := spark.Job{
+					Sources:     []spark.SourceSpec{{Paths: []string{landing}}},
+					Policy:      sparkmerge.Options{SourceColumn: "_source", Hints: map[string]sparkmerge.DataType{"zip": {Kind: sparkmerge.KindString}}},
+					Target:      spark.Target{Table: table, Format: f.format, Evolve: true},
+					Incremental: &spark.Incremental{State: state},
+				}
+				stopped := job
+				stopped.Incremental = &spark.Incremental{State: state, Fault: func(at string) error {
+					if at == step {
+						return errStopped
+					}
+					return nil
+				}}
+				if _, err := c.Merge(testContext(t), stopped); !errors.Is(err, errStopped) {
+					t.Fatalf("stopped run: err = %v, want it stopped at %s", err, step)
+				}
+				writeFiles(t, landing, nightTwo, "c.csv")
+				res, err := c.Merge(testContext(t), job)
+				if err != nil {
+					t.Fatalf("next run: %v", err)
+				}
+				rec := res.Incremental.Recovered
+				if rec == nil || rec.Files != 2 || rec.Landed != (step == "written") {
+					t.Errorf("recovered %+v, want the stopped run's 2 files, landed %v", rec, step == "written")
+				}
+				_, rows := query(t, "SELECT CAST(id AS STRING), regexp_extract(_source, '[^/]+$', 0) FROM "+table+" ORDER BY id")
+				diff(t, "target", [][]any{row("1", "a.csv"), row("2", "a.csv"), row("3", "b.csv"), row("4", "c.csv")}, rows)
+				var files []string
+				for _, r := range stateRows(t, state) {
+					files = append(files, r.file)
+				}
+				diff(t, "files STATE records merged", []string{"a.csv", "b.csv", "c.csv"}, files)
+			})
+		}
+	}
 }

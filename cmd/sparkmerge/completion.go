@@ -23,18 +23,19 @@ var flagChoices = map[string]struct {
 	values []string
 	closed bool
 }{
-	"strategy":     {[]string{"auto", "union", "multipath"}, true},
-	"types":        {[]string{"widen", "strict", "string"}, true},
-	"missing":      {[]string{"fill", "fail", "intersect", "reference"}, true},
-	"order":        {[]string{"first-seen", "sorted", "reference"}, true},
-	"normalize":    {[]string{"trim", "lower", "snake_case", "none"}, true},
-	"mode":         {[]string{"errorifexists", "overwrite", "append", "ignore"}, true},
-	"emit":         {[]string{"plan", "sql"}, true},
-	"output":       {[]string{"text", "json"}, true},
-	"progress":     {[]string{"auto", "always", "never"}, true},
-	"format":       {[]string{"csv", "json", "parquet", "orc", "text", "avro", "xml"}, false},
-	"out-format":   {[]string{"parquet", "csv", "json", "orc", "text", "avro", "delta", "noop", "xml"}, false},
-	"table-format": {[]string{"delta", "iceberg", "parquet", "orc", "csv", "json", "avro"}, false},
+	"strategy":            {[]string{"auto", "union", "multipath"}, true},
+	"types":               {[]string{"widen", "strict", "string"}, true},
+	"missing":             {[]string{"fill", "fail", "intersect", "reference"}, true},
+	"order":               {[]string{"first-seen", "sorted", "reference"}, true},
+	"normalize":           {[]string{"trim", "lower", "snake_case", "none"}, true},
+	"mode":                {[]string{"errorifexists", "overwrite", "append", "ignore"}, true},
+	"emit":                {[]string{"plan", "sql"}, true},
+	"incremental-changed": {[]string{"error", "remerge", "skip"}, true},
+	"output":              {[]string{"text", "json"}, true},
+	"progress":            {[]string{"auto", "always", "never"}, true},
+	"format":              {[]string{"csv", "json", "parquet", "orc", "text", "avro", "xml"}, false},
+	"out-format":          {[]string{"parquet", "csv", "json", "orc", "text", "avro", "delta", "noop", "xml"}, false},
+	"table-format":        {[]string{"delta", "iceberg", "parquet", "orc", "csv", "json", "avro"}, false},
 }
 
 // hintTypes are the types --hint completes (any Spark SQL type is

@@ -88,6 +88,7 @@ func TestSuggestions(t *testing.T) {
 		{[]string{"plan", "a.csv", "--remot", unreachable}, []string{"did you mean --remote?"}},
 		{[]string{"merge", "a.csv", "--out", "/tmp/o", "--types", "widn"}, []string{`--types "widn"`, "did you mean widen?"}},
 		{[]string{"merge", "a.csv", "--out", "/tmp/o", "--mode", "overwirte"}, []string{"did you mean overwrite?"}},
+		{[]string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--incremental-changed", "remerg"}, []string{"did you mean remerge?"}},
 		{[]string{"merge", "a.csv", "--out", "/tmp/o", "--out-format", "parket"}, []string{`--out-format "parket"`, "did you mean parquet?"}},
 		{[]string{"plan", "a.csv", "--format", "jsonl"}, []string{"did you mean json?"}},
 		{[]string{"plan", "a.csv", "--normalize", "trim,lowr"}, []string{"did you mean lower?"}},

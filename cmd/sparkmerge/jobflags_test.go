@@ -379,7 +379,7 @@ func TestIncrementalUsage(t *testing.T) {
 	}{
 		{"overwrite", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--mode", "overwrite"}, []string{"--mode overwrite", "drop --mode"}},
 		{"changed without state", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental-changed", "remerge"}, []string{"needs --incremental STATE"}},
-		{"unknown changed policy", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--incremental-changed", "again"}, []string{"--incremental-changed", "error, remerge or skip"}},
+		{"unknown changed policy", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--incremental-changed", "again"}, []string{"--incremental-changed", "error, remerge, skip"}},
 		{"view", []string{"merge", "a.csv", "--view", "v", "--incremental", "/tmp/s"}, []string{"--incremental", "--view"}},
 		{"job file key", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nincremental:\n  stat: /tmp/s\n")}, []string{`unknown key "stat" in incremental; did you mean state?`}},
 		{"job file mode", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o, mode: overwrite}\nincremental:\n  state: /tmp/s\n")}, []string{"--mode overwrite"}},

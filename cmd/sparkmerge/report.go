@@ -65,6 +65,9 @@ type reportSource struct {
 func buildReport(planned *spark.Planned, rows map[string]int64, title string) reportData {
 	plan := planned.Plan
 	data := reportData{Title: title, Generated: time.Now().UTC().Format(time.RFC3339)}
+	if plan == nil {
+		return data // an incremental merge with nothing new: no source, no column
+	}
 	for _, f := range plan.Target.Fields {
 		data.Columns = append(data.Columns, reportColumn{Name: f.Name, Type: f.Type.String()})
 	}

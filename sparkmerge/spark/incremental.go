@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -458,7 +459,7 @@ func (c *Client) runLanded(ctx context.Context, job Job, runID string, rows []st
 	if err != nil {
 		return false, "", err
 	}
-	writeJob, err := landedJob(targetName(job.Target), runID, rows[0].jobsBefore, now)
+	writeJob, err := landedJob(targetName(job.Target), runID, jobsBefore(rows), now)
 	if err != nil || writeJob == "" {
 		return false, "", err
 	}
@@ -483,6 +484,19 @@ func (c *Client) runLanded(ctx context.Context, job Job, runID string, rows []st
 	return true, writeJob, nil
 }
 
+// jobsBefore is what a run's pending rows recorded of the target's write
+// jobs before it wrote: its first row carries them (see
+// IncrementalRun.rows), and STATE's rows come back in no given order.
+func jobsBefore(rows []stateRow) string {
+	longest := ""
+	for _, r := range rows {
+		if len(r.jobsBefore) > len(longest) {
+			longest = r.jobsBefore
+		}
+	}
+	return longest
+}
+
 // targetFormat names a target's format for messages.
 func targetFormat(t Target, tt *TargetTable) string {
 	switch {
@@ -497,16 +511,22 @@ func targetFormat(t Target, tt *TargetTable) string {
 // committedWithTag says whether a Delta or Iceberg table has a commit
 // tagged tag (see tagCommit).
 func (c *Client) committedWithTag(ctx context.Context, tt *TargetTable, tag string) (bool, error) {
-	var q string
-	switch tt.Format {
-	case sparkmerge.FormatDelta:
-		q = fmt.Sprintf("SELECT count(1) FROM (DESCRIBE HISTORY %s LIMIT %d) WHERE userMetadata = %s", tt.Name, historyDepth, sparkmerge.QuoteString("sparkmerge "+tag))
-	default:
-		q = fmt.Sprintf("SELECT count(1) FROM %s.snapshots WHERE summary[%s] = %s", tt.Name, sparkmerge.QuoteString(commitTagKey), sparkmerge.QuoteString(tag))
+	if tt.Format == sparkmerge.FormatDelta {
+		// DESCRIBE HISTORY is no relation to select from.
+		rows, err := c.sess.SQL(fmt.Sprintf("DESCRIBE HISTORY %s LIMIT %d", tt.Name, historyDepth)).Collect(ctx)
+		if err != nil {
+			return false, fmt.Errorf("incremental: read the history of %s: %w", tt.Name, err)
+		}
+		meta := slices.Index(rows.Columns, "userMetadata")
+		if meta < 0 {
+			return false, fmt.Errorf("incremental: read the history of %s: no userMetadata column in %v", tt.Name, rows.Columns)
+		}
+		return slices.ContainsFunc(rows.Values, func(row []any) bool { return row[meta] == "sparkmerge "+tag }), nil
 	}
+	q := fmt.Sprintf("SELECT count(1) FROM %s.snapshots WHERE summary[%s] = %s", tt.Name, sparkmerge.QuoteString(commitTagKey), sparkmerge.QuoteString(tag))
 	rows, err := c.sess.SQL(q).Collect(ctx)
 	if err != nil {
-		return false, fmt.Errorf("incremental: read the history of %s: %w", tt.Name, err)
+		return false, fmt.Errorf("incremental: read the snapshots of %s: %w", tt.Name, err)
 	}
 	n, _ := rows.Values[0][0].(int64)
 	return n > 0, nil
@@ -578,7 +598,12 @@ func (run *IncrementalRun) rows(status string, counts map[string]int64, writeJob
 	out := make([]stateRow, len(run.files))
 	for i, f := range run.files {
 		out[i] = stateRow{path: f.path, size: f.size, modified: f.modified, runID: run.RunID, rows: counts[f.name],
-			mergedAt: now, status: status, writeJob: writeJob, jobsBefore: jobsBefore}
+			mergedAt: now, status: status, writeJob: writeJob}
+	}
+	if len(out) > 0 {
+		// Once per run: a target appended to every night has a write
+		// job per night.
+		out[0].jobsBefore = jobsBefore
 	}
 	return out
 }

@@ -153,3 +153,19 @@ func TestCheckIncremental(t *testing.T) {
 		}
 	}
 }
+
+func TestJobsBeforeIsInOneRow(t *testing.T) {
+	run := &IncrementalRun{RunID: "r", files: []incrementalFile{{path: "/a"}, {path: "/b"}, {path: "/c"}}}
+	rows := run.rows(statePending, nil, "", "j1,j2")
+	carried := 0
+	for _, r := range rows {
+		if r.jobsBefore != "" {
+			carried++
+		}
+	}
+	// Read back in any order.
+	rows[0], rows[2] = rows[2], rows[0]
+	if carried != 1 || jobsBefore(rows) != "j1,j2" {
+		t.Errorf("%d rows carry the jobs, read back %q; want 1, j1,j2", carried, jobsBefore(rows))
+	}
+}
