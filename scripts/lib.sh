@@ -6,6 +6,10 @@
 
 SPARKMERGE_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# log and die come first: resolving SPARK_VERSION below may die.
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
 # The Spark versions the project runs, each pinned by checksum
 # (docs/testing.md, "Spark versions"). pyspark's sdist from PyPI carries
 # every Spark jar and bin/spark-submit; from 4.0 on its jars include the
@@ -39,7 +43,7 @@ resolve_spark_version() {
 	echo "$found"
 }
 
-SPARK_VERSION=$(resolve_spark_version "${SPARK_VERSION:-$SPARKMERGE_MAIN_SPARK_VERSION}")
+SPARK_VERSION=$(resolve_spark_version "${SPARK_VERSION:-$SPARKMERGE_MAIN_SPARK_VERSION}") || return 1
 read -r _ PYSPARK_SHA256 SPARK_CONNECT_JAR_SHA256 SPARK_HADOOP_VERSION < <(awk -v v="$SPARK_VERSION" '$1 == v' <<<"$SPARKMERGE_SPARK_PINS")
 # Spark 3.x is built for Scala 2.12, 4.x for 2.13.
 case $SPARK_VERSION in 3.*) SPARK_SCALA_VERSION=2.12 ;; *) SPARK_SCALA_VERSION=2.13 ;; esac
@@ -76,8 +80,6 @@ SPARK_CONNECT_CLASS=org.apache.spark.sql.connect.service.SparkConnectServer
 # SPARK_HOME of the fetched Spark (scripts/fetch-spark.sh creates it).
 SPARKMERGE_SPARK_HOME="$SPARKMERGE_CACHE/pyspark-${SPARK_VERSION}/deps"
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
 
 # as_root CMD...: runs CMD as root (directly when already root, else via sudo).
 as_root() {

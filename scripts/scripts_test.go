@@ -1,0 +1,62 @@
+package scripts_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// bash runs script with bash in this directory (scripts/), the
+// environment given added to this process's, and returns its exit code
+// and standard error.
+func bash(t *testing.T, env []string, script string) (int, string) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Env = append(cmd.Environ(), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if exit, ok := err.(*exec.ExitError); ok {
+			return exit.ExitCode(), stderr.String()
+		}
+		t.Fatalf("bash: %v", err)
+	}
+	return 0, string(out) + stderr.String()
+}
+
+// TestSparkVersionResolves: SPARK_VERSION names a pinned version or its
+// line, whose newest pinned patch it means.
+func TestSparkVersionResolves(t *testing.T) {
+	for given, want := range map[string]string{
+		"3.5":   "3.5.7 sparkmerge/spark-connect:3.5.7",
+		"4.3":   "4.3.0 sparkmerge/spark-connect:4.3.0",
+		"4.0.5": "4.0.5 sparkmerge/spark-connect:4.0.5",
+	} {
+		code, out := bash(t, []string{"SPARK_VERSION=" + given},
+			`. ./lib.sh && echo "$SPARK_VERSION $SPARKMERGE_DEFAULT_IMAGE"`)
+		if got := strings.TrimSpace(out); code != 0 || got != want {
+			t.Errorf("SPARK_VERSION=%s: exit %d, %q; want %q", given, code, got, want)
+		}
+	}
+}
+
+// TestUnpinnedSparkVersionFails: a version scripts/lib.sh does not pin
+// fails the script that sources it, naming the versions it pins. It
+// once left SPARK_VERSION empty (die was defined below its use, and a
+// command substitution ignores set -e), so `SPARK_VERSION=9.9 make
+// test-matrix` ran no version and said the matrix passed.
+func TestUnpinnedSparkVersionFails(t *testing.T) {
+	env := []string{"SPARK_VERSION=9.9"}
+	for name, script := range map[string]string{
+		"sourced":     `. ./lib.sh && echo "sourced: SPARK_VERSION=$SPARK_VERSION"`,
+		"set -e":      `set -e; . ./lib.sh; echo "sourced: SPARK_VERSION=$SPARK_VERSION"`,
+		"test-matrix": `./test-matrix.sh`,
+	} {
+		code, out := bash(t, env, script)
+		if code == 0 || !strings.Contains(out, "Spark 9.9 is not one the project pins") ||
+			!strings.Contains(out, "3.5.7") || strings.Contains(out, "sourced:") || strings.Contains(out, "matrix passed") {
+			t.Errorf("%s with SPARK_VERSION=9.9: exit %d; want a failure naming the pinned versions, got:\n%s", name, code, out)
+		}
+	}
+}
