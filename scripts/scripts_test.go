@@ -60,3 +60,30 @@ func TestUnpinnedSparkVersionFails(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixRunsEachVersionsImage: the matrix runs each version on that
+// version's image, whatever image the caller's environment names (the
+// main version's, set for scripts/test.sh's own step). Without
+// SPARK_VERSION the matrix once ran the main version's image for every
+// version: lib.sh, sourced first for the main version, had set
+// SPARKMERGE_SPARK_IMAGE, and each version's lib.sh kept it.
+func TestMatrixRunsEachVersionsImage(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"every line", nil,
+			"3.5.7 sparkmerge/spark-connect:3.5.7\n4.0.5 sparkmerge/spark-connect:4.0.5\n4.1.4 sparkmerge/spark-connect:4.1.4\n4.3.0 sparkmerge/spark-connect:4.3.0"},
+		{"chosen", []string{"SPARKMERGE_MATRIX_VERSIONS=3.5 4.3"},
+			"3.5.7 sparkmerge/spark-connect:3.5.7\n4.3.0 sparkmerge/spark-connect:4.3.0"},
+		{"another image in the environment", []string{"SPARK_VERSION=4.1", "SPARKMERGE_SPARK_IMAGE=sparkmerge/spark-connect:4.0.1"},
+			"4.1.4 sparkmerge/spark-connect:4.1.4"},
+	} {
+		env := append([]string{"SPARK_VERSION=", "SPARKMERGE_MATRIX_VERSIONS=", "SPARKMERGE_MATRIX_DRY_RUN=1"}, c.env...)
+		code, out := bash(t, env, `./test-matrix.sh 2>/dev/null`)
+		if got := strings.TrimSpace(out); code != 0 || got != c.want {
+			t.Errorf("%s: exit %d, ran\n%s\nwant\n%s", c.name, code, got, c.want)
+		}
+	}
+}

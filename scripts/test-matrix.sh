@@ -4,7 +4,9 @@
 # major.minor), or on each of $SPARKMERGE_MATRIX_VERSIONS in turn (default:
 # the newest pinned patch of every line, see matrix_versions). Set-up is
 # included, as in scripts/test.sh: the Docker engine, that version's
-# Spark, its image and its S3 object store.
+# Spark, its image and its S3 object store, each cached under .cache.
+# scripts/test.sh runs it after the whole suite, one version at a time
+# (docs/testing.md, "The matrix in make test").
 #
 # The subset covers every read path (client typing, Spark inference,
 # positional scans, files only the server sees, in a mounted directory and
@@ -14,14 +16,34 @@
 # (docs/testing.md, "Spark versions"). The main version runs the whole
 # suite instead (scripts/test.sh).
 #
-# Prints one timing line per version. Environment: SPARKMERGE_TEST_TIMEOUT
-# (go test -timeout, default 40m), SPARKMERGE_DIFF_CORPORA (differential
-# corpora per shape, default 3), SPARKMERGE_GO_TEST_FLAGS (more go test
-# flags, e.g. -v).
+# Each version gets a server of its own, started by the test binary from
+# that version's image: a SPARK_REMOTE or a shared server of the caller's
+# is not used (it runs another version). Under CI=true a server that
+# cannot start fails the version (sparktest.Main), never skips it.
+#
+# Prints the slowest tests and one timing line per version, and fails a
+# version that takes longer than its budget. Environment:
+# SPARKMERGE_TEST_TIMEOUT (go test -timeout, default 40m),
+# SPARKMERGE_TEST_PARALLEL (go test -parallel, default 3, as in
+# scripts/test.sh), SPARKMERGE_DIFF_CORPORA (differential corpora per
+# shape, default 3), SPARKMERGE_MATRIX_BUDGET (seconds per version, set-up
+# included; 0: no budget; default below), SPARKMERGE_GO_TEST_FLAGS (more
+# go test flags, e.g. -v), SPARKMERGE_MATRIX_DRY_RUN (set: print each
+# version and its image, one a line, and run nothing).
 set -euo pipefail
 given=${SPARK_VERSION:-} # lib.sh sets the main version when none is given
+# Each version runs its own image and server: not an image, a server or a
+# shared server's environment meant for another version (scripts/test.sh
+# exports the shared server's SPARKTEST_SHARED_* for its own step).
+unset SPARKMERGE_SPARK_IMAGE SPARK_REMOTE SPARKTEST_SHARED_REMOTE SPARKTEST_SHARED_WORK_ROOT \
+	SPARKTEST_SHARED_CLUSTER_ROOT SPARKTEST_SHARED_MOUNTS SPARKTEST_SHARED_OBJECT_STORE SPARKTEST_SHARED_NO_OBJECT_STORE
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SPARKMERGE_REPO"
+
+# A version's budget in seconds, its image and downloads cached (the
+# first run of a version also downloads 0.6-1.1 GB and builds its image):
+# measured in docs/testing.md ("The matrix in make test").
+budget=${SPARKMERGE_MATRIX_BUDGET:-1200}
 
 # The matrix's tests, by read path:
 #   client typing            TestLocal*InferenceMatchesSpark, TestInferGoldenIsSparks
@@ -46,22 +68,41 @@ else
 	versions=${SPARKMERGE_MATRIX_VERSIONS:-$(matrix_versions | tr '\n' ' ')}
 fi
 
-"$SPARKMERGE_REPO/scripts/docker-engine.sh"
+dry_run=${SPARKMERGE_MATRIX_DRY_RUN:-}
+[ -n "$dry_run" ] || "$SPARKMERGE_REPO/scripts/docker-engine.sh"
+# go test -json of each version, kept as scripts/test.sh keeps its steps'.
+results="$SPARKMERGE_REPO/out/test-results"
+bin=$(mktemp -d "${TMPDIR:-/tmp}/sparkmerge-matrix.XXXXXX")
+mkdir -p "$results"
+[ -n "$dry_run" ] || go build -o "$bin/testreport" ./scripts/testreport
 timings=()
-trap 'for t in "${timings[@]}"; do log "  $t"; done' EXIT
+trap 'rm -rf "$bin"; for t in "${timings[@]}"; do log "  $t"; done' EXIT
 for v in $versions; do
 	start=$SECONDS rc=0
+	v=$(resolve_spark_version "$v")
 	(
 		export SPARK_VERSION=$v
+		# lib.sh's, of the version sourced above: each version its own.
+		unset SPARKMERGE_SPARK_IMAGE
 		. "$SPARKMERGE_REPO/scripts/lib.sh"
+		if [ -n "$dry_run" ]; then
+			echo "$SPARK_VERSION $SPARKMERGE_SPARK_IMAGE"
+			exit 0
+		fi
 		step "image $SPARK_VERSION" "$SPARKMERGE_REPO/scripts/build-image.sh"
 		step "fetch-s3 $SPARK_VERSION" export_s3_store
 		log "matrix on Spark $SPARK_VERSION ($SPARKMERGE_SPARK_IMAGE)"
 		TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" \
-			go test -tags integration -count=1 -p 1 -timeout "${SPARKMERGE_TEST_TIMEOUT:-40m}" \
-			${SPARKMERGE_GO_TEST_FLAGS:-} -run "$matrix_tests" ./integration/
+			go test -json -tags integration -count=1 -p 1 -parallel "${SPARKMERGE_TEST_PARALLEL:-3}" \
+			-timeout "${SPARKMERGE_TEST_TIMEOUT:-40m}" ${SPARKMERGE_GO_TEST_FLAGS:-} -run "$matrix_tests" ./integration/ |
+			"$bin/testreport" -top 5 -save "$results/matrix-$SPARK_VERSION.json"
 	) || rc=$?
-	timings+=("$(printf 'Spark %-7s %5ss%s' "$v" $((SECONDS - start)) "$([ $rc -eq 0 ] || echo ' FAILED')")")
+	took=$((SECONDS - start))
+	if [ $rc -eq 0 ] && [ "$budget" -gt 0 ] && [ $took -gt "$budget" ]; then
+		log "the matrix on Spark $v took ${took}s, over its budget of ${budget}s: see the slowest tests above"
+		rc=1
+	fi
+	timings+=("$(printf 'matrix %-7s %5ss%s' "$v" $took "$([ $rc -eq 0 ] || echo ' FAILED')")")
 	[ $rc -eq 0 ] || exit $rc
 done
 log "matrix passed on: $versions"
