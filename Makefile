@@ -9,7 +9,7 @@ PORT ?= 15002
 build:
 	bash -c '. scripts/lib.sh && build_sparkmerge bin/sparkmerge'
 
-## test: gofmt, vet, unit tests, then integration tests against one shared Spark in a container
+## test: gofmt, vet, unit tests, integration tests against one shared Spark in a container, then the version matrix on Spark 3.5, 4.1 and 4.3
 test:
 	scripts/test.sh
 

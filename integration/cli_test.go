@@ -645,6 +645,13 @@ func TestCLIVersionNamesTheServer(t *testing.T) {
 	if !got.Server.Reachable || got.Server.SparkVersion != want {
 		t.Errorf("version names Spark %q (reachable %v), the server reports %q", got.Server.SparkVersion, got.Server.Reachable, want)
 	}
+	// The lines the version matrix runs (scripts/lib.sh pins them) get
+	// the client's rules, as the README's table of versions says.
+	for _, line := range []string{"3.5", "4.0", "4.1", "4.3"} {
+		if strings.HasPrefix(want, line+".") && !got.Server.ClientRules {
+			t.Errorf("version says the client's rules do not apply to Spark %s; the README says they do for every %s", want, line)
+		}
+	}
 	// A file every client rule set types: ints and plain text.
 	csvFile := filepath.Join(workDir(t), "plain.csv")
 	if err := os.WriteFile(csvFile, []byte("id,name\n1,x\n2,y\n"), 0o644); err != nil {

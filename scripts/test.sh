@@ -5,7 +5,9 @@
 #   Spark, the local image, an S3 object store (moto from PyPI, Hadoop's
 #   S3A jars from Maven Central), Debian's chromium (to render the drift
 #   report) and the integration tests, every package
-#   against one shared Spark server (scripts/testspark).
+#   against one shared Spark server (scripts/testspark); then the version
+#   matrix's subset on each other supported Spark version, one at a time
+#   (scripts/test-matrix.sh: each version's download and image cached).
 # Prints the slowest tests of each go test step, one timing line per step
 # and a summary; fails when the integration step takes longer than its
 # budget (integration_budget below).
@@ -18,7 +20,11 @@
 # SPARKMERGE_TEST_TIMEOUT (go test -timeout for integration, default 45m),
 # SPARKMERGE_TEST_PACKAGES (packages to test, default ./...),
 # SPARKMERGE_TEST_PARALLEL (go test -parallel for integration, default 3),
-# SPARKMERGE_INTEGRATION_BUDGET (seconds, 0: no budget).
+# SPARKMERGE_INTEGRATION_BUDGET (seconds, 0: no budget),
+# SPARKMERGE_MATRIX_VERSIONS (the other Spark versions whose matrix subset
+# runs after the whole suite, default "3.5 4.1 4.3"; "" runs none),
+# SPARKMERGE_MATRIX_DIFF_CORPORA (the matrix's differential corpora per
+# shape, default 1), SPARKMERGE_MATRIX_BUDGET (seconds per version).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SPARKMERGE_REPO"
@@ -177,4 +183,15 @@ integration_start=$SECONDS
 run_step integration in_group integration
 stop_spark
 within_budget $((SECONDS - integration_start))
+
+# The version matrix: the subset that covers every read path, on the
+# oldest, the newest and the Databricks lines besides the main version
+# (docs/testing.md, "The matrix in make test"), one version at a time
+# once the shared server has stopped, each with a server of its own;
+# timing lines and a budget per version; under CI=true a version whose
+# Spark cannot start fails.
+for v in ${SPARKMERGE_MATRIX_VERSIONS-3.5 4.1 4.3}; do
+	run_step "matrix $v" in_group env SPARK_VERSION="$v" \
+		SPARKMERGE_DIFF_CORPORA="${SPARKMERGE_MATRIX_DIFF_CORPORA:-1}" "$SPARKMERGE_REPO/scripts/test-matrix.sh"
+done
 log "all tests passed"
