@@ -397,3 +397,19 @@ func TestIncrementalUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunOfAJobFileThatVerifies: a job file's verify: true is for its
+// runs, so --dry-run of it is no usage error (it was: "--verify counts
+// the rows a merge writes and --dry-run writes none"); --verify given with
+// --dry-run still is.
+func TestDryRunOfAJobFileThatVerifies(t *testing.T) {
+	path := writeFile(t, "job.yaml", "sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nverify: true\n")
+	code, _, stderr := runCLI(t, nil, "merge", "-f", path, "--dry-run", "--remote", "sc://127.0.0.1:1")
+	if code == exitUsage || strings.Contains(stderr, "--dry-run writes none") {
+		t.Errorf("exit %d, want past the usage checks (to connecting); stderr:\n%s", code, stderr)
+	}
+	code, _, _ = runCLI(t, nil, "merge", "-f", path, "--dry-run", "--verify", "--remote", "sc://127.0.0.1:1")
+	if code != exitUsage {
+		t.Errorf("--dry-run --verify: exit %d, want %d (usage)", code, exitUsage)
+	}
+}

@@ -217,6 +217,11 @@ func (opts *mergeOptions) buildTarget(job *spark.Job, jf *jobFile) (view string,
 	}
 	job.Verify = opts.changed.pickBool("verify", opts.verify, jf.Verify)
 	job.DryRun = opts.dryRun
+	if job.DryRun && !opts.changed("verify") {
+		// A job file's verify: true is for its runs; --dry-run of it
+		// shows what a run would do.
+		job.Verify = false
+	}
 	if job.DryRun && job.Verify {
 		return "", false, usagef("--verify counts the rows a merge writes and --dry-run writes none: drop one of them")
 	}
