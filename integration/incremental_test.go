@@ -83,8 +83,18 @@ func TestNightlyJobFileThreeNights(t *testing.T) {
 		}
 		writeFiles(t, landing, nightOne, "a.csv", "b.csv")
 
+		// A dry run says what night 1 would take and writes nothing.
+		code, stdout, stderr := cliRun(t, "merge", "-f", job, "--dry-run", "-o", "json")
+		validateJSON(t, "plan", stdout)
+		if code != 0 || !strings.Contains(stdout, `"merged":["`+sparkLanding+`/a.csv","`+sparkLanding+`/b.csv"]`) {
+			t.Errorf("dry run: exit %d, want a plan of a.csv and b.csv; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(host, "state")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the dry run made STATE (%v)", err)
+		}
+
 		// Night 1.
-		code, stdout, stderr := cliRun(t, "merge", "-f", job)
+		code, stdout, stderr = cliRun(t, "merge", "-f", job)
 		if code != 0 {
 			t.Fatalf("night 1: exit %d; stderr:\n%s", code, stderr)
 		}
@@ -444,6 +454,54 @@ func TestIncrementalTableRunStoppedMidWayIsRecovered(t *testing.T) {
 				}
 				diff(t, "files STATE records merged", []string{"a.csv", "b.csv", "c.csv"}, files)
 			})
+		}
+	}
+}
+
+// TestIncrementalObjectStore: a landing prefix in the object store
+// (s3a://), listed by Spark: each run merges the objects STATE lacks,
+// their sizes and modification times as Spark's listing gives them, and
+// a run with nothing new writes nothing.
+func TestIncrementalObjectStore(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	put, uri := sparktest.ObjectStoreDir(t)
+	put("a.csv", []byte(nightOne["a.csv"]))
+	put("b.csv", []byte(nightOne["b.csv"]))
+	dir := workDir(t)
+	out, state := filepath.Join(dir, "out"), filepath.Join(dir, "state")
+	job := spark.Job{
+		Sources:     []spark.SourceSpec{{Paths: []string{uri}}},
+		Policy:      sparkmerge.Options{SourceColumn: "_source", Hints: map[string]sparkmerge.DataType{"zip": {Kind: sparkmerge.KindString}}},
+		Target:      spark.Target{Path: out, Evolve: true},
+		Incremental: &spark.Incremental{State: state},
+		Verify:      true,
+	}
+	res, err := c.Merge(testContext(t), job)
+	if err != nil {
+		t.Fatalf("night 1: %v", err)
+	}
+	diff(t, "night 1 merged", []string{uri + "/a.csv", uri + "/b.csv"}, res.Incremental.Merged)
+	st1 := stateRows(t, state)
+	put("c.csv", []byte(nightTwo["c.csv"]))
+	if res, err = c.Merge(testContext(t), job); err != nil {
+		t.Fatalf("night 2: %v", err)
+	}
+	diff(t, "night 2 merged", []string{uri + "/c.csv"}, res.Incremental.Merged)
+	if res, err = c.Merge(testContext(t), job); err != nil || !res.Incremental.NothingNew {
+		t.Fatalf("night 3: %v, %+v; want nothing new", err, res)
+	}
+	_, rows := query(t, "SELECT CAST(id AS STRING), zip, regexp_extract(_source, '[^/]+$', 0) FROM parquet.`"+out+"` ORDER BY id")
+	diff(t, "target", [][]any{row("1", "0042", "a.csv"), row("2", "00501", "a.csv"), row("3", "12345", "b.csv"), row("4", "0007", "c.csv")}, rows)
+	st := stateRows(t, state)
+	diff(t, "STATE", []stateLine{
+		{"a.csv", int64(len(nightOne["a.csv"])), st1[0].modified, 2, "merged"},
+		{"b.csv", int64(len(nightOne["b.csv"])), st1[1].modified, 1, "merged"},
+		{"c.csv", int64(len(nightTwo["c.csv"])), st[2].modified, 1, "merged"},
+	}, stateLines(st))
+	for _, r := range st {
+		if r.modified < time.Now().Add(-time.Hour).UnixMilli() {
+			t.Errorf("%s: modified %d, want the upload's time as Spark lists it", r.file, r.modified)
 		}
 	}
 }
