@@ -42,10 +42,8 @@ cd "$SPARKMERGE_REPO"
 
 # A version's budget in seconds, its image and downloads cached (the
 # first run of a version also downloads 0.6-1.1 GB and builds its image):
-# 1,500 s, the integration step's; measured 712-1,056 s per version on
-# the shared 2-core machine at load 8-31 (docs/testing.md, "The matrix in
-# make test").
-budget=${SPARKMERGE_MATRIX_BUDGET:-1500}
+# measured in docs/testing.md ("The matrix in make test").
+budget=${SPARKMERGE_MATRIX_BUDGET:-1200}
 
 # The matrix's tests, by read path:
 #   client typing            TestLocal*InferenceMatchesSpark, TestInferGoldenIsSparks
