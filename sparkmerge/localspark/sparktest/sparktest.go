@@ -313,6 +313,13 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	}
 	conf["spark.scheduler.mode"] = "FAIR"
 	conf["spark.scheduler.allocation.file"] = "file:" + ClusterMount + "/" + fairSchedulerFile
+	// Settings of the caller's, last (they win): an event log to see
+	// where a run's time goes (docs/testing.md#time), say.
+	extra, err := extraConf(os.Getenv(EnvExtraConf))
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(conf, extra)
 	srv := &Server{}
 	store, noStore, err := startObjectStore(ctx)
 	switch {
@@ -355,6 +362,26 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	reapWhenGone(srv.Container().GetContainerID())
 	fmt.Fprintf(os.Stderr, "sparktest: Spark (%s) ready at %s in %s\n", image, srv.Remote(), time.Since(began).Round(time.Millisecond))
 	return srv, nil
+}
+
+// EnvExtraConf holds Spark settings for the harness's server, as
+// "key=value" separated by white space, over its own: e.g.
+// "spark.eventLog.enabled=true spark.eventLog.dir=file:/DIR" (a directory
+// the server sees) to read afterwards which jobs a run made and how long
+// they took.
+const EnvExtraConf = "SPARKTEST_SPARK_CONF"
+
+// extraConf parses an [EnvExtraConf] value.
+func extraConf(v string) (map[string]string, error) {
+	conf := map[string]string{}
+	for _, kv := range strings.Fields(v) {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s: %q is not key=value", EnvExtraConf, kv)
+		}
+		conf[k] = val
+	}
+	return conf, nil
 }
 
 // Image is the image the harness runs, and tests that start a server of
