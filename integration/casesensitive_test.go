@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/apache/spark-connect-go/spark/sql"
@@ -65,12 +66,17 @@ func TestCaseSensitiveMergeIsUnionByName(t *testing.T) {
 	}
 	for _, tc := range cases {
 		dirs := map[string]string{"local": localFiles(t, tc.files), "cluster": clusterFiles(t, tc.files)}
+		// Spark's answer for each merge, asked once (of the local copies)
+		// and held to by all four merges of it: the files where only the
+		// cluster sees them are the same bytes, and the inference side
+		// does not change what Spark reads them as.
+		unions := make([]unionOnce, len(tc.merges))
 		for _, where := range []string{"local", "cluster"} {
 			for _, sparkInference := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/sparkInference=%v", tc.name, where, sparkInference), func(t *testing.T) {
 					t.Parallel()
 					c := newClient(t)
-					for _, m := range tc.merges {
+					for i, m := range tc.merges {
 						var paths []string
 						for _, f := range m.files {
 							paths = append(paths, dirs[where]+"/"+f)
@@ -86,19 +92,21 @@ func TestCaseSensitiveMergeIsUnionByName(t *testing.T) {
 						if err != nil {
 							t.Fatalf("case-sensitive merge of %v: %v", m.files, err)
 						}
-						_, rows := query(t, "SET spark.sql.caseSensitive")
+						rows := queryRows(t, "SET spark.sql.caseSensitive")
 						diff(t, "the session's spark.sql.caseSensitive after the merge", [][]any{{"spark.sql.caseSensitive", "false"}}, rows)
 
-						var union sql.DataFrame
-						for _, p := range paths {
-							df := readAlone(t, oracle, tc.format, p)
-							if union == nil {
-								union = df
-							} else {
-								union = union.UnionByNameWithMissingColumns(context.Background(), df)
+						wantType, wantRows := unions[i].of(t, func() (string, []string) {
+							var union sql.DataFrame
+							for _, f := range m.files {
+								df := readAlone(t, oracle, tc.format, dirs["local"]+"/"+f)
+								if union == nil {
+									union = df
+								} else {
+									union = union.UnionByNameWithMissingColumns(context.Background(), df)
+								}
 							}
-						}
-						wantType, wantRows := typeAndJSONRows(t, union)
+							return typeAndJSONRows(t, union)
+						})
 						if wantType != m.want {
 							t.Fatalf("Spark's unionByName of %v is %s, the suite's %s: the test's files are not the suite's", m.files, wantType, m.want)
 						}
@@ -110,6 +118,28 @@ func TestCaseSensitiveMergeIsUnionByName(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unionOnce is Spark's unionByName of a merge's files, as type and rows,
+// asked of Spark by the first subtest that needs it; the others wait for
+// it. A failed first asking fails that subtest and leaves the answer
+// unset, for the next to ask again.
+type unionOnce struct {
+	mu   sync.Mutex
+	done bool
+	typ  string
+	rows []string
+}
+
+func (u *unionOnce) of(t *testing.T, ask func() (string, []string)) (string, []string) {
+	t.Helper()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.done {
+		u.typ, u.rows = ask() // t.Fatal inside leaves done false
+		u.done = true
+	}
+	return u.typ, u.rows
 }
 
 // readAlone is Spark's read of one file, with sparkmerge's defaults for
