@@ -613,7 +613,7 @@ func TestCLIMergeToView(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.View != "global_temp."+view || doc.SessionID == "" {
 		t.Fatalf("output %q (%v): want the view and the session id", stdout, err)
 	}
-	_, rows := query(t, "SELECT id, v, w FROM global_temp."+view+" ORDER BY id")
+	rows := queryRows(t, "SELECT id, v, w FROM global_temp."+view+" ORDER BY id")
 	diff(t, "the global view", [][]any{row(int32(1), "x", nil), row(int32(2), "y", 2.5)}, rows)
 
 	code, _, stderr = cliRun(t, "merge", dir, "--view", "v", "--out", filepath.Join(dir, "out"))

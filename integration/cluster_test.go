@@ -476,7 +476,7 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 						samePlanShape(t, tc, localRes, res)
 						// Provenance names each file where Spark sees it.
 						provenance := func(root, dir string) [][]any {
-							_, rows := query(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", root, dir))
+							rows := queryRows(t, fmt.Sprintf("SELECT DISTINCT replace(_source, '%s', '') FROM parquet.`%s` ORDER BY 1", root, dir))
 							return rows
 						}
 						wantRows := reference.rowsOf(t, "provenance", func(dir string) [][]any { return provenance(local, dir) })

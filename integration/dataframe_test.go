@@ -45,7 +45,7 @@ func TestDataFramesInAndOut(t *testing.T) {
 	if err := out.CreateTempView(ctx, "merged_df", true, false); err != nil {
 		t.Fatal(err)
 	}
-	_, rows := query(t, "SELECT * FROM merged_df ORDER BY id")
+	rows := queryRows(t, "SELECT * FROM merged_df ORDER BY id")
 	diff(t, "merged rows", [][]any{
 		row(int32(1), "x", 1.25, nil, "events"),
 		row(int32(2), nil, 2.5, nil, "query: SELECT id, amount FROM pipeline_events WHERE id = 2"),
@@ -56,7 +56,7 @@ func TestDataFramesInAndOut(t *testing.T) {
 	if _, err := c.MergeView(ctx, job, "merged_events", false); err != nil {
 		t.Fatal(err)
 	}
-	_, rows = query(t, "SELECT count(*), sum(amount) FROM merged_events")
+	rows = queryRows(t, "SELECT count(*), sum(amount) FROM merged_events")
 	diff(t, "the view in the caller's session", [][]any{row(int64(3), 7.25)}, rows)
 
 	// Nothing is written, so a target or Verify is a mistake.

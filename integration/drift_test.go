@@ -36,7 +36,7 @@ func TestTypeDrift(t *testing.T) {
 	}
 	res, out := merge(t, c, spark.Job{Sources: sources, Strategy: spark.StrategyUnion})
 	diff(t, "schema", []string{"id int", "n double", "code string", "amount decimal(12,4)", "at timestamp"}, schemaOf(t, c, out))
-	_, rows := query(t, "SELECT id, CAST(n AS string), code, CAST(amount AS string), CAST(at AS string) FROM parquet.`"+out+"` ORDER BY id")
+	rows := queryRows(t, "SELECT id, CAST(n AS string), code, CAST(amount AS string), CAST(at AS string) FROM parquet.`"+out+"` ORDER BY id")
 	diff(t, "rows", [][]any{
 		row(int32(1), "7.0", "7", "12345678.1200", "2024-01-02 00:00:00"),
 		row(int32(2), "2.5", "8", "12345678.1234", "2024-01-03 04:05:06"),
@@ -104,7 +104,7 @@ func TestNestedDrift(t *testing.T) {
 		"m struct<k:struct<p:bigint,r:string>>",
 		"s struct<a:bigint,b:string>",
 	}, schemaOf(t, c, out))
-	_, rows := query(t, "SELECT id, to_json(s), to_json(items), to_json(m), s IS NULL FROM parquet.`"+out+"` ORDER BY id")
+	rows := queryRows(t, "SELECT id, to_json(s), to_json(items), to_json(m), s IS NULL FROM parquet.`"+out+"` ORDER BY id")
 	diff(t, "rows", [][]any{
 		row(int64(1), `{"a":1}`, `[{"qty":2,"sku":"x1"}]`, `{"k":{"p":1}}`, false),
 		row(int64(2), nil, `[]`, `{}`, true),
@@ -165,7 +165,7 @@ func TestSixHundredSources(t *testing.T) {
 	if res.RowsWritten != 2*n {
 		t.Errorf("rows written = %d, want %d", res.RowsWritten, 2*n)
 	}
-	_, rows := query(t, "SELECT count(DISTINCT id), min(id), max(id), count(v), count(w) FROM parquet.`"+out+"`")
+	rows := queryRows(t, "SELECT count(DISTINCT id), min(id), max(id), count(v), count(w) FROM parquet.`"+out+"`")
 	diff(t, "aggregates", [][]any{row(int64(2*n), int32(0), int32(2*n-1), int64(800), int64(800))}, rows)
 	// The 600 reads run as one positional CSV scan: 400 files of width 2
 	// and 200 of width 3 together.
@@ -183,7 +183,7 @@ func TestSixHundredSources(t *testing.T) {
 	if len(res.Reads) != 3 || res.RowsWritten != 2*n || !res.Verified {
 		t.Errorf("auto: %d reads, %d rows (verified %v); want 3 reads, %d rows", len(res.Reads), res.RowsWritten, res.Verified, 2*n)
 	}
-	_, rows = query(t, "SELECT count(DISTINCT _file), min(_file) FROM parquet.`"+out+"`")
+	rows = queryRows(t, "SELECT count(DISTINCT _file), min(_file) FROM parquet.`"+out+"`")
 	diff(t, "provenance from each file", [][]any{row(int64(n), filepath.Join(dir, "f000.csv"))}, rows)
 }
 
@@ -204,7 +204,7 @@ func TestPartitionedWrite(t *testing.T) {
 			t.Errorf("partition directory for %s: %v", day, err)
 		}
 	}
-	_, rows := query(t, "SELECT CAST(Date AS string), count(*) FROM parquet.`"+out+"` GROUP BY Date ORDER BY Date")
+	rows := queryRows(t, "SELECT CAST(Date AS string), count(*) FROM parquet.`"+out+"` GROUP BY Date ORDER BY Date")
 	diff(t, "rows per partition", [][]any{row("2020-01-27", int64(4)), row("2020-01-28", int64(4)), row("2020-01-29", int64(4))}, rows)
 }
 
@@ -234,7 +234,7 @@ func TestTableAppendEvolve(t *testing.T) {
 	if res.RowsWritten != 1 {
 		t.Errorf("rows written = %d, want 1", res.RowsWritten)
 	}
-	_, rows := query(t, "SELECT id, name, score FROM "+table+" ORDER BY id")
+	rows := queryRows(t, "SELECT id, name, score FROM "+table+" ORDER BY id")
 	diff(t, "table rows", [][]any{row(int32(1), "old", nil), row(int32(2), "new", 9.5)}, rows)
 }
 
@@ -333,7 +333,7 @@ func TestPathAppendAligns(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff(t, "dataset schema", "id int, amount int, note string", schemas[0].Schema.String())
-	_, rows := query(t, "SELECT id, amount, note FROM parquet.`"+out+"` WITH (mergeSchema 'true') ORDER BY id")
+	rows := queryRows(t, "SELECT id, amount, note FROM parquet.`"+out+"` WITH (mergeSchema 'true') ORDER BY id")
 	diff(t, "dataset rows", [][]any{row(int32(1), int32(10), nil), row(int32(2), int32(20), nil), row(int32(3), int32(7), "n")}, rows)
 
 	csvOut := filepath.Join(workDir(t), "csvout")

@@ -97,7 +97,7 @@ func TestConcurrentAppendsVerifyTheirOwnRows(t *testing.T) {
 			t.Errorf("writer %d: %d rows written, verified %v; want %d of its own", w, results[w].RowsWritten, results[w].Verified, want)
 		}
 	}
-	_, rows := query(t, "SELECT count(*) FROM parquet.`"+out+"`")
+	rows := queryRows(t, "SELECT count(*) FROM parquet.`"+out+"`")
 	diff(t, "rows in the target", [][]any{row(int64(1 + 100 + 200 + 300))}, rows)
 }
 
@@ -203,7 +203,7 @@ func TestFailedTableOverwriteKeepsOldTable(t *testing.T) {
 	if err == nil {
 		t.Fatal("a value that does not parse under FAILFAST was written")
 	}
-	_, rows := query(t, "SELECT id, v FROM "+table+" ORDER BY id")
+	rows := queryRows(t, "SELECT id, v FROM "+table+" ORDER BY id")
 	diff(t, "old table after a failed overwrite", [][]any{row(int32(1), "old")}, rows)
 
 	res, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: bad, Schema: "id int, v string"}}, Verify: true,
@@ -212,9 +212,9 @@ func TestFailedTableOverwriteKeepsOldTable(t *testing.T) {
 		t.Fatalf("overwrite: %v, %+v", err, res)
 	}
 	exec(t, "REFRESH TABLE "+table) // this session read the old table
-	_, rows = query(t, "SELECT id, v FROM "+table+" ORDER BY id")
+	rows = queryRows(t, "SELECT id, v FROM "+table+" ORDER BY id")
 	diff(t, "new table", [][]any{row(int32(3), "c")}, rows)
-	_, tables := query(t, "SHOW TABLES LIKE '"+table+"__sparkmerge_*'")
+	tables := queryRows(t, "SHOW TABLES LIKE '"+table+"__sparkmerge_*'")
 	if len(tables) != 0 {
 		t.Errorf("staging tables left: %v", tables)
 	}
@@ -246,7 +246,7 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 			t.Errorf("append %d: %d rows written, verified %v; want this run's 6", round, res.RowsWritten, res.Verified)
 		}
 	}
-	_, rows := query(t, "SELECT count(*), count(DISTINCT _source) FROM parquet.`"+out+"`")
+	rows := queryRows(t, "SELECT count(*), count(DISTINCT _source) FROM parquet.`"+out+"`")
 	diff(t, "rows in the target", [][]any{row(int64(2+6+6), int64(3))}, rows)
 
 	// Another writer adds files while a slow append runs (into a
@@ -280,7 +280,7 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 	if err == nil || errors.As(err, &verr) || !strings.Contains(err.Error(), "another writer appended meanwhile") {
 		t.Errorf("a verified append with another writer's files appearing: err = %v, want one saying another writer appended", err)
 	}
-	_, rows = query(t, "SELECT count(*) FROM parquet.`"+out+"`")
+	rows = queryRows(t, "SELECT count(*) FROM parquet.`"+out+"`")
 	diff(t, "rows in the target", [][]any{row(int64(14 + 40 + 1))}, rows)
 }
 
@@ -321,9 +321,9 @@ func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
 	if res.RowsWritten != 20 || !res.Verified {
 		t.Errorf("%d rows written, verified %v; want this run's 20", res.RowsWritten, res.Verified)
 	}
-	_, rows := query(t, "SELECT count(*), min(id) FROM "+table)
+	rows := queryRows(t, "SELECT count(*), min(id) FROM "+table)
 	diff(t, "rows in the table", [][]any{row(int64(22), int64(-2))}, rows)
-	_, rows = query(t, "SHOW TABLES LIKE '"+table+"__sparkmerge*'")
+	rows = queryRows(t, "SHOW TABLES LIKE '"+table+"__sparkmerge*'")
 	diff(t, "staging tables left", [][]any{}, rows)
 }
 
@@ -355,7 +355,7 @@ func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
 	}
 	merge(t, c, spark.Job{Sources: pathSources(dir + "/good.csv"), Target: spark.Target{Path: out, Format: "csv", Mode: "overwrite"}})
 	read := func() [][]any {
-		_, rows := query(t, "SELECT _c0, _c1 FROM csv.`"+out+"` ORDER BY _c0")
+		rows := queryRows(t, "SELECT _c0, _c1 FROM csv.`"+out+"` ORDER BY _c0")
 		return rows
 	}
 	// A header-less read: the header line is a row too.
@@ -384,7 +384,7 @@ func TestClusterOverwriteKeepsOldDataOnFailure(t *testing.T) {
 	_, rows := query(t, "SELECT count(*) FROM text.`"+dir+"/.out.sparkmerge-copying`")
 	diff(t, "lines of the copy's record", [][]any{row(int64(0))}, rows)
 	for _, s := range staging {
-		_, rows := query(t, "SELECT count(*) FROM parquet.`"+dir+"/"+filepath.Base(s)+"`")
+		rows := queryRows(t, "SELECT count(*) FROM parquet.`"+dir+"/"+filepath.Base(s)+"`")
 		diff(t, "rows left in "+filepath.Base(s), [][]any{row(int64(0))}, rows)
 	}
 }

@@ -119,7 +119,7 @@ func TestCSVOutputWithLineBreaksIsCountedRight(t *testing.T) {
 	if res.RowsWritten != 3 || !res.Verified {
 		t.Errorf("rows written %d, verified %v; want 3, true", res.RowsWritten, res.Verified)
 	}
-	_, rows := query(t, "SELECT id, note FROM csv.`"+out+"` WITH (header 'true', multiLine 'true', sep ';') ORDER BY id")
+	rows := queryRows(t, "SELECT id, note FROM csv.`"+out+"` WITH (header 'true', multiLine 'true', sep ';') ORDER BY id")
 	if len(rows) != 3 {
 		t.Errorf("read back %v", rows)
 	}

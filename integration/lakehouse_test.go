@@ -38,7 +38,7 @@ func requireTableFormat(t *testing.T, format string) {
 	if format == "iceberg" {
 		key, want = "spark.sql.catalog.iceberg", "org.apache.iceberg.spark.SparkCatalog"
 	}
-	_, rows := query(t, "SET "+key)
+	rows := queryRows(t, "SET "+key)
 	if len(rows) != 1 || rows[0][1] != want {
 		if os.Getenv("CI") == "true" && strings.HasPrefix(sparkVersion(t), "4.0.") {
 			t.Fatalf("the server of Spark %s has no %s catalog (%s = %v): the image lacks its table formats", sparkVersion(t), format, key, rows)
@@ -50,7 +50,7 @@ func requireTableFormat(t *testing.T, format string) {
 // sparkVersion is the harness's Spark version.
 func sparkVersion(t *testing.T) string {
 	t.Helper()
-	_, rows := query(t, "SELECT version()")
+	rows := queryRows(t, "SELECT version()")
 	v, _ := rows[0][0].(string)
 	version, _, _ := strings.Cut(v, " ")
 	return version
@@ -73,13 +73,13 @@ func commits(t *testing.T, format, table string) []string {
 	t.Helper()
 	var out []string
 	if format == "delta" {
-		_, rows := query(t, "DESCRIBE HISTORY "+table)
+		rows := queryRows(t, "DESCRIBE HISTORY "+table)
 		for i := len(rows) - 1; i >= 0; i-- {
 			out = append(out, fmt.Sprintf("%v %v", rows[i][4], outputRows(rows[i][12])))
 		}
 		return out
 	}
-	_, rows := query(t, "SELECT operation, summary['added-records'] FROM "+table+".snapshots ORDER BY committed_at")
+	rows := queryRows(t, "SELECT operation, summary['added-records'] FROM "+table+".snapshots ORDER BY committed_at")
 	for _, r := range rows {
 		out = append(out, fmt.Sprintf("%v %v", r[0], r[1]))
 	}
@@ -181,7 +181,7 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 			run(day2, "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>", "verified: 1 rows written = 1 rows read")
 			run(day3, "evolve: add attrs.b string, score double", "verified: 1 rows written = 1 rows read")
 
-			_, schema := query(t, "DESCRIBE TABLE "+table)
+			schema := queryRows(t, "DESCRIBE TABLE "+table)
 			var cols []string
 			for _, r := range schema {
 				if name, _ := r[0].(string); name != "" && !strings.HasPrefix(name, "#") {
@@ -189,7 +189,7 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 				}
 			}
 			diff(t, "schema", []string{"id bigint", "name string", "attrs struct<a:bigint,b:string>", "score double"}, cols[:4])
-			_, rows := query(t, "SELECT id, name, attrs.a, attrs.b, score FROM "+table+" ORDER BY id")
+			rows := queryRows(t, "SELECT id, name, attrs.a, attrs.b, score FROM "+table+" ORDER BY id")
 			diff(t, "rows", [][]any{
 				row(int64(1), "x", nil, nil, nil),
 				row(int64(2), "y", nil, nil, nil),
@@ -250,9 +250,9 @@ func TestLakehouseWidening(t *testing.T) {
 			if !res.Verified || res.RowsWritten != 1 {
 				t.Errorf("verified %v, rows written %d, want 1 verified", res.Verified, res.RowsWritten)
 			}
-			_, schema := query(t, "DESCRIBE TABLE "+table)
+			schema := queryRows(t, "DESCRIBE TABLE "+table)
 			diff(t, "widened column", tc.widened, fmt.Sprintf("%v %v", schema[0][0], schema[0][1]))
-			_, rows := query(t, "SELECT CAST(ok AS string) FROM "+table+" ORDER BY ok")
+			rows := queryRows(t, "SELECT CAST(ok AS string) FROM "+table+" ORDER BY ok")
 			wantOK := map[string][][]any{"delta": {row("1.0"), row("1.5")}, "iceberg": {row("1.00"), row("1234.56")}}[f.format]
 			diff(t, "values of the widened column", wantOK, rows)
 		})
@@ -284,7 +284,7 @@ func TestLakehouseOverwriteAndFailure(t *testing.T) {
 			if _, err := c.Merge(testContext(t), job); err != nil {
 				t.Fatal(err)
 			}
-			_, props := query(t, "SHOW TBLPROPERTIES "+table+" ('team')")
+			props := queryRows(t, "SHOW TBLPROPERTIES "+table+" ('team')")
 			diff(t, "property", "data", props[0][1])
 			exec(t, "COMMENT ON TABLE "+table+" IS 'events'")
 			before := commits(t, f.format, table)
@@ -299,7 +299,7 @@ func TestLakehouseOverwriteAndFailure(t *testing.T) {
 				t.Fatal("the overwrite with a value that is no int succeeded")
 			}
 			diff(t, "commits after the failed overwrite", before, commits(t, f.format, table))
-			_, rows := query(t, "SELECT id, day FROM "+table+" ORDER BY id")
+			rows := queryRows(t, "SELECT id, day FROM "+table+" ORDER BY id")
 			diff(t, "rows after the failed overwrite", [][]any{row(int32(1), "a"), row(int32(2), "b"), row(int32(3), "a")}, rows)
 
 			over := writeFiles(t, dir, map[string]string{"over.csv": "id,day\n7,z\n8,z\n"}, "over.csv")
@@ -311,13 +311,13 @@ func TestLakehouseOverwriteAndFailure(t *testing.T) {
 			if !res.Verified || res.RowsWritten != 2 {
 				t.Errorf("verified %v, rows written %d, want 2 verified", res.Verified, res.RowsWritten)
 			}
-			_, rows = query(t, "SELECT id, day FROM "+table+" ORDER BY id")
+			rows = queryRows(t, "SELECT id, day FROM "+table+" ORDER BY id")
 			diff(t, "rows after the overwrite", [][]any{row(int32(7), "z"), row(int32(8), "z")}, rows)
 			after := commits(t, f.format, table)
 			if len(after) != len(before)+1 || !strings.HasSuffix(after[len(after)-1], " 2") {
 				t.Errorf("commits %q after %q, want one more that added 2 rows", after, before)
 			}
-			_, desc := query(t, "DESCRIBE TABLE EXTENDED "+table)
+			desc := queryRows(t, "DESCRIBE TABLE EXTENDED "+table)
 			info := map[string]string{}
 			for i, r := range desc {
 				name := strings.TrimSpace(fmt.Sprint(r[0]))
@@ -355,7 +355,7 @@ func TestLakehouseDeltaPath(t *testing.T) {
 	if !res.Verified || res.RowsWritten != 1 {
 		t.Errorf("verified %v, rows written %d, want 1 verified", res.Verified, res.RowsWritten)
 	}
-	_, rows := query(t, "SELECT id, name, note FROM delta.`"+out+"` ORDER BY id")
+	rows := queryRows(t, "SELECT id, name, note FROM delta.`"+out+"` ORDER BY id")
 	diff(t, "rows", [][]any{row(int64(1), "x", nil), row(int64(5000000000), nil, "new")}, rows)
 	entries, err := os.ReadDir(dir)
 	if err != nil {

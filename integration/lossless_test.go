@@ -165,7 +165,7 @@ func TestIntegersAtTheEdgeOfDouble(t *testing.T) {
 							continue
 						}
 						// The text parses to the double nearest it, which is the value itself.
-						_, rows := query(t, fmt.Sprintf("SELECT a = CAST('%s' AS DOUBLE), typeof(a) FROM parquet.`%s` WHERE id = %d", v.text, job.Target.Path, i))
+						rows := queryRows(t, fmt.Sprintf("SELECT a = CAST('%s' AS DOUBLE), typeof(a) FROM parquet.`%s` WHERE id = %d", v.text, job.Target.Path, i))
 						diff(t, v.text+" merged as itself", [][]any{{true, "double"}}, rows)
 					}
 				})

@@ -139,7 +139,7 @@ func partitionReferenceOf(t *testing.T, c *spark.Client, format, root string, fi
 		t.Fatalf("Spark reads %s without partition columns (%v)", root, cols)
 	}
 	listing := fmt.Sprintf("(SELECT regexp_replace(path, '^file:', '') AS `__file`, %s FROM binaryFile.`%s`) p", strings.Join(partitions, ", "), root)
-	_, unmatched := query(t, fmt.Sprintf("SELECT r._source FROM parquet.`%s` r LEFT ANTI JOIN %s ON r._source = p.`__file`", alone, listing))
+	unmatched := queryRows(t, fmt.Sprintf("SELECT r._source FROM parquet.`%s` r LEFT ANTI JOIN %s ON r._source = p.`__file`", alone, listing))
 	if len(unmatched) > 0 {
 		t.Fatalf("files without partition values in the tree's listing: %v", unmatched)
 	}
@@ -175,7 +175,7 @@ func (o *oracle) sameByName(t *testing.T, c *spark.Client, wantRoot, got, gotRoo
 			exprs = append(exprs, fmt.Sprintf("%s AS `_%d`", e, i))
 			order = append(order, fmt.Sprintf("`_%d` NULLS FIRST", i))
 		}
-		_, out := query(t, fmt.Sprintf("SELECT %s FROM parquet.`%s` ORDER BY %s", strings.Join(exprs, ", "), dir, strings.Join(order, ", ")))
+		out := queryRows(t, fmt.Sprintf("SELECT %s FROM parquet.`%s` ORDER BY %s", strings.Join(exprs, ", "), dir, strings.Join(order, ", ")))
 		return out
 	}
 	key := fmt.Sprintf("by name %q %q", gotCols, wantRoot)

@@ -82,7 +82,7 @@ func TestEvolveKeepsTheProvenanceColumn(t *testing.T) {
 				var rows [][]any
 				if kind == "table" {
 					exec(t, "REFRESH TABLE "+from)
-					_, rows = query(t, "SELECT id, x, y, _source FROM "+from+" ORDER BY id")
+					rows = queryRows(t, "SELECT id, x, y, _source FROM "+from+" ORDER BY id")
 				} else {
 					// Its files differ by the column the second merge
 					// added: read as sparkmerge reads such a dataset.

@@ -18,7 +18,7 @@ func TestRefusedSettingsChangeNothing(t *testing.T) {
 	t.Parallel()
 	s := upstreamSession(t)
 	exec(t, "SET spark.sql.shuffle.partitions=13")
-	_, before := query(t, "SET")
+	before := queryRows(t, "SET")
 	_, err := connectPatiently(t, testContext(t), requireSpark(t), spark.ConnectOptions{Session: s, Conf: map[string]string{
 		"spark.sql.ansi.enabled":       "false", // Spark's default (true) until now
 		"spark.sql.shuffle.partitions": "7",     // 13 in the session
@@ -27,10 +27,10 @@ func TestRefusedSettingsChangeNothing(t *testing.T) {
 	if etClass(err) != "CANNOT_MODIFY_CONFIG" {
 		t.Fatalf("connect with a static setting: %v, want CANNOT_MODIFY_CONFIG", err)
 	}
-	_, rows := query(t, "SET spark.sql.shuffle.partitions")
+	rows := queryRows(t, "SET spark.sql.shuffle.partitions")
 	diff(t, "spark.sql.shuffle.partitions", [][]any{{"spark.sql.shuffle.partitions", "13"}}, rows)
-	_, rows = query(t, "SET spark.sql.ansi.enabled")
+	rows = queryRows(t, "SET spark.sql.ansi.enabled")
 	diff(t, "spark.sql.ansi.enabled", [][]any{{"spark.sql.ansi.enabled", "true"}}, rows)
-	_, after := query(t, "SET")
+	after := queryRows(t, "SET")
 	diff(t, "the session's settings (SET)", before, after)
 }

@@ -195,7 +195,7 @@ func TestLostConnectionReattaches(t *testing.T) {
 		// slower on a loaded machine.
 		t.Fatalf("the merge still hangs %s after its connection died", time.Since(start).Round(time.Second))
 	}
-	_, rows := query(t, "SELECT count(*), count(DISTINCT id) FROM parquet.`"+out+"`")
+	rows := queryRows(t, "SELECT count(*), count(DISTINCT id) FROM parquet.`"+out+"`")
 	if got := fmt.Sprint(rows); got != "[[80 80]]" {
 		t.Errorf("the output holds (rows, distinct ids) %s, want [[80 80]]: the write ran once, whole", got)
 	}

@@ -20,7 +20,7 @@ import (
 // properties and provider.
 func tableMetadata(t *testing.T, table string) map[string]string {
 	t.Helper()
-	_, rows := query(t, "DESCRIBE TABLE EXTENDED "+table)
+	rows := queryRows(t, "DESCRIBE TABLE EXTENDED "+table)
 	out := map[string]string{}
 	section := "column"
 	for _, r := range rows {
@@ -74,12 +74,12 @@ func TestTableOverwriteKeepsTable(t *testing.T) {
 	rowsOf := func() [][]any {
 		t.Helper()
 		exec(t, "REFRESH TABLE "+table) // this session read the table before
-		_, rows := query(t, "SELECT id, v, p FROM "+table+" ORDER BY id")
+		rows := queryRows(t, "SELECT id, v, p FROM "+table+" ORDER BY id")
 		return rows
 	}
 	partitions := func() [][]any {
 		t.Helper()
-		_, rows := query(t, "SHOW PARTITIONS "+table)
+		rows := queryRows(t, "SHOW PARTITIONS "+table)
 		return rows
 	}
 	oldRows := [][]any{row(int32(1), "old", "x"), row(int32(2), "old", "y")}
@@ -126,13 +126,13 @@ func TestTableOverwriteKeepsTable(t *testing.T) {
 		t.Errorf("evolving overwrite: %d rows written, verified %v; want 3, verified", res.RowsWritten, res.Verified)
 	}
 	exec(t, "REFRESH TABLE "+table)
-	_, rows := query(t, "SELECT id, v, p, w, _source IS NOT NULL FROM "+table+" ORDER BY id")
+	rows := queryRows(t, "SELECT id, v, p, w, _source IS NOT NULL FROM "+table+" ORDER BY id")
 	diff(t, "rows after the evolving overwrite", [][]any{row(int32(3), "new", "z", nil, true), row(int32(4), "cluster", "x", nil, true), row(int32(5), "wide", "x", 0.5, true)}, rows)
 	after := tableMetadata(t, table)
 	want := maps.Clone(before)
 	want["columns"] = "id int;v string;w double;_source string;p string;"
 	diff(t, "metadata after the evolving overwrite", want, after)
-	_, staging := query(t, "SHOW TABLES IN spark_catalog.default LIKE '"+short+"__sparkmerge_*'")
+	staging := queryRows(t, "SHOW TABLES IN spark_catalog.default LIKE '"+short+"__sparkmerge_*'")
 	if len(staging) != 0 {
 		t.Errorf("staging tables left: %v", staging)
 	}
