@@ -13,7 +13,12 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 jars="$SPARKMERGE_CACHE/downloads/s3a-hadoop-$SPARK_HADOOP_VERSION"
-venv="$SPARKMERGE_CACHE/s3-venv"
+# A venv's scripts name the path it was made at: made at the cache's real
+# path, it serves every checkout that shares .cache through a link, after
+# the checkout that made it is gone (one made through a worktree's link
+# stopped answering S3 requests mid-run when that worktree was removed).
+mkdir -p "$SPARKMERGE_CACHE"
+venv="$(cd "$SPARKMERGE_CACHE" && pwd -P)/s3-venv"
 requirements="$(dirname "${BASH_SOURCE[0]}")/s3-requirements.txt"
 maven=https://repo1.maven.org/maven2
 
@@ -59,7 +64,9 @@ done
 # The venv records the lock it was installed from; another lock, or a
 # venv without moto, is built afresh.
 lock="$(sha256sum "$requirements" | cut -d' ' -f1)"
-if [ "$(cat "$venv/.lock" 2>/dev/null)" != "$lock" ] || ! "$venv/bin/python" -c "import moto" 2>/dev/null; then
+# So is one whose server script names another interpreter than its own.
+if [ "$(cat "$venv/.lock" 2>/dev/null)" != "$lock" ] || ! "$venv/bin/python" -c "import moto" 2>/dev/null ||
+	[ "$(head -n 1 "$venv/bin/moto_server" 2>/dev/null)" != "#!$venv/bin/python3" ]; then
 	rm -rf "$venv"
 	python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$venv"; }
 	log "installing moto's S3 server in $venv (versions and hashes from $requirements)"
