@@ -39,29 +39,7 @@ func (p *Planned) String() string {
 	fmt.Fprintf(&b, "strategy %s: %d %s in %d %s (%s in %s)\n", p.Strategy,
 		sources, plural(sources, "source", "sources"), len(p.Reads), plural(len(p.Reads), "read", "reads"),
 		how, p.Discovery.Round(time.Millisecond))
-	if n := p.Requests.SparkRequests(); n > 0 {
-		fmt.Fprintf(&b, "  %d Spark %s (%d %s, %d %s), %s of results\n", n, plural(int(n), "request", "requests"),
-			p.Requests.Analyses, plural(int(p.Requests.Analyses), "analysis", "analyses"),
-			p.Requests.Executions, plural(int(p.Requests.Executions), "execution", "executions"), ByteSize(p.Requests.ResultBytes))
-	}
-	for _, r := range p.Reads {
-		if r.multiFile() {
-			fmt.Fprintf(&b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
-		}
-	}
-	if scans := p.scanPlan(); len(scans.batches) > 0 {
-		fmt.Fprintf(&b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
-			scans.files(), len(scans.batches), plural(len(scans.batches), "scan", "scans"))
-	}
-	if p.RemoteTyped > 0 {
-		fmt.Fprintf(&b, "  %d files only the server sees typed by the client, from their contents fetched in %d Spark jobs\n", p.RemoteTyped, p.RemoteFetchJobs)
-	}
-	if p.TypedTogether > 0 {
-		fmt.Fprintf(&b, "  %d files typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
-	}
-	if p.InferenceNote != "" {
-		fmt.Fprintf(&b, "  %s\n", p.InferenceNote)
-	}
+	p.writeDiscovery(&b)
 	if len(p.Skipped) > 0 {
 		shown := p.Skipped
 		if len(shown) > 5 {
@@ -355,4 +333,33 @@ func (run *IncrementalRun) String() string {
 	}
 	fmt.Fprintf(&b, "  incremental: %d new %s of %d listed; %d merged already (%s)\n", len(run.Merged), plural(len(run.Merged), "file", "files"), run.Listed, run.AlreadyMerged, run.State)
 	return b.String()
+}
+
+// writeDiscovery writes how the plan's schemas were found: its Spark
+// requests, multi-file reads, positional scans, files typed from fetched
+// contents or by Spark together, and why the client typed none.
+func (p *Planned) writeDiscovery(b *strings.Builder) {
+	if n := p.Requests.SparkRequests(); n > 0 {
+		fmt.Fprintf(b, "  %d Spark %s (%d %s, %d %s), %s of results\n", n, plural(int(n), "request", "requests"),
+			p.Requests.Analyses, plural(int(p.Requests.Analyses), "analysis", "analyses"),
+			p.Requests.Executions, plural(int(p.Requests.Executions), "execution", "executions"), ByteSize(p.Requests.ResultBytes))
+	}
+	for _, r := range p.Reads {
+		if r.multiFile() {
+			fmt.Fprintf(b, "  one %s read over %d files: %s\n", r.Format, len(r.Sources), r.Name)
+		}
+	}
+	if scans := p.scanPlan(); len(scans.batches) > 0 {
+		fmt.Fprintf(b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
+			scans.files(), len(scans.batches), plural(len(scans.batches), "scan", "scans"))
+	}
+	if p.RemoteTyped > 0 {
+		fmt.Fprintf(b, "  %d files only the server sees typed by the client, from their contents fetched in %d Spark jobs\n", p.RemoteTyped, p.RemoteFetchJobs)
+	}
+	if p.TypedTogether > 0 {
+		fmt.Fprintf(b, "  %d files typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
+	}
+	if p.InferenceNote != "" {
+		fmt.Fprintf(b, "  %s\n", p.InferenceNote)
+	}
 }

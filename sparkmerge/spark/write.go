@@ -169,13 +169,7 @@ func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*
 // installs the staged rows.
 func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, start time.Time) (*Result, error) {
 	result := &Result{Planned: planned, Target: job.Target, RowsWritten: -1}
-	if discards(job.Target) && job.Verify {
-		return nil, fmt.Errorf("verify: the noop format keeps no rows to count; verify a merge written to a path or a table")
-	}
-	if err := checkPartitionColumns(job.Target, planned); err != nil {
-		return nil, err
-	}
-	if err := planned.Err(); err != nil && !job.DryRun {
+	if err := refuseUnrunnable(job, planned); err != nil {
 		return nil, err
 	}
 	if job.DryRun {
@@ -223,26 +217,14 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if err := c.countWritten(ctx, w, result); err != nil {
 		return nil, err
 	}
-	if planned.Plan.Rescue != "" {
-		// This merge's rows: the written ones where they are its own,
-		// else the merge once more.
-		rows := merged
-		if w.own && w.rows != nil {
-			rows = *w.rows
-		}
-		if result.Rescued, err = countRescued(progressIn(ctx).sparkProgress(ctx, PhaseWrite), rows, planned.Plan.Rescue, w.own && w.rows == nil); err != nil {
-			return nil, fmt.Errorf("count rescued values: %w", err)
-		}
+	if err := countRescuedWritten(ctx, planned, merged, w, result); err != nil {
+		return nil, err
 	}
 	if job.Verify {
-		progress := progressIn(ctx)
-		progress.report(Progress{Phase: PhaseVerify})
-		if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, w.rows, w.own, planned, readCounts, result); err != nil {
+		if err := c.verifyWrite(ctx, job, planned, w, readCounts, result); err != nil {
 			result.Elapsed = time.Since(start)
 			return result, err
 		}
-		result.Verified = true
-		progress.report(Progress{Phase: PhaseVerify, Finished: true, Done: result.RowsWritten})
 	}
 	if w.stage.install != nil {
 		// From here the staged rows are the merge's result: install
@@ -259,6 +241,51 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	}
 	result.Elapsed = time.Since(start)
 	return result, nil
+}
+
+// refuseUnrunnable refuses, before any work, a merge that cannot run as
+// planned.
+func refuseUnrunnable(job Job, planned *Planned) error {
+	if discards(job.Target) && job.Verify {
+		return fmt.Errorf("verify: the noop format keeps no rows to count; verify a merge written to a path or a table")
+	}
+	if err := checkPartitionColumns(job.Target, planned); err != nil {
+		return err
+	}
+	if err := planned.Err(); err != nil && !job.DryRun {
+		return err
+	}
+	return nil
+}
+
+// countRescuedWritten counts, with a rescue column, the values it kept in
+// the merge's rows: the written ones where they are its own, else the
+// merge once more.
+func countRescuedWritten(ctx context.Context, planned *Planned, merged connect.Frame, w *targetWrite, result *Result) error {
+	if planned.Plan.Rescue == "" {
+		return nil
+	}
+	rows := merged
+	if w.own && w.rows != nil {
+		rows = *w.rows
+	}
+	var err error
+	if result.Rescued, err = countRescued(progressIn(ctx).sparkProgress(ctx, PhaseWrite), rows, planned.Plan.Rescue, w.own && w.rows == nil); err != nil {
+		return fmt.Errorf("count rescued values: %w", err)
+	}
+	return nil
+}
+
+// verifyWrite runs Verify over what w wrote, reporting its phase.
+func (c *Client) verifyWrite(ctx context.Context, job Job, planned *Planned, w *targetWrite, readCounts map[string]int64, result *Result) error {
+	progress := progressIn(ctx)
+	progress.report(Progress{Phase: PhaseVerify})
+	if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, w.rows, w.own, planned, readCounts, result); err != nil {
+		return err
+	}
+	result.Verified = true
+	progress.report(Progress{Phase: PhaseVerify, Finished: true, Done: result.RowsWritten})
+	return nil
 }
 
 // mergeNothingNew ends an incremental run that has no rows to write: it
