@@ -65,8 +65,9 @@ done
 # venv without moto, is built afresh.
 lock="$(sha256sum "$requirements" | cut -d' ' -f1)"
 # So is one whose server script names another interpreter than its own.
+shebang=$(head -n 1 "$venv/bin/moto_server" 2>/dev/null || true)
 if [ "$(cat "$venv/.lock" 2>/dev/null)" != "$lock" ] || ! "$venv/bin/python" -c "import moto" 2>/dev/null ||
-	[ "$(head -n 1 "$venv/bin/moto_server" 2>/dev/null)" != "#!$venv/bin/python3" ]; then
+	[ "${shebang#"#!$venv/bin/python"}" = "$shebang" ]; then
 	rm -rf "$venv"
 	python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$venv"; }
 	log "installing moto's S3 server in $venv (versions and hashes from $requirements)"
