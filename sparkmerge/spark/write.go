@@ -90,25 +90,11 @@ func (e *VerifyError) Error() string {
 func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	start := time.Now()
 	ctx, _ = withProgress(ctx, job)
-	if err := checkTarget(job.Target); err != nil {
-		return nil, err
-	}
-	unmatch, err := c.matchNames(ctx, job.Policy)
+	job, rolled, unmatch, err := c.startMerge(ctx, job)
 	if err != nil {
 		return nil, err
 	}
 	defer unmatch()
-	job, err = c.resolveJobPaths(ctx, job)
-	if err != nil {
-		return nil, err
-	}
-	if job, err = checkIncremental(job); err != nil {
-		return nil, err
-	}
-	rolled, err := c.rollForward(ctx, job)
-	if err != nil {
-		return nil, err
-	}
 	if err := c.checkTargetAbsent(ctx, job.Target); err != nil {
 		return nil, err
 	}
@@ -123,6 +109,35 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	return result, err
 }
 
+// startMerge is what every merge does before it plans or writes: checks
+// the target, matches names as the policy says (unmatch puts the
+// session back), resolves the job's paths, checks an incremental job,
+// and completes an interrupted overwrite of the target (rolled).
+func (c *Client) startMerge(ctx context.Context, job Job) (Job, *RolledForward, func(), error) {
+	if err := checkTarget(job.Target); err != nil {
+		return job, nil, nil, err
+	}
+	unmatch, err := c.matchNames(ctx, job.Policy)
+	if err != nil {
+		return job, nil, nil, err
+	}
+	fail := func(err error) (Job, *RolledForward, func(), error) {
+		unmatch()
+		return job, nil, nil, err
+	}
+	if job, err = c.resolveJobPaths(ctx, job); err != nil {
+		return fail(err)
+	}
+	if job, err = checkIncremental(job); err != nil {
+		return fail(err)
+	}
+	rolled, err := c.rollForward(ctx, job)
+	if err != nil {
+		return fail(err)
+	}
+	return job, rolled, unmatch, nil
+}
+
 // MergePlanned runs a merge that [Client.Plan] planned for the same job,
 // for callers that inspect the plan first. Local files the client read to
 // plan must not change in between: a positional scan (see [Result].Scans)
@@ -131,25 +146,11 @@ func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
 	ctx, _ = withProgress(ctx, job)
-	if err := checkTarget(job.Target); err != nil {
-		return nil, err
-	}
-	unmatch, err := c.matchNames(ctx, job.Policy)
+	job, rolled, unmatch, err := c.startMerge(ctx, job)
 	if err != nil {
 		return nil, err
 	}
 	defer unmatch()
-	job, err = c.resolveJobPaths(ctx, job)
-	if err != nil {
-		return nil, err
-	}
-	if job, err = checkIncremental(job); err != nil {
-		return nil, err
-	}
-	rolled, err := c.rollForward(ctx, job)
-	if err != nil {
-		return nil, err
-	}
 	if err := c.checkInputs(ctx, job.Target, planned.Reads, job.Sources); err != nil {
 		return nil, err
 	}
