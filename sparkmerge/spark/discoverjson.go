@@ -27,7 +27,7 @@ import (
 // Spark's JSON inference types a record's fields from that record alone
 // and merges records field by field (compatibleType: the same fold at
 // every depth, and one whose result does not depend on the order of the
-// records, so neither on how Spark splits a file into partitions), then
+// records), then
 // makes every field that only ever held null a string and drops empty
 // structs and empty names, again at every depth. So the type the batch
 // gives l<i> is the struct Spark gives file i alone. The exceptions are
@@ -172,18 +172,17 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 	if !typesJSONTogether(c.SparkVersion()) {
 		return reads, done, nil
 	}
+	t := &jsonTogether{c: c, parallelism: max(parallelism, 1)}
 	byKey := map[string][]*Read{}
 	var order []string
-	t := &jsonTogether{c: c, parallelism: max(parallelism, 1)}
 	sizes := map[*Read]int64{}
 	for _, r := range reads {
 		key := jsonTogetherKey(r)
-		if key == "" {
-			t.rest = append(t.rest, r)
-			continue
+		size, known := int64(0), false
+		if key != "" {
+			size, known = csvFileSize(r)
 		}
-		size, known := csvFileSize(r)
-		if !known || size > maxJSONBatchBytes {
+		if !known {
 			t.rest = append(t.rest, r)
 			continue
 		}
@@ -193,13 +192,35 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 		byKey[key] = append(byKey[key], r)
 		sizes[r] = size
 	}
+	// A file larger than Spark's split is read alone in several
+	// partitions whose types Spark merges: equal only if the merge does
+	// not depend on how the records are split, which no test here has
+	// shown yet, so such files go alone. (Asked only when some files
+	// could be typed together: it is a request to the server.)
+	var split int64
+	for _, key := range order {
+		if len(byKey[key]) >= 2 && split == 0 {
+			var ok bool
+			if split, ok = c.fileSplitBytes(ctx); !ok {
+				return reads, done, nil
+			}
+		}
+	}
 	var batches []*jsonBatch
 	for _, key := range order {
-		if len(byKey[key]) < 2 {
-			t.rest = append(t.rest, byKey[key]...)
+		var fit []*Read
+		for _, r := range byKey[key] {
+			if sizes[r] <= split {
+				fit = append(fit, r)
+			} else {
+				t.rest = append(t.rest, r)
+			}
+		}
+		if len(fit) < 2 {
+			t.rest = append(t.rest, fit...)
 			continue
 		}
-		batches = append(batches, jsonBatches(byKey[key], sizes)...)
+		batches = append(batches, jsonBatches(fit, sizes)...)
 	}
 	if err := t.typeBatches(ctx, batches); err != nil {
 		return nil, t.done, err
