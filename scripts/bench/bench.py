@@ -41,7 +41,11 @@ PY = sys.executable
 # run.sh builds a private binary so that another session rebuilding bin/
 # cannot change the contender in the middle of a run.
 SPARKMERGE = os.environ.get("BENCH_SPARKMERGE", os.path.join(REPO, "bin", "sparkmerge"))
-KINDS = [("wide-drift-csv", "csv", "csv"), ("wide-drift-json", "json", "json"), ("parquet-evolve", "parquet", "parquet")]
+KINDS = [("wide-drift-csv", "csv", "csv"), ("wide-drift-json", "json", "json"), ("parquet-evolve", "parquet", "parquet"),
+         # Real drops (issue 34; gen.py --kinds dated-csv,lake): run only
+         # when named in --corpora. The lakes' N is their number of files.
+         ("dated-csv", "csv", "csv"), ("lake-csv", "csv", "csv"), ("lake-json", "json", "json")]
+DEFAULT_KINDS = ["wide-drift-csv", "wide-drift-json", "parquet-evolve"]
 SPARK_CONTENDERS = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce",
                     "pyspark-reduce-ansioff", "pyspark-multiread", "floor-infer", "floor-schema"]
 # Each contender again with NOOP: the same run writing nothing (Spark's
@@ -49,7 +53,10 @@ SPARK_CONTENDERS = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath
 # project part and its write (issue 14's phases).
 NOOP = "+noop"
 NOOP_CONTENDERS = ["sparkmerge-auto" + NOOP, "floor-infer" + NOOP, "floor-schema" + NOOP]
-CONTENDERS = SPARK_CONTENDERS + ["duckdb"] + NOOP_CONTENDERS
+# sparkmerge auto with --spark-inference: every CSV and JSON file typed by
+# Spark, the path every file the client's typing refuses takes (issue 34).
+SPARK_INFERENCE = "+spark-inference"
+CONTENDERS = SPARK_CONTENDERS + ["duckdb"] + NOOP_CONTENDERS + ["sparkmerge-auto" + SPARK_INFERENCE]
 # --server-root: the corpora as the server sees them, and as this machine does.
 SERVER_ROOT, CLIENT_ROOT = "", ""
 
@@ -68,6 +75,9 @@ def command(contender, corpus, fmt, ext, out, listfile, remote):
         corpus = dict(corpus, dir=corpus["server_dir"])
         contender, listfile = contender[:-len(REMOTE)], corpus["server_listfile"]
     d = corpus["dir"]
+    if contender.endswith(SPARK_INFERENCE):
+        cmd = command(contender[:-len(SPARK_INFERENCE)], corpus, fmt, ext, out, listfile, remote)
+        return cmd[:2] + ["--spark-inference"] + cmd[2:]
     if contender.endswith(NOOP):
         cmd = command(contender[:-len(NOOP)], corpus, fmt, ext, out, listfile, remote)
         if cmd[0] == SPARKMERGE:
@@ -241,6 +251,13 @@ def check_output(out, expected):
     type_diff = sorted(f"{c}: {types[c]} (want {t})" for c, t in want.items() if c in types and types[c] != t)
     counted = nonnull_counts(files)
     wrong_values = sorted(c for c, k in expected["nonnull"].items() if counted.get(c) != k)
+    fingerprints_differ = []
+    if "fingerprints" in expected and cols_ok_for(lower, want):
+        try:
+            got = gen.value_fingerprints(files, want, reference=False)
+            fingerprints_differ = sorted(c for c, fp in expected["fingerprints"].items() if got.get(c) != fp)
+        except Exception as e:  # a column of another type than expected
+            fingerprints_differ = [f"(fingerprints not computed: {str(e)[:160]})"]
     rows_ok = rows == expected["rows"]
     cols_ok = not missing and not extra and not dup
     problems = []
@@ -254,9 +271,18 @@ def check_output(out, expected):
         problems.append("duplicate column names")
     if wrong_values and cols_ok:
         problems.append(f"non-null counts differ in {len(wrong_values)} columns (values in the wrong columns?), e.g. {wrong_values[:3]}")
-    return {"ok": rows_ok and cols_ok and not wrong_values, "values_ok": not wrong_values, "out_files": len(files), "rows": rows, "rows_ok": rows_ok, "cols_ok": cols_ok,
+    if fingerprints_differ:
+        problems.append(f"values differ from the expected ones in {len(fingerprints_differ)} columns, e.g. {fingerprints_differ[:3]}")
+    return {"ok": rows_ok and cols_ok and not wrong_values and not fingerprints_differ,
+            "values_ok": not wrong_values and not fingerprints_differ,
+            "values_checked": "fingerprints" if "fingerprints" in expected else "non-null counts", "out_files": len(files), "rows": rows, "rows_ok": rows_ok, "cols_ok": cols_ok,
             "types_ok": not type_diff, "type_diff": type_diff[:6], "type_diff_count": len(type_diff),
             "check": "; ".join(problems)}
+
+
+def cols_ok_for(lower, want):
+    """Whether an output has exactly the expected columns (case-insensitively)."""
+    return sorted(lower) == sorted(want)
 
 
 def error_summary(err):
@@ -282,10 +308,12 @@ def error_summary(err):
 def corpora(root, ns, kinds=""):
     for n in ns:
         for kind, fmt, ext in KINDS:
-            if kinds and kind not in kinds.split(","):
+            if kind not in (kinds.split(",") if kinds else DEFAULT_KINDS):
                 continue
             name = f"{kind}-{n}"
             exp_path = os.path.join(root, "corpora", name + ".expected.json")
+            if not kinds and not os.path.exists(exp_path):
+                continue
             expected = json.load(open(exp_path))
             listfile = os.path.join(root, "corpora", name + ".files")
             with open(listfile, "w") as out:
@@ -374,6 +402,12 @@ def bench(args, ns, results):
                             rec["reads_local"] = sum(1 for r in res.get("reads") or [] if r.get("inferred_locally"))
                             rec["scans"] = res.get("scans")
                             rec["rows_written"] = res.get("rows_written")
+                            # What discovery asked of Spark (issue 34):
+                            # analyses, executions, settings and the
+                            # bytes of results sent to the client.
+                            rec["requests"] = res.get("requests")
+                            rec["typed_together"] = res.get("typed_together", 0)
+                            rec["together_requests"] = res.get("together_requests", 0)
                         except ValueError:
                             pass
                 else:

@@ -15,7 +15,8 @@ from collections import defaultdict
 ORDER = ["sparkmerge-auto", "sparkmerge-union", "sparkmerge-multipath", "pyspark-reduce", "pyspark-reduce-ansioff",
          "pyspark-multiread", "duckdb", "floor-infer", "floor-schema",
          "sparkmerge-auto@remote", "pyspark-reduce@remote", "pyspark-reduce-ansioff@remote", "pyspark-multiread@remote",
-         "sparkmerge-auto+noop", "floor-infer+noop", "floor-schema+noop", "transfer-floor@remote"]
+         "sparkmerge-auto+noop", "floor-infer+noop", "floor-schema+noop", "transfer-floor@remote",
+         "sparkmerge-auto+spark-inference", "sparkmerge-auto+spark-inference@remote", "floor-infer@remote"]
 KINDS = ["wide-drift-csv", "wide-drift-json", "parquet-evolve"]
 WHAT = {
     "sparkmerge-auto": "`sparkmerge merge --strategy auto DIR/*.ext`",
@@ -34,6 +35,9 @@ WHAT = {
     "floor-infer+noop": "floor-infer written to Spark's noop format (for the phases)",
     "floor-schema+noop": "floor-schema written to Spark's noop format (for the phases)",
     "transfer-floor@remote": "issue 11's floor of client-side typing: Spark sends the server-only files' bytes that sparkmerge fetches to type them (`binaryFile` to Arrow in PySpark: CSV and JSON files whole, a Parquet file's last 64 KiB), nothing typed or written",
+    "sparkmerge-auto+spark-inference": "sparkmerge auto with `--spark-inference`: every CSV and JSON file typed by Spark, the path each file the client's typing refuses takes (issue 34)",
+    "sparkmerge-auto+spark-inference@remote": "the same on the server-only files",
+    "floor-infer@remote": "floor-infer reading the floor where only the server sees it",
     "duckdb": "DuckDB in-process: `read_csv/read_json/read_parquet([...], union_by_name=true)` -> `COPY TO parquet`",
 }
 
@@ -389,22 +393,165 @@ def remote_goals(w, summary, ns):
           f"{correctness(local)[0]}; {correctness(remote)[0]} | {goal} |")
 
 
+DROP_KINDS = ["dated-csv", "lake-csv", "lake-json", "wide-drift-csv", "wide-drift-json"]
+
+
+ALL_KINDS = KINDS + [k for k in DROP_KINDS if k not in KINDS]
+
+
+def drop_rows(summary, ns):
+    """The corpora of issue 34, each where the client reads it and where
+    only the server does: (kind, N, where, auto, floor, spark-inference)
+    summaries, for every one on which sparkmerge auto ran."""
+    rows = []
+    for kind in DROP_KINDS:
+        for n in ns:
+            for where, suffix in (("local", ""), ("server only", "@remote")):
+                auto = summary.get((kind, n, "sparkmerge-auto" + suffix))
+                fallback = summary.get((kind, n, "sparkmerge-auto+spark-inference" + suffix))
+                if not auto and not fallback:
+                    continue
+                floor = summary.get((kind, n, "floor-infer" + suffix)) or summary.get((kind, n, "floor-infer"))
+                rows.append((kind, n, where, auto, floor, fallback))
+    return rows
+
+
+def expected_of(root, kind, n):
+    p = os.path.join(root, "corpora", f"{kind}-{n}.expected.json")
+    return json.load(open(p)) if os.path.exists(p) else {}
+
+
+def requests_of(s):
+    """(Spark requests: analyses + executions, result bytes) of a
+    sparkmerge run, or None when the run did not record them."""
+    q = (s or {}).get("first", {}).get("requests")
+    if not q:
+        return None
+    return q["analyses"] + q["executions"], q["result_bytes"], q
+
+
+def drops(w, summary, ns, root):
+    """Issue 34's goals: corpora that look like real drops."""
+    rows = drop_rows(summary, ns)
+    if not rows:
+        return
+    w("")
+    w("## Real drops (issue 34), as measured")
+    w("")
+    w("sparkmerge auto against the inferring floor (Spark reading the same rows without drift in one load with "
+      "`inferSchema`), where the client reads the files and where only the server does (`@remote`: the corpus "
+      "at a path absent on the client). Spark requests are what discovery asked of the server (`-o json` "
+      "`requests`: analyses + executions, each one or more Spark jobs); bytes to the client are the results "
+      "those requests sent back (`requests.result_bytes`) against the corpus's size. Goals: auto at most 1.2x "
+      "the floor; on dated-csv discovery at most 15% of the merge; on the lakes at most 1% of the corpus sent "
+      "to the client; Spark requests at most the distinct headers (JSON: key sets) plus a small constant.")
+    table_head(w, "| corpus | N | size | where | auto s | floor, inferred s | auto / floor | discovery s (share) | Spark requests (analyses + executions) | distinct headers | typed by Spark together (in requests) | bytes to the client (of the corpus) | auto --spark-inference s (discovery s, requests) | correct | goal |",
+               "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for kind, n, where, auto, floor, fallback in rows:
+        exp = expected_of(root, kind, n)
+        size = exp.get("bytes") or (auto or fallback)["first"].get("bytes", 0)
+        headers = exp.get("headers")
+        cells = [kind, str(n), f"{size / 1e6:.0f} MB", where]
+        goal_parts = []
+        if auto:
+            ratio = auto["median"] / floor["median"] if floor and floor["ok"] else None
+            disc = auto.get("discovery")
+            share = disc / auto["median"] if disc is not None else None
+            req = requests_of(auto)
+            first = auto["first"]
+            cells += [fmt_s(auto["median"]), fmt_s(floor["median"]) if floor else "-",
+                      "-" if ratio is None else f"{ratio:.2f}",
+                      "-" if disc is None else f"{disc:.2f} ({100 * share:.0f}%)",
+                      "-" if not req else f"{req[0]} ({req[2]['analyses']} + {req[2]['executions']})",
+                      "-" if headers is None else str(headers),
+                      f"{first.get('typed_together', 0)} ({first.get('together_requests', 0)})",
+                      "-" if not req else f"{req[1] / 1e6:.1f} MB ({100 * req[1] / size:.1f}%)"]
+            if ratio is not None:
+                goal_parts.append(f"ratio {'met' if ratio <= 1.2 else 'NOT met'}")
+            if kind == "dated-csv" and share is not None:
+                goal_parts.append(f"discovery {'met' if share <= 0.15 else 'NOT met'}")
+            if kind.startswith("lake") and req:
+                goal_parts.append(f"bytes {'met' if req[1] <= 0.01 * size else 'NOT met'}")
+            if req and headers is not None:
+                goal_parts.append(f"requests {'met' if req[0] <= headers + 10 else 'NOT met'}")
+        else:
+            cells += ["-"] * 8
+        if fallback:
+            fr = requests_of(fallback)
+            fd = fallback.get("discovery")
+            cells.append(f"{fmt_s(fallback['median'])} ({'-' if fd is None else f'{fd:.1f}'}, {'-' if not fr else fr[0]})")
+        else:
+            cells.append("-")
+        cells.append("; ".join(correctness(s)[0] for s in (auto, floor, fallback) if s))
+        if auto and not auto["ok"]:
+            goal_parts = ["auto not correct"]
+        cells.append(", ".join(goal_parts) or "-")
+        w("| " + " | ".join(cells) + " |")
+
+
+def drops_plot(summary, ns, png):
+    """Bars per corpus: the inferring floor, sparkmerge auto (its
+    discovery hatched) and auto with --spark-inference."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = drop_rows(summary, ns)
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(rows) + 2), 5.6))
+    width = 0.27
+    labels = []
+    for i, (kind, n, where, auto, floor, fallback) in enumerate(rows):
+        labels.append(f"{kind}\nN = {n}\n{where}")
+        for j, (s, color, name) in enumerate(((floor, "C7", "floor, inferred"), (auto, "C0", "sparkmerge auto"),
+                                              (fallback, "C3", "auto --spark-inference"))):
+            if not s:
+                continue
+            x = i + (j - 1) * width
+            ax.bar(x, s["median"], width, color=color, label=name if i == 0 or name not in ax.get_legend_handles_labels()[1] else None,
+                   alpha=1.0 if s["ok"] else 0.35)
+            if s.get("discovery") is not None:
+                ax.bar(x, s["discovery"], width, color="none", edgecolor="black", hatch="//", linewidth=0,
+                       label="of which discovery" if "of which discovery" not in ax.get_legend_handles_labels()[1] else None)
+            ax.text(x, s["median"], fmt_s(s["median"]), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel("median wall time, s")
+    ax.set_title("Real drops (issue 34): sparkmerge auto against the inferring floor")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--results", required=True)
+    ap.add_argument("--results", required=True, action="append",
+                    help="a bench.py results file; again for more (e.g. a local run and a server-only run)")
     ap.add_argument("--mode", default="full")
     ap.add_argument("--command", required=True)
     ap.add_argument("--md", required=True)
     ap.add_argument("--png", required=True)
     ap.add_argument("--note", default="", help="a paragraph on how this run deviated from the command")
     args = ap.parse_args()
-    root = os.path.dirname(os.path.abspath(args.results))
-    runs, rpcs, analysis, metas, disc = load(args.results)
+    root = os.path.dirname(os.path.abspath(args.results[0]))
+    runs, rpcs, analysis, metas, disc = [], [], [], [], []
+    for path in args.results:
+        for into, got in zip((runs, rpcs, analysis, metas, disc), load(path)):
+            into.extend(got)
     summary = summarize(runs)
     ns = sorted({r["n"] for r in runs})
     reps = max((r["rep"] for r in runs), default=0) + 1
     os.makedirs(os.path.dirname(args.md), exist_ok=True)
-    plot(summary, args.png, ns)
+    # A run of issue 34's corpora alone is drawn as bars per corpus;
+    # any other as time against N per corpus kind.
+    if not any(r["corpus"] in KINDS for r in runs) and drops_plot(summary, ns, args.png):
+        pass
+    else:
+        plot(summary, args.png, ns)
 
     L = []
     w = L.append
@@ -412,7 +559,7 @@ def main():
     w("")
     w(f"Generated by `{args.command}` ({args.mode} mode: N = {', '.join(map(str, ns))}, "
       f"{reps} interleaved repetition(s) per corpus; started {metas[0].get('started', '?') if metas else '?'}, "
-      f"finished {metas[-1].get('finished', '?') if metas else '?'}). Raw results: `{os.path.relpath(os.path.abspath(args.results), REPO)}`.")
+      f"finished {metas[-1].get('finished', '?') if metas else '?'}). Raw results: {', '.join(f'`{os.path.relpath(os.path.abspath(p), REPO)}`' for p in args.results)}.")
     w("")
     starts = [m for m in metas if "started" in m]
     rotating = bool(starts) and all(m.get("order") == "rotating" for m in starts)
@@ -460,12 +607,23 @@ def main():
     table_head(w, "| corpus | N | rows per file | rows | size | expected columns |",
                "|---|---:|---:|---:|---:|---:|")
     for n in ns:
-        for kind in KINDS:
+        for kind in ALL_KINDS:
             p = os.path.join(root, "corpora", f"{kind}-{n}.expected.json")
             if os.path.exists(p):
                 e = json.load(open(p))
                 w(f"| {kind} | {n} | {e['rows_per_file']} | {e['rows']:,} | {e['bytes'] / 1e6:.1f} MB | {len(e['columns'])} |")
     w("")
+    if any(r["corpus"] in DROP_KINDS[:3] for r in runs):
+        w("`dated-csv` (issue 34): wide-drift-csv's column pool and drift with three more columns in every file at "
+          "random positions: an ISO date, a timestamp as Spark's CSV writer writes it (`2024-03-05T12:34:56.123Z`) "
+          "and a free-text note holding commas and quotes, quoted and escaped as Spark's CSV writer does "
+          "(`\"said \\\"hi\\\", then\"`). `lake-csv` / `lake-json` (issue 34): files of about 50 MB, four header "
+          "versions in turn (columns added, reordered, `Customer` in another case, `score` from int to bigint), "
+          "dates, timestamps and quoted notes, 1% nulls; read where only the server sees them. Their outputs are "
+          "checked value for value: per column, the non-null values and the sum of DuckDB's hash of every value "
+          "in the expected type, against the same of a reference that holds every value as written (gen.py's "
+          "`ref/`).")
+        w("")
     w("Every output is checked, not only timed: row count = expected rows (duplicates kept), the set of column "
       "names (case-insensitive) = the expected set with no duplicates, and the number of non-null values per "
       "column = the expected number (this catches values that land in the wrong column). Column types are "
@@ -475,8 +633,10 @@ def main():
     w("")
     w("## Contenders")
     w("")
+    present = {r["contender"] for r in runs}
     for c in ORDER:
-        w(f"- **{c}**: {WHAT[c]}")
+        if c in present:
+            w(f"- **{c}**: {WHAT[c]}")
     w("")
     w("Each run is a fresh client process: wall time includes process start (Python + pyspark import ~1 s, "
       "DuckDB import), connecting, planning, the Spark job and the write. RSS is the client process's peak "
@@ -488,7 +648,7 @@ def main():
     w("Median wall time over the successful runs (min-max in brackets), ratio = median / median of "
       "sparkmerge-auto on the same corpus and N (below 1 = faster than sparkmerge auto). A failed contender "
       "is not repeated; its time is the time until it failed.")
-    for kind in KINDS:
+    for kind in ALL_KINDS:
         for n in ns:
             base = summary.get((kind, n, "sparkmerge-auto"))
             rows = [(c, summary[(kind, n, c)]) for c in ORDER if (kind, n, c) in summary]
@@ -631,6 +791,7 @@ def main():
     floor_goals(w, summary, ns)
     phases(w, summary, ns)
     remote_goals(w, summary, ns)
+    drops(w, summary, ns, root)
     w("")
     w(f"![time vs N]({os.path.relpath(args.png, os.path.dirname(os.path.abspath(args.md)))})")
     w("")

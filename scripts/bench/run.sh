@@ -19,7 +19,9 @@
 # docs/bench-NAME.png, e.g. BENCH_NAME=floor for a run of a few contenders
 # with "-- --only ..."),
 # BENCH_REPS_LARGE (repetitions at N >= 1000, default BENCH_REPS), BENCH_SCALE,
-# BENCH_TIMEOUT (seconds per run).
+# BENCH_TIMEOUT (seconds per run), BENCH_KINDS (gen.py's --kinds, default
+# wide-drift,parquet-evolve; dated-csv and lake add issue 34's corpora, run
+# with "-- --corpora dated-csv,..."; the lakes are meant for --server-root).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--) shift; extra=("$@"); break ;;
-	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown flag $1 (use --quick, or -- FLAGS for bench.py)" >&2; exit 2 ;;
 	esac
 	shift
@@ -74,7 +76,7 @@ log "building $root/bin/sparkmerge"
 export BENCH_SPARKMERGE="$root/bin/sparkmerge"
 
 log "generating corpora (N=$ns, scale $scale) under $root/corpora"
-"$py" "$here/gen.py" --root "$root/corpora" --n "$ns" --scale "$scale"
+"$py" "$here/gen.py" --root "$root/corpora" --n "$ns" --scale "$scale" --kinds "${BENCH_KINDS:-wide-drift,parquet-evolve}"
 
 results="$root/results-${BENCH_NAME:-$mode}.jsonl"
 rm -f "$results"
