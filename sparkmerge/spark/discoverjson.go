@@ -95,13 +95,6 @@ func jsonTogetherKey(r *Read) string {
 	return b.String()
 }
 
-// typesJSONTogether reports whether typeJSONTogether's nesting has been
-// proven equal to reading each file alone on the server's Spark (by
-// TestJSONTypedTogetherAsAlone).
-func typesJSONTogether(sparkVersion string) bool {
-	return strings.HasPrefix(sparkVersion, "4.0.")
-}
-
 // Bounds of one batch of typeJSONTogether: its files, and their bytes
 // (the batch's inference reads them all, as reading each alone would).
 const (
@@ -169,7 +162,7 @@ type jsonTogether struct {
 // (see the top of this file) and returns the reads left to Spark alone.
 // It fails only when the server is unreachable or ctx ended.
 func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelism int) (rest []*Read, done typedTogether, err error) {
-	if !typesJSONTogether(c.SparkVersion()) {
+	if !typesTogether(c.SparkVersion()) {
 		return reads, done, nil
 	}
 	t := &jsonTogether{c: c, parallelism: max(parallelism, 1)}

@@ -309,6 +309,17 @@ func TestClientRulesMatch(t *testing.T) {
 	}
 }
 
+// Files are typed together on the Spark lines the version matrix proves
+// it on, and each alone on any other (4.2, before 3.5).
+func TestTypesTogether(t *testing.T) {
+	for v, want := range map[string]bool{"4.0.1": true, "4.0.5": true, "4.0": true, "3.5.7": true, "4.1.4": true, "4.3.0": true,
+		"4.2.1": false, "3.4.1": false, "4.00.1": false, "4.10.0": false, "5.0.0": false, "": false} {
+		if got := typesTogether(v); got != want {
+			t.Errorf("typesTogether(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
 func TestStrategyStringOutOfRange(t *testing.T) {
 	for s, want := range map[Strategy]string{StrategyAuto: "auto", Strategy(-1): "Strategy(-1)", Strategy(9): "Strategy(9)"} {
 		if got := s.String(); got != want {
