@@ -60,6 +60,10 @@ budget=${SPARKMERGE_MATRIX_BUDGET:-1500}
 #   the version command      TestCLIVersionNamesTheServer
 matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer|TestCSVTypedTogetherAsAlone|TestJSONTypedTogetherAsAlone|TestPlanCountsItsSparkRequests)$'
 
+# Spark's defaults for code generation (whole-stage code, compiled with
+# a fallback to interpreted), set back on the matrix's servers.
+compiled_conf='spark.sql.codegen.wholeStage=true spark.sql.codegen.factoryMode=FALLBACK'
+
 # matrix_versions: the newest pinned patch of each major.minor.
 matrix_versions() {
 	spark_versions | awk -F. '{ line = $1 "." $2; last[line] = $0; if (!(line in seen)) { seen[line] = 1; order[++n] = line } }
@@ -96,7 +100,10 @@ for v in $versions; do
 		step "image $SPARK_VERSION" "$SPARKMERGE_REPO/scripts/build-image.sh"
 		step "fetch-s3 $SPARK_VERSION" export_s3_store
 		log "matrix on Spark $SPARK_VERSION ($SPARKMERGE_SPARK_IMAGE)"
+		# Spark's default code generation, which the main suite's server
+		# switches off to save CPU (sparktest): the matrix runs what users run.
 		TESTCONTAINERS_RYUK_DISABLED=true SPARKMERGE_SPARK_IMAGE="$SPARKMERGE_SPARK_IMAGE" \
+			SPARKTEST_SPARK_CONF="$compiled_conf ${SPARKTEST_SPARK_CONF:-}" \
 			go test -json -tags integration -count=1 -p 1 -parallel "${SPARKMERGE_TEST_PARALLEL:-3}" \
 			-timeout "${SPARKMERGE_TEST_TIMEOUT:-40m}" ${SPARKMERGE_GO_TEST_FLAGS:-} -run "$matrix_tests" ./integration/ |
 			"$bin/testreport" -top 5 -save "$results/matrix-$SPARK_VERSION.json"

@@ -316,7 +316,11 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	// Nothing compiled: every operator and expression interpreted. The
 	// suite's rows are few and its queries many, and the server spent a
 	// third of its CPU generating and compiling code (docs/testing.md#time):
-	// 21 % less of its CPU on the tests measured.
+	// 21 % less of its CPU on the tests measured. Spark's default (code
+	// generation) is what users run: scripts/test-matrix.sh runs the
+	// matrix's subset with it on every other version (compiledConf), and
+	// TestMergeSwitchesCodeGenerationAndRestoresIt runs a merge's own switch
+	// on a session that compiles.
 	conf["spark.sql.codegen.wholeStage"] = "false"
 	conf["spark.sql.codegen.factoryMode"] = "NO_CODEGEN"
 	// Settings of the caller's, last (they win): an event log to see
