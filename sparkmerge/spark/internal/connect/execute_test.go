@@ -497,3 +497,8 @@ func TestExecutionProgressRead(t *testing.T) {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }
+
+// setInt64 sets field name of m, for building the server's messages.
+func setInt64(m protoreflect.Message, name string, v int64) {
+	m.Set(fd(m, name), protoreflect.ValueOfInt64(v))
+}

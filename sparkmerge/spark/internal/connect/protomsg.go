@@ -139,7 +139,3 @@ func commandPlan(kind string, body protoreflect.Message) proto.Message {
 	setMsg(cmd, kind, body)
 	return p.Interface()
 }
-
-func setInt64(m protoreflect.Message, name string, v int64) {
-	m.Set(fd(m, name), protoreflect.ValueOfInt64(v))
-}
