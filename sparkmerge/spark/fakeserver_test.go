@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
@@ -51,6 +52,8 @@ type fakeServer struct {
 	// fetches that ran at once.
 	fetchDelay  time.Duration
 	maxFetching int
+	// fetchedBytes counts the file contents fetches returned.
+	fetchedBytes int64
 
 	// csvLines, csvHeaders and laneTypes answer typeCSVTogether's calls
 	// (see csvFileLines).
@@ -315,16 +318,34 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 	time.Sleep(f.fetchDelay)
 	var out []fetchedFile
 	for _, p := range paths {
+		if _, ok := f.files[p]; !ok && strings.HasPrefix(p, "/") {
+			p = "file:" + p // a file on the server's disk, as Spark names it
+		}
 		file := f.files[p]
 		listed := remoteFile{path: p, size: int64(len(file.content)), mtimeMillis: file.mtimeMillis}
 		content := []byte(file.content)
 		if len(content) == 0 {
 			content = nil // as an Arrow batch may give an empty binary value
 		}
-		if lower := strings.ToLower(p); (strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".orc")) && len(content) > footerTailBytes {
-			content = content[len(content)-footerTailBytes:] // as fetchedContent
+		// As fetchedContent and fetchedNotUTF8 cut and check them.
+		footer := strings.HasSuffix(strings.ToLower(p), ".parquet") || strings.HasSuffix(strings.ToLower(p), ".orc")
+		notUTF8 := want.checkUTF8 && !footer && int64(len(content)) > want.head && !utf8.Valid(content)
+		switch {
+		case footer && len(content) > footerTailBytes:
+			content = content[len(content)-footerTailBytes:]
+		case footer:
+		case want.from > 0:
+			content = content[min(want.from, int64(len(content))):]
+		case want.head > 0 && int64(len(content)) > want.head:
+			content = content[:want.head]
 		}
-		out = append(out, fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis})
+		if want.only != nil && !slices.Contains(want.only, p) {
+			content = nil
+		}
+		f.mu.Lock()
+		f.fetchedBytes += int64(len(content))
+		f.mu.Unlock()
+		out = append(out, fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis, notUTF8: notUTF8})
 	}
 	return out, nil
 }

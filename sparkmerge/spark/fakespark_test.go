@@ -548,7 +548,8 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 
 // listing answers a binaryFile read: per file its path, length and
 // modification time, and its real path when asked (the fake has no links:
-// its path), and for a fetch its content and the server's clock.
+// its path), and for a fetch its content, the server's clock and whether
+// it is not UTF-8 (null: the SQL's cuts and checks are not applied).
 func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 	real := !fetch && len(exprs(pmsg(rel, "project"), "expressions")) == 4
 	ds := dataSourceBelow(rel)
@@ -558,7 +559,7 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 	}
 	out := sparkReply{cols: []string{"path", "length", "modificationTime"}, rows: [][]any{}}
 	if fetch {
-		out.cols = append(out.cols, "content", "now")
+		out.cols = append(out.cols, "content", "now", "notUTF8")
 	}
 	if real {
 		out.cols = append(out.cols, "real")
@@ -574,7 +575,7 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 			}
 			row := []any{file.path, file.size, fakeMTime}
 			if fetch {
-				row = append(row, file.content, fakeNow)
+				row = append(row, file.content, fakeNow, nil) // its files are small: every one whole; null: not found to be other than UTF-8
 			}
 			if real {
 				row = append(row, file.path)

@@ -56,7 +56,10 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 
 // remoteFile is a file Spark listed.
 type remoteFile struct {
-	path        string // as the merge names and reads it
+	path string // as the merge names and reads it
+	// sparkPath is its path as Spark's listing names it (binaryFile's
+	// path column), which fetches of it name it by (fileFetch.only).
+	sparkPath   string
 	size        int64
 	mtimeMillis int64
 	// real is its real path on the server (see serverRealPath), "" when
@@ -274,6 +277,7 @@ func (c *Client) listFiles(ctx context.Context, given string, options map[string
 		return nil, fmt.Errorf("list files on the Spark server: %w", err)
 	}
 	for i := range files {
+		files[i].sparkPath = files[i].path
 		files[i].path = sameScheme(given, files[i].path)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })

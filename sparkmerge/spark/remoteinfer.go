@@ -1,6 +1,7 @@
 package spark
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -26,6 +27,40 @@ import (
 // to a temporary copy, and stamps each file with the size and modification
 // time Spark reported, so that such files join positional scans
 // (scanBatch), which fail on a file that changed since, as for local files.
+//
+// A CSV or JSON file is fetched in two steps, so that a file the client's
+// rules leave to Spark (a date, a quote, NaN: most real drops) never goes
+// to the client whole: first its head (its first remoteHeadBytes; the
+// whole of a smaller file), from which the client tells whether its rules
+// refuse the file (a value they leave to Spark in one of the head's whole
+// lines refuses the whole file: the rules read a file line by line and
+// refuse at the first such value); then, only of the files whose head
+// they do not refuse, the rest, and the client types the whole file. A
+// file whose head is refused is Spark's to type, where it lives, together
+// with others where it can (typeCSVTogether, typeJSONTogether). The
+// client so receives, per plan:
+//
+//   - of a CSV or JSON file whose head the rules refuse: at most
+//     remoteHeadBytes (64 KiB);
+//   - of one they do not (or whose head holds no whole line): the whole
+//     file, up to maxRemoteInferFile (16 MiB), to type it on the client
+//     (typing it needs every value; Spark typing such files where they
+//     live measured 5 to 15 times slower, see docs/clusters.md). A value
+//     past the head may still leave it to Spark, as before;
+//   - of a Parquet or ORC file: its footer, at most footerTailBytes (64
+//     KiB);
+//   - of a larger file, one whose reader options the rules refuse, or past
+//     maxRemoteInferTotal (512 MiB) in all: nothing;
+//
+// and at most maxRemoteInferTotal in all (Planned.Requests.ResultBytes
+// counts what came).
+//
+// The client reads a file's head whole lines at a time, so that what it
+// refuses there the whole file holds. The one check of a file's every
+// byte it would have made of the whole file, that the file is UTF-8
+// (Spark would read other bytes as U+FFFD), is made by the server in the
+// same job, of each file whose head goes alone (is_valid_utf8, Spark 4.0
+// and later; on 3.5 such a file's rest is fetched too, as before).
 
 const (
 	// maxRemoteInferFile is the largest remote file fetched to type it.
@@ -33,6 +68,12 @@ const (
 	// maxRemoteInferTotal bounds the bytes fetched for one plan: past it,
 	// Spark infers the rest where the data lives.
 	maxRemoteInferTotal = 512 << 20
+	// remoteHeadBytes is the most of a remote CSV or JSON file fetched
+	// before the client knows its rules may type it: enough for a header
+	// and hundreds of rows, in which a file's first date, quote or NaN
+	// is almost always; a sixteenth of the 1 MiB files of the benchmark,
+	// a thousandth of a lake's 64 MiB ones.
+	remoteHeadBytes = 64 << 10
 	// remoteFetchChunk bounds the contents one Spark job returns. A job
 	// has a fixed cost besides its bytes (measured; see
 	// docs/benchmarks.md#files-only-the-server-sees), so
@@ -60,26 +101,58 @@ type remoteCopy struct {
 	settled bool
 }
 
+// fetchPart is which part of the CSV and JSON files a round of fetches
+// returns: their heads (head), or the rest of those whose head the
+// client kept (from, only).
+type fetchPart struct {
+	head, from int64
+	// only: the fetches name the files they want (fileFetch.only).
+	only bool
+	// checkUTF8: see fileFetch.checkUTF8.
+	checkUTF8 bool
+}
+
 // fetchRemoteCopies copies the contents of the small remote CSV and JSON
-// files, and the footers of the Parquet and ORC files, among reads into dir
-// (a few Spark jobs, one at a time), for inferLocally. A file whose size
-// or modification time differs from its listing is left to Spark, as are
-// files past the size limits. It returns the number of Spark jobs run; a
-// failed fetch leaves its files to Spark, unless the server is
-// unreachable or ctx ended.
+// files (in two rounds: heads, then the rest of the files whose heads the
+// client's rules do not refuse), and the footers of the Parquet and ORC
+// files, among reads into dir (a few Spark jobs, one at a time), for
+// inferLocally. A file whose size or modification time differs from its
+// listing is left to Spark, as are files past the size limits and files
+// whose reader options the rules refuse. It returns the number of Spark
+// jobs run; a failed fetch leaves its files to Spark, unless the server
+// is unreachable or ctx ended.
 func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules) (jobs int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
 	// back, took a quarter of discovery); Parquet and ORC footers go to
 	// dir. Typing a job's files waits for a core, not the next fetch.
-	k := &copyKeeper{listed: listed, dir: dir, rules: rules, cores: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	k := &copyKeeper{listed: listed, dir: dir, rules: rules, cores: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		checkUTF8: serverChecksUTF8(c.SparkVersion()), heads: map[*Read][]byte{}}
 	defer k.typing.Wait()
-	// One fetch at a time, each up to remoteFetchChunk: a job of 128 MiB
-	// uses both of the server's cores by itself, and costs less than two
-	// jobs of 64 MiB run at once, which held as many results in flight
-	// (see remoteFetchChunk). The client types a job's files while the
-	// next one runs.
-	for _, f := range planFetches(reads, listed) {
+	var candidates []*Read
+	for _, r := range reads {
+		if clientMayType(r, rules) {
+			candidates = append(candidates, r)
+		}
+	}
+	heads := fetchPart{head: remoteHeadBytes, checkUTF8: k.checkUTF8}
+	fetches, budget := planFetches(candidates, listed, heads, maxRemoteInferTotal)
+	if jobs, err = c.runFetches(ctx, k, fetches, heads); err != nil || len(k.wanted) == 0 {
+		return jobs, err
+	}
+	rest := fetchPart{from: remoteHeadBytes, only: true}
+	fetches, _ = planFetches(k.wanted, listed, rest, budget)
+	more, err := c.runFetches(ctx, k, fetches, rest)
+	return jobs + more, err
+}
+
+// runFetches runs fetches one at a time, each up to remoteFetchChunk: a
+// job of 128 MiB uses both of the server's cores by itself, and costs
+// less than two jobs of 64 MiB run at once, which held as many results in
+// flight (see remoteFetchChunk). The client types a job's files while the
+// next one runs.
+func (c *Client) runFetches(ctx context.Context, k *copyKeeper, fetches []remoteFetch, part fetchPart) (jobs int, err error) {
+	for _, f := range fetches {
 		fetched, err := c.server.fetchFiles(ctx, f.files)
 		jobs++
 		if err != nil {
@@ -91,11 +164,38 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			}
 			continue // Spark infers these files, as before
 		}
-		if err := k.keep(f.reads, fetched); err != nil {
+		if err := k.keep(f.reads, fetched, part); err != nil {
 			return jobs, err
 		}
 	}
 	return jobs, nil
+}
+
+// serverChecksUTF8 reports whether a server of this Spark version says
+// whether a file is UTF-8 (is_valid_utf8, new in Spark 4.0).
+func serverChecksUTF8(sparkVersion string) bool {
+	return !strings.HasPrefix(sparkVersion, "3.")
+}
+
+// clientMayType reports whether the client's rules may type r's file
+// from a fetched copy: not a CSV or JSON file whose name (not of the
+// format's plain extension) or reader options they refuse, which would
+// be fetched for nothing.
+func clientMayType(r *Read, rules infer.Rules) bool {
+	if len(r.Paths) != 1 {
+		return false
+	}
+	var err error
+	switch r.Format {
+	case "csv":
+		_, err = localCSVFile(rules, r.Paths[0], []byte{}, r.Options)
+	case "json":
+		_, err = localJSONFile(rules, r.Paths[0], []byte{}, r.Options)
+	default:
+		return true
+	}
+	var refused *infer.Unsupported
+	return !errors.Is(err, errNotPlainLocal) && !(errors.As(err, &refused) && refused.Reason == infer.UnsupportedOptions)
 }
 
 // remoteFetch is one Spark job of fetchRemoteCopies: it reads a listing
@@ -106,22 +206,22 @@ type remoteFetch struct {
 }
 
 // planFetches groups the reads the client may type from a copy (small
-// CSV, JSON, Parquet and ORC files Spark listed) into fetches, within
-// maxRemoteInferTotal in all.
-func planFetches(reads []*Read, listed map[string]remoteFile) []remoteFetch {
+// CSV, JSON, Parquet and ORC files Spark listed) into fetches of part of
+// their files, within budget bytes in all, and returns what is left of
+// budget.
+func planFetches(reads []*Read, listed map[string]remoteFile, part fetchPart, budget int64) ([]remoteFetch, int64) {
 	order, byListing := fetchCandidates(reads, listed)
-	budget := int64(maxRemoteInferTotal)
 	var loose []*Read // fetched by name, in chunks
 	var fetches []remoteFetch
 	for _, l := range order {
 		candidates := byListing[l]
 		var want, small int64
 		for _, r := range candidates {
-			want += fetchedBytes(listed[r.Paths[0]])
+			want += part.bytes(listed[r.Paths[0]])
 		}
 		for _, f := range l.files {
 			if f.size <= maxRemoteInferFile {
-				small += fetchedBytes(f)
+				small += part.bytes(f)
 			}
 		}
 		// Read the listing again, contents included: Spark lists a
@@ -137,21 +237,51 @@ func planFetches(reads []*Read, listed map[string]remoteFile) []remoteFetch {
 		switch {
 		case again && IsGlob(l.given) && small <= remoteFetchChunk:
 			budget -= small
-			files := fileFetch{given: l.given, options: l.options, maxSize: maxRemoteInferFile}
+			files := part.fetch(fileFetch{given: l.given, options: l.options, maxSize: maxRemoteInferFile}, candidates, listed)
 			fetches = append(fetches, remoteFetch{files: files, reads: candidates})
 		case again && !IsGlob(l.given):
 			budget -= small
-			fetches = append(fetches, listingFetches(l, candidates, listed)...)
+			fetches = append(fetches, listingFetches(l, candidates, listed, part)...)
 		default:
 			for _, r := range candidates {
-				if size := fetchedBytes(listed[r.Paths[0]]); size <= budget {
+				if size := part.bytes(listed[r.Paths[0]]); size <= budget {
 					budget -= size
 					loose = append(loose, r)
 				}
 			}
 		}
 	}
-	return append(fetches, namedFetches(loose, listed)...)
+	return append(fetches, namedFetches(loose, listed, part)...), budget
+}
+
+// bytes is how much of a listed file a fetch of part returns (see
+// fetchedFile.content).
+func (part fetchPart) bytes(f remoteFile) int64 {
+	switch lower := strings.ToLower(f.path); {
+	case strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".orc"):
+		return min(f.size, footerTailBytes)
+	case part.from > 0:
+		return max(f.size-part.from, 0)
+	case part.head > 0:
+		return min(f.size, part.head)
+	}
+	return f.size
+}
+
+// fetch is f, for reads, asking for part of their files.
+func (part fetchPart) fetch(f fileFetch, reads []*Read, listed map[string]remoteFile) fileFetch {
+	f.head, f.from, f.checkUTF8 = part.head, part.from, part.checkUTF8
+	if part.only {
+		f.only = make([]string, 0, len(reads))
+		for _, r := range reads {
+			name := listed[r.Paths[0]].sparkPath
+			if name == "" {
+				name = r.Paths[0] // listed without its contents (of 0 bytes)
+			}
+			f.only = append(f.only, name)
+		}
+	}
+	return f
 }
 
 // fetchCandidates are the reads of small files Spark listed in the
@@ -177,16 +307,28 @@ func fetchCandidates(reads []*Read, listed map[string]remoteFile) (order []*list
 
 // listingFetches read the directory listing l again, once per range of
 // its files' sizes (see sizeRanges), each for the candidates of its range.
-func listingFetches(l *listing, candidates []*Read, listed map[string]remoteFile) []remoteFetch {
+func listingFetches(l *listing, candidates []*Read, listed map[string]remoteFile, part fetchPart) []remoteFetch {
 	var fetches []remoteFetch
-	for _, sizes := range sizeRanges(l.files) {
-		files := fileFetch{given: l.given, options: l.options, minSize: sizes[0], maxSize: sizes[1]}
+	files := l.files
+	if part.only {
+		// The ranges of the files wanted: the others' contents stay on
+		// the server (fileFetch.only).
+		files = nil
+		for _, r := range candidates {
+			files = append(files, listed[r.Paths[0]])
+		}
+	}
+	for _, sizes := range sizeRanges(files, part) {
 		var reads []*Read
 		for _, r := range candidates {
 			if size := listed[r.Paths[0]].size; size >= sizes[0] && size <= sizes[1] {
 				reads = append(reads, r)
 			}
 		}
+		if len(reads) == 0 {
+			continue // a range of files none of which is wanted
+		}
+		files := part.fetch(fileFetch{given: l.given, options: l.options, minSize: sizes[0], maxSize: sizes[1]}, reads, listed)
 		fetches = append(fetches, remoteFetch{files: files, reads: reads})
 	}
 	return fetches
@@ -194,12 +336,12 @@ func listingFetches(l *listing, candidates []*Read, listed map[string]remoteFile
 
 // namedFetches fetch the reads' files by name, in chunks of up to
 // remoteFetchChunk.
-func namedFetches(loose []*Read, listed map[string]remoteFile) []remoteFetch {
+func namedFetches(loose []*Read, listed map[string]remoteFile, part fetchPart) []remoteFetch {
 	var fetches []remoteFetch
 	var chunkBytes int64
 	open := false // the last fetch has room
 	for _, r := range loose {
-		size := fetchedBytes(listed[r.Paths[0]])
+		size := part.bytes(listed[r.Paths[0]])
 		if !open || chunkBytes+size > remoteFetchChunk {
 			fetches = append(fetches, remoteFetch{files: fileFetch{paths: []string{}}})
 			open, chunkBytes = true, 0
@@ -208,6 +350,9 @@ func namedFetches(loose []*Read, listed map[string]remoteFile) []remoteFetch {
 		last.reads = append(last.reads, r)
 		last.files.paths = append(last.files.paths, literalPath(r.Paths[0]))
 		chunkBytes += size
+	}
+	for i := range fetches {
+		fetches[i].files = part.fetch(fetches[i].files, fetches[i].reads, listed)
 	}
 	return fetches
 }
@@ -221,10 +366,17 @@ type copyKeeper struct {
 	rules  infer.Rules
 	typing sync.WaitGroup
 	cores  chan struct{}
+	// checkUTF8: the server says whether a file whose head alone was
+	// fetched is UTF-8 (see serverChecksUTF8).
+	checkUTF8 bool
+	// heads are the heads of the files whose rest is wanted, in
+	// order.
+	heads  map[*Read][]byte
+	wanted []*Read
 }
 
-// keep takes in the files one fetch returned for its reads.
-func (k *copyKeeper) keep(chunk []*Read, fetched []fetchedFile) error {
+// keep takes in the files one fetch of part returned for its reads.
+func (k *copyKeeper) keep(chunk []*Read, fetched []fetchedFile, part fetchPart) error {
 	byPath := make(map[string]*Read, len(chunk))
 	for _, r := range chunk {
 		byPath[r.Paths[0]] = r
@@ -244,18 +396,79 @@ func (k *copyKeeper) keep(chunk []*Read, fetched []fetchedFile) error {
 			continue // another format's file in a directory
 		}
 		lf := k.listed[given]
-		whole := int64(len(file.content)) == file.size
-		if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || !whole && !footerFetched(r, file) {
-			continue // changed since the listing: Spark infers it
+		if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || r.copy != nil {
+			continue // changed since the listing (Spark infers it), or fetched before
 		}
-		if r.copy != nil {
-			continue // fetched before
+		n, text := int64(len(file.content)), r.Format == "csv" || r.Format == "json"
+		switch {
+		case !text:
+			if !footerFetched(r, file) {
+				continue
+			}
+		case part.from > 0:
+			head, ok := k.heads[r]
+			if !ok || n != file.size-part.from {
+				continue
+			}
+			delete(k.heads, r)
+			file.content = append(append(make([]byte, 0, file.size), head...), file.content...)
+		case n == file.size:
+			// Whole.
+		case part.head > 0 && n == part.head:
+			k.screen(r, file)
+			continue
+		default:
+			continue
 		}
 		if err := k.keepFile(r, given, file); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// screen decides, from the head of r's CSV or JSON file, whether the
+// client fetches the rest of it to type it (k.wanted), or leaves the
+// file to Spark (refusing one that is not UTF-8, or nests too deep, as
+// inferLocal does).
+func (k *copyKeeper) screen(r *Read, file fetchedFile) {
+	refused, err := headRefused(r, k.rules, file.content)
+	var unsupported *infer.Unsupported
+	var tooDeep *infer.TooDeepError
+	switch {
+	case !refused || !k.checkUTF8:
+		// The client may type it, or only it can tell whether it is
+		// UTF-8 past its head (a server without is_valid_utf8).
+		k.heads[r] = file.content
+		k.wanted = append(k.wanted, r)
+	case errors.As(err, &unsupported) && unsupported.Reason == infer.NotUTF8:
+		r.encodingProblem = unsupported.Error()
+	case errors.As(err, &tooDeep):
+		r.nestingProblem = tooDeep.Error()
+	case file.notUTF8:
+		r.encodingProblem = fmt.Sprintf("not UTF-8: Spark found a byte that is not valid UTF-8 past its first %d bytes (the part of it the client read)", len(file.content))
+	}
+}
+
+// headRefused reports whether the client's rules refuse r's CSV or JSON
+// file, whatever follows head, its first bytes: they refuse its whole
+// lines in head. The rules read a file line by line and refuse at the
+// first line they leave to Spark, so a file whose whole lines in head
+// they refuse is refused whole (err says why). A head with no whole line
+// with content tells nothing (false).
+func headRefused(r *Read, rules infer.Rules, head []byte) (bool, error) {
+	lines := head[:bytes.LastIndexByte(head, '\n')+1]
+	if !bytes.ContainsFunc(lines, func(c rune) bool { return c > ' ' }) {
+		return false, nil
+	}
+	var err error
+	switch r.Format {
+	case "csv":
+		_, err = localCSVFile(rules, r.Paths[0], lines, r.Options)
+	case "json":
+		_, err = localJSONFile(rules, r.Paths[0], lines, r.Options)
+	}
+	return err != nil, err
 }
 
 // keepFile takes in the file of r, as the listing named it (given).
@@ -331,20 +544,11 @@ func writeCopy(path string, file fetchedFile) error {
 	return f.Close()
 }
 
-// fetchedBytes is how much of a listed file a fetch returns (see
-// fetchedFile.content).
-func fetchedBytes(f remoteFile) int64 {
-	if lower := strings.ToLower(f.path); strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".orc") {
-		return min(f.size, footerTailBytes)
-	}
-	return f.size
-}
-
 // sizeRanges cuts the sizes of a listing's files up to maxRemoteInferFile
 // into ranges [min, max] whose files' fetched bytes add up to at most
 // remoteFetchChunk each, except where files of one size alone exceed it
 // (a range cannot split them).
-func sizeRanges(files []remoteFile) [][2]int64 {
+func sizeRanges(files []remoteFile, part fetchPart) [][2]int64 {
 	var small []remoteFile
 	for _, f := range files {
 		if f.size <= maxRemoteInferFile {
@@ -358,7 +562,7 @@ func sizeRanges(files []remoteFile) [][2]int64 {
 		// The files of one size go together.
 		size, group := small[i].size, int64(0)
 		for ; i < len(small) && small[i].size == size; i++ {
-			group += fetchedBytes(small[i])
+			group += part.bytes(small[i])
 		}
 		if len(ranges) == 0 || bytes > 0 && bytes+group > remoteFetchChunk {
 			ranges = append(ranges, [2]int64{size, size})

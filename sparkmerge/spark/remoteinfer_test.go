@@ -3,9 +3,14 @@ package spark
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // TestRemoteFetchesOneAtATime: the fetches of files only the server sees
@@ -67,5 +72,125 @@ func TestRemoteFetchesOneAtATime(t *testing.T) {
 	_, _, err = plan(0, map[string]error{"fetchFiles s3a://b/n.csv": errors.New("binaryFile: permission denied")})
 	if err == nil || !strings.Contains(err.Error(), `"readSchema s3a://b/n.csv"`) {
 		t.Errorf("err = %v, want Spark asked for s3a://b/n.csv's schema (which the fake does not answer)", err)
+	}
+}
+
+// rowsOf is header and then n lines of row(i).
+func rowsOf(header string, n int, row func(i int) string) string {
+	var b strings.Builder
+	b.WriteString(header)
+	for i := range n {
+		b.WriteString(row(i))
+	}
+	return b.String()
+}
+
+// The client refuses a remote file from its head when its rules refuse
+// one of the head's whole lines: the whole file holds those lines and the
+// rules refuse at the first such line. A head whose only refused value is
+// in its last, cut line, or that has no whole line with content, tells
+// nothing.
+func TestHeadRefused(t *testing.T) {
+	rules, _ := infer.RulesFor("4.0.1")
+	tests := []struct {
+		name, format, head string
+		refused            bool
+	}{
+		{"clean csv", "csv", "id,v\n1,2.5\n2,3", false},
+		{"a date on a whole line", "csv", "id,day\n1,2024-01-02\n2,20", true},
+		{"a quote on a whole line", "csv", "id,note\n1,\"a, b\"\n2,x", true},
+		{"a date on the cut line only", "csv", "id,day\n1,5\n2,2024-01-", false},
+		{"no whole line", "csv", "id,day,at", false},
+		{"blank lines only", "csv", "\n\n  ", false},
+		{"a row wider than the header", "csv", "id,v\n1,2,3\n", true},
+		{"clean json", "json", "{\"a\":1}\n{\"a\":2.5}\n{\"a\"", false},
+		{"NaN on a whole line", "json", "{\"a\":1}\n{\"a\":NaN}\n{\"a\"", true},
+		{"NaN on the cut line only", "json", "{\"a\":1}\n{\"a\":Na", false},
+		{"not UTF-8 on a whole line", "csv", "id,city\n1,M\xfcnchen\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Read{Format: tt.format, Paths: []string{"s3a://b/f." + tt.format}, Options: map[string]string{"header": "true", "inferSchema": "true"}}
+			if tt.format == "json" {
+				r.Options = nil
+			}
+			refused, err := headRefused(r, rules, []byte(tt.head))
+			if refused != tt.refused {
+				t.Errorf("refused %v (%v), want %v", refused, err, tt.refused)
+			}
+		})
+	}
+	// A file whose reader options the rules refuse is not fetched at all.
+	multiLine := &Read{Format: "csv", Paths: []string{"s3a://b/f.csv"}, Options: map[string]string{"header": "true", "inferSchema": "true", "multiLine": "true"}}
+	plain := &Read{Format: "csv", Paths: []string{"s3a://b/f.csv"}, Options: map[string]string{"header": "true", "inferSchema": "true"}}
+	gzipped := &Read{Format: "csv", Paths: []string{"s3a://b/f.csv.gz"}, Options: plain.Options}
+	if clientMayType(multiLine, rules) || clientMayType(gzipped, rules) || !clientMayType(plain, rules) {
+		t.Errorf("client may type: multiLine %v, .csv.gz %v, plain %v; want false, false, true",
+			clientMayType(multiLine, rules), clientMayType(gzipped, rules), clientMayType(plain, rules))
+	}
+}
+
+// A CSV file only the server sees whose head the client's rules refuse
+// (a date from its first row) is not fetched whole: the client gets its
+// head, and Spark types it; a clean file is fetched whole, its rest in a
+// second fetch that names it alone, and typed on the client. A refused
+// file that is not UTF-8 past its head is refused as when fetched whole:
+// the server says so (Spark 4), or, where it cannot (Spark 3.5), the
+// client fetches the rest and finds it.
+func TestRemoteFilesFetchAHeadFirst(t *testing.T) {
+	dated := rowsOf("id,day\n", 20000, func(i int) string { return fmt.Sprintf("%d,2024-01-%02d\n", i, 1+i%28) })
+	clean := rowsOf("id,v\n", 20000, func(i int) string { return fmt.Sprintf("%d,%d.5\n", i, i) })
+	if len(dated) <= 2*remoteHeadBytes || len(clean) <= 2*remoteHeadBytes {
+		t.Fatalf("files of %d and %d bytes: not past the head", len(dated), len(clean))
+	}
+	// In an object store, and on the server's own disk, which Spark
+	// names file:/... where the merge names it /...: the rest is fetched
+	// by Spark's name.
+	for _, where := range []struct{ given, listedAs string }{
+		{"s3a://b/in", "s3a://b/in"},
+		{"/sparkmerge-server-only/in", "file:/sparkmerge-server-only/in"},
+	} {
+		client, fake := newFakeClient()
+		fake.files[where.listedAs+"/dated.csv"] = fakeFile{content: dated, mtimeMillis: 1000}
+		fake.files[where.listedAs+"/clean.csv"] = fakeFile{content: clean, mtimeMillis: 1000}
+		fake.nowMillis = 10_000
+		fake.schemas["readSchema "+where.given+"/dated.csv"] = "id int, day date"
+		planned, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{where.given}}}, Strategy: StrategyUnion, InferEachFileAlone: true, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(remoteHeadBytes + len(clean)); fake.fetchedBytes != want {
+			t.Errorf("%s: fetched %d bytes, want %d: the dated file's head and the clean file whole", where.given, fake.fetchedBytes, want)
+		}
+		got := map[string]string{}
+		for _, r := range planned.Reads {
+			got[r.Name] = fmt.Sprintf("%s (client %v)", r.Schema, r.InferredLocally)
+		}
+		want := map[string]string{where.given + "/dated.csv": "id int, day date (client false)", where.given + "/clean.csv": "id int, v double (client true)"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: schemas (-want +got):\n%s", where.given, diff)
+		}
+		if planned.RemoteTyped != 1 || planned.RemoteFetchJobs != 2 {
+			t.Errorf("%s: %d files typed on the client in %d fetches, want 1 in 2 (heads, then the clean file's rest)", where.given, planned.RemoteTyped, planned.RemoteFetchJobs)
+		}
+	}
+
+	for _, version := range []string{"4.0.1", "3.5.7"} {
+		client, fake := newFakeClient()
+		fake.version = version
+		latin := dated + "99,M\xfcnchen\n"
+		fake.files["s3a://b/in/latin.csv"] = fakeFile{content: latin, mtimeMillis: 1000}
+		fake.nowMillis = 10_000
+		_, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in/latin.csv"}}}, InferEachFileAlone: true, DryRun: true})
+		if err == nil || !strings.Contains(err.Error(), "encoding=ISO-8859-1") || !strings.Contains(err.Error(), "latin.csv") {
+			t.Errorf("Spark %s: a file not UTF-8 past its head: err = %v, want it refused naming the encoding option", version, err)
+		}
+		wantBytes := int64(remoteHeadBytes)
+		if version == "3.5.7" {
+			wantBytes = int64(len(latin))
+		}
+		if fake.fetchedBytes != wantBytes {
+			t.Errorf("Spark %s: fetched %d bytes of a %d-byte file, want %d", version, fake.fetchedBytes, len(latin), wantBytes)
+		}
 	}
 }

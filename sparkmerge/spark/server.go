@@ -91,6 +91,18 @@ type fileFetch struct {
 	// minSize and maxSize bound the sizes of the listing's files fetched.
 	minSize, maxSize int64
 	paths            []string
+	// head, when not 0, is the most of a CSV or JSON file fetched: its
+	// first head bytes (see remoteHeadBytes).
+	head int64
+	// from, when not 0, skips a CSV or JSON file's first from bytes: the
+	// rest of a file whose head was fetched.
+	from int64
+	// only, when not nil, are the files (as Spark lists them) whose
+	// contents are fetched; the others come back without content.
+	only []string
+	// checkUTF8 asks the server whether each CSV or JSON file larger than
+	// head is UTF-8 as a whole (fetchedFile.notUTF8).
+	checkUTF8 bool
 }
 
 // fetchedFile is one file's contents as fetchFiles returns it, with its
@@ -100,9 +112,13 @@ type fetchedFile struct {
 	remoteFile
 	// content is the file's bytes; of a .parquet or .orc file over
 	// footerTailBytes, only its end: its footer, or its last
-	// footerTailBytes (see fetchedContent).
+	// footerTailBytes (see fetchedContent); of a CSV or JSON file, the
+	// part fileFetch.head or fileFetch.from asks for.
 	content   []byte
 	nowMillis int64
+	// notUTF8: the server found the whole file is not UTF-8 (asked by
+	// fileFetch.checkUTF8).
+	notUTF8 bool
 }
 
 // footerTailBytes is how much of a large Parquet or ORC file is fetched to
@@ -111,12 +127,12 @@ type fetchedFile struct {
 // Parquet files of 1 MB (discovery was then 40% of the merge).
 const footerTailBytes = 64 << 10
 
-// fetchedContent is the SQL of fetchedFile.content over binaryFile's
-// columns: a file whole, but a .parquet or .orc file over footerTailBytes
-// only the end its schema is in, when that fits in footerTailBytes, else
-// its last footerTailBytes. A footer is a few KiB: 28 MB to transfer for
-// the benchmark's 2,000 Parquet files, where their last 64 KiB were 123
-// MB.
+// footerContent is the SQL of a .parquet or .orc file's part that
+// fetchedContent returns: the file whole when no larger than
+// footerTailBytes, else only the end its schema is in, when that fits in
+// footerTailBytes, else its last footerTailBytes. A footer is a few KiB:
+// 28 MB to transfer for the benchmark's 2,000 Parquet files, where their
+// last 64 KiB were 123 MB.
 //
 //   - Parquet: the footer, its 4-byte little-endian length and the PAR1
 //     magic end the file.
@@ -124,7 +140,7 @@ const footerTailBytes = 64 << 10
 //     postscript's length end the file; the postscript starts with the
 //     footer's length (field 1: the tag byte 8, then a varint, read here up
 //     to 4 bytes: footers under 256 MiB).
-var fetchedContent = func() string {
+var footerContent = func() string {
 	le := "hex(substring(content, length - 7, 4))" // the length, least significant byte first
 	parquetEnd := "CAST(conv(concat(substr(" + le + ", 7, 2), substr(" + le + ", 5, 2), substr(" + le + ", 3, 2), substr(" + le + ", 1, 2)), 16, 10) AS BIGINT) + 8"
 	byteAt := func(pos string) string {
@@ -140,12 +156,48 @@ var fetchedContent = func() string {
 		v(1), v(2), v(3), v(4))
 	orcEnd := fmt.Sprintf("1 + %s + (%s)", psLen, footerLen)
 	exact := func(end string) string { return "substring(content, length - (" + end + ") + 1, " + end + ")" }
-	return fmt.Sprintf("CASE WHEN length <= %[1]d OR NOT (lower(path) LIKE '%%.parquet' OR lower(path) LIKE '%%.orc') THEN content"+
+	return fmt.Sprintf("CASE WHEN length <= %[1]d THEN content"+
 		" WHEN lower(path) LIKE '%%.parquet' AND substring(content, length - 3, 4) = X'50415231' AND %[2]s <= %[1]d THEN %[3]s"+
 		" WHEN lower(path) LIKE '%%.orc' AND %[4]s = 8 AND %[5]s <= %[1]d THEN %[6]s"+
 		" ELSE substring(content, length - %[7]d, %[1]d) END",
 		footerTailBytes, parquetEnd, exact(parquetEnd), byteAt(postscript), orcEnd, exact(orcEnd), footerTailBytes-1)
 }()
+
+// isFooterFile is the SQL condition of a file typed from its footer.
+const isFooterFile = "(lower(path) LIKE '%.parquet' OR lower(path) LIKE '%.orc')"
+
+// fetchedContent is the SQL of fetchedFile.content over binaryFile's
+// columns: a Parquet or ORC file's footer (footerContent); a CSV or JSON
+// file whole, or the part f asks for (its head, or its rest); nothing of a
+// file not among f.only.
+func fetchedContent(f fileFetch) string {
+	text := "content"
+	switch {
+	case f.from > 0:
+		text = fmt.Sprintf("substring(content, %d)", f.from+1)
+	case f.head > 0:
+		text = fmt.Sprintf("substring(content, 1, %d)", f.head)
+	}
+	content := "CASE WHEN " + isFooterFile + " THEN " + footerContent + " ELSE " + text + " END"
+	if f.only == nil {
+		return content
+	}
+	quoted := make([]string, len(f.only))
+	for i, p := range f.only {
+		quoted[i] = sparkmerge.QuoteString(p)
+	}
+	if len(quoted) == 0 {
+		return "CAST(NULL AS BINARY)"
+	}
+	return "CASE WHEN path IN (" + strings.Join(quoted, ", ") + ") THEN " + content + " END"
+}
+
+// fetchedNotUTF8 is the SQL of fetchedFile.notUTF8: whether a CSV or JSON
+// file larger than head is not UTF-8, from its every byte (on the server:
+// only its head goes to the client). Spark 4.0 has is_valid_utf8.
+func fetchedNotUTF8(head int64) string {
+	return fmt.Sprintf("NOT %s AND length > %d AND NOT is_valid_utf8(CAST(content AS STRING))", isFooterFile, head)
+}
 
 // sessionServer is the [server] of a Spark Connect session.
 type sessionServer struct {
@@ -331,7 +383,11 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 		frame = s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{f.given}, Options: f.options}).
 			Filter(fmt.Sprintf("length >= %d AND length <= %d", f.minSize, f.maxSize))
 	}
-	rows, err := frame.SelectExpr(listedColumns(fetchedContent, "unix_millis(current_timestamp())")...).Collect(ctx)
+	notUTF8 := "false"
+	if f.checkUTF8 {
+		notUTF8 = fetchedNotUTF8(f.head)
+	}
+	rows, err := frame.SelectExpr(listedColumns(fetchedContent(f), "unix_millis(current_timestamp())", notUTF8)...).Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +395,8 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 	for _, row := range rows.Values {
 		content, _ := row[3].([]byte)
 		now, _ := row[4].(int64)
-		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now})
+		bad, _ := row[5].(bool)
+		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now, notUTF8: bad})
 	}
 	return files, nil
 }

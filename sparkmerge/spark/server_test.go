@@ -207,8 +207,8 @@ func TestSessionServerListsAndFetchesFiles(t *testing.T) {
 	if got := pstr(cond, "expression"); got != "length >= 0 AND length <= 9" {
 		t.Errorf("fetch filter %q", got)
 	}
-	if got := exprs(pmsg(fetch.plan(), "root", "project"), "expressions")[3]; got != fetchedContent {
-		t.Errorf("fetched content as %q, want the Parquet-aware %q", got, fetchedContent)
+	if got, want := exprs(pmsg(fetch.plan(), "root", "project"), "expressions")[3], fetchedContent(fileFetch{}); got != want {
+		t.Errorf("fetched content as %q, want the Parquet-aware %q", got, want)
 	}
 
 	if _, err := s.listFiles(ctx, filepath.Join(dir, "none"), nil); errorClass(err) != "PATH_NOT_FOUND" {

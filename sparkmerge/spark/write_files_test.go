@@ -71,7 +71,7 @@ func TestSizeRanges(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		files = append(files, remoteFile{path: "/d/p.parquet", size: 10 << 20})
 	}
-	ranges := sizeRanges(files)
+	ranges := sizeRanges(files, fetchPart{})
 	// 300 MiB of CSV and 62.5 MiB of Parquet ends: the fewest ranges of
 	// remoteFetchChunk that hold them, or one more where a size does not fit.
 	least := int((300<<20 + 1000*footerTailBytes + remoteFetchChunk - 1) / remoteFetchChunk)
@@ -86,7 +86,7 @@ func TestSizeRanges(t *testing.T) {
 		sizes := map[int64]bool{}
 		for _, f := range files {
 			if f.size >= r[0] && f.size <= r[1] {
-				bytes += fetchedBytes(f)
+				bytes += fetchPart{}.bytes(f)
 				sizes[f.size] = true
 			}
 		}
@@ -97,7 +97,12 @@ func TestSizeRanges(t *testing.T) {
 			t.Errorf("ranges %v and %v overlap", ranges[i-1], r)
 		}
 	}
-	if got := sizeRanges(nil); len(got) != 0 {
+	// Their heads (64 KiB of each CSV file) and the Parquet ends fit in
+	// one range.
+	if got := sizeRanges(files, fetchPart{head: remoteHeadBytes}); len(got) != 1 {
+		t.Errorf("ranges of the files' heads: %v, want one", got)
+	}
+	if got := sizeRanges(nil, fetchPart{}); len(got) != 0 {
 		t.Errorf("ranges of no files: %v", got)
 	}
 }
