@@ -505,3 +505,46 @@ func TestIncrementalObjectStore(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalEmptyDrop: a night whose only new file is empty (0
+// bytes) reads and writes no row, records the file with 0 rows, and the
+// next night takes it for merged; on local files and files only the
+// cluster sees.
+func TestIncrementalEmptyDrop(t *testing.T) {
+	t.Parallel()
+	run := func(t *testing.T, host, sdir string) {
+		c := newClient(t)
+		writeFiles(t, filepath.Join(host, "landing"), map[string]string{"a.csv": nightOne["a.csv"], "empty.csv": ""}, "a.csv")
+		out, state := sdir+"/out", sdir+"/state"
+		job := spark.Job{Sources: []spark.SourceSpec{{Paths: []string{sdir + "/landing"}}}, Target: spark.Target{Path: out}, Incremental: &spark.Incremental{State: state}}
+		if _, err := c.Merge(testContext(t), job); err != nil {
+			t.Fatalf("night 1: %v", err)
+		}
+		writeFiles(t, filepath.Join(host, "landing"), map[string]string{"empty.csv": ""}, "empty.csv")
+		res, err := c.Merge(testContext(t), job)
+		if err != nil || !res.Incremental.NothingNew || !res.Incremental.Recorded || res.RowsWritten != 0 {
+			t.Fatalf("night 2: %v, %+v; want nothing new to read, the empty file recorded", err, res.Incremental)
+		}
+		diff(t, "night 2 merged", []string{sdir + "/landing/empty.csv"}, res.Incremental.Merged)
+		res, err = c.Merge(testContext(t), job)
+		if err != nil || !res.Incremental.NothingNew || res.Incremental.AlreadyMerged != 2 || len(res.Incremental.Merged) != 0 {
+			t.Fatalf("night 3: %v, %+v; want nothing new, 2 merged already", err, res.Incremental)
+		}
+		diff(t, "STATE", []stateLine{
+			{"a.csv", int64(len(nightOne["a.csv"])), mtime(t, filepath.Join(host, "landing"), "a.csv"), 2, "merged"},
+			{"empty.csv", 0, stateRows(t, state)[1].modified, 0, "merged"},
+		}, stateLines(stateRows(t, state)))
+		_, rows := query(t, "SELECT count(1) FROM parquet.`"+out+"`")
+		diff(t, "target rows", [][]any{{int64(2)}}, rows)
+	}
+	t.Run("local", func(t *testing.T) {
+		t.Parallel()
+		dir := workDir(t)
+		run(t, dir, dir)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		t.Parallel()
+		host, sdir := sparktest.ClusterDir(t)
+		run(t, host, sdir)
+	})
+}
