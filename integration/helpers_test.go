@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -280,9 +281,13 @@ type oracle struct {
 	mu     sync.Mutex
 	schema []string
 	rows   map[string][][]any // by the query that read them
+	// outputs are the oracle as readOutput read it, by its arguments.
+	outputs map[string]*output
 }
 
-func newOracle(dir string) *oracle { return &oracle{dir: dir, rows: map[string][][]any{}} }
+func newOracle(dir string) *oracle {
+	return &oracle{dir: dir, rows: map[string][][]any{}, outputs: map[string]*output{}}
+}
 
 // schemaOf is schemaOf(o.dir), read once.
 func (o *oracle) schemaOf(t *testing.T, c *spark.Client) []string {
@@ -323,6 +328,135 @@ func (o *oracle) same(t *testing.T, c *spark.Client, got, orderBy string, skip f
 	key := fmt.Sprintf("parquetRows %q %q", names, orderBy)
 	diff(t, "rows", o.rowsOf(t, key, func(dir string) [][]any { return parquetRows(t, dir, names, orderBy) }), rows)
 	return names, rows
+}
+
+// output is a Parquet output as readOutput reads it.
+type output struct {
+	// schema is Spark's type of a struct of every column (typeof): their
+	// names, order and types.
+	schema string
+	// rows are the columns read, as text, sorted (see sortCells).
+	rows [][]any
+	// provenance are the distinct values of _source with the sources'
+	// root removed, sorted; nil unless a root was given.
+	provenance []string
+}
+
+// readOutput reads a Parquet output in one query: its schema, the rows of
+// cols cast to text and, where root is set, the distinct provenance
+// values relative to root. One analysis and its job reading the footers,
+// then one job: a schema read, a rows read and a provenance read cost
+// three of each, and a sort each (its sampling job, a shuffle and the
+// sorted result); the rows are sorted here instead, any total order
+// serving a comparison of the same rows. An error is the query's (a
+// column of cols missing, say).
+func readOutput(t *testing.T, dir string, cols []string, root string) (*output, error) {
+	t.Helper()
+	exprs := []string{"typeof(struct(*))"}
+	for i, c := range cols {
+		q, err := sparkmerge.QuoteIdent(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exprs = append(exprs, fmt.Sprintf("CAST(%s AS string) AS `_%d`", q, i))
+	}
+	if root != "" {
+		exprs = append(exprs, "replace(_source, "+sparkmerge.QuoteString(root)+", '')")
+	}
+	ctx := context.Background()
+	df, err := testSessionOf(t).Read().Format("parquet").Option("mergeSchema", "true").Load(dir)
+	if err == nil {
+		df, err = df.SelectExpr(ctx, exprs...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	collected, err := df.Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &output{}
+	seen := map[string]bool{}
+	for _, r := range collected {
+		v := r.Values()
+		schema, _ := v[0].(string)
+		if out.schema != "" && schema != out.schema {
+			t.Fatalf("%s: rows of two schemas, %s and %s", dir, out.schema, schema)
+		}
+		out.schema = schema
+		end := len(v)
+		if root != "" {
+			end--
+			p, _ := v[end].(string)
+			if !seen[p] {
+				seen[p] = true
+				out.provenance = append(out.provenance, p)
+			}
+		}
+		out.rows = append(out.rows, v[1:end])
+	}
+	sortCells(out.rows)
+	sort.Strings(out.provenance)
+	return out, nil
+}
+
+// sortCells sorts rows of text cells (nil, a SQL NULL, first), cell by
+// cell.
+func sortCells(rows [][]any) {
+	cell := func(v any) (string, bool) { s, ok := v.(string); return s, ok }
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		for k := 0; k < len(a) && k < len(b); k++ {
+			x, xok := cell(a[k])
+			y, yok := cell(b[k])
+			switch {
+			case xok != yok:
+				return !xok
+			case x != y:
+				return x < y
+			}
+		}
+		return len(a) < len(b)
+	})
+}
+
+// sameAs checks that the Parquet output got has the oracle's schema and
+// rows, value for value (as text), in one query of each (see readOutput;
+// the oracle's read once). The rows compared are the oracle's columns
+// for which skip is false. With roots, the provenance column too: its
+// distinct values relative to gotRoot must be the oracle's relative to
+// wantRoot (each file named where the merge read it).
+func (o *oracle) sameAs(t *testing.T, c *spark.Client, got string, skip func(col string) bool, wantRoot, gotRoot string) {
+	t.Helper()
+	var names []string
+	for _, col := range o.schemaOf(t, c) {
+		if skip == nil || !skip(col) {
+			names = append(names, strings.Fields(col)[0])
+		}
+	}
+	key := fmt.Sprintf("readOutput %q %q", names, wantRoot)
+	o.mu.Lock()
+	want, ok := o.outputs[key]
+	if !ok {
+		var err error
+		if want, err = readOutput(t, o.dir, names, wantRoot); err != nil {
+			o.mu.Unlock()
+			t.Fatalf("read the expected output %s: %v", o.dir, err)
+		}
+		o.outputs[key] = want
+	}
+	o.mu.Unlock()
+	have, err := readOutput(t, got, names, gotRoot)
+	if err != nil {
+		// Say how the schemas differ, which is why such a read fails.
+		diff(t, "schema", o.schemaOf(t, c), schemaOf(t, c, got))
+		t.Fatalf("read %s as the expected output is read: %v", got, err)
+	}
+	diff(t, "schema (Spark's typeof of every column)", want.schema, have.schema)
+	diff(t, "rows", want.rows, have.rows)
+	if gotRoot != "" {
+		diff(t, "provenance, relative to the root", want.provenance, have.provenance)
+	}
 }
 
 // ownSpark starts a Spark Connect server of the test's own (for tests that
