@@ -134,18 +134,18 @@ func TestMergeVerifiedAppendToRemotePath(t *testing.T) {
 		t.Errorf("%d listings, want the target's before and after the write", n)
 	}
 	// The rows written are counted in the new file alone, read with the
-	// target as its base path.
-	for _, what := range []string{"count", "group"} {
-		var found bool
+	// target as its base path, once: per source, their total the sum.
+	for what, want := range map[string]int{"group": 1, "count": 0} {
+		n := 0
 		for _, call := range f.recorded(what) {
 			ds := dataSourceBelow(pmsg(call.plan(), "root"))
 			paths := pstrs(ds, "paths")
 			if len(paths) == 1 && strings.HasPrefix(paths[0], "s3a://b/out/part-") && paths[0] != old && pmap(ds, "options")["basePath"] == "s3a://b/out" {
-				found = true
+				n++
 			}
 		}
-		if !found {
-			t.Errorf("no %s of the new file alone", what)
+		if n != want {
+			t.Errorf("%d %s requests of the new file alone, want %d", n, what, want)
 		}
 	}
 }

@@ -215,7 +215,7 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if err := c.writeRows(ctx, job, planned, merged, w); err != nil {
 		return nil, err
 	}
-	if err := c.countWritten(ctx, w, result); err != nil {
+	if err := c.countWritten(ctx, job, planned, w, result); err != nil {
 		return nil, err
 	}
 	if err := countRescuedWritten(ctx, planned, merged, w, result); err != nil {
@@ -281,7 +281,7 @@ func countRescuedWritten(ctx context.Context, planned *Planned, merged connect.F
 func (c *Client) verifyWrite(ctx context.Context, job Job, planned *Planned, w *targetWrite, readCounts map[string]int64, result *Result) error {
 	progress := progressIn(ctx)
 	progress.report(Progress{Phase: PhaseVerify})
-	if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, w.rows, w.own, planned, readCounts, result); err != nil {
+	if err := c.verify(progress.sparkProgress(ctx, PhaseVerify), job, w, planned, readCounts, result); err != nil {
 		return err
 	}
 	result.Verified = true
@@ -343,6 +343,9 @@ type targetWrite struct {
 	// rows are the rows this run wrote, once written (nil: none of its
 	// own files).
 	rows *connect.Frame
+	// perSource are rows' counts per provenance value, where Verify
+	// compares them (see countWritten); nil when not counted.
+	perSource map[string]int64
 }
 
 // prepareWrite decides where the merge writes (see targetWrite) and
@@ -479,8 +482,12 @@ func (c *Client) writeRows(ctx context.Context, job Job, planned *Planned, merge
 // countWritten sets the rows the write added (result.RowsWritten) and the
 // frame of them (w.rows): the table history's count of a tagged commit,
 // the files this run's write job made, or the target's count after less
-// its count before.
-func (c *Client) countWritten(ctx context.Context, w *targetWrite, result *Result) error {
+// its count before. Where Verify compares the rows written per source
+// and w.rows are all there is to count, they are counted per source
+// instead, once (w.perSource), and added up: counting them twice cost
+// another pass over the output, with its analysis and the job reading its
+// footers.
+func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w *targetWrite, result *Result) error {
 	frame := targetFrame(c.sess, w.written)
 	w.rows = &frame
 	if w.filesBefore != nil {
@@ -504,6 +511,16 @@ func (c *Client) countWritten(ctx context.Context, w *targetWrite, result *Resul
 		w.own = w.own || !w.table.Exists
 	case w.rows == nil:
 		result.RowsWritten = 0
+	case w.before == 0 && verifiedPerSource(job, planned, w.own) != "":
+		perSource, err := countPerSourceWritten(ctx, *w.rows, planned.Plan.SourceColumn)
+		if err != nil {
+			return err
+		}
+		w.perSource = perSource
+		result.RowsWritten = 0
+		for _, n := range perSource {
+			result.RowsWritten += n
+		}
 	default:
 		after, err := countFrame(ctx, *w.rows, w.written, false)
 		if err != nil {
@@ -767,9 +784,10 @@ func countRescued(ctx context.Context, rows connect.Frame, col string, empty boo
 
 // verify compares rows read with rows written: per source when the target
 // carries the provenance column (and was not appended to), else in total.
-// written is what was written: the target, or its staging (which holds
-// only this run's rows, so that an append is checked per source too).
-func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, own bool, p *Planned, read map[string]int64, result *Result) error {
+// w.rows are what was written: the target, or its staging (which holds
+// only this run's rows, so that an append is checked per source too),
+// counted per source already where w.perSource is set.
+func (c *Client) verify(ctx context.Context, job Job, w *targetWrite, p *Planned, read map[string]int64, result *Result) error {
 	// Sources without rows are absent from the counts, and empty files
 	// were not read; list them with 0.
 	for _, r := range p.Reads {
@@ -804,17 +822,16 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 		}
 		return nil
 	}
-	if col := p.Plan.SourceColumn; col != "" && (own || !strings.EqualFold(job.Target.Mode, "append")) {
-		perSource := map[string]int64{}
-		if written != nil {
-			q, _ := sparkmerge.QuoteIdent(col)
-			rows, err := written.Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
-			if err != nil {
-				return fmt.Errorf("verify: count rows written per source: %w", err)
+	if col := verifiedPerSource(job, p, w.own); col != "" {
+		perSource := w.perSource
+		if perSource == nil && w.rows != nil {
+			var err error
+			if perSource, err = countPerSourceWritten(ctx, *w.rows, col); err != nil {
+				return err
 			}
-			if perSource, err = countsFromRows(rows); err != nil {
-				return fmt.Errorf("verify: %w", err)
-			}
+		}
+		if perSource == nil {
+			perSource = map[string]int64{}
 		}
 		for _, src := range inInputOrder(p, mergeKeys(read, perSource)) {
 			if read[src] != perSource[src] {
@@ -829,6 +846,35 @@ func (c *Client) verify(ctx context.Context, job Job, written *connect.Frame, ow
 		return verr
 	}
 	return nil
+}
+
+// countPerSourceWritten counts the rows of written per value of its
+// provenance column col.
+func countPerSourceWritten(ctx context.Context, written connect.Frame, col string) (map[string]int64, error) {
+	q, err := sparkmerge.QuoteIdent(col)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := written.Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("verify: count rows written per source: %w", err)
+	}
+	perSource, err := countsFromRows(rows)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	return perSource, nil
+}
+
+// verifiedPerSource is the provenance column by which Verify compares
+// the rows written with the rows read, per source; "" where it compares
+// them in total: no provenance column, duplicates dropped on purpose, or
+// an append to rows not only this run's (own: the written rows are).
+func verifiedPerSource(job Job, planned *Planned, own bool) string {
+	if !job.Verify || planned.Plan.Distinct || !own && strings.EqualFold(job.Target.Mode, "append") {
+		return ""
+	}
+	return planned.Plan.SourceColumn
 }
 
 func mergeKeys(a, b map[string]int64) map[string]int64 {
