@@ -8,6 +8,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,7 +29,9 @@ func TestServerKilledDuringOverwriteCopyRollsForward(t *testing.T) {
 	host, dir := sparktest.ClusterDir(t)
 	var b strings.Builder
 	b.WriteString("id,v,w\n")
-	const rows = 2_000_000
+	// Enough rows for a copy of a few hundred milliseconds on a quiet
+	// machine: the kill comes within a millisecond of the copy's start.
+	const rows = 200_000
 	for i := range rows {
 		fmt.Fprintf(&b, "%d,value-%d,%d.5\n", i, i, i%97)
 	}
@@ -48,8 +51,9 @@ func TestServerKilledDuringOverwriteCopyRollsForward(t *testing.T) {
 	// Kill the server once its copy has begun: the staged rows complete
 	// (their _SUCCESS marker), the target's old file deleted and the
 	// copy's job writing (its _temporary directory), nothing committed.
-	// One task copies 2,000,000 rows: seconds, where the poll looks every
-	// 5 ms.
+	// The poll looks every millisecond and kills the server's process
+	// itself (the docker command took longer than a copy of fewer rows).
+	kill := killer(t, srv)
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Merge(ctx, spark.Job{Sources: pathSources(dir + "/in/big.csv"),
@@ -61,12 +65,10 @@ func TestServerKilledDuringOverwriteCopyRollsForward(t *testing.T) {
 		select {
 		case err := <-done:
 			t.Fatalf("the merge ended (err %v) before its copy could be seen running", err)
-		case <-time.After(5 * time.Millisecond):
+		case <-time.After(time.Millisecond):
 		}
 	}
-	if out, err := osexec.Command("docker", "kill", srv.Container().GetContainerID()).CombinedOutput(); err != nil {
-		t.Fatalf("docker kill: %v: %s", err, out)
-	}
+	kill()
 	if files := committedFiles(t, hostOut); len(files) != 0 {
 		t.Fatalf("the copy committed %v before the server was killed: the test proves nothing; give it more rows", files)
 	}
@@ -90,8 +92,9 @@ func TestServerKilledDuringOverwriteCopyRollsForward(t *testing.T) {
 		t.Fatalf("staging directories %v, want the killed run's one", staging)
 	}
 
-	// A new server; the next run appends a row.
-	_, c2 := ownSpark(t, mounts, spark.ConnectOptions{})
+	// The next run, on another server (the harness's, which sees the
+	// same directory at the same path), appends a row.
+	c2 := newClient(t)
 	res, err := c2.Merge(ctx, spark.Job{Sources: pathSources(dir + "/next.csv"), Verify: true, Target: spark.Target{Path: out, Mode: "append"}})
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +123,37 @@ func TestServerKilledDuringOverwriteCopyRollsForward(t *testing.T) {
 	}
 	_, got = query(t, "SELECT count(*) FROM parquet.`"+out+"`")
 	diff(t, "target rows after a third run", [][]any{row(int64(rows + 2))}, got)
+}
+
+// killer returns a function that kills srv's process at once, the
+// container's first (a signal from the host, where the test runs as the
+// container's user), else by the docker command, and waits until the
+// container has stopped.
+func killer(t *testing.T, srv *localspark.Server) func() {
+	t.Helper()
+	id := srv.Container().GetContainerID()
+	state, err := srv.Container().State(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if state.Pid <= 0 || syscall.Kill(state.Pid, syscall.SIGKILL) != nil {
+			if out, err := osexec.Command("docker", "kill", id).CombinedOutput(); err != nil {
+				t.Fatalf("docker kill: %v: %s", err, out)
+			}
+		}
+		for {
+			st, err := srv.Container().State(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.Running {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }
 
 // copying reports whether Spark's copy over out has begun: its old files
