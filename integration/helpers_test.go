@@ -333,7 +333,7 @@ func (o *oracle) same(t *testing.T, c *spark.Client, got, orderBy string, skip f
 // output is a Parquet output as readOutput reads it.
 type output struct {
 	// schema is Spark's type of a struct of every column (typeof): their
-	// names, order and types.
+	// names, order and types; "" for an output without rows.
 	schema string
 	// rows are the columns read, as text, sorted (see sortCells).
 	rows [][]any
@@ -451,6 +451,10 @@ func (o *oracle) sameAs(t *testing.T, c *spark.Client, got string, skip func(col
 		// Say how the schemas differ, which is why such a read fails.
 		diff(t, "schema", o.schemaOf(t, c), schemaOf(t, c, got))
 		t.Fatalf("read %s as the expected output is read: %v", got, err)
+	}
+	if want.schema == "" || have.schema == "" {
+		// No row to say it: the schemas as read alone.
+		diff(t, "schema", o.schemaOf(t, c), schemaOf(t, c, got))
 	}
 	diff(t, "schema (Spark's typeof of every column)", want.schema, have.schema)
 	diff(t, "rows", want.rows, have.rows)
