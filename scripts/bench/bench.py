@@ -359,7 +359,7 @@ def bench(args, ns, results):
     contenders = all_contenders(args)
     for corpus in corpora(args.root, ns, args.corpora):
         failed = set()
-        for rep in range(args.reps):
+        for rep in range(args.rep_offset, args.rep_offset + args.reps):
             # Rotate the order per repetition so no contender always runs
             # first (cold OS and server caches) or last.
             k = rep % len(contenders)
@@ -534,6 +534,9 @@ def main():
     ap.add_argument("--analysis", type=int, default=0)
     ap.add_argument("--discovery", type=int, default=0, help="probe schema discovery alone at this N")
     ap.add_argument("--keep-outputs", action="store_true")
+    ap.add_argument("--rep-offset", type=int, default=0,
+                    help="number the repetitions from this one: a later invocation that adds repetitions to an "
+                         "earlier one's continues its rotation of the order")
     ap.add_argument("--large", type=int, default=1000, help="N from which --reps-large applies; run after the rest")
     ap.add_argument("--reps-large", type=int, default=0, help="repetitions for N >= --large (default --reps)")
     ap.add_argument("--rpc-contenders", default="sparkmerge-auto,sparkmerge-union,pyspark-reduce-ansioff,pyspark-multiread")
