@@ -531,7 +531,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 							// reference after every file's columns.
 							reference.sameByName(t, c, local, job.Target.Path, root)
 						case err == nil:
-							reference.same(t, c, job.Target.Path, "", skipSource)
+							reference.sameAs(t, c, job.Target.Path, skipSource, "", "")
 						}
 					})
 				}
@@ -659,7 +659,7 @@ func TestDifferentialJSONSparkRefusesAlone(t *testing.T) {
 					case refErr == nil && err != nil:
 						t.Errorf("%v (Spark reading each file alone merges)", err)
 					case err == nil:
-						reference.same(t, c, job.Target.Path, "", skipSource)
+						reference.sameAs(t, c, job.Target.Path, skipSource, "", "")
 					}
 				})
 			}
