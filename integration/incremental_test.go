@@ -184,16 +184,7 @@ func TestNightlyJobFileThreeNights(t *testing.T) {
 		diff(t, "night 3 target", night2, nightlyRows(t, out))
 		diff(t, "night 3 STATE", stateLines(st2), stateLines(stateRows(t, state)))
 	}
-	t.Run("local", func(t *testing.T) {
-		t.Parallel()
-		dir := workDir(t)
-		run(t, dir, dir)
-	})
-	t.Run("cluster", func(t *testing.T) {
-		t.Parallel()
-		host, spark := sparktest.ClusterDir(t)
-		run(t, host, spark)
-	})
+	localAndCluster(t, run)
 }
 
 // nightlyRows are the nightly target's rows: id, zip, amount, city, the
@@ -537,6 +528,13 @@ func TestIncrementalEmptyDrop(t *testing.T) {
 		_, rows := query(t, "SELECT count(1) FROM parquet.`"+out+"`")
 		diff(t, "target rows", [][]any{{int64(2)}}, rows)
 	}
+	localAndCluster(t, run)
+}
+
+// localAndCluster runs run in parallel subtests on a directory the client
+// sees (local: host and Spark's path are one) and on one only the cluster
+// sees (host is where the test writes, sdir where Spark reads).
+func localAndCluster(t *testing.T, run func(t *testing.T, host, sdir string)) {
 	t.Run("local", func(t *testing.T) {
 		t.Parallel()
 		dir := workDir(t)
