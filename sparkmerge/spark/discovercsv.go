@@ -98,6 +98,11 @@ type csvLaneFile struct {
 	offset, columns int
 	// data: the file has lines besides its header line.
 	data bool
+	// witnessed: the file is larger than Spark's split; after its marker
+	// come two witness lanes per column (the highest and the lowest
+	// class of its values, see witnessLanes), by which takeTypes
+	// keeps only the types every split of the file gives.
+	witnessed bool
 }
 
 // maxLaneCells bounds the lanes one inference types, as its lines times
@@ -243,14 +248,22 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 		return nil, t.done, err
 	}
 	// Spark reads a larger file alone in several partitions, whose
-	// types it merges: another fold than the lanes'.
-	split, ok := c.fileSplitBytes(ctx)
+	// types it merges: another fold than the lanes', equal to it only for
+	// the lanes whose witnesses show the types split-invariant (see
+	// splitInvariant); the file is typed together with witnesses, under
+	// options whose parsers the witnesses know, else alone.
+	split, legacyTime, ok := c.fileSplitBytes(ctx)
 	if !ok {
 		return reads, t.done, nil
 	}
+	t.witnessed = map[*Read]bool{}
 	for _, r := range candidates {
 		if sizes[r] > split {
-			delete(linesOf, r)
+			if legacyTime || !witnessOptions(r.Options) {
+				delete(linesOf, r)
+				continue
+			}
+			t.witnessed[r] = true
 		}
 	}
 	isCandidate := map[*Read]bool{}
@@ -302,6 +315,9 @@ type together struct {
 	// headers are the files' header lines, by csvTogetherKey and line
 	// (headerKey).
 	headers map[string]*csvHeaderLine
+	// witnessed are the files larger than Spark's split, typed with
+	// witness lanes (csvLaneFile.witnessed).
+	witnessed map[*Read]bool
 }
 
 // csvHeaderLine is a header line of files read with options, and the
@@ -431,6 +447,9 @@ func (t *together) laneBatches(order []string, byKey map[string][]*Read, linesOf
 				typed = append(typed, r)
 				lines += l.lines
 				lanes += int64(len(h.names))
+				if t.witnessed[r] {
+					lanes += 2 * int64(len(h.names))
+				}
 			} else {
 				t.rest = append(t.rest, r)
 			}
@@ -440,6 +459,9 @@ func (t *together) laneBatches(order []string, byKey map[string][]*Read, linesOf
 		for i, r := range typed {
 			l := linesOf[r]
 			cols := len(t.headers[headerKey(key, l.first)].names)
+			if t.witnessed[r] {
+				cols *= 3
+			}
 			if cur == nil || i*k/len(typed) != (i-1)*k/len(typed) || cur.lanes.width+cols > maxLanes {
 				tokenizer, inference := csvTogetherOptionsOf(r.Options)
 				cur = &laneBatch{lanes: csvLanes{width: 1, tokenizer: tokenizer, inference: inference}}
@@ -447,8 +469,9 @@ func (t *together) laneBatches(order []string, byKey map[string][]*Read, linesOf
 			}
 			cur.lanes.paths = append(cur.lanes.paths, literalPath(r.Paths[0]))
 			// Its data lines: lines with content but the header.
-			cur.lanes.files = append(cur.lanes.files, csvLaneFile{path: sparkPathKey(r.Paths[0]), header: l.first, offset: cur.lanes.width, columns: cols, data: l.lines > 1})
-			cur.lanes.width += cols + 1 // and its marker lane
+			f := csvLaneFile{path: sparkPathKey(r.Paths[0]), header: l.first, offset: cur.lanes.width, columns: len(t.headers[headerKey(key, l.first)].names), data: l.lines > 1, witnessed: t.witnessed[r]}
+			cur.lanes.files = append(cur.lanes.files, f)
+			cur.lanes.width += f.lanes()
 			cur.reads = append(cur.reads, r)
 		}
 	}
@@ -496,8 +519,19 @@ func (t *together) takeTypes(b *laneBatch, schema sparkmerge.Schema) {
 		}
 		names := t.headers[headerKey(csvTogetherKey(r), f.header)].names
 		fields := make([]sparkmerge.Field, f.columns)
+		invariant := true
 		for j := range fields {
 			fields[j] = sparkmerge.Field{Name: names[j], Type: schema.Fields[f.offset+j].Type, Nullable: true}
+			if f.witnessed {
+				high, low := schema.Fields[f.offset+f.columns+1+2*j].Type, schema.Fields[f.offset+f.columns+2+2*j].Type
+				invariant = invariant && splitInvariant(fields[j].Type, witnessOf(high), witnessOf(low))
+			}
+		}
+		if !invariant {
+			// A lane whose type another split could change: Spark
+			// types the file alone.
+			t.rest = append(t.rest, r)
+			continue
 		}
 		r.Schema = sparkmerge.Schema{Fields: fields}
 		// Its header alone: its types say nothing (see markHeaderOnly,
@@ -584,18 +618,24 @@ func localCSVFileLines(path string) (csvFileLines, bool) {
 // whatever the server's cores: min(spark.sql.files.maxPartitionBytes,
 // spark.sql.files.openCostInBytes) (FilePartition.maxSplitBytes is at
 // least the smaller of them).
-func (c *Client) fileSplitBytes(ctx context.Context) (int64, bool) {
-	const maxPartition, openCost = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes"
-	values, err := c.server.conf(ctx, maxPartition, openCost)
+//
+// legacyTime reports whether the session parses dates and timestamps by
+// the legacy parsers (spark.sql.legacy.timeParserPolicy=LEGACY, or a
+// server that does not say), whose acceptance the witnesses of files
+// larger than the split do not know.
+func (c *Client) fileSplitBytes(ctx context.Context) (split int64, legacyTime, ok bool) {
+	const maxPartition, openCost, timeParser = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes", "spark.sql.legacy.timeParserPolicy"
+	values, err := c.server.conf(ctx, maxPartition, openCost, timeParser)
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	a, okA := byteSize(values[maxPartition])
 	b, okB := byteSize(values[openCost])
 	if !okA || !okB {
-		return 0, false
+		return 0, false, false
 	}
-	return min(a, b), true
+	policy, said := values[timeParser]
+	return min(a, b), !said || strings.EqualFold(policy, "LEGACY"), true
 }
 
 // byteSize reads a Spark size setting ("128MB", "4194304", "4m") in bytes,
@@ -642,7 +682,7 @@ func (l csvLanes) laneFileExpr() string {
 	var parts []string
 	for _, f := range l.files {
 		parts = append(parts, sparkmerge.QuoteString(f.path),
-			fmt.Sprintf("named_struct('header', %s, 'offset', %d, 'columns', %d)", sparkmerge.QuoteString(f.header), f.offset, f.columns))
+			fmt.Sprintf("named_struct('header', %s, 'offset', %d, 'columns', %d, 'witnessed', %t)", sparkmerge.QuoteString(f.header), f.offset, f.columns, f.witnessed))
 	}
 	return "element_at(map(" + strings.Join(parts, ", ") + "), " + sparkPathKeyExpr + ") AS f"
 }
@@ -657,28 +697,45 @@ func (l csvLanes) laneLineExpr() string {
 	}
 	quoted := sqlMap(map[string]string{"quoteAll": "true", "escape": `"`, "quote": `"`, "sep": ",",
 		"ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false", "nullValue": ""})
-	// One from_csv per width: its schema must be a constant.
-	widths := map[int]bool{}
+	// One from_csv per width (and witnessing): its schema must be a
+	// constant.
+	type shape struct {
+		columns   int
+		witnessed bool
+	}
+	shapes := map[shape]bool{}
 	for _, f := range l.files {
-		widths[f.columns] = true
+		shapes[shape{f.columns, f.witnessed}] = true
 	}
-	var ws []int
-	for w := range widths {
-		ws = append(ws, w)
+	var ss []shape
+	for s := range shapes {
+		ss = append(ss, s)
 	}
-	sort.Ints(ws)
+	sort.Slice(ss, func(i, j int) bool {
+		if ss[i].columns != ss[j].columns {
+			return ss[i].columns < ss[j].columns
+		}
+		return !ss[i].witnessed && ss[j].witnessed
+	})
 	var b strings.Builder
-	b.WriteString("concat(repeat(',', f.offset), CASE f.columns")
-	for _, w := range ws {
-		cols := make([]string, w)
+	b.WriteString("concat(repeat(',', f.offset), CASE")
+	for _, sh := range ss {
+		cols := make([]string, sh.columns)
 		for i := range cols {
 			cols[i] = fmt.Sprintf("c%d STRING", i)
 		}
-		fmt.Fprintf(&b, " WHEN %d THEN to_csv(from_csv(value, %s, %s), %s)", w, sparkmerge.QuoteString(strings.Join(cols, ", ")), sqlMap(tokenizer), quoted)
+		parsed := fmt.Sprintf("from_csv(value, %s, %s)", sparkmerge.QuoteString(strings.Join(cols, ", ")), sqlMap(tokenizer))
+		fmt.Fprintf(&b, " WHEN f.columns = %d AND f.witnessed = %t THEN ", sh.columns, sh.witnessed)
+		if !sh.witnessed {
+			fmt.Fprintf(&b, "concat(to_csv(%s, %s), ',1')", parsed, quoted)
+			continue
+		}
+		// The tokens parsed once, bound to s.
+		fmt.Fprintf(&b, "transform(array(%s), s -> concat(to_csv(s, %s), ',1', %s))[0]", parsed, quoted, witnessLanes(sh.columns, "s"))
 	}
 	// No empty lanes after the file's: inference leaves the lanes past a
 	// shorter line's end as they were (laneWidthLine sets the width).
-	b.WriteString(" END, ',1') AS value")
+	b.WriteString(" END) AS value")
 	return b.String()
 }
 

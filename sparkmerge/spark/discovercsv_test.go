@@ -116,18 +116,18 @@ func TestLaneLineExpr(t *testing.T) {
 	}}
 	line := lanes.laneLineExpr()
 	for _, want := range []string{
-		"concat(repeat(',', f.offset), CASE f.columns",
-		"WHEN 2 THEN to_csv(from_csv(value, 'c0 STRING, c1 STRING', map('mode', 'PERMISSIVE', 'sep', ';'))",
-		"WHEN 3 THEN to_csv(from_csv(value, 'c0 STRING, c1 STRING, c2 STRING'",
+		"concat(repeat(',', f.offset), CASE",
+		"WHEN f.columns = 2 AND f.witnessed = false THEN concat(to_csv(from_csv(value, 'c0 STRING, c1 STRING', map('mode', 'PERMISSIVE', 'sep', ';'))",
+		"WHEN f.columns = 3 AND f.witnessed = false THEN concat(to_csv(from_csv(value, 'c0 STRING, c1 STRING, c2 STRING'",
 		"'quoteAll', 'true'",
-		"END, ',1') AS value",
+		"')), ',1') END) AS value",
 	} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %s\nlacks %s", line, want)
 		}
 	}
 	files := lanes.laneFileExpr()
-	if want := "element_at(map('file:/d/a.csv', named_struct('header', 'a;b', 'offset', 1, 'columns', 2), 'file:/d/b.csv', named_struct('header', 'x;y;z', 'offset', 3, 'columns', 3)), " + sparkPathKeyExpr + ") AS f"; files != want {
+	if want := "element_at(map('file:/d/a.csv', named_struct('header', 'a;b', 'offset', 1, 'columns', 2, 'witnessed', false), 'file:/d/b.csv', named_struct('header', 'x;y;z', 'offset', 3, 'columns', 3, 'witnessed', false)), " + sparkPathKeyExpr + ") AS f"; files != want {
 		t.Errorf("files %s, want %s", files, want)
 	}
 	if got := lanes.laneWidthLine(); got != "SELECT repeat(',', 5) AS value" {

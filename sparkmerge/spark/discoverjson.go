@@ -186,34 +186,23 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 		sizes[r] = size
 	}
 	// A file larger than Spark's split is read alone in several
-	// partitions whose types Spark merges: equal only if the merge does
-	// not depend on how the records are split, which no test here has
-	// shown yet, so such files go alone. (Asked only when some files
-	// could be typed together: it is a request to the server.)
-	var split int64
-	for _, key := range order {
-		if len(byKey[key]) >= 2 && split == 0 {
-			var ok bool
-			if split, ok = c.fileSplitBytes(ctx); !ok {
-				return reads, done, nil
-			}
-		}
-	}
+	// partitions, and here too (at other offsets): the result is the same
+	// whatever the split, for JsonInferSchema.infer types each record
+	// alone (inferField) and merges the records' types by compatibleType,
+	// within a partition and across partitions, and compatibleType is
+	// associative and commutative (per field by name at every depth; on
+	// primitives TypeCoercion's tightest common type, decimals widened to
+	// the largest range and scale or double, anything else string). The
+	// root's own rules (arrays, scalars, corrupt records) are kept out as
+	// for any file (see the top of this file). TestJSONTypedTogetherPastTheSplit
+	// proves it on files split at every line.
 	var batches []*jsonBatch
 	for _, key := range order {
-		var fit []*Read
-		for _, r := range byKey[key] {
-			if sizes[r] <= split {
-				fit = append(fit, r)
-			} else {
-				t.rest = append(t.rest, r)
-			}
-		}
-		if len(fit) < 2 {
-			t.rest = append(t.rest, fit...)
+		if len(byKey[key]) < 2 {
+			t.rest = append(t.rest, byKey[key]...)
 			continue
 		}
-		batches = append(batches, jsonBatches(fit, sizes)...)
+		batches = append(batches, jsonBatches(byKey[key], sizes)...)
 	}
 	if err := t.typeBatches(ctx, batches); err != nil {
 		return nil, t.done, err

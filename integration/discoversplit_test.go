@@ -1,0 +1,258 @@
+//go:build integration
+
+package integration
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// Files larger than Spark's split are read alone in several partitions,
+// whose types Spark merges, and are typed together only where that
+// equals the fold of the lanes whatever the split. The tests lower
+// spark.sql.files.openCostInBytes in a session of their own, so that
+// files of a few KB are past the split (min(maxPartitionBytes,
+// openCostInBytes)): alone, Spark splits each in as many partitions as
+// its cores (FilePartition.maxSplitBytes: bytes/parallelism), among
+// others the lanes read it whole.
+
+// splitClient is a client on a session of its own whose split is 40
+// bytes.
+func splitClient(t *testing.T) *spark.Client {
+	t.Helper()
+	c, err := connectPatiently(t, testContext(t), requireSpark(t), spark.ConnectOptions{
+		UserAgent: "sparkmerge-integration",
+		Conf:      map[string]string{"spark.sql.files.openCostInBytes": "40b"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// linesOf is a file of a header and lines, line(i) for i below n.
+func linesOf(header string, n int, line func(i int) string) []byte {
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for i := range n {
+		b.WriteString(line(i) + "\n")
+	}
+	return []byte(b.String())
+}
+
+// pastSplitCSV are CSV files of 150 lines past the split, each column
+// named apart so that their union has no conflict. The first are typed
+// alike in every split (numbers, dates, timestamps, booleans, a string
+// forced by a word, a header line repeated past the middle, a column
+// without values); the last have a timestamp first and then values its
+// parser accepts but that alone are dates or numbers, or dates then
+// timestamps: their type follows where the file is split.
+func pastSplitCSV() (files map[string][]byte, invariant int) {
+	files = map[string][]byte{
+		"ints.csv": linesOf("id,n", 150, func(i int) string {
+			if i == 120 {
+				return fmt.Sprintf("%d,3000000000", i)
+			}
+			return fmt.Sprintf("%d,%d", i, i*7)
+		}),
+		"decimals.csv": linesOf("id,x", 150, func(i int) string {
+			switch i {
+			case 100:
+				return fmt.Sprintf("%d,12345678901234567890123", i)
+			case 140:
+				return fmt.Sprintf("%d,1.5", i)
+			}
+			return fmt.Sprintf("%d,%d", i, i)
+		}),
+		"dates.csv":  linesOf("id,day", 150, func(i int) string { return fmt.Sprintf("%d,2024-%02d-%02d", i, 1+i%12, 1+i%28) }),
+		"stamps.csv": linesOf("id,at", 150, func(i int) string { return fmt.Sprintf("%d,2024-01-02 03:04:%02d", i, i%60) }),
+		"flags.csv": linesOf("id,ok", 150, func(i int) string {
+			return fmt.Sprintf("%d,%s", i, []string{"TRUE", "false", "True"}[i%3])
+		}),
+		"words.csv": linesOf("id,v", 150, func(i int) string {
+			switch {
+			case i == 145:
+				return fmt.Sprintf("%d,abc", i)
+			case i > 70:
+				return fmt.Sprintf("%d,2020-01-%02d", i, 1+i%28)
+			}
+			return fmt.Sprintf("%d,%d", i, 2000+i)
+		}),
+		"header-again.csv": linesOf("id,d2", 150, func(i int) string {
+			if i == 110 {
+				return "id,d2"
+			}
+			return fmt.Sprintf("%d,2023-05-%02d", i, 1+i%28)
+		}),
+		"no-values.csv": linesOf("id,e", 150, func(i int) string { return fmt.Sprintf("%d,", i) }),
+		"small.csv":     []byte("id,name\n1,x\n"),
+	}
+	invariant = len(files)
+	files["stamp-then-dates.csv"] = linesOf("id,sd", 150, func(i int) string {
+		if i == 0 {
+			return "0,2024-01-02 03:04:05"
+		}
+		return fmt.Sprintf("%d,2024-02-%02d", i, 1+i%28)
+	})
+	files["stamp-then-years.csv"] = linesOf("id,sy", 150, func(i int) string {
+		if i%2 == 0 {
+			return fmt.Sprintf("%d,2024-01-02 03:04:05", i)
+		}
+		return fmt.Sprintf("%d,%d", i, 1990+i)
+	})
+	files["date-then-stamps.csv"] = linesOf("id,ds", 150, func(i int) string {
+		if i < 75 {
+			return fmt.Sprintf("%d,2024-03-%02d", i, 1+i%28)
+		}
+		return fmt.Sprintf("%d,2024-03-01 10:00:%02d", i, i%60)
+	})
+	return files, invariant
+}
+
+// pastSplitJSON are JSON files past the split whose records' types
+// differ across the file: numbers widening to decimal and double, structs
+// gaining fields, arrays of ints then doubles then empty, a field that is
+// a number, a string and a struct, nulls then numbers, booleans then
+// numbers.
+func pastSplitJSON() map[string][]byte {
+	records := func(n int, line func(i int) string) []byte {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(line(i) + "\n")
+		}
+		return []byte(b.String())
+	}
+	return map[string][]byte{
+		"j-numbers.json": records(150, func(i int) string {
+			switch i {
+			case 60:
+				return `{"a":9223372036854775808}`
+			case 140:
+				return `{"a":1.5}`
+			}
+			return fmt.Sprintf(`{"a":%d}`, i)
+		}),
+		"j-nested.json": records(150, func(i int) string {
+			switch {
+			case i > 120:
+				return fmt.Sprintf(`{"o":{"x":"t%d"}}`, i)
+			case i > 60:
+				return fmt.Sprintf(`{"o":{"y":%d.5}}`, i)
+			}
+			return fmt.Sprintf(`{"o":{"x":%d}}`, i)
+		}),
+		"j-arrays.json": records(150, func(i int) string {
+			switch {
+			case i > 130:
+				return `{"l":[]}`
+			case i > 70:
+				return fmt.Sprintf(`{"l":[%d.5]}`, i)
+			}
+			return fmt.Sprintf(`{"l":[%d,%d]}`, i, i+1)
+		}),
+		"j-mixed.json": records(150, func(i int) string {
+			switch {
+			case i == 149:
+				return `{"v":{"k":1}}`
+			case i == 75:
+				return `{"v":"x"}`
+			}
+			return fmt.Sprintf(`{"v":%d}`, i)
+		}),
+		"j-nulls.json": records(150, func(i int) string {
+			if i < 100 {
+				return `{"z":null}`
+			}
+			return fmt.Sprintf(`{"z":%d}`, i)
+		}),
+		"j-bools.json": records(150, func(i int) string {
+			if i < 140 {
+				return `{"b":true}`
+			}
+			return `{"b":1}`
+		}),
+	}
+}
+
+// CSV files past the split are typed together where every split types
+// them alike, and alone where the split decides (a timestamp first, then
+// dates or years; dates then timestamps): each file's schema, and the
+// merged output, equal Spark reading each file alone, local and only on
+// the server.
+func TestCSVTypedTogetherPastTheSplit(t *testing.T) {
+	t.Parallel()
+	c := splitClient(t)
+	files, invariant := pastSplitCSV()
+	typedTogetherAsAlone(t, c, files, invariant)
+}
+
+// JSON files past the split are typed together, whatever the split:
+// Spark's JSON inference types each record alone and merges by an
+// associative, commutative compatibleType.
+func TestJSONTypedTogetherPastTheSplit(t *testing.T) {
+	t.Parallel()
+	c := splitClient(t)
+	files := pastSplitJSON()
+	typedTogetherAsAlone(t, c, files, len(files))
+}
+
+// typedTogetherAsAlone plans and merges files (local, and only on the
+// server) with Spark's inference, together and each alone, and checks
+// that each file's schema and the output are Spark's alone, with
+// together files typed together.
+func typedTogetherAsAlone(t *testing.T, c *spark.Client, files map[string][]byte, together int) {
+	t.Helper()
+	local := localFiles(t, files)
+	remote := clusterFiles(t, files)
+	for _, where := range []struct {
+		name, root string
+	}{{"local files", local}, {"files only the server sees", remote}} {
+		runOnParentSession(t, where.name, func(t *testing.T) {
+			var paths []string
+			for _, n := range sortedNames(files) {
+				paths = append(paths, filepath.Join(where.root, n))
+			}
+			// PERMISSIVE: a header line repeated past the first is a row of
+			// nulls read (inference skips it), not the end of the merge.
+			job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: true, Verify: true,
+				ReaderOptions: map[string]string{"mode": "PERMISSIVE"}}
+			alone := job
+			alone.InferEachFileAlone = true
+			dry, dryAlone := job, alone
+			dry.DryRun, dryAlone.DryRun = true, true
+			want, err := c.Plan(testContext(t), dryAlone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Plan(testContext(t), dry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			schemas := map[string]string{}
+			for _, r := range want.Reads {
+				schemas[filepath.Base(r.Name)] = r.Schema.String()
+			}
+			for _, r := range got.Reads {
+				if w := schemas[filepath.Base(r.Name)]; r.Schema.String() != w {
+					t.Errorf("%s: typed together %s, alone %s", filepath.Base(r.Name), r.Schema, w)
+				}
+			}
+			if got.TypedTogether != together {
+				t.Errorf("%d files typed together, want %d", got.TypedTogether, together)
+			}
+			// The merged output, against Spark reading each file alone.
+			alone.Target.Path = filepath.Join(workDir(t), "alone")
+			_, wantOut := merge(t, c, alone)
+			job.Target.Path = filepath.Join(workDir(t), "together")
+			_, gotOut := merge(t, c, job)
+			newOracle(wantOut).sameAs(t, c, gotOut, nil, "", "")
+			t.Logf("%d files typed together in %d requests; alone %d Spark requests, together %d", got.TypedTogether, got.TogetherRequests,
+				want.Requests.SparkRequests(), got.Requests.SparkRequests())
+		})
+	}
+}
