@@ -8,17 +8,22 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
-// Delta Lake and Iceberg targets, on the harness's Spark: the image of
-// Spark 4.0 carries both (scripts/lib.sh SPARKMERGE_TABLE_FORMAT_PINS),
-// Delta's catalog as spark_catalog, and an Iceberg catalog named iceberg.
+// Delta Lake and Iceberg targets, on the harness's Spark: the images of
+// the Spark lines scripts/lib.sh SPARKMERGE_TABLE_FORMAT_PINS names (3.5,
+// 4.0 and 4.1) carry both, Delta's catalog as spark_catalog, and an
+// Iceberg catalog named iceberg. Spark 3.5 has Delta 3, whose type
+// widening changes fewer types (deltaPreview).
 
 // lakehouseFormats are the formats tested, with the catalog their tables
 // are made in.
@@ -40,11 +45,50 @@ func requireTableFormat(t *testing.T, format string) {
 	}
 	rows := queryRows(t, "SET "+key)
 	if len(rows) != 1 || rows[0][1] != want {
-		if os.Getenv("CI") == "true" && strings.HasPrefix(sparkVersion(t), "4.0.") {
-			t.Fatalf("the server of Spark %s has no %s catalog (%s = %v): the image lacks its table formats", sparkVersion(t), format, key, rows)
+		version := sparkVersion(t)
+		pinned, err := pinnedTableFormats(version)
+		if os.Getenv("CI") == "true" {
+			if err != nil {
+				t.Fatalf("the server has no %s catalog (%s = %v), and which formats Spark %s should carry is unknown: %v", format, key, rows, version, err)
+			}
+			if _, ok := pinned[format]; ok {
+				t.Fatalf("the server of Spark %s has no %s catalog (%s = %v): the image lacks the table formats scripts/lib.sh pins for its line (%v)", version, format, key, rows, pinned)
+			}
 		}
-		t.Skipf("the server has no %s catalog (%s = %v): only Spark 4.0's image carries Delta and Iceberg", format, key, rows)
+		t.Skipf("the server has no %s catalog (%s = %v): Spark %s's image carries no %s (scripts/lib.sh pins %v for its line; %v)", format, key, rows, version, format, pinned, err)
 	}
+}
+
+var (
+	pinnedFormatsOnce sync.Map // Spark version -> func() (map[string]string, error)
+)
+
+// pinnedTableFormats are the table formats scripts/lib.sh pins for the
+// line of Spark version (SPARKMERGE_TABLE_FORMATS: "delta=3.3.3,..."),
+// none for a line without pins; an error for a version lib.sh does not
+// pin.
+func pinnedTableFormats(version string) (map[string]string, error) {
+	f, _ := pinnedFormatsOnce.LoadOrStore(version, sync.OnceValues(func() (map[string]string, error) {
+		cmd := osexec.Command("bash", "-c", `. ../scripts/lib.sh && printf '%s' "$SPARKMERGE_TABLE_FORMATS"`)
+		cmd.Env = append(os.Environ(), "SPARK_VERSION="+version, "SPARKMERGE_SPARK_IMAGE=")
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("scripts/lib.sh for Spark %s: %w", version, err)
+		}
+		if len(out) == 0 {
+			return map[string]string{}, nil
+		}
+		return localspark.ParseTableFormats(string(out)), nil
+	}))
+	return f.(func() (map[string]string, error))()
+}
+
+// deltaPreview reports whether format is Delta and the server's Delta is
+// 3.x (Spark 3.5's), whose type widening changes only tinyint to
+// smallint or int and smallint to int.
+func deltaPreview(t *testing.T, format string) bool {
+	t.Helper()
+	return format == "delta" && strings.HasPrefix(sparkVersion(t), "3.")
 }
 
 // sparkVersion is the harness's Spark version.
@@ -115,7 +159,15 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 				writeFiles(t, d, map[string]string{file: content}, file)
 				return d
 			}
-			day1 := day("day1", "a.csv", "id,name\n1,x\n2,y\n")
+			// Delta 3 (Spark 3.5) does not widen int to bigint
+			// (TestLakehouseWidening): there day 1's ids are bigint
+			// already (JSON's integers), and nothing widens.
+			preview := deltaPreview(t, f.format)
+			day1, firstID := day("day1", "a.csv", "id,name\n1,x\n2,y\n"), "int"
+			widen := []map[string]string{{"column": "id", "from": "int", "to": "bigint"}}
+			if preview {
+				day1, firstID, widen = day("day1-json", "a.json", `{"id": 1, "name": "x"}`+"\n"+`{"id": 2, "name": "y"}`+"\n"), "bigint", nil
+			}
 			day2 := day("day2", "b.json", `{"id": 5000000000, "name": "z", "attrs": {"a": 7}}`+"\n")
 			day3 := day("day3", "c.json", `{"id": 3, "attrs": {"a": 8, "b": "deep"}, "score": 1.5}`+"\n")
 			run := func(landing string, want ...string) {
@@ -136,7 +188,11 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 			// plan --table shows the table beside the sources and what the
 			// append would do, in text and JSON, and changes nothing.
 			code, stdout, stderr := cliRun(t, "plan", day2, "--table", table, "-o", "text")
-			for _, w := range []string{"table " + table + " (" + f.format + "): id int, name string", "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>"} {
+			wantPlan := []string{"table " + table + " (" + f.format + "): id " + firstID + ", name string", "evolve: add attrs struct<a:bigint>"}
+			if !preview {
+				wantPlan = append(wantPlan, "evolve: widen id int -> bigint")
+			}
+			for _, w := range wantPlan {
 				if code != 0 || !strings.Contains(stdout, w) {
 					t.Errorf("plan --table: exit %d, stdout does not say %q:\n%s%s", code, w, stdout, stderr)
 				}
@@ -156,7 +212,7 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 				t.Fatalf("plan --table -o json: exit %d, %v:\n%s%s", code, err, stdout, stderr)
 			}
 			validateJSON(t, "plan", stdout)
-			diff(t, "plan --table -o json", []any{f.format, true, []map[string]string{{"column": "id", "from": "int", "to": "bigint"}}, []map[string]string{{"column": "attrs", "to": "struct<a:bigint>"}}},
+			diff(t, "plan --table -o json", []any{f.format, true, widen, []map[string]string{{"column": "attrs", "to": "struct<a:bigint>"}}},
 				[]any{planned.Table.Format, planned.Table.Exists, planned.Table.Evolution.Widen, planned.Table.Evolution.Add})
 			// A column the format cannot change: a conflict, exit code 3.
 			clash := day("clash", "d.json", `{"id": 1, "name": [1]}`+"\n")
@@ -178,7 +234,11 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 			}
 			validateJSON(t, "plan", stdout)
 			diff(t, "conflicts in JSON", []map[string]string{{"column": "name", "table_type": "string", "merged_type": "array<bigint>", "reason": "no common type"}}, conflicted.Table.Evolution.Conflicts)
-			run(day2, "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>", "verified: 1 rows written = 1 rows read")
+			if preview {
+				run(day2, "evolve: add attrs struct<a:bigint>", "verified: 1 rows written = 1 rows read")
+			} else {
+				run(day2, "evolve: widen id int -> bigint", "evolve: add attrs struct<a:bigint>", "verified: 1 rows written = 1 rows read")
+			}
 			run(day3, "evolve: add attrs.b string, score double", "verified: 1 rows written = 1 rows read")
 
 			schema := queryRows(t, "DESCRIBE TABLE "+table)
@@ -201,6 +261,9 @@ func TestLakehouseAppendEvolveVerify(t *testing.T) {
 				// Iceberg's schema changes make no snapshot.
 				"iceberg": {"append 2", "append 1", "append 1"},
 			}[f.format]
+			if preview {
+				want = []string{"CREATE TABLE AS SELECT 2", "ADD COLUMNS -", "WRITE 1", "ADD COLUMNS -", "WRITE 1"}
+			}
 			diff(t, "commits", want, commits(t, f.format, table))
 		})
 	}
@@ -217,14 +280,21 @@ func TestLakehouseWidening(t *testing.T) {
 		// Delta widens int to double, but not bigint to double.
 		"delta": {"ok int, bad bigint", "ok,bad\n1.5,2.5\n", "ok double, bad double", "ok double",
 			`"bad" is bigint in the table and double in the sources: Delta's type widening does not change bigint to double`},
+		// Delta 3 (Spark 3.5) widens smallint to int, but not int to bigint.
+		"delta 3": {"ok smallint, bad int", "ok,bad\n7,5000000000\n", "ok int, bad bigint", "ok int",
+			`"bad" is int in the table and bigint in the sources: the server's Delta 3 (Spark 3.5) does not change int to bigint`},
 		"iceberg": {"ok decimal(5,2), bad int", "ok,bad\n1234.56,2.5\n", "ok decimal(6,2), bad double", "ok decimal(6,2)",
 			`"bad" is int in the table and double in the sources: Iceberg does not change int to double`},
 	}
 	for _, f := range lakehouseFormats {
-		tc := cases[f.format]
 		t.Run(f.format, func(t *testing.T) {
 			t.Parallel()
 			requireTableFormat(t, f.format)
+			name := f.format
+			if deltaPreview(t, f.format) {
+				name = "delta 3"
+			}
+			tc := cases[name]
 			c := newClient(t)
 			table := lakehouseTable(t, f.catalog, "lake")
 			exec(t, fmt.Sprintf("CREATE TABLE %s (%s) USING %s", table, tc.table, f.format), "INSERT INTO "+table+" VALUES (1, 1)")
@@ -253,7 +323,7 @@ func TestLakehouseWidening(t *testing.T) {
 			schema := queryRows(t, "DESCRIBE TABLE "+table)
 			diff(t, "widened column", tc.widened, fmt.Sprintf("%v %v", schema[0][0], schema[0][1]))
 			rows := queryRows(t, "SELECT CAST(ok AS string) FROM "+table+" ORDER BY ok")
-			wantOK := map[string][][]any{"delta": {row("1.0"), row("1.5")}, "iceberg": {row("1.00"), row("1234.56")}}[f.format]
+			wantOK := map[string][][]any{"delta": {row("1.0"), row("1.5")}, "delta 3": {row("1"), row("7")}, "iceberg": {row("1.00"), row("1234.56")}}[name]
 			diff(t, "values of the widened column", wantOK, rows)
 		})
 	}
@@ -348,6 +418,18 @@ func TestLakehouseDeltaPath(t *testing.T) {
 	}
 	second := writeFiles(t, dir, map[string]string{"b.csv": "id,note\n5000000000,new\n"}, "b.csv")
 	job.Sources = pathSources(second...)
+	wantID := int64(5000000000)
+	if deltaPreview(t, "delta") {
+		// Delta 3 (Spark 3.5) does not widen int to bigint: refused, and
+		// an id that fits an int is appended instead.
+		_, err := c.Merge(testContext(t), job)
+		var conflict *sparkmerge.EvolutionConflictError
+		if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "the server's Delta 3 (Spark 3.5) does not change int to bigint") {
+			t.Fatalf("err = %v, want Delta 3's conflict over int to bigint", err)
+		}
+		wantID = 2
+		job.Sources = pathSources(writeFiles(t, dir, map[string]string{"c.csv": "id,note\n2,new\n"}, "c.csv")...)
+	}
 	res, err := c.Merge(testContext(t), job)
 	if err != nil {
 		t.Fatal(err)
@@ -355,8 +437,8 @@ func TestLakehouseDeltaPath(t *testing.T) {
 	if !res.Verified || res.RowsWritten != 1 {
 		t.Errorf("verified %v, rows written %d, want 1 verified", res.Verified, res.RowsWritten)
 	}
-	rows := queryRows(t, "SELECT id, name, note FROM delta.`"+out+"` ORDER BY id")
-	diff(t, "rows", [][]any{row(int64(1), "x", nil), row(int64(5000000000), nil, "new")}, rows)
+	rows := queryRows(t, "SELECT CAST(id AS bigint), name, note FROM delta.`"+out+"` ORDER BY id")
+	diff(t, "rows", [][]any{row(int64(1), "x", nil), row(wantID, nil, "new")}, rows)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

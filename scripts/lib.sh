@@ -52,20 +52,25 @@ export SPARK_VERSION
 
 SPARKMERGE_CACHE=${SPARKMERGE_CACHE:-$SPARKMERGE_REPO/.cache}
 
-# The table formats each Spark line gets (docs/clusters.md, "Table
+# The table formats each Spark line gets (docs/testing.md, "Table
 # formats"): Delta Lake (delta-spark, with the delta-storage it needs; its
-# other dependency, antlr4-runtime 4.13.1, is among Spark's own jars) and
-# Apache Iceberg's Spark runtime (one shaded jar), from Maven Central,
-# each pinned by sha256 (Maven Central's .sha1 of each agreed). Delta
-# 4.0.x is built for Spark 4.0 and Iceberg's runtime-4.0 too; a line
-# without rows here gets neither, and its server no table format
-# settings (scripts/start-connect.sh, sparkmerge/localspark).
+# antlr4-runtime is among Spark's own jars: 4.9.3 for Delta 3.3 on 3.5,
+# 4.13.1 on 4.x) and Apache Iceberg's Spark runtime (one shaded jar),
+# from Maven Central, each pinned by sha256 (Maven Central's .sha1 of
+# each agreed). Delta 3.3 is built for Spark 3.5, 4.0.x for Spark 4.0,
+# and Iceberg's runtime-3.5 and -4.0 for theirs. A line without rows here
+# (4.3: no Delta or Iceberg release is built for it) gets neither, and its
+# server no table format settings (scripts/start-connect.sh,
+# sparkmerge/localspark).
 #
 #   line format  version  Maven Central path                                                                      sha256
 SPARKMERGE_TABLE_FORMAT_PINS='
 4.0 delta   4.0.1  io/delta/delta-spark_2.13/4.0.1/delta-spark_2.13-4.0.1.jar                                    a1e76860b19fe1e6b205a4ea7a9099a2f9575d39bb71d49b3e679b299d0efb91
 4.0 delta   4.0.1  io/delta/delta-storage/4.0.1/delta-storage-4.0.1.jar                                          ecc42c5aaa51c423312d9e4e48aa4a12b34740bf2c37de0e8f279277ec3d12e4
 4.0 iceberg 1.10.1 org/apache/iceberg/iceberg-spark-runtime-4.0_2.13/1.10.1/iceberg-spark-runtime-4.0_2.13-1.10.1.jar 2192a0881ed0f5773b5a83a8820d2b0b2069beec203028643a1c338551007f09
+3.5 delta   3.3.3  io/delta/delta-spark_2.12/3.3.3/delta-spark_2.12-3.3.3.jar                                    4912bf902a1c453aba3bd838ff212dedd357155212f9bb37a6b47d97f2827ebc
+3.5 delta   3.3.3  io/delta/delta-storage/3.3.3/delta-storage-3.3.3.jar                                          45ad193053fd30cebe6d9ab1889873cde39b223a0f210e00ebee8b6642476901
+3.5 iceberg 1.10.1 org/apache/iceberg/iceberg-spark-runtime-3.5_2.12/1.10.1/iceberg-spark-runtime-3.5_2.12-1.10.1.jar 39ea09e6c03550a300b9d9ab498949836d2d434e441da4c12a943a086e396940
 '
 # table_format_pins: the rows of SPARKMERGE_TABLE_FORMAT_PINS for
 # $SPARK_VERSION's line (none for a line without table formats).

@@ -58,7 +58,11 @@ budget=${SPARKMERGE_MATRIX_BUDGET:-1500}
 #   write targets            TestPartitionedWrite, TestTableAppendEvolve, TestDataFramesInAndOut, TestCLIMergeToView
 #   widening                 TestWideningParityWithSpark
 #   the version command      TestCLIVersionNamesTheServer
-matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer|TestCSVTypedTogetherAsAlone|TestJSONTypedTogetherAsAlone|TestPlanCountsItsSparkRequests)$'
+#   table formats            TestLakehouse* (Delta Lake and Iceberg tables: create, append with --evolve,
+#                            widening, overwrite, a failed write, a Delta path), on each line whose image
+#                            carries them (scripts/lib.sh SPARKMERGE_TABLE_FORMAT_PINS); under CI=true a
+#                            line with pins whose server lacks them fails, never skips
+matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer|TestCSVTypedTogetherAsAlone|TestJSONTypedTogetherAsAlone|TestPlanCountsItsSparkRequests|TestLakehouseAppendEvolveVerify|TestLakehouseWidening|TestLakehouseOverwriteAndFailure|TestLakehouseDeltaPath)$'
 
 # Spark's defaults for code generation (whole-stage code, compiled with
 # a fallback to interpreted), set back on the matrix's servers.

@@ -19,6 +19,12 @@ type Table struct {
 	Format string
 	// Schema is the table's columns, in its order and spelling.
 	Schema Schema
+	// DeltaPreviewWidening says the server's Delta Lake is 3.x, the Delta
+	// of Spark 3.5, whose type widening (a preview) changes only tinyint
+	// to smallint or int and smallint to int; Delta 4.0 added the other
+	// changes [PlanEvolution] lists. The zero value is Delta 4.0's rules.
+	// Only a Delta table reads it.
+	DeltaPreviewWidening bool
 }
 
 // The table formats whose own mechanisms [PlanEvolution] knows beyond
@@ -95,7 +101,9 @@ func (e *Evolution) Empty() bool {
 //     tinyint, smallint and int to a wider integer, to double, or to a
 //     decimal with at least 10 integer digits; bigint to a decimal with at
 //     least 20; float to double; decimal(p,s) to decimal(p+k1,s+k2) with
-//     k1 >= k2 >= 0; date to timestamp_ntz.
+//     k1 >= k2 >= 0; date to timestamp_ntz. Delta 3.x
+//     ([Table.DeltaPreviewWidening]): tinyint to smallint or int and
+//     smallint to int only.
 //   - Iceberg: int to bigint, float to double, decimal(p,s) to
 //     decimal(p2,s) with p2 > p.
 //   - Other formats (Spark's Parquet, ORC, CSV, JSON and Hive tables): no
@@ -109,7 +117,7 @@ func (e *Evolution) Empty() bool {
 // [Evolution.Err].
 func PlanEvolution(t Table, merged Schema, opts Options) *Evolution {
 	e := &Evolution{Table: t.Name, Format: strings.ToLower(t.Format)}
-	ev := evolver{e: e, opts: opts}
+	ev := evolver{e: e, opts: opts, deltaPreview: t.DeltaPreviewWidening}
 	if opts.Types == TypesString {
 		// As a reference is fitted (see builder.fits): string with
 		// another type still widens to string.
@@ -165,8 +173,9 @@ func fieldIndex(fields []Field, name string, caseSensitive bool) int {
 }
 
 type evolver struct {
-	e    *Evolution
-	opts Options
+	e            *Evolution
+	opts         Options
+	deltaPreview bool // Table.DeltaPreviewWidening
 }
 
 // nested reports whether the format adds and widens nested fields.
@@ -226,7 +235,7 @@ func (ev *evolver) walk(path []string, table, merged DataType) DataType {
 		ev.conflict(path, table, merged, reason)
 		return table
 	}
-	if ok, why := widens(ev.e.Format, table, wider); !ok {
+	if ok, why := widens(ev.e.Format, ev.deltaPreview, table, wider); !ok {
 		ev.conflict(path, table, wider, why)
 		return table
 	}
@@ -257,10 +266,17 @@ func appendPath(path []string, name string) []string {
 }
 
 // widens reports whether a table of format changes a column's type from
-// to to in its metadata alone, and if not, why.
-func widens(format string, from, to DataType) (bool, string) {
+// to to in its metadata alone, and if not, why. deltaPreview: the server
+// has Delta 3.x (see [Table.DeltaPreviewWidening]).
+func widens(format string, deltaPreview bool, from, to DataType) (bool, string) {
 	switch format {
 	case FormatDelta:
+		if deltaPreview {
+			if deltaPreviewWidens(from, to) {
+				return true, ""
+			}
+			return false, fmt.Sprintf("the server's Delta 3 (Spark 3.5) does not change %s to %s (its type widening preview widens tinyint to smallint and int, smallint to int; Delta 4.0 on Spark 4 widens more)", from, to)
+		}
 		if deltaWidens(from, to) {
 			return true, ""
 		}
@@ -311,6 +327,19 @@ func deltaWidens(from, to DataType) bool {
 		return to.Scale >= from.Scale && to.Precision-to.Scale >= from.Precision-from.Scale
 	case from.Kind == KindDate && to.Kind == KindTimestampNTZ:
 		return true
+	}
+	return false
+}
+
+// deltaPreviewWidens is Delta 3.x's type widening preview: what Delta
+// 3.3.3 on Spark 3.5.7 changes by ALTER COLUMN TYPE, top-level and
+// nested (docs/testing.md, "Table formats").
+func deltaPreviewWidens(from, to DataType) bool {
+	switch from.Kind {
+	case KindByte:
+		return to.Kind == KindShort || to.Kind == KindInt
+	case KindShort:
+		return to.Kind == KindInt
 	}
 	return false
 }

@@ -49,6 +49,7 @@ func TestPlanEvolution(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		format        string
+		deltaPreview  bool // Table.DeltaPreviewWidening: Delta 3 on Spark 3.5
 		table, merged string
 		opts          Options
 		added         []string
@@ -66,6 +67,19 @@ func TestPlanEvolution(t *testing.T) {
 			widened:    []string{"ID: int -> bigint", "m.value.v: float -> double"},
 			properties: map[string]string{"delta.enableTypeWidening": "true"},
 			schema:     "ID bigint, s struct<a:int,b:string>, tags array<struct<x:int,y:string>>, m map<string,struct<v:double,w:int>>, keep string, extra string",
+		},
+		{
+			// Measured on Delta 3.3.3 (Spark 3.5.7): ALTER COLUMN TYPE takes
+			// these, top-level and nested, and refuses every other change.
+			name:         "delta 3 widens tinyint and smallint only",
+			format:       "delta",
+			deltaPreview: true,
+			table:        "b tinyint, s smallint, n struct<a:tinyint>, i int, f float, d decimal(5,2), dt date",
+			merged:       "b int, s int, n struct<a:smallint>, i bigint, f double, d decimal(6,2), dt timestamp_ntz",
+			widened:      []string{"b: tinyint -> int", "s: smallint -> int", "n.a: tinyint -> smallint"},
+			conflicts:    []string{"i: int vs bigint", "f: float vs double", "d: decimal(5,2) vs decimal(6,2)", "dt: date vs timestamp_ntz"},
+			properties:   map[string]string{"delta.enableTypeWidening": "true"},
+			schema:       "b int, s int, n struct<a:smallint>, i int, f float, d decimal(5,2), dt date",
 		},
 		{
 			name:    "delta's widenings",
@@ -141,7 +155,7 @@ func TestPlanEvolution(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := PlanEvolution(Table{Name: "db.t", Format: tc.format, Schema: mustSchema(t, tc.table)}, mustSchema(t, tc.merged), tc.opts)
+			e := PlanEvolution(Table{Name: "db.t", Format: tc.format, Schema: mustSchema(t, tc.table), DeltaPreviewWidening: tc.deltaPreview}, mustSchema(t, tc.merged), tc.opts)
 			if diff := cmp.Diff(tc.added, changes(e.Added)); diff != "" {
 				t.Errorf("added (-want +got):\n%s", diff)
 			}
@@ -217,5 +231,19 @@ func TestEvolutionConflictError(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
+	}
+}
+
+// Delta 3's refusal says what that Delta widens and that Delta 4 widens
+// more, so a user on Spark 3.5 knows why a change Delta 4 makes is refused.
+func TestEvolutionConflictDelta3(t *testing.T) {
+	e := PlanEvolution(Table{Name: "lake.events", Format: "delta", Schema: mustSchema(t, "id int"), DeltaPreviewWidening: true},
+		mustSchema(t, "id bigint"), Options{})
+	want := `"id" is int in the table and bigint in the sources: the server's Delta 3 (Spark 3.5) does not change int to bigint (its type widening preview widens tinyint to smallint and int, smallint to int; Delta 4.0 on Spark 4 widens more)`
+	if err := e.Err(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Err() = %v, want it to say %q", err, want)
+	}
+	if len(e.Properties) != 0 || len(e.Widened) != 0 {
+		t.Errorf("a refused widening still changes the table: properties %v, widened %v", e.Properties, changes(e.Widened))
 	}
 }

@@ -269,7 +269,7 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		return err
 	}
 	if job.Target.Evolve {
-		if table, err = evolveForAppend(job, policy, planned, table, hasProvenance, hasRescue); err != nil {
+		if table, err = evolveForAppend(job, policy, planned, table, hasProvenance, hasRescue, deltaPreviewWidening(c.SparkVersion())); err != nil {
 			return err
 		}
 	}
@@ -330,7 +330,8 @@ func withoutOwnColumns(job Job, policy *sparkmerge.Options, table sparkmerge.Sch
 // columns (--evolve): a table by its format's own statements (recorded
 // in the plan, run before the write), a file target by columns added.
 // It plans without the table first to learn the merged columns.
-func evolveForAppend(job Job, policy *sparkmerge.Options, planned *Planned, table sparkmerge.Schema, hasProvenance, hasRescue bool) (sparkmerge.Schema, error) {
+// deltaPreview: the server's Delta widens fewer types (Delta 3.x).
+func evolveForAppend(job Job, policy *sparkmerge.Options, planned *Planned, table sparkmerge.Schema, hasProvenance, hasRescue, deltaPreview bool) (sparkmerge.Schema, error) {
 	open := *policy
 	open.Missing, open.Reference, open.ReferenceSource = sparkmerge.MissingFill, nil, ""
 	merged, err := sparkmerge.NewPlan(planSources(planned.Reads), open)
@@ -348,7 +349,7 @@ func evolveForAppend(job Job, policy *sparkmerge.Options, planned *Planned, tabl
 		}
 	}
 	if tt := planned.Table; tt != nil {
-		evo := sparkmerge.PlanEvolution(sparkmerge.Table{Name: tt.Name, Format: tt.Format, Schema: table}, mergedColumns, *policy)
+		evo := sparkmerge.PlanEvolution(sparkmerge.Table{Name: tt.Name, Format: tt.Format, Schema: table, DeltaPreviewWidening: deltaPreview}, mergedColumns, *policy)
 		if policy.SourceColumn != "" && !hasProvenance {
 			evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.SourceColumn}, To: sparkmerge.Simple(sparkmerge.KindString)})
 		}

@@ -452,6 +452,43 @@ func TestPlan(t *testing.T) {
 			},
 		},
 		{
+			// Spark 3.5's Delta (3.x) widens smallint to int but not int to
+			// bigint: the merge is refused before any statement runs, so
+			// the table is not half evolved.
+			name:    "append with Evolve to a Delta table on Spark 3.5 refuses a widening Delta 3 cannot do",
+			version: "3.5.7",
+			files:   map[string]string{"b.csv": "id,name\n5000000000,x\n"},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/b.csv"}}},
+				Target: Target{Table: "spark_catalog.db.t", Mode: "append", Evolve: true}},
+			schemas:   map[string]string{"tableSchema spark_catalog.db.t": "id int, name smallint"},
+			providers: map[string]string{"spark_catalog.db.t": "delta"},
+			wantErr:   `evolve table spark_catalog.db.t (delta): 2 columns cannot take the merge: "id" is int in the table and bigint in the sources: the server's Delta 3 (Spark 3.5) does not change int to bigint`,
+			wantErrAs: new(*sparkmerge.EvolutionConflictError),
+			wantCalls: []string{"tableSchema spark_catalog.db.t", "tableProvider spark_catalog.db.t"},
+		},
+		{
+			name:    "append with Evolve to a Delta table on Spark 3.5 widens smallint to int",
+			version: "3.5.7",
+			files:   map[string]string{"a.csv": csvA},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},
+				Target: Target{Table: "spark_catalog.db.t", Mode: "append", Evolve: true}},
+			schemas:    map[string]string{"tableSchema spark_catalog.db.t": "ID smallint"},
+			providers:  map[string]string{"spark_catalog.db.t": "delta"},
+			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
+			wantTarget: "ID int, name string",
+			wantCalls:  []string{"tableSchema spark_catalog.db.t", "tableProvider spark_catalog.db.t"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				want := []string{
+					"ALTER TABLE spark_catalog.db.t SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')",
+					"ALTER TABLE spark_catalog.db.t ALTER COLUMN `ID` TYPE int",
+					"ALTER TABLE spark_catalog.db.t ADD COLUMNS (`name` string)",
+				}
+				if diff := cmp.Diff(want, p.Table.Evolution.Statements()); diff != "" {
+					t.Errorf("evolution (-want +got):\n%s", diff)
+				}
+			},
+		},
+		{
 			name:  "append with Evolve to an Iceberg table refuses a widening Iceberg cannot do",
 			files: map[string]string{"a.csv": csvA},
 			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}},

@@ -91,6 +91,15 @@ func deltaPathTable(path string) string {
 }
 
 // isDelta reports whether format names Delta Lake.
+// deltaPreviewWidening reports whether a server of sparkVersion has
+// Delta 3.x, whose type widening (a preview) changes fewer types than
+// Delta 4's (sparkmerge.Table.DeltaPreviewWidening). Delta's releases
+// follow Spark's major version: Delta 3.x runs on Spark 3.5 only, Delta
+// 4.x on Spark 4. A Databricks Runtime on Spark 3.5 may widen more: the
+// merge then refuses a change it could have made, never makes one it
+// cannot.
+func deltaPreviewWidening(sparkVersion string) bool { return strings.HasPrefix(sparkVersion, "3.") }
+
 func isDelta(format string) bool { return strings.EqualFold(format, sparkmerge.FormatDelta) }
 
 // describeTarget describes the table target t writes to (nil for a path
