@@ -58,9 +58,13 @@ SPARKMERGE_CACHE=${SPARKMERGE_CACHE:-$SPARKMERGE_REPO/.cache}
 # 4.13.1 on 4.x) and Apache Iceberg's Spark runtime (one shaded jar),
 # from Maven Central, each pinned by sha256 (Maven Central's .sha1 of
 # each agreed). Delta 3.3 is built for Spark 3.5, 4.0.x for Spark 4.0,
-# and Iceberg's runtime-3.5 and -4.0 for theirs. A line without rows here
-# (4.3: no Delta or Iceberg release is built for it) gets neither, and its
-# server no table format settings (scripts/start-connect.sh,
+# and Iceberg's runtime-3.5, -4.0 and -4.1 for theirs. Spark 4.1 gets
+# Delta's artifact for it, delta-spark_4.1_2.13 4.3.1 (4.1.0 and 4.2.0
+# call a class Spark 4.1 no longer has), with the Delta Kernel jars it
+# needs and the one Kernel dependency Spark lacks, jackson-datatype-jdk8
+# at Spark 4.1.4's Jackson version. A line without rows here (4.3: no
+# Delta or Iceberg release is built for it) gets neither, and its server
+# no table format settings (scripts/start-connect.sh,
 # sparkmerge/localspark).
 #
 #   line format  version  Maven Central path                                                                      sha256
@@ -71,6 +75,12 @@ SPARKMERGE_TABLE_FORMAT_PINS='
 3.5 delta   3.3.3  io/delta/delta-spark_2.12/3.3.3/delta-spark_2.12-3.3.3.jar                                    4912bf902a1c453aba3bd838ff212dedd357155212f9bb37a6b47d97f2827ebc
 3.5 delta   3.3.3  io/delta/delta-storage/3.3.3/delta-storage-3.3.3.jar                                          45ad193053fd30cebe6d9ab1889873cde39b223a0f210e00ebee8b6642476901
 3.5 iceberg 1.10.1 org/apache/iceberg/iceberg-spark-runtime-3.5_2.12/1.10.1/iceberg-spark-runtime-3.5_2.12-1.10.1.jar 39ea09e6c03550a300b9d9ab498949836d2d434e441da4c12a943a086e396940
+4.1 delta   4.3.1  io/delta/delta-spark_4.1_2.13/4.3.1/delta-spark_4.1_2.13-4.3.1.jar                            ebf35a4383f0a653c3ee3c7882c0edcac2f846be31ac61af4b96ccfaaf36c171
+4.1 delta   4.3.1  io/delta/delta-storage/4.3.1/delta-storage-4.3.1.jar                                          577c12c7e371be4c041714fb48e88ad86e3c3512beea2bdaffbe7a4debf79718
+4.1 delta   4.3.1  io/delta/delta-kernel-api/4.3.1/delta-kernel-api-4.3.1.jar                                    b081b818d6f5686c7d6406588af72c9f8baf6765a41ada8197364aef90a260e8
+4.1 delta   4.3.1  io/delta/delta-kernel-defaults/4.3.1/delta-kernel-defaults-4.3.1.jar                          27471cca7dd7a36289af2c8d52d2babb37e9e5a13cdaaea76730120f4c72e62f
+4.1 delta   4.3.1  com/fasterxml/jackson/datatype/jackson-datatype-jdk8/2.21.2/jackson-datatype-jdk8-2.21.2.jar  e581bbf3fc5622d16b57366dd41e10fc56921fb202879de2ef487f87dd9b30e7
+4.1 iceberg 1.11.0 org/apache/iceberg/iceberg-spark-runtime-4.1_2.13/1.11.0/iceberg-spark-runtime-4.1_2.13-1.11.0.jar d6ea6c5d099288daeb7d5a92061bd3d7d8f296492632b42378e5f2f0e3066242
 '
 # table_format_pins: the rows of SPARKMERGE_TABLE_FORMAT_PINS for
 # $SPARK_VERSION's line (none for a line without table formats).
