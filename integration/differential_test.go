@@ -529,7 +529,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 							// A partition column comes after the columns
 							// of the file that brings it first, in the
 							// reference after every file's columns.
-							reference.sameByName(t, c, local, job.Target.Path, root)
+							reference.sameAsByName(t, c, local, job.Target.Path, root)
 						case err == nil:
 							reference.sameAs(t, c, job.Target.Path, skipSource, "", "")
 						}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -263,15 +264,6 @@ func describeReads(p *spark.Planned) []string {
 	return out
 }
 
-// sameOutput checks that two Parquet outputs have the same schema and the
-// same rows, value for value (as strings, ordered by orderBy), and returns
-// the column names and rows of got. Columns for which skip is true are
-// left out of the rows.
-func sameOutput(t *testing.T, c *spark.Client, want, got, orderBy string, skip func(col string) bool) ([]string, [][]any) {
-	t.Helper()
-	return newOracle(want).same(t, c, got, orderBy, skip)
-}
-
 // oracle is an expected Parquet output that several outputs are compared
 // with (every read path of a corpus): its schema and its rows, read the
 // way a comparison reads them, are asked of Spark once, not once per
@@ -280,13 +272,12 @@ type oracle struct {
 	dir    string
 	mu     sync.Mutex
 	schema []string
-	rows   map[string][][]any // by the query that read them
 	// outputs are the oracle as readOutput read it, by its arguments.
 	outputs map[string]*output
 }
 
 func newOracle(dir string) *oracle {
-	return &oracle{dir: dir, rows: map[string][][]any{}, outputs: map[string]*output{}}
+	return &oracle{dir: dir, outputs: map[string]*output{}}
 }
 
 // schemaOf is schemaOf(o.dir), read once.
@@ -300,34 +291,21 @@ func (o *oracle) schemaOf(t *testing.T, c *spark.Client) []string {
 	return o.schema
 }
 
-// rowsOf is read(o.dir), read once per key (which names what read does).
-func (o *oracle) rowsOf(t *testing.T, key string, read func(dir string) [][]any) [][]any {
+// output is readOutput(o.dir, cols, root), read once.
+func (o *oracle) output(t *testing.T, cols []string, root string) *output {
 	t.Helper()
+	key := fmt.Sprintf("%q %q", cols, root)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	rows, ok := o.rows[key]
+	want, ok := o.outputs[key]
 	if !ok {
-		rows = read(o.dir)
-		o.rows[key] = rows
-	}
-	return rows
-}
-
-// same is sameOutput against the oracle.
-func (o *oracle) same(t *testing.T, c *spark.Client, got, orderBy string, skip func(col string) bool) ([]string, [][]any) {
-	t.Helper()
-	cols := schemaOf(t, c, got)
-	diff(t, "schema", o.schemaOf(t, c), cols)
-	var names []string
-	for _, col := range cols {
-		if skip == nil || !skip(col) {
-			names = append(names, strings.Fields(col)[0])
+		var err error
+		if want, err = readOutput(t, o.dir, cols, root); err != nil {
+			t.Fatalf("read the expected output %s: %v", o.dir, err)
 		}
+		o.outputs[key] = want
 	}
-	rows := parquetRows(t, got, names, orderBy)
-	key := fmt.Sprintf("parquetRows %q %q", names, orderBy)
-	diff(t, "rows", o.rowsOf(t, key, func(dir string) [][]any { return parquetRows(t, dir, names, orderBy) }), rows)
-	return names, rows
+	return want
 }
 
 // output is a Parquet output as readOutput reads it.
@@ -344,7 +322,8 @@ type output struct {
 
 // readOutput reads a Parquet output in one query: its schema, the rows of
 // cols cast to text and, where root is set, the distinct provenance
-// values relative to root. One analysis and its job reading the footers,
+// values relative to root (a _source among cols is then relative to root
+// too). One analysis and its job reading the footers,
 // then one job: a schema read, a rows read and a provenance read cost
 // three of each, and a sort each (its sampling job, a shuffle and the
 // sorted result); the rows are sorted here instead, any total order
@@ -358,7 +337,11 @@ func readOutput(t *testing.T, dir string, cols []string, root string) (*output, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		exprs = append(exprs, fmt.Sprintf("CAST(%s AS string) AS `_%d`", q, i))
+		e := "CAST(" + q + " AS string)"
+		if c == "_source" && root != "" {
+			e = "replace(_source, " + sparkmerge.QuoteString(root) + ", '')"
+		}
+		exprs = append(exprs, fmt.Sprintf("%s AS `_%d`", e, i))
 	}
 	if root != "" {
 		exprs = append(exprs, "replace(_source, "+sparkmerge.QuoteString(root)+", '')")
@@ -422,11 +405,13 @@ func sortCells(rows [][]any) {
 
 // sameAs checks that the Parquet output got has the oracle's schema and
 // rows, value for value (as text), in one query of each (see readOutput;
-// the oracle's read once). The rows compared are the oracle's columns
-// for which skip is false. With roots, the provenance column too: its
-// distinct values relative to gotRoot must be the oracle's relative to
-// wantRoot (each file named where the merge read it).
-func (o *oracle) sameAs(t *testing.T, c *spark.Client, got string, skip func(col string) bool, wantRoot, gotRoot string) {
+// the oracle's read once), and returns got's rows and the names of their
+// columns. The rows compared are the oracle's columns for which skip is
+// false, sorted as text (see sortCells; find a row by its values, not by
+// its place). With roots, the provenance column too: its distinct values
+// relative to gotRoot must be the oracle's relative to wantRoot (each file
+// named where the merge read it).
+func (o *oracle) sameAs(t *testing.T, c *spark.Client, got string, skip func(col string) bool, wantRoot, gotRoot string) ([]string, [][]any) {
 	t.Helper()
 	var names []string
 	for _, col := range o.schemaOf(t, c) {
@@ -434,18 +419,7 @@ func (o *oracle) sameAs(t *testing.T, c *spark.Client, got string, skip func(col
 			names = append(names, strings.Fields(col)[0])
 		}
 	}
-	key := fmt.Sprintf("readOutput %q %q", names, wantRoot)
-	o.mu.Lock()
-	want, ok := o.outputs[key]
-	if !ok {
-		var err error
-		if want, err = readOutput(t, o.dir, names, wantRoot); err != nil {
-			o.mu.Unlock()
-			t.Fatalf("read the expected output %s: %v", o.dir, err)
-		}
-		o.outputs[key] = want
-	}
-	o.mu.Unlock()
+	want := o.output(t, names, wantRoot)
 	have, err := readOutput(t, got, names, gotRoot)
 	if err != nil {
 		// Say how the schemas differ, which is why such a read fails.
@@ -461,6 +435,66 @@ func (o *oracle) sameAs(t *testing.T, c *spark.Client, got string, skip func(col
 	if gotRoot != "" {
 		diff(t, "provenance, relative to the root", want.provenance, have.provenance)
 	}
+	return names, have.rows
+}
+
+// sameAsByName is sameAs for an output whose columns may come in another
+// order than the oracle's (a partitioned tree's partition columns: a merge
+// puts each after the columns of the file that brings it first, Spark's
+// read after every file's): the columns, names and types, compared in any
+// order, the rows by name, every value as text, and _source, where the
+// oracle has it, relative to each output's root, in every row.
+func (o *oracle) sameAsByName(t *testing.T, c *spark.Client, wantRoot, got, gotRoot string) {
+	t.Helper()
+	sorted := func(cols []string) []string { return slices.Sorted(slices.Values(cols)) }
+	var names []string
+	for _, col := range o.schemaOf(t, c) {
+		names = append(names, strings.Fields(col)[0])
+	}
+	names = sorted(names)
+	want := o.output(t, names, wantRoot)
+	have, err := readOutput(t, got, names, gotRoot)
+	if err != nil {
+		diff(t, "columns", sorted(o.schemaOf(t, c)), sorted(schemaOf(t, c, got)))
+		t.Fatalf("read %s as the expected output is read: %v", got, err)
+	}
+	if want.schema == "" || have.schema == "" {
+		diff(t, "columns", sorted(o.schemaOf(t, c)), sorted(schemaOf(t, c, got)))
+	}
+	diff(t, "columns (Spark's typeof of each, in any order)", sorted(structFields(t, want.schema)), sorted(structFields(t, have.schema)))
+	diff(t, "rows", want.rows, have.rows)
+}
+
+// structFields are the top-level fields of a struct type as Spark's typeof
+// writes it, "name:type" each: struct<a:int,b:struct<c:int,d:decimal(5,2)>>
+// is a:int and b:struct<c:int,d:decimal(5,2)>. Spark writes the names
+// unquoted, so a name holding ',', '<' or '(' would be split wrongly: the
+// outputs compared by name have none.
+func structFields(t *testing.T, typ string) []string {
+	t.Helper()
+	if typ == "" {
+		return nil
+	}
+	inner, ok := strings.CutPrefix(typ, "struct<")
+	if inner, ok = strings.CutSuffix(inner, ">"); !ok {
+		t.Fatalf("%q is not a struct type", typ)
+	}
+	var fields []string
+	depth, start := 0, 0
+	for i, r := range inner {
+		switch r {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				fields = append(fields, inner[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(fields, inner[start:])
 }
 
 // ownSpark starts a Spark Connect server of the test's own (for tests that

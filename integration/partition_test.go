@@ -83,7 +83,7 @@ func sparkOptions(format string) map[string]string {
 
 // sparkTreeRead is Spark's read of the tree at root as one dataset, written
 // as Parquet: the first oracle. withSource adds an empty provenance column
-// for the schema of a merge with one (whose values sameOutput skips).
+// for the schema of a merge with one (whose values the comparison skips).
 func sparkTreeRead(t *testing.T, format, root string, withSource bool) string {
 	t.Helper()
 	out := freshDir(t, "tree-read-")
@@ -149,39 +149,6 @@ func partitionReferenceOf(t *testing.T, c *spark.Client, format, root string, fi
 	return out, nil
 }
 
-// sameRowsByName checks that the Parquet output got has the columns of
-// want (names and types, in any order) and its rows, every value as text,
-// _source relative to each output's root.
-func sameRowsByName(t *testing.T, c *spark.Client, want, wantRoot, got, gotRoot string) {
-	t.Helper()
-	newOracle(want).sameByName(t, c, wantRoot, got, gotRoot)
-}
-
-// sameByName is sameRowsByName against the oracle, whose _source values
-// lie below wantRoot.
-func (o *oracle) sameByName(t *testing.T, c *spark.Client, wantRoot, got, gotRoot string) {
-	t.Helper()
-	gotCols, wantCols := schemaOf(t, c, got), o.schemaOf(t, c)
-	diff(t, "columns", slices.Sorted(slices.Values(wantCols)), slices.Sorted(slices.Values(gotCols)))
-	rows := func(dir, root string) [][]any {
-		var exprs, order []string
-		for i, col := range gotCols {
-			name := strings.Fields(col)[0]
-			q, _ := sparkmerge.QuoteIdent(name)
-			e := "CAST(" + q + " AS STRING)"
-			if name == "_source" {
-				e = "replace(_source, " + sparkmerge.QuoteString(root) + ", '')"
-			}
-			exprs = append(exprs, fmt.Sprintf("%s AS `_%d`", e, i))
-			order = append(order, fmt.Sprintf("`_%d` NULLS FIRST", i))
-		}
-		out := queryRows(t, fmt.Sprintf("SELECT %s FROM parquet.`%s` ORDER BY %s", strings.Join(exprs, ", "), dir, strings.Join(order, ", ")))
-		return out
-	}
-	key := fmt.Sprintf("by name %q %q", gotCols, wantRoot)
-	diff(t, "rows", o.rowsOf(t, key, func(dir string) [][]any { return rows(dir, wantRoot) }), rows(got, gotRoot))
-}
-
 // treeFiles are the names of a tree's files, sorted.
 func treeFiles(files map[string][]byte) []string {
 	names := make([]string, 0, len(files))
@@ -217,7 +184,7 @@ func TestPartitionedCSVTreeWithDriftingHeaders(t *testing.T) {
 		"part=b/test.csv": "id,value\n2,value2\n",
 	})
 	roots := treeRoots(t, files)
-	reference := partitionReference(t, c, "csv", roots[0].root, treeFiles(files))
+	reference := newOracle(partitionReference(t, c, "csv", roots[0].root, treeFiles(files)))
 	for _, r := range roots {
 		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
 			t.Run(r.name+" "+strategy.String(), func(t *testing.T) {
@@ -225,10 +192,13 @@ func TestPartitionedCSVTreeWithDriftingHeaders(t *testing.T) {
 				if res.RowsWritten != 2 {
 					t.Errorf("wrote %d rows, want 2", res.RowsWritten)
 				}
-				diff(t, "columns", []string{"id int", "value string", "a string", "part string", "_source string"}, schemaOf(t, c, out))
-				diff(t, "rows", [][]any{row("1", "value1", "aaa", "a"), row("2", "value2", nil, "b")},
-					parquetRows(t, out, []string{"id", "value", "a", "part"}, "id"))
-				sameRowsByName(t, c, reference, roots[0].root, out, r.root)
+				got, err := readOutput(t, out, []string{"id", "value", "a", "part"}, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				diff(t, "columns", "struct<id:int,value:string,a:string,part:string,_source:string>", got.schema)
+				diff(t, "rows", [][]any{row("1", "value1", "aaa", "a"), row("2", "value2", nil, "b")}, got.rows)
+				reference.sameAsByName(t, c, roots[0].root, out, r.root)
 			})
 		}
 	}
@@ -317,8 +287,8 @@ func TestPartitionedTreesMergeAsSparkReadsThem(t *testing.T) {
 			for _, r := range roots {
 				runOnParentSession(t, r.name, func(t *testing.T) {
 					_, out := mergeTree(t, c, tc.format, r.root, spark.StrategyAuto, false)
-					want.same(t, c, out, "", skipSource)
-					reference.sameByName(t, c, roots[0].root, out, r.root)
+					want.sameAs(t, c, out, skipSource, "", "")
+					reference.sameAsByName(t, c, roots[0].root, out, r.root)
 				})
 			}
 		})
@@ -387,18 +357,18 @@ func TestPartitionedTreesWithDrift(t *testing.T) {
 			for _, r := range roots {
 				runOnParentSession(t, r.name, func(t *testing.T) {
 					_, out := mergeTree(t, c, tc.format, r.root, spark.StrategyAuto, false)
-					reference.sameByName(t, c, roots[0].root, out, r.root)
+					reference.sameAsByName(t, c, roots[0].root, out, r.root)
 				})
 			}
 			// The other read paths, on local files (the differential suite
 			// runs them all on generated trees).
 			runOnParentSession(t, "union", func(t *testing.T) {
 				_, out := mergeTree(t, c, tc.format, roots[0].root, spark.StrategyUnion, false)
-				reference.sameByName(t, c, roots[0].root, out, roots[0].root)
+				reference.sameAsByName(t, c, roots[0].root, out, roots[0].root)
 			})
 			runOnParentSession(t, "spark inference", func(t *testing.T) {
 				_, out := mergeTree(t, c, tc.format, roots[0].root, spark.StrategyAuto, true)
-				reference.sameByName(t, c, roots[0].root, out, roots[0].root)
+				reference.sameAsByName(t, c, roots[0].root, out, roots[0].root)
 			})
 		})
 	}
@@ -428,12 +398,12 @@ func TestPartitionColumnInTheFiles(t *testing.T) {
 	for _, tc := range agreeing {
 		t.Run(tc.name, func(t *testing.T) {
 			roots := treeRoots(t, tc.files)
-			want := sparkTreeRead(t, tc.format, roots[0].root, false)
+			want := newOracle(sparkTreeRead(t, tc.format, roots[0].root, false))
 			for _, r := range roots {
 				t.Run(r.name, func(t *testing.T) {
 					job := spark.Job{Sources: []spark.SourceSpec{{Paths: []string{r.root}, Format: tc.format}}, Verify: true}
 					_, out := merge(t, c, job)
-					sameOutput(t, c, want, out, "", nil)
+					want.sameAs(t, c, out, nil, "", "")
 				})
 			}
 		})
