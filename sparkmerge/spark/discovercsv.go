@@ -475,7 +475,18 @@ func (t *together) laneBatches(order []string, byKey map[string][]*Read, linesOf
 			cur.reads = append(cur.reads, r)
 		}
 	}
-	return batches
+	// A file past the split alone in its batch saves no request, and its
+	// lanes (three a column, tokenized and classified) cost Spark more
+	// than its inference alone: it is asked alone.
+	kept := batches[:0]
+	for _, b := range batches {
+		if len(b.reads) == 1 && b.lanes.files[0].witnessed {
+			t.rest = append(t.rest, b.reads[0])
+			continue
+		}
+		kept = append(kept, b)
+	}
+	return kept
 }
 
 // typeLanes has Spark infer each batch's lanes and gives each file the
