@@ -33,9 +33,15 @@ var csvInferenceCases = []struct {
 	{"crlf.csv", "a,b\r\n\r\n1,x\r\n\n2,y", true},
 	{"mixed-case.csv", "Id,NAME\n1,x\n", true},
 	{"tabs.tsv", "a\tb\n1\tx,y\n", true},
+	{"dates.csv", "a,b,c,d\n2024-01-31,2024-01-31 10:00:00,0000-02-29,2024-01-31T10:00:00.123456789+18:00\n2020-02-29,2024-02-29T23:59,1582-10-10,2024-01-31 10:00:00Z\n", true},
+	// A year after a date or timestamp is a timestamp, first an int
+	// (which a timestamp after it makes a string); a date and a
+	// timestamp make a timestamp, either with text a string.
+	{"datetime-order.csv", "a,b,c,d,e,f\n2024-01-31,2024-01-31 10:00:00,2020,2024-01-31,2024-01-31,1\n2020,0000,2024-01-31 10:00:00,2024-01-31 10:00:00,x,2024-01-31\n", true},
 	// Left to Spark: the plan must still be the same.
 	{"quoted.csv", "a,b\n\"x,y\",1\n", false},
-	{"dates.csv", "a,b\n2024-01-31,2024-01-31 10:00:00\n", false},
+	{"odd-dates.csv", "a,b,c\n2021-02-29,2024-01-31 24:00:00,2024-01-31 10:00:00 UTC\n", false},
+	{"signed-year-after-date.csv", "a\n2024-01-31\n-2020\n", false},
 	{"exponent.csv", "a,b\n1e5,1.\n", false},
 	{"special-doubles.csv", "a,b\nNaN,Infinity\n", false},
 	{"padded.csv", "a,b\n 12,x \n", false},

@@ -44,13 +44,17 @@ type diffColumn struct {
 // values are read by Spark's CSV and JSON inference as one type or widened
 // across files.
 var nastyValues = map[string][]string{
-	"int":     {"0", "-0", "7", "007", "-12", "2147483647", "-2147483648"},
-	"bigint":  {"9007199254740992", "2147483648", "-9223372036854775808", "1152921504606846976"},
-	"double":  {"1.5", "-0.0", "1e3", "2.50", "3.14159", "-1.25E-3"},
-	"bool":    {"true", "false", "True", "FALSE"},
-	"text":    {"x", "hello world", "a;b", "N/A", "-", "é", `say "hi"`, "a,b", " padded ", "tab\there"},
-	"date":    {"2024-12-31", "2020-02-29"},
-	"ts":      {"2024-01-02 03:04:05", "2024-01-02T03:04:05.123", "1999-12-31 23:59:59"},
+	"int":    {"0", "-0", "7", "007", "-12", "2147483647", "-2147483648"},
+	"bigint": {"9007199254740992", "2147483648", "-9223372036854775808", "1152921504606846976"},
+	"double": {"1.5", "-0.0", "1e3", "2.50", "3.14159", "-1.25E-3"},
+	"bool":   {"true", "false", "True", "FALSE"},
+	"text":   {"x", "hello world", "a;b", "N/A", "-", "é", `say "hi"`, "a,b", " padded ", "tab\there", `ref 1; "w", Oslo`, `x"`},
+	"date":   {"2024-12-31", "2020-02-29"},
+	"ts":     {"2024-01-02 03:04:05", "2024-01-02T03:04:05.123", "1999-12-31 23:59:59"},
+	// A year alone: an int first in a CSV column, a timestamp after a
+	// date or timestamp (Spark's inference folds a column's values in
+	// order).
+	"year":    {"2020", "1999", "0000"},
 	"decimal": {"12345678901234567890", "99999999999999999999"},
 	// Only in corpora read with multiLine (CSV) and in JSON.
 	"lines": {"line one\nline two", "crlf\r\nend", "x"},
@@ -70,8 +74,9 @@ var driftPartners = map[string][]string{
 	"decimal":  {"int", "bigint", "decimal", "text"},
 	"bool":     {"bool", "text"},
 	"text":     {"text", "int", "double", "bool", "date", "lines"},
-	"date":     {"date", "ts", "text"},
-	"ts":       {"date", "ts", "text"},
+	"date":     {"date", "ts", "text", "year"},
+	"ts":       {"date", "ts", "text", "year"},
+	"year":     {"year", "date", "ts", "int"},
 	"lines":    {"lines", "text"},
 	"object":   {"object"},
 	"array":    {"array"},
@@ -90,7 +95,7 @@ type corpusShape struct {
 }
 
 func (c corpusShape) kinds() []string {
-	kinds := []string{"int", "bigint", "double", "bool", "text", "date", "ts", "decimal"}
+	kinds := []string{"int", "bigint", "double", "bool", "text", "date", "ts", "decimal", "year"}
 	if c.format == "json" {
 		kinds = append(kinds, "object", "array", "objarray", "lines")
 	}
@@ -201,7 +206,17 @@ func diffCorpus(seed uint64, shape corpusShape, n int) map[string][]byte {
 					}
 					cells = append(cells, fmt.Sprintf("%q:%s", c.name, jsonValue(v)))
 				} else {
-					cells = append(cells, csvCell(v, sep))
+					cell := csvCell(v, sep)
+					switch {
+					case cell == v && v != "" && r.IntN(8) == 0:
+						// Quoted though it need not be, as some writers
+						// quote every value: "7" is still an int.
+						cell = `"` + v + `"`
+					case strings.Contains(v, `"`) && r.IntN(2) == 0:
+						// A quote escaped as Spark's writer escapes it.
+						cell = `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+					}
+					cells = append(cells, cell)
 				}
 			}
 			if shape.format == "json" {

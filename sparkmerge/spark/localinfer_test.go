@@ -1,10 +1,13 @@
 package spark
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
@@ -250,5 +253,55 @@ func TestInferLocallyRefusals(t *testing.T) {
 	// A JSON file whose columns all vanish keeps the facts of its records.
 	if e := byName["empty.json"]; !e.reprinted["a"] || !e.reprinted["e"] || !e.shortNumbers {
 		t.Errorf("empty.json: reprinted %v, short %v", e.reprinted, e.shortNumbers)
+	}
+}
+
+// A CSV file whose types hold only if Spark reads it in one partition (a
+// year after a date: a timestamp there, across two partitions a string)
+// is typed on the client only when the session's split cannot cut it;
+// past a smaller split, or when the server does not say its split, Spark
+// types it. Other files are typed on the client and nothing is asked.
+func TestSplitSensitiveCSVFilesFollowTheSessionsSplit(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"years.csv": "id,day\n1,2024-01-31\n2,2020\n",
+		"dates.csv": "id,day\n1,2024-01-31\n2,2024-02-01\n",
+	}
+	var sources []SourceSpec
+	for _, name := range []string{"dates.csv", "years.csv"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, SourceSpec{Paths: []string{p}})
+	}
+	for _, tt := range []struct {
+		name     string
+		settings map[string]string
+		local    map[string]bool
+	}{
+		{"default split", map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "4194304"}, map[string]bool{"dates.csv": true, "years.csv": true}},
+		{"a split of 20 bytes", map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "20b"}, map[string]bool{"dates.csv": true, "years.csv": false}},
+		{"no split said", map[string]string{}, map[string]bool{"dates.csv": true, "years.csv": false}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, f := newFakeClient()
+			f.settings = tt.settings
+			f.schemas["readSchema "+filepath.Join(dir, "years.csv")] = "id int, day string"
+			planned, err := c.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, InferEachFileAlone: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, r := range planned.Reads {
+				got[filepath.Base(r.Name)] = r.InferredLocally
+				if r.InferredLocally && filepath.Base(r.Name) == "years.csv" && r.Schema.String() != "id int, day timestamp" {
+					t.Errorf("years.csv typed %s on the client, want id int, day timestamp", r.Schema)
+				}
+			}
+			if diff := cmp.Diff(tt.local, got); diff != "" {
+				t.Errorf("typed on the client (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

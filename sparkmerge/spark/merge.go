@@ -201,6 +201,12 @@ func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
 		f, err = localCSVFile(rules, src, fetched, r.Options)
 		r.Schema, r.shortNumbers, r.headerLine, r.noRows = f.Schema, f.ShortNumbers, f.Header, f.NoRows && err == nil
 		if err == nil {
+			if f.SplitSensitive {
+				r.splitSensitive, r.optionsAsGiven = int64(len(fetched)), r.Options
+				if fetched == nil {
+					r.splitSensitive, _ = localSize(src)
+				}
+			}
 			r.Options = withOption(r.Options, "enforceSchema", "false")
 		}
 	case "json":

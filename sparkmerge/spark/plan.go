@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -321,6 +322,7 @@ func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discover
 	}
 	footers := c.footerConfFor(ctx, in.reads)
 	found.reads, remote = inferLocally(in.reads, c.SparkVersion(), footers)
+	found.reads, remote = c.keepUnsplit(ctx, in.reads, found.reads, remote)
 	for _, r := range in.reads {
 		if r.copy != nil && r.InferredLocally {
 			found.remoteTyped++
@@ -543,4 +545,32 @@ func (c *Client) checkWheres(ctx context.Context, reads []*Read, parallelism int
 		})
 	}
 	return g.Wait()
+}
+
+// keepUnsplit leaves to Spark the CSV files the client typed whose types
+// hold only if Spark reads each in one partition (a year after a date or
+// timestamp: infer.CSVFile.SplitSensitive) and that the session's split
+// (fileSplitBytes: 4 MiB by default, smaller when openCostInBytes or
+// maxPartitionBytes is) may cut, or all of them when the server does not
+// say its split: it returns reads, in their order, apart as inferLocally
+// does. It asks the server only when there is such a file.
+func (c *Client) keepUnsplit(ctx context.Context, reads, local, remote []*Read) (kept, toSpark []*Read) {
+	if !slices.ContainsFunc(local, func(r *Read) bool { return r.splitSensitive > 0 }) {
+		return local, remote
+	}
+	split, _, ok := c.fileSplitBytes(ctx)
+	for _, r := range local {
+		if r.splitSensitive > 0 && (!ok || r.splitSensitive > split) {
+			r.Schema, r.InferredLocally, r.headerLine, r.noRows, r.stamp = sparkmerge.Schema{}, false, "", false, fileStamp{}
+			r.Options, r.splitSensitive = r.optionsAsGiven, 0
+		}
+	}
+	for _, r := range reads {
+		if r.InferredLocally {
+			kept = append(kept, r)
+		} else {
+			toSpark = append(toSpark, r)
+		}
+	}
+	return kept, toSpark
 }

@@ -8,9 +8,15 @@ import (
 )
 
 // The CSV rules infer a schema exactly as Spark's CSVInferSchema does with
-// header=true and inferSchema=true, and refuse whatever file holds anything
-// outside the cases they reproduce exactly: quotes, escapes, values that
-// could be dates or timestamps, numbers in other notations, rows whose
+// header=true and inferSchema=true (Spark 3.5 to 4.3, which agree on every
+// case here), and refuse whatever file holds anything outside the cases
+// they reproduce exactly. They type ints, bigints, decimals, doubles,
+// booleans and text; and ISO dates (yyyy-MM-dd) and timestamps (a date,
+// ' ' or 'T', HH:mm, or HH:mm:ss with up to 9 fraction digits and then
+// nothing, Z or an offset ±HH:mm up to 18:00), folded value by value in
+// Spark's order, a bare year after a date or timestamp included (see
+// inferDatetimeField). They refuse quotes, escapes, impossible days, other
+// spellings of dates and times, numbers in other notations, rows whose
 // width differs from the header, and so on.
 
 // maxCSVColumns is the CSV reader's default maxColumns.
@@ -33,6 +39,13 @@ type CSVFile struct {
 	// ones, so Spark's reader gives no row of it. Its columns' types were
 	// inferred from no value (every one a string) and say nothing.
 	NoRows bool
+	// SplitSensitive: a column's type holds only if Spark reads the file
+	// in one partition (a year after a date or timestamp, see
+	// inferDatetimeField): under the default settings a file of up to 4
+	// MiB, which is all the rules take of such files; a session with a
+	// smaller spark.sql.files.openCostInBytes or maxPartitionBytes splits
+	// smaller files, which Spark must then type.
+	SplitSensitive bool
 }
 
 // CSVFile infers the schema of the CSV file at path, a path of this
@@ -67,8 +80,8 @@ func (r Rules) CSV(data []byte, options map[string]string) (CSVFile, error) {
 // csvFile is what the rules learn from a CSV file's text, which
 // checkText accepted.
 func csvFile(data []byte, sep byte) (CSVFile, error) {
-	schema, header, err := inferCSV(data, sep)
-	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header, NoRows: err == nil && headerOnly(data)}, err
+	schema, header, splitSensitive, err := inferCSVFolds(data, sep)
+	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header, NoRows: err == nil && headerOnly(data), SplitSensitive: splitSensitive}, err
 }
 
 // headerOnly reports whether data, a CSV file inferCSV accepts, holds one
@@ -121,11 +134,19 @@ func (r Rules) csvSeparator(options map[string]string) (byte, error) {
 // inferCSV is the schema of a CSV file's bytes with separator sep, and
 // its header line when no other line repeats it (see CSVFile.Header).
 func inferCSV(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, err error) {
+	schema, onlyHeader, _, err = inferCSVFolds(data, sep)
+	return schema, onlyHeader, err
+}
+
+// inferCSVFolds is inferCSV, and whether a column's type holds only if
+// Spark reads the file in one partition (CSVFile.SplitSensitive).
+func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, splitSensitive bool, err error) {
 	if err := checkText(data); err != nil {
-		return schema, "", err
+		return schema, "", false, err
 	}
+	size := len(data)
 	if bytes.ContainsAny(data, "\"\\\x00") {
-		return schema, "", unsupported(UnsupportedContents, "has quotes, backslashes or NUL bytes")
+		return schema, "", false, unsupported(UnsupportedContents, "has quotes, backslashes or NUL bytes")
 	}
 	var (
 		header    string
@@ -138,27 +159,27 @@ func inferCSV(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader strin
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
-			return schema, "", unsupported(UnsupportedContents, "has a carriage return that does not end a line")
+			return schema, "", false, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
 		if len(line) == 0 {
 			continue // skipped by Spark's reader and its inference
 		}
 		if line[0] <= ' ' && len(bytes.TrimLeft(line, javaWhitespace)) == 0 {
-			return schema, "", unsupported(UnsupportedContents, "has a line of only blanks")
+			return schema, "", false, unsupported(UnsupportedContents, "has a line of only blanks")
 		}
 		if !haveFirst {
 			haveFirst = true
 			header = string(line)
 			names = strings.Split(header, string(sep))
 			if len(names) > maxCSVColumns {
-				return schema, "", unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
+				return schema, "", false, unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
 			}
 			seen := make(map[string]bool, len(names))
 			for _, n := range names {
 				// Spark names empty headers _c<i> and renames duplicates;
 				// the Spark path reports those.
 				if n == "" || strings.Trim(n, javaWhitespace) != n || seen[strings.ToLower(n)] {
-					return schema, "", unsupported(UnsupportedContents, "has an empty, padded or repeated column name")
+					return schema, "", false, unsupported(UnsupportedContents, "has an empty, padded or repeated column name")
 				}
 				seen[strings.ToLower(n)] = true
 			}
@@ -179,17 +200,21 @@ func inferCSV(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader strin
 			case j >= 0 && i < len(types)-1:
 				v, rest = rest[:j], rest[j+1:]
 			case j >= 0 || i < len(types)-1:
-				return schema, "", unsupported(UnsupportedContents, "has a row whose width differs from the header")
+				return schema, "", false, unsupported(UnsupportedContents, "has a row whose width differs from the header")
 			}
-			t, ok := inferCSVField(types[i], v)
+			t, ok, orderDependent := inferCSVField(types[i], v)
 			if !ok {
-				return schema, "", unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", names[i])
+				return schema, "", false, unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", names[i])
+			}
+			splitSensitive = splitSensitive || orderDependent
+			if orderDependent && size > splitFreeBytes {
+				return schema, "", false, unsupported(UnsupportedContents, "column %q has a year after a date or timestamp, which Spark types by the partitions it splits the file into", names[i])
 			}
 			types[i] = t
 		}
 	}
 	if !haveFirst {
-		return schema, "", unsupported(UnsupportedContents, "has no header line")
+		return schema, "", false, unsupported(UnsupportedContents, "has no header line")
 	}
 	fields := make([]sparkmerge.Field, len(names))
 	for i, n := range names {
@@ -198,7 +223,7 @@ func inferCSV(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader strin
 	if repeated {
 		header = ""
 	}
-	return sparkmerge.NewSchema(fields...), header, nil
+	return sparkmerge.NewSchema(fields...), header, splitSensitive, nil
 }
 
 // javaWhitespace is what Java's String.trim removes at the ends of a line
@@ -207,7 +232,7 @@ const javaWhitespace = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x
 
 // csvType is the part of Spark's inferred-type lattice that local
 // inference can reach: null (no value yet), int, bigint, decimal(p,0),
-// double, boolean and string.
+// double, boolean, date, timestamp and string.
 type csvType struct {
 	kind      sparkmerge.Kind
 	precision int // decimal only
@@ -219,6 +244,10 @@ var (
 	csvDouble  = csvType{kind: sparkmerge.KindDouble}
 	csvBoolean = csvType{kind: sparkmerge.KindBoolean}
 	csvString  = csvType{kind: sparkmerge.KindString}
+	// A date or timestamp meets no other type of the lattice: with any
+	// it makes a string (compatibleCSVType finds no common type).
+	csvDate      = csvType{kind: sparkmerge.KindDate}
+	csvTimestamp = csvType{kind: sparkmerge.KindTimestamp}
 )
 
 func csvDecimal(precision int) csvType {
@@ -240,12 +269,14 @@ func (t csvType) dataType() sparkmerge.DataType {
 type valueClass int
 
 const (
-	classEmpty    valueClass = iota // null: keeps the type so far
-	classInteger                    // [+-]?[0-9]+
-	classFraction                   // [+-]?[0-9]+\.[0-9]+: BigDecimal scale > 0, so double
-	classBoolean                    // true or false, any case
-	classText                       // starts with a letter and parses as no number, date, timestamp or boolean
-	classUnknown                    // anything else: Spark decides
+	classEmpty     valueClass = iota // null: keeps the type so far
+	classInteger                     // [+-]?[0-9]+
+	classFraction                    // [+-]?[0-9]+\.[0-9]+: BigDecimal scale > 0, so double
+	classBoolean                     // true or false, any case
+	classText                        // starts with a letter and parses as no number, date, timestamp or boolean
+	classDate                        // yyyy-MM-dd, a day of the proleptic Gregorian calendar
+	classTimestamp                   // a classDate, ' ' or 'T', then HH:mm[:ss[.f{1,9}]], then nothing, Z or ±HH:mm up to 18:00
+	classUnknown                     // anything else: Spark decides
 )
 
 func classify(v []byte) valueClass {
@@ -262,6 +293,8 @@ func classify(v []byte) valueClass {
 			return classInteger
 		case digits[n] == '.' && n+1 < len(digits) && leadingDigits(digits[n+1:]) == len(digits)-n-1:
 			return classFraction
+		case n == 4 && len(v) == len(digits):
+			return classifyDatetime(v)
 		}
 		return classUnknown
 	}
@@ -293,17 +326,24 @@ func leadingDigits(b []byte) int {
 func isASCIILetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
 // inferCSVField is CSVInferSchema.inferField: the type of a column so far
-// after one more value. ok is false for a value of classUnknown.
-func inferCSVField(soFar csvType, v []byte) (csvType, bool) {
+// after one more value. ok is false for a value of classUnknown, or one
+// whose type after a date or timestamp the rules do not know.
+// orderDependent is true when the value gives a type that Spark's merge
+// of two partitions' types would not: a year after a date or timestamp
+// (see inferDatetimeField).
+func inferCSVField(soFar csvType, v []byte) (t csvType, ok, orderDependent bool) {
 	if soFar.kind == sparkmerge.KindString {
-		return soFar, true // Spark parses nothing once a column is a string
+		return soFar, true, false // Spark parses nothing once a column is a string
 	}
 	class := classify(v)
 	switch class {
 	case classEmpty:
-		return soFar, true
+		return soFar, true, false
 	case classUnknown:
-		return soFar, false
+		return soFar, false, false
+	}
+	if soFar.kind == sparkmerge.KindDate || soFar.kind == sparkmerge.KindTimestamp {
+		return inferDatetimeField(soFar, class, v)
 	}
 	var elem csvType
 	switch soFar.kind {
@@ -321,9 +361,130 @@ func inferCSVField(soFar csvType, v []byte) (csvType, bool) {
 		elem = csvString
 	}
 	if t, ok := compatibleCSVType(soFar, elem); ok {
-		return t, true
+		return t, true, false
 	}
-	return csvString, true
+	return csvString, true, false
+}
+
+// inferDatetimeField is inferField on a column that is a date or a
+// timestamp so far, as Spark 3.5-4.3 do it (recorded in
+// testdata/spark/csv-datetime-*.csv): a date column parses the value as a
+// date (yyyy-MM-dd, strictly), else as a timestamp by
+// SparkDateTimeUtils.stringToTimestamp, which is lenient; a timestamp
+// column parses it as a timestamp only. A date and a timestamp make a
+// timestamp; whatever parses as neither makes a string (a boolean, a
+// number, text). stringToTimestamp takes a year alone ("2020", also
+// signed, 4 to 6 digits up to 294247): the column stays or becomes a
+// timestamp, where the same value first in a column is an int, and an
+// int and a timestamp make a string. That is the fold's order showing
+// through: Spark folds a partition's values in order, but merges two
+// partitions' types by compatibleType, so a file Spark splits may type
+// the column otherwise (orderDependent). The rules take unsigned years of
+// 4 digits and integers of 1 to 3 (too short for a year) and leave other
+// integers to Spark.
+func inferDatetimeField(soFar csvType, class valueClass, v []byte) (t csvType, ok, orderDependent bool) {
+	switch class {
+	case classDate:
+		return soFar, true, false // a date is a date, and a timestamp too
+	case classTimestamp:
+		return csvTimestamp, true, false
+	case classInteger:
+		switch {
+		case v[0] == '+' || v[0] == '-' || len(v) > 4:
+			return soFar, false, false
+		case len(v) == 4:
+			return csvTimestamp, true, true
+		}
+		return csvString, true, false
+	case classFraction, classBoolean, classText:
+		return csvString, true, false
+	}
+	return soFar, false, false
+}
+
+// classifyDatetime sorts v, which starts with 4 ASCII digits and is not a
+// number, into classDate, classTimestamp or classUnknown. Spark's strict
+// date parser (the pattern yyyy-MM-dd) takes exactly the days of the
+// proleptic Gregorian calendar (0000-02-29 and 1582-10-10 included) and
+// refuses 2021-02-29; the timestamp parsers take a date followed by a
+// time and a zone in many more spellings than these, and refuse an hour
+// 24, a second 60 and an offset past 18:00. The rules leave every other
+// spelling to Spark, as well as impossible days (Spark types them as
+// strings).
+func classifyDatetime(v []byte) valueClass {
+	if len(v) < 10 || v[4] != '-' || v[7] != '-' || !twoDigits(v[5:]) || !twoDigits(v[8:]) {
+		return classUnknown
+	}
+	year := int(v[0]-'0')*1000 + int(v[1]-'0')*100 + int(v[2]-'0')*10 + int(v[3]-'0')
+	month, day := num2(v[5:]), num2(v[8:])
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+		return classUnknown
+	}
+	if len(v) == 10 {
+		return classDate
+	}
+	t := v[10:]
+	// ' ' or 'T', HH:mm.
+	if len(t) < 6 || (t[0] != ' ' && t[0] != 'T') || !twoDigits(t[1:]) || t[3] != ':' || !twoDigits(t[4:]) ||
+		num2(t[1:]) > 23 || num2(t[4:]) > 59 {
+		return classUnknown
+	}
+	t = t[6:]
+	if len(t) == 0 {
+		return classTimestamp
+	}
+	// :ss[.f{1,9}]; stringToTimestamp refuses a zone after HH:mm.
+	if len(t) >= 3 && t[0] == ':' {
+		if !twoDigits(t[1:]) || num2(t[1:]) > 59 {
+			return classUnknown
+		}
+		t = t[3:]
+		if len(t) > 0 && t[0] == '.' {
+			n := leadingDigits(t[1:])
+			if n < 1 || n > 9 {
+				return classUnknown
+			}
+			t = t[1+n:]
+		}
+	} else {
+		return classUnknown
+	}
+	// Z or ±HH:mm up to 18:00.
+	switch {
+	case len(t) == 0:
+	case len(t) == 1 && t[0] == 'Z':
+	case len(t) == 6 && (t[0] == '+' || t[0] == '-') && twoDigits(t[1:]) && t[3] == ':' && twoDigits(t[4:]):
+		h, m := num2(t[1:]), num2(t[4:])
+		if m > 59 || h*60+m > 18*60 {
+			return classUnknown
+		}
+	default:
+		return classUnknown
+	}
+	return classTimestamp
+}
+
+// twoDigits says whether b starts with two ASCII digits.
+func twoDigits(b []byte) bool {
+	return len(b) >= 2 && b[0] >= '0' && b[0] <= '9' && b[1] >= '0' && b[1] <= '9'
+}
+
+// num2 is the number of b's first two digits.
+func num2(b []byte) int { return int(b[0]-'0')*10 + int(b[1]-'0') }
+
+// daysIn is the number of days of a month of the proleptic Gregorian
+// calendar (year 0 is a leap year).
+func daysIn(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 func tryParseInteger(class valueClass, v []byte) csvType {
@@ -352,11 +513,19 @@ func tryParseDecimal(class valueClass, v []byte) csvType {
 	return tryParseDouble(class)
 }
 
-// tryParseDouble: numbers parse as double; text and booleans fail the
-// double, date and timestamp parsers and end at tryParseBoolean.
+// tryParseDouble: numbers parse as double; then, as prefersDate is on,
+// dates parse as dates (strictly, yyyy-MM-dd) and timestamps as
+// timestamps (without a zone as TIMESTAMP_NTZ, which is the session's
+// timestamp type, TIMESTAMP; with one as TIMESTAMP); text and booleans
+// fail the double, date and timestamp parsers and end at tryParseBoolean.
 func tryParseDouble(class valueClass) csvType {
-	if class == classInteger || class == classFraction {
+	switch class {
+	case classInteger, classFraction:
 		return csvDouble
+	case classDate:
+		return csvDate
+	case classTimestamp:
+		return csvTimestamp
 	}
 	return tryParseBoolean(class)
 }

@@ -37,6 +37,18 @@ func TestInferCSV(t *testing.T) {
 		{"repeated header lines are skipped", "a,b\n1,2\na,b\n3,4\n", "a int, b int"},
 		{"crlf and empty lines", "a,b\r\n\r\n1,x\r\n\n2,y", "a int, b string"},
 		{"case kept", "Id,NAME\n1,x\n", "Id int, NAME string"},
+		// Dates and timestamps (Spark 3.5-4.3 with prefersDate, recorded
+		// in testdata/spark/csv-datetime-gen-*.csv).
+		{"dates", "a,b\n2024-01-31,0000-02-29\n2024-02-29,1582-10-10\n", "a date, b date"},
+		{"timestamps", "a,b,c,d\n2024-01-31 10:20,2024-01-31T10:20:30Z,2024-01-31 10:20:30.123456789,2024-01-31T00:00:00+18:00\n", "a timestamp, b timestamp, c timestamp, d timestamp"},
+		{"date then timestamp", "a,b\n2024-01-31,2024-01-31 10:20:30\n2024-01-31 10:20:30,2024-01-31\n", "a timestamp, b timestamp"},
+		{"date or timestamp then text", "a,b,c,d\n2024-01-31,2024-01-31 10:20:30,2024-01-31,2024-01-31\nx,true,1.5,7\n", "a string, b string, c string, d string"},
+		{"number or boolean then date", "a,b,c,d\n1,1.5,true,2024-01-31\n2024-01-31,2024-01-31,2024-01-31,abc\n", "a string, b string, c string, d string"},
+		// Order: a year after a date or a timestamp is a timestamp, and a
+		// year first is an int, which a timestamp after it makes a string.
+		{"year after a date", "a,b\n2024-01-31,2024-01-31 10:20:30\n2020,0000\n", "a timestamp, b timestamp"},
+		{"year first", "a\n2020\n2024-01-31 10:20:30\n", "a string"},
+		{"short integer after a date", "a\n2024-01-31\n999\n", "a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,8 +78,22 @@ func TestInferCSVLeavesToSpark(t *testing.T) {
 	tests := []struct{ name, csv, why string }{
 		{"quotes", "a,b\n\"x,y\",1\n", "quotes"},
 		{"backslash", "a\nx\\y\n", "backslashes"},
-		{"date", "a\n2024-01-31\n", `"a"`},
-		{"timestamp", "a\n2024-01-31 10:00:00\n", `"a"`},
+		{"impossible day", "a\n2021-02-29\n", `"a"`},
+		{"date of one-digit month", "a\n2024-1-31\n", `"a"`},
+		{"signed year", "a\n+2024-01-31\n", `"a"`},
+		{"five-digit year", "a\n12024-01-31\n", `"a"`},
+		{"hour 24", "a\n2024-01-31 24:00:00\n", `"a"`},
+		{"leap second", "a\n2024-01-31 23:59:60\n", `"a"`},
+		{"hour alone", "a\n2024-01-31T10\n", `"a"`},
+		{"ten fraction digits", "a\n2024-01-31 10:00:00.1234567891\n", `"a"`},
+		{"zone name", "a\n2024-01-31 10:00:00 UTC\n", `"a"`},
+		{"offset past 18:00", "a\n2024-01-31 10:00:00+18:01\n", `"a"`},
+		{"offset without colon", "a\n2024-01-31 10:00:00+0100\n", `"a"`},
+		{"zone after minutes", "a\n2024-01-31 10:00Z\n", `"a"`},
+		{"trailing space", "a\n2024-01-31 \n", `"a"`},
+		{"time alone", "a\n10:00:00\n", `"a"`},
+		{"signed year after a date", "a\n2024-01-31\n-2020\n", `"a"`},
+		{"five-digit year after a timestamp", "a\n2024-01-31 10:00\n20200\n", `"a"`},
 		{"time of day", "a\nT10:00\n", `"a"`},
 		{"exponent", "a\n1e5\n", `"a"`},
 		{"trailing dot", "a\n1.\n", `"a"`},
@@ -272,5 +298,25 @@ func TestCSVNoRows(t *testing.T) {
 		if f.NoRows != tt.want {
 			t.Errorf("%q: NoRows = %v, want %v", tt.csv, f.NoRows, tt.want)
 		}
+	}
+}
+
+// A year after a date or timestamp types the column as Spark's fold of a
+// partition does, not as its merge of two: so only in a file Spark reads
+// in one partition. Larger, the file is Spark's.
+func TestInferCSVYearAfterDatetimeOnlyInOnePartition(t *testing.T) {
+	pad := func(n int) string { return strings.Repeat("2024-01-31,x\n", n/len("2024-01-31,x\n")+1) }
+	small := "d,t\n" + pad(splitFreeBytes-100) + "2020,y\n"
+	if schema, _, err := inferCSV([]byte(small), ','); err != nil || schema.String() != "d timestamp, t string" {
+		t.Errorf("under %d bytes: %v, %v; want d timestamp, t string", splitFreeBytes, schema, err)
+	}
+	large := "d,t\n" + pad(splitFreeBytes) + "2020,y\n"
+	if schema, _, err := inferCSV([]byte(large), ','); err == nil || !strings.Contains(err.Error(), "partitions") {
+		t.Errorf("over %d bytes: %v, %v; want it left to Spark", splitFreeBytes, schema, err)
+	}
+	// Dates alone in a large file are no fold of order.
+	dates := "d,t\n" + pad(splitFreeBytes) + "2024-02-01,y\n"
+	if schema, _, err := inferCSV([]byte(dates), ','); err != nil || schema.String() != "d date, t string" {
+		t.Errorf("dates over %d bytes: %v, %v; want d date, t string", splitFreeBytes, schema, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -32,6 +33,7 @@ func FuzzInferCSV(f *testing.F) {
 		"\ufeffa\n1\n",
 		"a,a\n1,2\n",
 		"h\n\n \n",
+		"d,t,y\n2024-02-29,2024-01-31 10:20:30.5Z,1999-12-31\n2020,2024-01-31T10:20,2020\n",
 	} {
 		f.Add([]byte(seed), false)
 	}
@@ -135,8 +137,27 @@ func csvValueFits(v string, t sparkmerge.DataType) bool {
 		return strings.EqualFold(v, "true") || strings.EqualFold(v, "false")
 	case sparkmerge.KindString:
 		return true
+	case sparkmerge.KindDate:
+		return isoDate(v)
+	case sparkmerge.KindTimestamp:
+		// A date, a year alone (stringToTimestamp's shortest date), or
+		// a date and a time of day.
+		if isoDate(v) || len(v) == 4 && strings.Trim(v, "0123456789") == "" {
+			return true
+		}
+		m := isoTimestamp.FindStringSubmatch(v)
+		return m != nil && isoDate(m[1]) && m[2] < "24" && m[3] < "60" && m[4] < "60"
 	}
 	return false
+}
+
+var isoTimestamp = regexp.MustCompile(`^([0-9]{4}-[0-9]{2}-[0-9]{2})[ T]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.[0-9]{1,9})?(?:Z|[+-](?:0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)?)?$`)
+
+// isoDate says whether v is yyyy-MM-dd, a day of the proleptic Gregorian
+// calendar (Go's time.Parse takes year 0).
+func isoDate(v string) bool {
+	_, err := time.Parse("2006-01-02", v)
+	return len(v) == 10 && err == nil
 }
 
 func FuzzInferJSONLines(f *testing.F) {
