@@ -38,8 +38,13 @@ var csvInferenceCases = []struct {
 	// (which a timestamp after it makes a string); a date and a
 	// timestamp make a timestamp, either with text a string.
 	{"datetime-order.csv", "a,b,c,d,e,f\n2024-01-31,2024-01-31 10:00:00,2020,2024-01-31,2024-01-31,1\n2020,0000,2024-01-31 10:00:00,2024-01-31 10:00:00,x,2024-01-31\n", true},
+	// Values quoted whole: the text between the quotes, typed as any
+	// value ("2" an int, "2024-01-31" a date).
+	{"quoted.csv", "a,b,c,d\n\"x,y\",\"2\",\"2024-01-31\",\"true\"\n\"p;q\",3,2024-02-01,\"FALSE\"\r\n", true},
 	// Left to Spark: the plan must still be the same.
-	{"quoted.csv", "a,b\n\"x,y\",1\n", false},
+	{"doubled-quotes.csv", "a,b\n\"say \"\"hi\"\"\",1\n", false},
+	{"spaced-quotes.csv", "a,b,c\n \"2\",\"3\" ,\" 4\"\n", false},
+	{"empty-quotes.csv", "a,b\n\"\",1\n", false},
 	{"odd-dates.csv", "a,b,c\n2021-02-29,2024-01-31 24:00:00,2024-01-31 10:00:00 UTC\n", false},
 	{"signed-year-after-date.csv", "a\n2024-01-31\n-2020\n", false},
 	{"exponent.csv", "a,b\n1e5,1.\n", false},
@@ -154,6 +159,65 @@ func TestLocalInferenceOfSplitFilesMatchesSpark(t *testing.T) {
 		}
 		if !l.Schema.Equal(r.Schema) || r.Schema.String() != want[i] {
 			t.Errorf("%s: client infers %s, Spark %s; want %s", filepath.Base(p), l.Schema, r.Schema, want[i])
+		}
+	}
+}
+
+// A CSV file whose types hold only if Spark reads it in one partition (a
+// timestamp, then years: a timestamp in one partition, a string across
+// two) is typed on the client only where the session's split cannot cut
+// it: on the default session the client types it, equal to Spark; on a
+// session whose split is 40 bytes Spark types it (alone: a string), local
+// and only on the server. A file of dates alone is typed on the client on
+// both.
+func TestSplitSensitiveCSVFileFollowsTheSessionsSplit(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{
+		"stamp-then-years.csv": linesOf("id,sy", 150, func(i int) string {
+			if i%2 == 0 {
+				return fmt.Sprintf("%d,2024-01-02 03:04:05", i)
+			}
+			return fmt.Sprintf("%d,%d", i, 1990+i)
+		}),
+		"dates.csv": linesOf("id,day", 150, func(i int) string { return fmt.Sprintf("%d,2024-%02d-%02d", i, 1+i%12, 1+i%28) }),
+	}
+	for _, session := range []struct {
+		name        string
+		c           *spark.Client
+		yearsLocal  bool
+		yearsSchema string
+	}{{"default split", newClient(t), true, "id int, sy timestamp"}, {"split of 40 bytes", splitClient(t), false, "id int, sy string"}} {
+		for _, where := range []struct {
+			name, root string
+		}{{"local files", localFiles(t, files)}, {"files only the server sees", clusterFiles(t, files)}} {
+			t.Run(session.name+", "+where.name, func(t *testing.T) {
+				job := spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, DryRun: true}
+				got, err := session.c.Plan(testContext(t), job)
+				if err != nil {
+					t.Fatal(err)
+				}
+				job.SparkInference, job.InferEachFileAlone = true, true
+				alone, err := session.c.Plan(testContext(t), job)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]string{}
+				for _, r := range alone.Reads {
+					want[filepath.Base(r.Name)] = r.Schema.String()
+				}
+				if want["stamp-then-years.csv"] != session.yearsSchema {
+					t.Errorf("Spark alone types stamp-then-years.csv %s, want %s", want["stamp-then-years.csv"], session.yearsSchema)
+				}
+				for _, r := range got.Reads {
+					name := filepath.Base(r.Name)
+					if r.Schema.String() != want[name] {
+						t.Errorf("%s: typed %s, Spark alone %s", name, r.Schema, want[name])
+					}
+					if wantLocal := name == "dates.csv" || session.yearsLocal; r.InferredLocally != wantLocal {
+						t.Errorf("%s: typed on the client %v, want %v", name, r.InferredLocally, wantLocal)
+					}
+				}
+			})
 		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 // datedDrop is a landing area as it arrives: n CSV files of four header
 // versions, each with a date, a timestamp and a quoted text holding the
-// separator (values the client leaves to Spark's inference), rows lines
-// each.
+// separator and quotes escaped by doubling (which the client leaves to
+// Spark's inference), rows lines each.
 func datedDrop(n, rows int) map[string][]byte {
 	headers := []string{"id,day,at,note", "id,at,day,note,amount", "note,id,day", "id,day,at,note,weight"}
 	files := map[string][]byte{}
@@ -34,7 +34,7 @@ func datedDrop(n, rows int) map[string][]byte {
 				case "at":
 					fmt.Fprintf(&b, "2024-01-02 03:%02d:%02d", r%60, i%60)
 				case "note":
-					fmt.Fprintf(&b, "\"file %d, row %d\"", i, r)
+					fmt.Fprintf(&b, "\"file %d, \"\"row\"\" %d\"", i, r)
 				default:
 					fmt.Fprintf(&b, "%d.%d", r, i%10)
 				}

@@ -17,13 +17,14 @@ import (
 const headBound = 64 << 10
 
 // datedCSV is a CSV file of rows rows, ids from first, with a date, a
-// timestamp and a quoted text holding the separator: values the client's
-// rules leave to Spark from the first row on.
+// timestamp and a quoted text holding the separator and quotes escaped by
+// doubling: values the client's rules leave to Spark from the first row
+// on.
 func datedCSV(first, rows int) []byte {
 	var b strings.Builder
 	b.WriteString("id,day,at,note,amount\n")
 	for r := range rows {
-		fmt.Fprintf(&b, "%d,2024-%02d-%02d,2024-01-02 03:%02d:%02d,\"row %d, of %d\",%d.%d\n", first+r, 1+r%12, 1+r%28, r%60, first%60, r, first, r%1000, r%7)
+		fmt.Fprintf(&b, "%d,2024-%02d-%02d,2024-01-02 03:%02d:%02d,\"row %d, \"\"of\"\" %d\",%d.%d\n", first+r, 1+r%12, 1+r%28, r%60, first%60, r, first, r%1000, r%7)
 	}
 	return []byte(b.String())
 }
@@ -55,7 +56,7 @@ func cleanCSV(first, rows int) []byte {
 }
 
 // Files only the server sees whose values the client's rules leave to
-// Spark (dates, timestamps and quoted text in CSV files, NaN in JSON
+// Spark (quotes escaped by doubling in CSV files, NaN in JSON
 // files), small and over Spark's split size (4 MiB), are not fetched
 // whole to the client to be refused there: the client fetches at most
 // their first 64 KiB, learns from it that Spark must type them, and Spark

@@ -71,7 +71,7 @@ func TestScanBatches(t *testing.T) {
 		"b.csv": "y,x\n3,4\n",
 		"c.csv": "x,y,z\n1,2,3\n",
 		"d.csv": "z,x,y\n1,2,3\n",
-		"e.csv": "x,y\n\"q\",2\n", // quoted: Spark infers it, it reads alone
+		"e.csv": "x,y\n\"q\",2\n", // quoted: a positional scan would split it at the separator, it reads alone
 		"f.csv": "x\n1\n",         // narrower: its rows are padded
 
 		"g.semi.csv": "x;y\n1;2\n",

@@ -115,7 +115,7 @@ func TestInferLocallySplitsReads(t *testing.T) {
 	if err := os.WriteFile(plain, []byte("a,b\n1,x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(quoted, []byte("a,b\n1,\"x\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(quoted, []byte("a,b\n1,\"x\"\"y\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sources, err := resolveSources([]SourceSpec{{Paths: []string{plain}}, {Paths: []string{quoted}}}, "", nil)
@@ -207,8 +207,8 @@ func TestInferLocallyRefusals(t *testing.T) {
 		"latin1.csv":  "a\nZ\xfcrich\n",
 		"latin1.json": "{\"a\":\"Z\xfcrich\"}\n",
 		"bom.csv":     "\ufeffa\n1\n",
-		"quoted.csv":  "a,b\n\"1\",2\n",
-		"long.csv":    "a,b\n\"1\",12345678901234567\n",
+		"quoted.csv":  "a,b\n\"1\"\"\",2\n",
+		"long.csv":    "a,b\n\"1\"\"\",12345678901234567\n",
 		"empty.json":  "{\"e\":{},\"a\":[{}]}\n",
 		"plain.csv":   "a\n1\n",
 	}

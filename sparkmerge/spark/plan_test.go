@@ -49,9 +49,10 @@ var (
 	csvA    = "id,name\n1,x\n"
 	csvB    = "id,name\n2,y\n"
 	csvNote = "id,note\n3,z\n"
-	// Spark's rules type a quoted value otherwise than the client can
-	// tell: such a file goes to Spark.
-	csvQuoted = "id,name\n4,\"w\"\n"
+	// Spark's parser reads a doubled quote otherwise than the client's
+	// rules can tell (its default escape is a backslash): such a file
+	// goes to Spark.
+	csvQuoted = "id,name\n4,\"w\"\"x\"\n"
 	jsonC     = `{"id":5,"note":"v"}` + "\n"
 )
 

@@ -98,7 +98,7 @@ func TestHeadRefused(t *testing.T) {
 	}{
 		{"clean csv", "csv", "id,v\n1,2.5\n2,3", false},
 		{"a date on a whole line", "csv", "id,day\n1,2024-1-02\n2,20", true},
-		{"a quote on a whole line", "csv", "id,note\n1,\"a, b\"\n2,x", true},
+		{"a quote on a whole line", "csv", "id,note\n1,\"a, \"\"b\"\"\"\n2,x", true},
 		{"a date on the cut line only", "csv", "id,day\n1,5\n2,2024-1-", false},
 		{"no whole line", "csv", "id,day,at", false},
 		{"blank lines only", "csv", "\n\n  ", false},

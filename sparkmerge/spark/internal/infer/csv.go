@@ -11,13 +11,14 @@ import (
 // header=true and inferSchema=true (Spark 3.5 to 4.3, which agree on every
 // case here), and refuse whatever file holds anything outside the cases
 // they reproduce exactly. They type ints, bigints, decimals, doubles,
-// booleans and text; and ISO dates (yyyy-MM-dd) and timestamps (a date,
-// ' ' or 'T', HH:mm, or HH:mm:ss with up to 9 fraction digits and then
+// booleans and text; ISO dates (yyyy-MM-dd) and timestamps (a date, ' '
+// or 'T', HH:mm, or HH:mm:ss with up to 9 fraction digits and then
 // nothing, Z or an offset ±HH:mm up to 18:00), folded value by value in
 // Spark's order, a bare year after a date or timestamp included (see
-// inferDatetimeField). They refuse quotes, escapes, impossible days, other
-// spellings of dates and times, numbers in other notations, rows whose
-// width differs from the header, and so on.
+// inferDatetimeField); and values quoted whole ("x,y": see nextCSVValue).
+// They refuse backslashes and quotes of any other shape, impossible days,
+// other spellings of dates and times, numbers in other notations, rows
+// whose width differs from the header, and so on.
 
 // maxCSVColumns is the CSV reader's default maxColumns.
 const maxCSVColumns = 20480
@@ -30,10 +31,13 @@ type CSVFile struct {
 	// every one becomes a double exactly (see sparkmerge.RoundsValues).
 	ShortNumbers bool
 	// Header is the file's header line as written (without its line
-	// break), when no other line of the file is equal to it; else "".
-	// Spark's reader drops the first line only, and its inference skips
-	// every line equal to the header, so a reader that drops the lines
-	// equal to Header reads exactly the rows Spark's does.
+	// break), when no other line of the file is equal to it and no value
+	// is quoted; else "". Spark's reader drops the first line only, and
+	// its inference skips every line equal to the header, so a reader that
+	// drops the lines equal to Header reads exactly the rows Spark's does;
+	// and, without quotes, a split of each line at the separator gives
+	// exactly the values Spark's parser does (which a quoted value may
+	// hold), so a positional scan may read the file's lines.
 	Header string
 	// NoRows: the file is its header line and no other line but empty
 	// ones, so Spark's reader gives no row of it. Its columns' types were
@@ -145,8 +149,8 @@ func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader 
 		return schema, "", false, err
 	}
 	size := len(data)
-	if bytes.ContainsAny(data, "\"\\\x00") {
-		return schema, "", false, unsupported(UnsupportedContents, "has quotes, backslashes or NUL bytes")
+	if bytes.IndexByte(data, 0) >= 0 {
+		return schema, "", false, unsupported(UnsupportedContents, "has NUL bytes")
 	}
 	var (
 		header    string
@@ -154,6 +158,7 @@ func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader 
 		types     []csvType
 		haveFirst bool
 		repeated  bool // a line after the first equals the header
+		quoted    bool // a value is quoted
 	)
 	for len(data) > 0 {
 		var line []byte
@@ -170,6 +175,9 @@ func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader 
 		if !haveFirst {
 			haveFirst = true
 			header = string(line)
+			if strings.ContainsAny(header, "\"\\") {
+				return schema, "", false, unsupported(UnsupportedContents, "has a quote or backslash in its header line")
+			}
 			names = strings.Split(header, string(sep))
 			if len(names) > maxCSVColumns {
 				return schema, "", false, unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
@@ -194,14 +202,18 @@ func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader 
 		// The line's values one by one, without splitting it.
 		rest := line
 		for i := range types {
-			v := rest
-			j := bytes.IndexByte(rest, sep)
+			v, after, wasQuoted, ok := nextCSVValue(rest, sep)
+			if !ok {
+				return schema, "", false, unsupported(UnsupportedContents, "column %q has a quote or backslash Spark's parser may read otherwise than the rules", names[i])
+			}
+			last := i == len(types)-1
 			switch {
-			case j >= 0 && i < len(types)-1:
-				v, rest = rest[:j], rest[j+1:]
-			case j >= 0 || i < len(types)-1:
+			case after != nil && !last, after == nil && last:
+				rest = after
+			default:
 				return schema, "", false, unsupported(UnsupportedContents, "has a row whose width differs from the header")
 			}
+			quoted = quoted || wasQuoted
 			t, ok, orderDependent := inferCSVField(types[i], v)
 			if !ok {
 				return schema, "", false, unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", names[i])
@@ -220,10 +232,62 @@ func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader 
 	for i, n := range names {
 		fields[i] = sparkmerge.NewField(n, types[i].dataType())
 	}
-	if repeated {
+	if repeated || quoted {
 		header = ""
 	}
 	return sparkmerge.NewSchema(fields...), header, splitSensitive, nil
+}
+
+// nextCSVValue cuts the first value off a line's rest, as Spark's CSV
+// parser (univocity, quote " and escape \) reads it under the default
+// options, in the cases the rules reproduce: a value without quotes or
+// backslashes, or one quoted whole, "text", where the text is not empty,
+// holds a quote only escaped by a backslash (\", Spark's writer's
+// escape: the value holds a quote there) and no other backslash (nor a
+// line break or NUL, which inferCSV refuses in the whole file), and the
+// closing quote ends the line or is followed by the separator. Its value
+// is the text between the quotes, separators included, unescaped, which
+// Spark's inference then types as any value: "2" is an int, "2024-01-31"
+// a date (checked on Spark: testdata/spark, csv-quoted-gen-*.csv). ok is
+// false for any other quote or backslash: around spaces (" 2" is a value
+// with its quotes, "2" followed by a space is 2), an empty "" (null), a
+// quote inside an unquoted value, quotes doubled (which Spark's default
+// escape does not unescape: "x""y" is x""y), \\ and other escapes. after
+// is what follows the value's separator, nil when the value ends the
+// line.
+func nextCSVValue(rest []byte, sep byte) (v, after []byte, quoted, ok bool) {
+	if len(rest) == 0 || rest[0] != '"' {
+		v = rest
+		if j := bytes.IndexByte(rest, sep); j >= 0 {
+			v, after = rest[:j], rest[j+1:]
+		}
+		return v, after, false, bytes.IndexByte(v, '"') < 0 && bytes.IndexByte(v, '\\') < 0
+	}
+	escaped := false
+	end := 1
+	for ; end < len(rest) && rest[end] != '"'; end++ {
+		if rest[end] == '\\' {
+			if end+1 == len(rest) || rest[end+1] != '"' {
+				return nil, nil, true, false
+			}
+			escaped = true
+			end++
+		}
+	}
+	if end == 1 || end == len(rest) {
+		return nil, nil, true, false // "", or no closing quote
+	}
+	v, after = rest[1:end], rest[end+1:]
+	if escaped {
+		v = bytes.ReplaceAll(v, []byte(`\"`), []byte(`"`))
+	}
+	switch {
+	case len(after) == 0:
+		return v, nil, true, true
+	case after[0] == sep:
+		return v, after[1:], true, true
+	}
+	return nil, nil, true, false
 }
 
 // javaWhitespace is what Java's String.trim removes at the ends of a line

@@ -37,6 +37,12 @@ func TestInferCSV(t *testing.T) {
 		{"repeated header lines are skipped", "a,b\n1,2\na,b\n3,4\n", "a int, b int"},
 		{"crlf and empty lines", "a,b\r\n\r\n1,x\r\n\n2,y", "a int, b string"},
 		{"case kept", "Id,NAME\n1,x\n", "Id int, NAME string"},
+		// Quoted values: the text between the quotes, typed as any value.
+		{"quoted values", "a,b,c,d,e\n\"x,y\",\"2\",\"2024-01-31\",\"true\",\"a;b\"\n\"z\",3,2024-02-01 10:00:00,false,\"c\"\n", "a string, b int, c timestamp, d boolean, e string"},
+		{"quoted last value, crlf", "a,b\r\n1,\"x,y\"\r\n", "a int, b string"},
+		// Spark's writer escapes a quote in a quoted value with a backslash.
+		{"escaped quotes", "a,b,c\n\"say \\\"hi\\\", x\",\"a\\\",b\",\"x\\\"\"\n", "a string, b string, c string"},
+		{"quoted empty value between", "a,b,c\n\"1\",,\"2\"\n", "a int, b string, c int"},
 		// Dates and timestamps (Spark 3.5-4.3 with prefersDate, recorded
 		// in testdata/spark/csv-datetime-gen-*.csv).
 		{"dates", "a,b\n2024-01-31,0000-02-29\n2024-02-29,1582-10-10\n", "a date, b date"},
@@ -76,8 +82,23 @@ func TestInferCSVTab(t *testing.T) {
 // Anything whose inference is not certain is left to Spark.
 func TestInferCSVLeavesToSpark(t *testing.T) {
 	tests := []struct{ name, csv, why string }{
-		{"quotes", "a,b\n\"x,y\",1\n", "quotes"},
-		{"backslash", "a\nx\\y\n", "backslashes"},
+		{"backslash", "a\nx\\y\n", `"a"`},
+		{"escaped quote unquoted", "a\nx\\\"y\n", `"a"`},
+		{"escaped backslash in quotes", "a\n\"x\\\\y\"\n", `"a"`},
+		{"other escape in quotes", "a\n\"x\\by\"\n", `"a"`},
+		{"escape before the line's end", "a\n\"x\\\"\n", `"a"`},
+		{"NUL", "a\nx\x00\n", "NUL"},
+		{"escaped quote after a number", "a\n\"7\\\"\"\n", `"a"`},
+		{"backslash in the header", "a\\b\n1\n", "header"},
+		{"quoted header", "\"a\",b\n1,2\n", "header"},
+		{"doubled quotes", "a,b\n\"say \"\"hi\"\"\",1\n", `"a"`},
+		{"empty quotes", "a,b\n\"\",1\n", `"a"`},
+		{"space before a quote", "a,b\n1, \"2\"\n", `"b"`},
+		{"space after a quote", "a,b\n\"1\" ,2\n", `"a"`},
+		{"quote inside a value", "a,b\nx\"y,1\n", `"a"`},
+		{"unclosed quote", "a,b\n1,\"x,y\n", `"b"`},
+		{"quoted line break", "a,b\n1,\"x\ny\"\n", `"b"`},
+		{"quoted spaces", "a,b\n\" 12\",1\n", `"a"`},
 		{"impossible day", "a\n2021-02-29\n", `"a"`},
 		{"date of one-digit month", "a\n2024-1-31\n", `"a"`},
 		{"signed year", "a\n+2024-01-31\n", `"a"`},
@@ -205,7 +226,7 @@ func TestCSVFileOptionsAndFiles(t *testing.T) {
 // numbers are short, and bytes are typed as the file of them is.
 func TestCSVShortNumbers(t *testing.T) {
 	options := map[string]string{"header": "true", "inferSchema": "true"}
-	f, err := Spark40.CSV([]byte("a,b\n\"1\",2\n"), options)
+	f, err := Spark40.CSV([]byte("a,b\n\"1\"\"\",2\n"), options)
 	if err == nil || !f.ShortNumbers {
 		t.Errorf("quoted file: %+v, %v: want refused with ShortNumbers", f, err)
 	}
@@ -263,6 +284,9 @@ func TestCSVHeader(t *testing.T) {
 		{"repeated", "a,b\n1,2\na,b\n3,4\n", ""},
 		{"repeated with CRLF", "a,b\n1,2\r\na,b\r\n", ""},
 		{"a data line like it but for case", "a,b\nA,B\n", "a,b"},
+		// A positional scan splits lines at the separator, which a
+		// quoted value may hold: only Spark's reader reads such a file.
+		{"a quoted value", "a,b\n1,\"x,y\"\n", ""},
 	}
 	for _, tt := range tests {
 		f, err := Spark40.CSV([]byte(tt.csv), map[string]string{"header": "true", "inferSchema": "true"})

@@ -58,7 +58,61 @@ func datetimeCorpus() map[string][]byte {
 		}
 		files[fmt.Sprintf("csv-datetime-gen-%02d.csv", f)] = b.Bytes()
 	}
+	for f := range quotedCorpusFiles {
+		files[fmt.Sprintf("csv-quoted-gen-%02d.csv", f)] = quotedFile(rand.New(rand.NewPCG(uint64(f)+1, 35)))
+	}
 	return files
+}
+
+// quotedCorpusFiles is how many generated files of quoted values the
+// corpus holds.
+const quotedCorpusFiles = 4
+
+// quotedFile is a CSV file whose values are quoted now and then, as
+// Spark's writer quotes them: text holding the separator or a quote
+// always (the quote escaped by a backslash), and numbers,
+// dates, timestamps, booleans and text sometimes, so that a quoted value
+// is typed as the same value unquoted would be.
+func quotedFile(r *rand.Rand) []byte {
+	const columns, rows = 200, 4
+	cols := make([][]string, columns)
+	for c := range cols {
+		for {
+			cols[c] = datetimeColumn(r, rows)
+			for i := range cols[c] {
+				if r.IntN(5) == 0 {
+					cols[c][i] = []string{"a,b", "Tokyo, JP", "x;y", "1,5", "2024-01-31,2024-02-01", `say "hi"`, `ref 1; "w", Oslo`, `x"`, `"x" y`, `a","b`}[r.IntN(10)]
+				}
+			}
+			if columnTaken(cols[c]) {
+				break
+			}
+		}
+	}
+	var b bytes.Buffer
+	for c := range cols {
+		if c > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "q%d", c)
+	}
+	b.WriteByte('\n')
+	for row := range rows {
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			v := cols[c][row]
+			if strings.ContainsAny(v, `,"`) || v != "" && r.IntN(2) == 0 {
+				// As Spark's writer quotes: a quote inside escaped by a
+				// backslash.
+				v = `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+			}
+			b.WriteString(v)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
 }
 
 // columnTaken says whether the rules type a column of these values.
