@@ -115,6 +115,14 @@ const maxLaneCells = 4 << 20
 // default).
 const maxTogetherFile = 64 << 20
 
+// maxWitnessedFile bounds the files past Spark's split typed among the
+// lanes (with witnesses): a larger one fills a batch of its own
+// (maxLaneCells), where its lanes cost more than its inference alone and
+// save no request, and is asked alone before its header is parsed. On
+// lake-csv (20 files of 50 MB) such files cost 4 header parses more than
+// asking them alone (25 analyses, not 21).
+const maxWitnessedFile = 16 << 20
+
 // maxLanes bounds one inference's lanes under the CSV parser's
 // maxColumns default (20,480).
 const maxLanes = 20000
@@ -259,7 +267,7 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 	t.witnessed = map[*Read]bool{}
 	for _, r := range candidates {
 		if sizes[r] > split {
-			if legacyTime || !witnessOptions(r.Options) {
+			if legacyTime || !witnessOptions(r.Options) || sizes[r] > maxWitnessedFile {
 				delete(linesOf, r)
 				continue
 			}
