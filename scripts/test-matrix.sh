@@ -52,7 +52,10 @@ budget=${SPARKMERGE_MATRIX_BUDGET:-1500}
 #   Spark inference          TestDifferentialReadPaths (auto --spark-inference), TestTypeDrift
 #   positional scans         TestCSVBatchesMatchReadsOneByOne, TestJSONBatchesMatchReadsOneByOne
 #   Spark typing together    TestCSVTypedTogetherAsAlone, TestJSONTypedTogetherAsAlone (each file as alone),
-#                            TestPlanCountsItsSparkRequests (a few Spark requests, not one per file)
+#                            TestPlanCountsItsSparkRequests (a few Spark requests, not one per file),
+#                            TestCSVTypedTogetherPastTheSplit, TestJSONTypedTogetherPastTheSplit (files
+#                            past the split), TestSplitSensitiveCSVFileFollowsTheSessionsSplit (client
+#                            typing of a year after a timestamp follows the session's split)
 #   files only Spark sees    TestDifferentialReadPaths (a mounted directory, an S3 bucket), TestObjectStoreFileChangedAfterPlanning
 #   strategies               TestDifferentialReadPaths and TestOneResultWhateverThePath (auto, union), TestTypeDrift (multipath)
 #   write targets            TestPartitionedWrite, TestTableAppendEvolve, TestDataFramesInAndOut, TestCLIMergeToView
@@ -62,7 +65,7 @@ budget=${SPARKMERGE_MATRIX_BUDGET:-1500}
 #                            widening, overwrite, a failed write, a Delta path), on each line whose image
 #                            carries them (scripts/lib.sh SPARKMERGE_TABLE_FORMAT_PINS); under CI=true a
 #                            line with pins whose server lacks them fails, never skips
-matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer|TestCSVTypedTogetherAsAlone|TestJSONTypedTogetherAsAlone|TestPlanCountsItsSparkRequests|TestLakehouseAppendEvolveVerify|TestLakehouseWidening|TestLakehouseOverwriteAndFailure|TestLakehouseDeltaPath)$'
+matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer|TestCSVTypedTogetherAsAlone|TestJSONTypedTogetherAsAlone|TestPlanCountsItsSparkRequests|TestCSVTypedTogetherPastTheSplit|TestJSONTypedTogetherPastTheSplit|TestSplitSensitiveCSVFileFollowsTheSessionsSplit|TestLakehouseAppendEvolveVerify|TestLakehouseWidening|TestLakehouseOverwriteAndFailure|TestLakehouseDeltaPath)$'
 
 # Spark's defaults for code generation (whole-stage code, compiled with
 # a fallback to interpreted), set back on the matrix's servers.
