@@ -39,24 +39,7 @@ func datetimeCorpus() map[string][]byte {
 				}
 			}
 		}
-		var b bytes.Buffer
-		for c := range cols {
-			if c > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, "c%d", c)
-		}
-		b.WriteByte('\n')
-		for row := range rows {
-			for c := range cols {
-				if c > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(cols[c][row])
-			}
-			b.WriteByte('\n')
-		}
-		files[fmt.Sprintf("csv-datetime-gen-%02d.csv", f)] = b.Bytes()
+		files[fmt.Sprintf("csv-datetime-gen-%02d.csv", f)] = columnsCSV("c", cols, rows, func(v string) string { return v })
 	}
 	for f := range quotedCorpusFiles {
 		files[fmt.Sprintf("csv-quoted-gen-%02d.csv", f)] = quotedFile(rand.New(rand.NewPCG(uint64(f)+1, 35)))
@@ -89,12 +72,26 @@ func quotedFile(r *rand.Rand) []byte {
 			}
 		}
 	}
+	return columnsCSV("q", cols, rows, func(v string) string {
+		if strings.ContainsAny(v, `,"`) || v != "" && r.IntN(2) == 0 {
+			// As Spark's writer quotes: a quote inside escaped by a
+			// backslash.
+			v = `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+		}
+		return v
+	})
+}
+
+// columnsCSV writes columns of values (cols[c][row]) as a CSV file with a
+// header of prefix and each column's index, each value as cell writes it
+// (called row by row, left to right).
+func columnsCSV(prefix string, cols [][]string, rows int, cell func(v string) string) []byte {
 	var b bytes.Buffer
 	for c := range cols {
 		if c > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, "q%d", c)
+		fmt.Fprintf(&b, "%s%d", prefix, c)
 	}
 	b.WriteByte('\n')
 	for row := range rows {
@@ -102,13 +99,7 @@ func quotedFile(r *rand.Rand) []byte {
 			if c > 0 {
 				b.WriteByte(',')
 			}
-			v := cols[c][row]
-			if strings.ContainsAny(v, `,"`) || v != "" && r.IntN(2) == 0 {
-				// As Spark's writer quotes: a quote inside escaped by a
-				// backslash.
-				v = `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
-			}
-			b.WriteString(v)
+			b.WriteString(cell(cols[c][row]))
 		}
 		b.WriteByte('\n')
 	}
