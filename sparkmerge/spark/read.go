@@ -612,8 +612,12 @@ type DuplicateHeaderError struct {
 }
 
 func (e *DuplicateHeaderError) Error() string {
-	return fmt.Sprintf("file %s: its header has the column `%s` twice (also as `%s`); Spark would rename both and their values would not meet other sources' `%s`: rename one in the file, or name all columns (SourceSpec.Schema)",
-		e.File, e.Columns[0], e.Columns[1], e.Columns[0])
+	twice := "twice"
+	if e.Columns[1] != e.Columns[0] {
+		twice = fmt.Sprintf("twice (also as `%s`)", e.Columns[1])
+	}
+	return fmt.Sprintf("file %s: its header has the column `%s` %s; Spark would rename both and their values would not meet other sources' `%s`: rename one in the file, or name all columns (SourceSpec.Schema)",
+		e.File, e.Columns[0], twice, e.Columns[0])
 }
 
 // withoutRows reports whether r reads only files typed by inference from

@@ -331,3 +331,14 @@ func TestPathOfURI(t *testing.T) {
 		}
 	}
 }
+
+func TestDuplicateHeaderErrorNamesTheOtherSpellingOnlyWhenThereIsOne(t *testing.T) {
+	same := (&DuplicateHeaderError{File: "f.csv", Columns: [2]string{"COL1", "COL1"}}).Error()
+	if !strings.Contains(same, "has the column `COL1` twice; ") {
+		t.Errorf("a name written twice alike: %s", same)
+	}
+	cased := (&DuplicateHeaderError{File: "f.csv", Columns: [2]string{"id", "ID"}}).Error()
+	if !strings.Contains(cased, "has the column `id` twice (also as `ID`); ") {
+		t.Errorf("a name written twice in two cases: %s", cased)
+	}
+}
