@@ -148,94 +148,126 @@ func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader 
 	if err := checkText(data); err != nil {
 		return schema, "", false, err
 	}
-	size := len(data)
 	if bytes.IndexByte(data, 0) >= 0 {
 		return schema, "", false, unsupported(UnsupportedContents, "has NUL bytes")
 	}
-	var (
-		header    string
-		names     []string
-		types     []csvType
-		haveFirst bool
-		repeated  bool // a line after the first equals the header
-		quoted    bool // a value is quoted
-	)
+	fold := csvFold{sep: sep, size: len(data)}
 	for len(data) > 0 {
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
 			return schema, "", false, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
-		if len(line) == 0 {
-			continue // skipped by Spark's reader and its inference
-		}
-		if line[0] <= ' ' && len(bytes.TrimLeft(line, javaWhitespace)) == 0 {
-			return schema, "", false, unsupported(UnsupportedContents, "has a line of only blanks")
-		}
-		if !haveFirst {
-			haveFirst = true
-			header = string(line)
-			if strings.ContainsAny(header, "\"\\") {
-				return schema, "", false, unsupported(UnsupportedContents, "has a quote or backslash in its header line")
-			}
-			names = strings.Split(header, string(sep))
-			if len(names) > maxCSVColumns {
-				return schema, "", false, unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
-			}
-			seen := make(map[string]bool, len(names))
-			for _, n := range names {
-				// Spark names empty headers _c<i> and renames duplicates;
-				// the Spark path reports those.
-				if n == "" || strings.Trim(n, javaWhitespace) != n || seen[strings.ToLower(n)] {
-					return schema, "", false, unsupported(UnsupportedContents, "has an empty, padded or repeated column name")
-				}
-				seen[strings.ToLower(n)] = true
-			}
-			types = make([]csvType, len(names))
-			continue
-		}
-		// Spark's inference skips every line equal to the header.
-		if string(line) == header {
-			repeated = true
-			continue
-		}
-		// The line's values one by one, without splitting it.
-		rest := line
-		for i := range types {
-			v, after, wasQuoted, ok := nextCSVValue(rest, sep)
-			if !ok {
-				return schema, "", false, unsupported(UnsupportedContents, "column %q has a quote or backslash Spark's parser may read otherwise than the rules", names[i])
-			}
-			last := i == len(types)-1
-			switch {
-			case after != nil && !last, after == nil && last:
-				rest = after
-			default:
-				return schema, "", false, unsupported(UnsupportedContents, "has a row whose width differs from the header")
-			}
-			quoted = quoted || wasQuoted
-			t, ok, orderDependent := inferCSVField(types[i], v)
-			if !ok {
-				return schema, "", false, unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", names[i])
-			}
-			splitSensitive = splitSensitive || orderDependent
-			if orderDependent && size > splitFreeBytes {
-				return schema, "", false, unsupported(UnsupportedContents, "column %q has a year after a date or timestamp, which Spark types by the partitions it splits the file into", names[i])
-			}
-			types[i] = t
+		if err := fold.line(line); err != nil {
+			return schema, "", false, err
 		}
 	}
-	if !haveFirst {
+	if !fold.haveHeader {
 		return schema, "", false, unsupported(UnsupportedContents, "has no header line")
 	}
-	fields := make([]sparkmerge.Field, len(names))
-	for i, n := range names {
-		fields[i] = sparkmerge.NewField(n, types[i].dataType())
+	schema, onlyHeader = fold.result()
+	return schema, onlyHeader, fold.splitSensitive, nil
+}
+
+// csvFold is Spark's CSV inference over a file's lines so far: its header,
+// then each column's type folded over the rows, in order.
+type csvFold struct {
+	sep  byte
+	size int // the file's, which decides whether Spark may split it
+	// haveHeader: the first line with content was read, as the header.
+	haveHeader bool
+	header     string
+	names      []string
+	types      []csvType
+	// repeated: a line after the first equals the header; quoted: a
+	// value is quoted. Either way a scan cannot drop the header line by
+	// its text (CSVFile.Header).
+	repeated, quoted bool
+	splitSensitive   bool
+}
+
+// line folds one line of the file in: the header, a repeat of it, or a
+// row.
+func (f *csvFold) line(line []byte) error {
+	switch {
+	case len(line) == 0:
+		return nil // skipped by Spark's reader and its inference
+	case line[0] <= ' ' && len(bytes.TrimLeft(line, javaWhitespace)) == 0:
+		return unsupported(UnsupportedContents, "has a line of only blanks")
+	case !f.haveHeader:
+		return f.readHeader(line)
+	case string(line) == f.header:
+		// Spark's inference skips every line equal to the header.
+		f.repeated = true
+		return nil
 	}
-	if repeated || quoted {
-		header = ""
+	return f.foldRow(line)
+}
+
+// readHeader takes the column names of the file's first line, refusing
+// the names Spark would change (which the Spark path reports).
+func (f *csvFold) readHeader(line []byte) error {
+	f.haveHeader = true
+	f.header = string(line)
+	if strings.ContainsAny(f.header, "\"\\") {
+		return unsupported(UnsupportedContents, "has a quote or backslash in its header line")
 	}
-	return sparkmerge.NewSchema(fields...), header, splitSensitive, nil
+	f.names = strings.Split(f.header, string(f.sep))
+	if len(f.names) > maxCSVColumns {
+		return unsupported(UnsupportedContents, "has more columns than the reader's maxColumns")
+	}
+	seen := make(map[string]bool, len(f.names))
+	for _, n := range f.names {
+		// Spark names empty headers _c<i> and renames duplicates;
+		// the Spark path reports those.
+		if n == "" || strings.Trim(n, javaWhitespace) != n || seen[strings.ToLower(n)] {
+			return unsupported(UnsupportedContents, "has an empty, padded or repeated column name")
+		}
+		seen[strings.ToLower(n)] = true
+	}
+	f.types = make([]csvType, len(f.names))
+	return nil
+}
+
+// foldRow folds a row's values into the columns' types, one by one,
+// without splitting the line.
+func (f *csvFold) foldRow(line []byte) error {
+	rest := line
+	for i := range f.types {
+		v, after, wasQuoted, ok := nextCSVValue(rest, f.sep)
+		if !ok {
+			return unsupported(UnsupportedContents, "column %q has a quote or backslash Spark's parser may read otherwise than the rules", f.names[i])
+		}
+		last := i == len(f.types)-1
+		if (after == nil) != last {
+			return unsupported(UnsupportedContents, "has a row whose width differs from the header")
+		}
+		rest = after
+		f.quoted = f.quoted || wasQuoted
+		t, ok, orderDependent := inferCSVField(f.types[i], v)
+		if !ok {
+			return unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", f.names[i])
+		}
+		f.splitSensitive = f.splitSensitive || orderDependent
+		if orderDependent && f.size > splitFreeBytes {
+			return unsupported(UnsupportedContents, "column %q has a year after a date or timestamp, which Spark types by the partitions it splits the file into", f.names[i])
+		}
+		f.types[i] = t
+	}
+	return nil
+}
+
+// result is the file's schema, and its header line when a scan may drop
+// it by its text (see CSVFile.Header), else "".
+func (f *csvFold) result() (sparkmerge.Schema, string) {
+	fields := make([]sparkmerge.Field, len(f.names))
+	for i, n := range f.names {
+		fields[i] = sparkmerge.NewField(n, f.types[i].dataType())
+	}
+	if f.repeated || f.quoted {
+		return sparkmerge.NewSchema(fields...), ""
+	}
+	return sparkmerge.NewSchema(fields...), f.header
 }
 
 // nextCSVValue cuts the first value off a line's rest, as Spark's CSV
@@ -476,56 +508,85 @@ func inferDatetimeField(soFar csvType, class valueClass, v []byte) (t csvType, o
 // spelling to Spark, as well as impossible days (Spark types them as
 // strings).
 func classifyDatetime(v []byte) valueClass {
-	if len(v) < 10 || v[4] != '-' || v[7] != '-' || !twoDigits(v[5:]) || !twoDigits(v[8:]) {
-		return classUnknown
-	}
-	year := int(v[0]-'0')*1000 + int(v[1]-'0')*100 + int(v[2]-'0')*10 + int(v[3]-'0')
-	month, day := num2(v[5:]), num2(v[8:])
-	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+	if !isCalendarDay(v) {
 		return classUnknown
 	}
 	if len(v) == 10 {
 		return classDate
 	}
-	t := v[10:]
-	// ' ' or 'T', HH:mm.
-	if len(t) < 6 || (t[0] != ' ' && t[0] != 'T') || !twoDigits(t[1:]) || t[3] != ':' || !twoDigits(t[4:]) ||
-		num2(t[1:]) > 23 || num2(t[4:]) > 59 {
-		return classUnknown
-	}
-	t = t[6:]
-	if len(t) == 0 {
+	if isTimeOfDay(v[10:]) {
 		return classTimestamp
 	}
-	// :ss[.f{1,9}]; stringToTimestamp refuses a zone after HH:mm.
-	if len(t) >= 3 && t[0] == ':' {
-		if !twoDigits(t[1:]) || num2(t[1:]) > 59 {
-			return classUnknown
-		}
-		t = t[3:]
-		if len(t) > 0 && t[0] == '.' {
-			n := leadingDigits(t[1:])
-			if n < 1 || n > 9 {
-				return classUnknown
-			}
-			t = t[1+n:]
-		}
-	} else {
-		return classUnknown
+	return classUnknown
+}
+
+// isCalendarDay says whether v starts with yyyy-MM-dd naming a day of
+// the proleptic Gregorian calendar: what Spark's strict date parser takes.
+func isCalendarDay(v []byte) bool {
+	if len(v) < 10 || v[4] != '-' || v[7] != '-' || !twoDigits(v[5:]) || !twoDigits(v[8:]) {
+		return false
 	}
-	// Z or ±HH:mm up to 18:00.
+	year := int(v[0]-'0')*1000 + int(v[1]-'0')*100 + int(v[2]-'0')*10 + int(v[3]-'0')
+	month, day := num2(v[5:]), num2(v[8:])
+	return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month)
+}
+
+// isTimeOfDay says whether t, what follows a date, is a time the rules
+// know stringToTimestamp takes: ' ' or 'T' and HH:mm, then nothing, or
+// :ss[.f{1,9}] and an optional zone (stringToTimestamp refuses a zone
+// right after HH:mm).
+func isTimeOfDay(t []byte) bool {
+	t, ok := cutHourMinute(t)
+	if !ok {
+		return false
+	}
+	if len(t) == 0 {
+		return true
+	}
+	if t, ok = cutSeconds(t); !ok {
+		return false
+	}
+	return isZone(t)
+}
+
+// cutHourMinute cuts ' ' or 'T' and HH:mm (hour up to 23: Spark refuses
+// 24) off the start of t.
+func cutHourMinute(t []byte) (rest []byte, ok bool) {
+	if len(t) < 6 || (t[0] != ' ' && t[0] != 'T') || !twoDigits(t[1:]) || t[3] != ':' || !twoDigits(t[4:]) ||
+		num2(t[1:]) > 23 || num2(t[4:]) > 59 {
+		return nil, false
+	}
+	return t[6:], true
+}
+
+// cutSeconds cuts :ss (up to 59: Spark refuses a second 60) and an
+// optional fraction of 1 to 9 digits off the start of t.
+func cutSeconds(t []byte) (rest []byte, ok bool) {
+	if len(t) < 3 || t[0] != ':' || !twoDigits(t[1:]) || num2(t[1:]) > 59 {
+		return nil, false
+	}
+	t = t[3:]
+	if len(t) > 0 && t[0] == '.' {
+		n := leadingDigits(t[1:])
+		if n < 1 || n > 9 {
+			return nil, false
+		}
+		t = t[1+n:]
+	}
+	return t, true
+}
+
+// isZone says whether t is nothing, Z, or an offset ±HH:mm up to 18:00
+// (Spark refuses one past it).
+func isZone(t []byte) bool {
 	switch {
-	case len(t) == 0:
-	case len(t) == 1 && t[0] == 'Z':
+	case len(t) == 0, len(t) == 1 && t[0] == 'Z':
+		return true
 	case len(t) == 6 && (t[0] == '+' || t[0] == '-') && twoDigits(t[1:]) && t[3] == ':' && twoDigits(t[4:]):
 		h, m := num2(t[1:]), num2(t[4:])
-		if m > 59 || h*60+m > 18*60 {
-			return classUnknown
-		}
-	default:
-		return classUnknown
+		return m <= 59 && h*60+m <= 18*60
 	}
-	return classTimestamp
+	return false
 }
 
 // twoDigits says whether b starts with two ASCII digits.

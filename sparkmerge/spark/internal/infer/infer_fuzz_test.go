@@ -43,50 +43,62 @@ func FuzzInferCSV(f *testing.F) {
 	f.Add([]byte("a\tb\n1\t2.5e3\n"), true)
 	f.Fuzz(func(t *testing.T, data []byte, tab bool) {
 		sep := byte(',')
-		if tab {
-			sep = '\t'
-		}
 		options := map[string]string{"header": "true", "inferSchema": "true"}
 		if tab {
-			options["sep"] = "\t"
+			sep, options["sep"] = '\t', "\t"
 		}
 		file, err := Spark40.CSV(data, options)
-		again, errAgain := Spark40.CSV(data, options)
-		schema, ok, okAgain := file.Schema, err == nil, errAgain == nil
-		if ok != okAgain || ok && !schema.Equal(again.Schema) || file.ShortNumbers != again.ShortNumbers {
-			t.Fatalf("not deterministic: %v %v / %v %v", schema, ok, again.Schema, okAgain)
-		}
+		checkCSVDeterministic(t, data, options, file, err)
 		if file.ShortNumbers && !shortNumbersByRegexp(data) || !file.ShortNumbers && utf8.Valid(data) && !bytes.HasPrefix(data, []byte("\ufeff")) && shortNumbersByRegexp(data) {
 			t.Fatalf("short numbers %v for %q", file.ShortNumbers, data)
 		}
-		if !ok {
+		if err != nil {
 			if u, isUnsupported := err.(*Unsupported); !isUnsupported || u.Error() == "" || u.Reason == 0 {
 				t.Fatalf("refused without a reason: %#v", err)
 			}
 			return
 		}
-		header, rows := referenceCSV(t, data, sep)
-		if len(schema.Fields) != len(header) {
-			t.Fatalf("%d columns, the header has %d", len(schema.Fields), len(header))
-		}
-		for j, fld := range schema.Fields {
-			if fld.Name != header[j] {
-				t.Fatalf("column %d is %q, the header says %q", j, fld.Name, header[j])
-			}
-			for _, row := range rows {
-				if len(row) != len(header) {
-					t.Fatalf("accepted a row of %d values under a header of %d", len(row), len(header))
-				}
-				if !csvValueFits(row[j], fld.Type) {
-					t.Fatalf("column %q typed %s holds %q", fld.Name, fld.Type, row[j])
-				}
-			}
-		}
+		checkCSVAgainstReference(t, data, sep, file.Schema)
 		doubled := append(append(append([]byte{}, data...), '\n'), data...)
-		if twice, _, err := inferCSV(doubled, sep); err != nil || !twice.Equal(schema) {
-			t.Fatalf("the records twice: %v (%v), once: %v", twice, err, schema)
+		if twice, _, err := inferCSV(doubled, sep); err != nil || !twice.Equal(file.Schema) {
+			t.Fatalf("the records twice: %v (%v), once: %v", twice, err, file.Schema)
 		}
 	})
+}
+
+// checkCSVDeterministic infers data again and fails unless it finds what
+// the first inference found (file, err).
+func checkCSVDeterministic(t *testing.T, data []byte, options map[string]string, file CSVFile, err error) {
+	t.Helper()
+	again, errAgain := Spark40.CSV(data, options)
+	ok, okAgain := err == nil, errAgain == nil
+	if ok != okAgain || ok && !file.Schema.Equal(again.Schema) || file.ShortNumbers != again.ShortNumbers {
+		t.Fatalf("not deterministic: %v %v / %v %v", file.Schema, ok, again.Schema, okAgain)
+	}
+}
+
+// checkCSVAgainstReference fails unless an independent reading of data
+// (referenceCSV) has the columns of schema, named by the header, and
+// every row's values parse as their column's type.
+func checkCSVAgainstReference(t *testing.T, data []byte, sep byte, schema sparkmerge.Schema) {
+	t.Helper()
+	header, rows := referenceCSV(t, data, sep)
+	if len(schema.Fields) != len(header) {
+		t.Fatalf("%d columns, the header has %d", len(schema.Fields), len(header))
+	}
+	for j, fld := range schema.Fields {
+		if fld.Name != header[j] {
+			t.Fatalf("column %d is %q, the header says %q", j, fld.Name, header[j])
+		}
+		for _, row := range rows {
+			if len(row) != len(header) {
+				t.Fatalf("accepted a row of %d values under a header of %d", len(row), len(header))
+			}
+			if !csvValueFits(row[j], fld.Type) {
+				t.Fatalf("column %q typed %s holds %q", fld.Name, fld.Type, row[j])
+			}
+		}
+	}
 }
 
 // referenceCSV splits data as Spark's reader sees a file without quotes:
