@@ -3,12 +3,9 @@ package spark
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -101,153 +98,6 @@ func (p *Planned) scanPlan() scanPlan {
 		p.scans = &s
 	}
 	return *p.scans
-}
-
-// inferLocally infers the schemas of the CSV, JSON, Parquet and ORC reads
-// it can on the client, by the inference rules of a server of sparkVersion
-// (see localCSVFile, localJSONFile, localParquetFile and localORCFile;
-// Parquet and ORC only with the server's settings in footers), and returns them apart from the reads whose
-// schema Spark must give: all of them when the client has no rules for
-// that version. Local CSV reads carry enforceSchema=false: Spark then
-// checks every file's header against the inferred names.
-func inferLocally(reads []*Read, sparkVersion string, footers footerConf) (local, remote []*Read) {
-	rules, ok := infer.RulesFor(sparkVersion)
-	if !ok {
-		return nil, reads
-	}
-	return inferLocallyWithin(reads, rules, footers, maxLocalInferTotal)
-}
-
-// maxLocalInferTotal bounds the bytes the client reads to infer schemas:
-// past it a cluster's parallel inference may beat one client, whose typing
-// speed per core `go test -bench Infer ./sparkmerge/spark/internal/infer`
-// measures (docs/benchmarks-history.md).
-// Files past the budget, in input order, go to Spark. On one machine the
-// client wins well past it: with 256 MiB, the 240 MB of a 496 MB JSON
-// corpus that went to Spark took a quarter of the merge.
-const maxLocalInferTotal = 1 << 30
-
-// inferLocallyWithin is inferLocally with a budget for the bytes of CSV and
-// JSON files read (a Parquet or ORC file costs only its footer).
-func inferLocallyWithin(reads []*Read, rules infer.Rules, footers footerConf, budget int64) (local, remote []*Read) {
-	inferred := make([]bool, len(reads))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				inferred[i] = inferLocal(reads[i], rules, footers)
-			}
-		}()
-	}
-	var claimed int64
-	for i, r := range reads {
-		if r.copy != nil && r.copy.typed {
-			inferred[i] = r.InferredLocally // as it was fetched
-			continue
-		}
-		if len(r.Paths) == 1 && (r.Format == "parquet" && footers.parquet != nil || r.Format == "orc" && footers.orc != nil) {
-			next <- i
-			continue
-		}
-		if len(r.Paths) == 1 && (r.Format == "csv" || r.Format == "json") {
-			src := r.Paths[0]
-			if r.copy != nil {
-				src = r.copy.path
-			}
-			size, ok := localSize(src)
-			if !ok || claimed+size > budget {
-				continue
-			}
-			claimed += size
-			next <- i
-		}
-	}
-	close(next)
-	wg.Wait()
-	for i, r := range reads {
-		if inferred[i] {
-			local = append(local, r)
-		} else {
-			remote = append(remote, r)
-		}
-	}
-	return local, remote
-}
-
-// inferLocal infers r's schema on the client by rules if it can.
-func inferLocal(r *Read, rules infer.Rules, footers footerConf) bool {
-	if r.relational() || r.UserSchema != "" || len(r.Paths) != 1 {
-		return false
-	}
-	// The file as the client read it: a positional scan (batch.go) checks
-	// that the server reads the same.
-	src := r.Paths[0]
-	var fetched []byte // a remote CSV or JSON file's contents
-	if r.copy != nil {
-		fetched = r.copy.content
-		if fetched == nil {
-			src = r.copy.path
-		}
-	}
-	before, stamped := stampOf(src)
-	err := errNotPlainLocal // a format the client does not infer
-	switch r.Format {
-	case "csv":
-		var f infer.CSVFile
-		// ShortNumbers holds for a file read even when Spark must type it.
-		f, err = localCSVFile(rules, src, fetched, r.Options)
-		r.Schema, r.shortNumbers, r.headerLine, r.noRows = f.Schema, f.ShortNumbers, f.Header, f.NoRows && err == nil
-		if err == nil {
-			if f.SplitSensitive {
-				r.splitSensitive, r.optionsAsGiven = int64(len(fetched)), r.Options
-				if fetched == nil {
-					r.splitSensitive, _ = localSize(src)
-				}
-			}
-			r.Options = withOption(r.Options, "enforceSchema", "false")
-		}
-	case "json":
-		var f infer.JSONFile
-		if f, err = localJSONFile(rules, src, fetched, r.Options); err == nil {
-			r.raw, r.reprinted, r.shortNumbers = f.Raw, f.Reprinted, f.ShortNumbers
-			r.Schema, err = rules.JSONSchema(r.raw)
-		}
-	case "parquet":
-		if footers.parquet != nil {
-			r.Schema, err = localParquetFile(rules, src, r.Options, *footers.parquet)
-		}
-	case "orc":
-		if footers.orc != nil {
-			r.Schema, err = localORCFile(rules, src, r.Options, *footers.orc)
-		}
-	}
-	if err != nil {
-		r.Schema, r.raw, r.headerLine = sparkmerge.Schema{}, sparkmerge.DataType{}, ""
-		var refused *infer.Unsupported
-		if errors.As(err, &refused) && refused.Reason == infer.NotUTF8 {
-			r.encodingProblem = refused.Error()
-		}
-		var tooDeep *infer.TooDeepError
-		if errors.As(err, &tooDeep) {
-			r.nestingProblem = tooDeep.Error()
-		}
-		return false
-	}
-	switch {
-	case r.copy != nil:
-		if r.copy.settled {
-			r.stamp = r.copy.stamp // as Spark reported it
-		}
-	default:
-		if after, _ := stampOf(src); stamped && after == before && settled(src, time.Now()) {
-			r.stamp = before
-		}
-	}
-	r.InferredLocally = true
-	return true
 }
 
 func planSources(reads []*Read) []sparkmerge.Source {

@@ -307,7 +307,8 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 // inferOnClient types the reads the client can by the server's rules:
 // local files, and copies of small files only the server sees, fetched
 // into a temporary directory removed on return (see fetchRemoteCopies and
-// inferLocally). It returns those reads in found.reads, and the reads left
+// typeLocallyWithin), save the files whose types Spark's split may change
+// (keepUnsplit). It returns those reads in found.reads, and the reads left
 // to Spark.
 func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discovered, remote []*Read, err error) {
 	began := time.Now()
@@ -320,9 +321,8 @@ func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discover
 	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules); err != nil {
 		return discovered{}, nil, err
 	}
-	footers := c.footerConfFor(ctx, in.reads)
-	found.reads, remote = inferLocally(in.reads, c.SparkVersion(), footers)
-	found.reads, remote = c.keepUnsplit(ctx, in.reads, found.reads, remote)
+	typings := typeLocallyWithin(in.reads, rules, c.footerConfFor(ctx, in.reads), maxLocalInferTotal)
+	found.reads, remote = applyTypings(in.reads, c.keepUnsplit(ctx, typings))
 	for _, r := range in.reads {
 		if r.copy != nil && r.InferredLocally {
 			found.remoteTyped++
@@ -552,25 +552,18 @@ func (c *Client) checkWheres(ctx context.Context, reads []*Read, parallelism int
 // timestamp: infer.CSVFile.SplitSensitive) and that the session's split
 // (fileSplitBytes: 4 MiB by default, smaller when openCostInBytes or
 // maxPartitionBytes is) may cut, or all of them when the server does not
-// say its split: it returns reads, in their order, apart as inferLocally
-// does. It asks the server only when there is such a file.
-func (c *Client) keepUnsplit(ctx context.Context, reads, local, remote []*Read) (kept, toSpark []*Read) {
-	if !slices.ContainsFunc(local, func(r *Read) bool { return r.splitSensitive > 0 }) {
-		return local, remote
+// say its split: it returns typings with theirs left to Spark. It asks
+// the server only when there is such a file.
+func (c *Client) keepUnsplit(ctx context.Context, typings []*localTyping) []*localTyping {
+	if !slices.ContainsFunc(typings, func(t *localTyping) bool { return t != nil && t.splitSensitive > 0 }) {
+		return typings
 	}
 	split, _, ok := c.fileSplitBytes(ctx)
-	for _, r := range local {
-		if r.splitSensitive > 0 && (!ok || r.splitSensitive > split) {
-			r.Schema, r.InferredLocally, r.headerLine, r.noRows, r.stamp = sparkmerge.Schema{}, false, "", false, fileStamp{}
-			r.Options, r.splitSensitive = r.optionsAsGiven, 0
+	kept := slices.Clone(typings)
+	for i, t := range kept {
+		if t != nil && t.splitSensitive > 0 && (!ok || t.splitSensitive > split) {
+			kept[i] = t.leftToSpark()
 		}
 	}
-	for _, r := range reads {
-		if r.InferredLocally {
-			kept = append(kept, r)
-		} else {
-			toSpark = append(toSpark, r)
-		}
-	}
-	return kept, toSpark
+	return kept
 }

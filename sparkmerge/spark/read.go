@@ -94,13 +94,6 @@ type Read struct {
 	// a positional scan may then read the file as text and drop the lines
 	// equal to it. "" otherwise.
 	headerLine string
-	// splitSensitive is the size of a locally inferred CSV file whose
-	// types hold only if Spark reads it in one partition
-	// (infer.CSVFile.SplitSensitive), 0 for any other; optionsAsGiven
-	// are then its options before inference added its own (see
-	// keepUnsplit).
-	splitSensitive int64
-	optionsAsGiven map[string]string
 	// real are the real paths of Paths (see [location]), "" where
 	// unknown; none for patterns.
 	real []string

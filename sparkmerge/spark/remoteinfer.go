@@ -92,10 +92,12 @@ type remoteCopy struct {
 	// arrive (while the next fetch runs) and then dropped, so that the
 	// client holds at most a few fetches' worth.
 	content []byte
-	// typed: the client has tried to type the file (InferredLocally says
-	// whether it could).
-	typed bool
-	stamp fileStamp // as Spark reported the file
+	// typed: the client has tried to type the file; typing is what it
+	// found (nil: it could not try), applied with the other reads'
+	// (typeLocallyWithin).
+	typed  bool
+	typing *localTyping
+	stamp  fileStamp // as Spark reported the file
 	// settled: modified over two seconds before the fetch, by the server's
 	// clock (see settled).
 	settled bool
@@ -430,7 +432,7 @@ func (k *copyKeeper) keep(chunk []*Read, fetched []fetchedFile, part fetchPart) 
 // screen decides, from the head of r's CSV or JSON file, whether the
 // client fetches the rest of it to type it (k.wanted), or leaves the
 // file to Spark (refusing one that is not UTF-8, or nests too deep, as
-// inferLocal does).
+// typeLocally does).
 func (k *copyKeeper) screen(r *Read, file fetchedFile) {
 	refused, err := headRefused(r, k.rules, file.content)
 	var unsupported *infer.Unsupported
@@ -495,7 +497,7 @@ func (k *copyKeeper) keepFile(r *Read, given string, file fetchedFile) error {
 		defer k.typing.Done()
 		k.cores <- struct{}{}
 		defer func() { <-k.cores }()
-		inferLocal(r, k.rules, footerConf{})
+		cp.typing = typeLocally(r, k.rules, footerConf{})
 		cp.content, cp.typed = nil, true
 	}()
 	return nil
