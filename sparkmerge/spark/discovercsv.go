@@ -230,7 +230,7 @@ type typedTogether struct {
 // typeCSVTogether types the CSV reads it can in a few Spark inferences
 // (see the top of this file) and returns the reads left to Spark alone.
 // It fails only when the server is unreachable or ctx ended.
-func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism int) (rest []*Read, done typedTogether, err error) {
+func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism int, sessionSplit *planSplit) (rest []*Read, done typedTogether, err error) {
 	if !typesTogether(c.SparkVersion()) {
 		return reads, done, nil
 	}
@@ -260,7 +260,7 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 	// the lanes whose witnesses show the types split-invariant (see
 	// splitInvariant); the file is typed together with witnesses, under
 	// options whose parsers the witnesses know, else alone.
-	split, legacyTime, ok := c.fileSplitBytes(ctx)
+	split, legacyTime, ok := sessionSplit.get(ctx)
 	if !ok {
 		return reads, t.done, nil
 	}
@@ -655,6 +655,26 @@ func (c *Client) fileSplitBytes(ctx context.Context) (split int64, legacyTime, o
 	}
 	policy, said := values[timeParser]
 	return min(a, b), !said || strings.EqualFold(policy, "LEGACY"), true
+}
+
+// planSplit is the session's split (fileSplitBytes) as one plan reads
+// it: asked of the server the first time a stage needs it, and not again
+// (a plan changes none of the settings it depends on).
+type planSplit struct {
+	c          *Client
+	once       sync.Once
+	split      int64
+	legacyTime bool
+	ok         bool
+}
+
+// splitOncePerPlan is a plan's planSplit.
+func (c *Client) splitOncePerPlan() *planSplit { return &planSplit{c: c} }
+
+// get is fileSplitBytes, asked once.
+func (p *planSplit) get(ctx context.Context) (split int64, legacyTime, ok bool) {
+	p.once.Do(func() { p.split, p.legacyTime, p.ok = p.c.fileSplitBytes(ctx) })
+	return p.split, p.legacyTime, p.ok
 }
 
 // byteSize reads a Spark size setting ("128MB", "4194304", "4m") in bytes,

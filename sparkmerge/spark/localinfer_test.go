@@ -305,3 +305,43 @@ func TestSplitSensitiveCSVFilesFollowTheSessionsSplit(t *testing.T) {
 		})
 	}
 }
+
+// A plan asks the server for the session's split once, however many of
+// its stages need it: the CSV files the client typed whose types the
+// split may change (keepUnsplit), then the CSV files Spark types
+// together (typeCSVTogether), here the same files, left to Spark by the
+// first.
+func TestPlanAsksTheSplitOnce(t *testing.T) {
+	dir := t.TempDir()
+	c, f := newFakeClient()
+	f.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "20b"}
+	var sources []SourceSpec
+	for _, name := range []string{"years1.csv", "years2.csv"} {
+		p := filepath.Join(dir, name)
+		content := "id,day\n1,2024-01-31\n2,2020\n"
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, SourceSpec{Paths: []string{p}})
+		f.csvLines = append(f.csvLines, csvFileLines{path: "file:" + p, first: "id,day", lines: 3})
+		f.schemas["readSchema "+p] = "id int, day string"
+	}
+	planned, err := c.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range planned.Reads {
+		if r.InferredLocally || r.Schema.String() != "id int, day string" {
+			t.Errorf("%s: typed on the client %v, schema %s; want Spark's id int, day string", r.Name, r.InferredLocally, r.Schema)
+		}
+	}
+	var asked []string
+	for _, call := range f.recorded() {
+		if strings.Contains(call, "spark.sql.files.maxPartitionBytes") {
+			asked = append(asked, call)
+		}
+	}
+	if len(asked) != 1 {
+		t.Errorf("the split asked %d times, want once: %q", len(asked), asked)
+	}
+}

@@ -245,6 +245,9 @@ func (c *Client) discover(ctx context.Context, job Job, in expanded) (discovered
 func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discovered, error) {
 	var found discovered
 	remote := in.reads
+	// The session's split decides both which files the client's types
+	// hold for and which files Spark types together: asked once.
+	split := c.splitOncePerPlan()
 	switch {
 	case job.SparkInference:
 	case !clientRulesMatch(c.SparkVersion()):
@@ -253,7 +256,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		found.note = fmt.Sprintf("the server runs Spark %s and the client has the inference rules of Spark %s only: Spark infers every schema", c.SparkVersion(), clientRulesVersions())
 	default:
 		var err error
-		if found, remote, err = c.inferOnClient(ctx, in); err != nil {
+		if found, remote, err = c.inferOnClient(ctx, in, split); err != nil {
 			return discovered{}, err
 		}
 	}
@@ -265,7 +268,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	}
 	if !job.InferEachFileAlone {
 		// CSV files Spark types in a few inferences, each file as alone.
-		rest, together, err := c.typeCSVTogether(ctx, remote, job.Parallelism)
+		rest, together, err := c.typeCSVTogether(ctx, remote, job.Parallelism, split)
 		if err != nil {
 			return discovered{}, err
 		}
@@ -310,7 +313,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 // typeLocallyWithin), save the files whose types Spark's split may change
 // (keepUnsplit). It returns those reads in found.reads, and the reads left
 // to Spark.
-func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discovered, remote []*Read, err error) {
+func (c *Client) inferOnClient(ctx context.Context, in expanded, split *planSplit) (found discovered, remote []*Read, err error) {
 	began := time.Now()
 	dir, err := os.MkdirTemp("", "sparkmerge-remote-")
 	if err != nil {
@@ -322,7 +325,7 @@ func (c *Client) inferOnClient(ctx context.Context, in expanded) (found discover
 		return discovered{}, nil, err
 	}
 	typings := typeLocallyWithin(in.reads, rules, c.footerConfFor(ctx, in.reads), maxLocalInferTotal)
-	found.reads, remote = applyTypings(in.reads, c.keepUnsplit(ctx, typings))
+	found.reads, remote = applyTypings(in.reads, keepUnsplit(ctx, split, typings))
 	for _, r := range in.reads {
 		if r.copy != nil && r.InferredLocally {
 			found.remoteTyped++
@@ -554,11 +557,11 @@ func (c *Client) checkWheres(ctx context.Context, reads []*Read, parallelism int
 // maxPartitionBytes is) may cut, or all of them when the server does not
 // say its split: it returns typings with theirs left to Spark. It asks
 // the server only when there is such a file.
-func (c *Client) keepUnsplit(ctx context.Context, typings []*localTyping) []*localTyping {
+func keepUnsplit(ctx context.Context, sessionSplit *planSplit, typings []*localTyping) []*localTyping {
 	if !slices.ContainsFunc(typings, func(t *localTyping) bool { return t != nil && t.splitSensitive > 0 }) {
 		return typings
 	}
-	split, _, ok := c.fileSplitBytes(ctx)
+	split, _, ok := sessionSplit.get(ctx)
 	kept := slices.Clone(typings)
 	for i, t := range kept {
 		if t != nil && t.splitSensitive > 0 && (!ok || t.splitSensitive > split) {
