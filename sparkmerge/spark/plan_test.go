@@ -57,11 +57,19 @@ var (
 )
 
 func TestPlan(t *testing.T) {
-	unreachable := &connect.UnreachableError{Addr: "spark:15002", Err: errors.New("connection refused")}
-	pathNotFound := &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: file:/data/q.csv."}
+	for _, tt := range slices.Concat(planFileCases(), planTargetCases(), planInferenceCases(), planRefusalCases()) {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.run(t)
+		})
+	}
+}
+
+// planFileCases are TestPlan's cases of the files a plan reads and where it types them: local, remote, multipath.
+func planFileCases() []planCase {
 	threeFiles := map[string]string{"a.csv": csvA, "b.csv": csvB, "c.json": jsonC}
 	threeSources := []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/b.csv"}}, {Paths: []string{"$D/c.json"}}}
-	tests := []planCase{
+	unreachable := &connect.UnreachableError{Addr: "spark:15002", Err: errors.New("connection refused")}
+	return []planCase{
 		{
 			name:  "auto groups the files the client typed",
 			files: threeFiles,
@@ -300,6 +308,12 @@ func TestPlan(t *testing.T) {
 			wantErr:   `read source "events": list files on the Spark server: [PATH_NOT_FOUND] Path does not exist: s3a://b/none` + "\n  hint: check the path",
 			wantCalls: []string{"listFiles s3a://b/none"},
 		},
+	}
+}
+
+// planTargetCases are TestPlan's cases of reference tables, appends and their targets.
+func planTargetCases() []planCase {
+	return []planCase{
 		{
 			name:  "a reference table orders and types the target",
 			files: map[string]string{"a.csv": csvA, "n.csv": csvNote},
@@ -604,6 +618,14 @@ func TestPlan(t *testing.T) {
 			wantErr:   `append to "/out/data": a CSV dataset cannot gain columns (name)`,
 			wantCalls: []string{"targetSchema /out/data"},
 		},
+	}
+}
+
+// planInferenceCases are TestPlan's cases of who types each file: Spark, the client by its rules, Parquet and ORC footers.
+func planInferenceCases() []planCase {
+	threeFiles := map[string]string{"a.csv": csvA, "b.csv": csvB, "c.json": jsonC}
+	threeSources := []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/b.csv"}}, {Paths: []string{"$D/c.json"}}}
+	return []planCase{
 		{
 			name:  "SparkInference asks Spark for every schema",
 			files: threeFiles,
@@ -747,6 +769,13 @@ func TestPlan(t *testing.T) {
 			},
 			wantCalls: []string{"conf " + strings.Join(append(infer.ORCConfKeys(), infer.ParquetConfKeys()...), " ")},
 		},
+	}
+}
+
+// planRefusalCases are TestPlan's cases of what a plan refuses, and empty sources.
+func planRefusalCases() []planCase {
+	pathNotFound := &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: file:/data/q.csv."}
+	return []planCase{
 		{
 			name:      "an unknown parse mode is refused before any call",
 			files:     map[string]string{"a.csv": csvA},
@@ -921,28 +950,42 @@ func TestPlan(t *testing.T) {
 			wantCalls: nil,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.run(t)
-		})
-	}
 }
 
 // run plans tt's job and checks the outcome and the calls made.
 func (tt planCase) run(t *testing.T) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range tt.files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, tt.files)
 	in := func(s string) string { return strings.ReplaceAll(s, "$D", dir) }
 	client, fake := newFakeClient()
+	tt.setUp(fake, in)
+	job := jobIn(tt.job, in)
+	planned, err := client.Plan(context.Background(), job)
+	tt.checkErr(t, err, planned, dir, in)
+	var wantCalls []string
+	for _, c := range tt.wantCalls {
+		wantCalls = append(wantCalls, in(c))
+	}
+	// The listing settings around discovery are TestPlanListingSettings'.
+	calls := slices.DeleteFunc(fake.recorded(), isListingSetting)
+	if diff := cmp.Diff(wantCalls, calls); diff != "" {
+		t.Errorf("calls to the server (-want +got):\n%s", diff)
+	}
+	if err != nil {
+		return
+	}
+	if planned.Strategy != job.Strategy {
+		t.Errorf("Strategy = %v, want %v", planned.Strategy, job.Strategy)
+	}
+	tt.checkPlanned(t, planned, in)
+	if tt.check != nil {
+		tt.check(t, planned, fake)
+	}
+}
+
+// setUp gives the fake server tt's answers, with in placing $D.
+func (tt planCase) setUp(fake *fakeServer, in func(string) string) {
 	if tt.version != "" {
 		fake.version = tt.version
 	}
@@ -962,10 +1005,14 @@ func (tt planCase) run(t *testing.T) {
 		fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 	}
 	fake.nowMillis = 10_000 // the files settled long ago
+}
 
-	job := tt.job
+// jobIn is job with in applied to its paths and reader options, planned
+// one call at a time.
+func jobIn(job Job, in func(string) string) Job {
+	sources := job.Sources
 	job.Sources = nil
-	for _, s := range tt.job.Sources {
+	for _, s := range sources {
 		s.Paths = append([]string(nil), s.Paths...)
 		for i, p := range s.Paths {
 			s.Paths[i] = in(p)
@@ -982,36 +1029,32 @@ func (tt planCase) run(t *testing.T) {
 	if job.Parallelism == 0 {
 		job.Parallelism = 1 // the calls in input order
 	}
+	return job
+}
 
-	planned, err := client.Plan(context.Background(), job)
-	if tt.wantErr != "" || tt.wantErrAs != nil {
-		if err == nil {
-			t.Fatalf("Plan succeeded with reads %q, want an error", describeReads(planned.Reads, dir))
+// checkErr checks Plan's error against the one tt wants, if any.
+func (tt planCase) checkErr(t *testing.T, err error, planned *Planned, dir string, in func(string) string) {
+	t.Helper()
+	if tt.wantErr == "" && tt.wantErrAs == nil {
+		if err != nil {
+			t.Fatalf("Plan: %v", err)
 		}
-		if tt.wantErr != "" && !strings.Contains(err.Error(), in(tt.wantErr)) {
-			t.Errorf("err = %v\nwant it to contain %q", err, in(tt.wantErr))
-		}
-		if tt.wantErrAs != nil && !errors.As(err, tt.wantErrAs) {
-			t.Errorf("err = %v (%T), want a %T", err, err, tt.wantErrAs)
-		}
-	} else if err != nil {
-		t.Fatalf("Plan: %v", err)
-	}
-	var wantCalls []string
-	for _, c := range tt.wantCalls {
-		wantCalls = append(wantCalls, in(c))
-	}
-	// The listing settings around discovery are TestPlanListingSettings'.
-	calls := slices.DeleteFunc(fake.recorded(), isListingSetting)
-	if diff := cmp.Diff(wantCalls, calls); diff != "" {
-		t.Errorf("calls to the server (-want +got):\n%s", diff)
-	}
-	if err != nil {
 		return
 	}
-	if planned.Strategy != job.Strategy {
-		t.Errorf("Strategy = %v, want %v", planned.Strategy, job.Strategy)
+	if err == nil {
+		t.Fatalf("Plan succeeded with reads %q, want an error", describeReads(planned.Reads, dir))
 	}
+	if tt.wantErr != "" && !strings.Contains(err.Error(), in(tt.wantErr)) {
+		t.Errorf("err = %v\nwant it to contain %q", err, in(tt.wantErr))
+	}
+	if tt.wantErrAs != nil && !errors.As(err, tt.wantErrAs) {
+		t.Errorf("err = %v (%T), want a %T", err, err, tt.wantErrAs)
+	}
+}
+
+// checkPlanned checks the reads and target of a plan against tt's.
+func (tt planCase) checkPlanned(t *testing.T, planned *Planned, in func(string) string) {
+	t.Helper()
 	if tt.wantReads != nil {
 		var want []string
 		for _, r := range tt.wantReads {
@@ -1026,9 +1069,6 @@ func (tt planCase) run(t *testing.T) {
 	}
 	if len(planned.Plan.Sources) != len(planned.Reads) {
 		t.Errorf("the plan has %d sources for %d reads", len(planned.Plan.Sources), len(planned.Reads))
-	}
-	if tt.check != nil {
-		tt.check(t, planned, fake)
 	}
 }
 
