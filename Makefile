@@ -3,13 +3,17 @@
 
 PORT ?= 15002
 
-.PHONY: build test test-matrix demo unit fuzz differential image spark-up spark-down spark-status clean-containers
+.PHONY: build lint test test-matrix demo unit fuzz differential image spark-up spark-down spark-status clean-containers
 
 ## build: the CLI to bin/sparkmerge, its version and revision stamped
 build:
 	bash -c '. scripts/lib.sh && build_sparkmerge bin/sparkmerge'
 
-## test: gofmt, vet, unit tests, integration tests against one shared Spark in a container, then the version matrix on Spark 3.5, 4.1 and 4.3
+## lint: gofmt, go vet, staticcheck, gocyclo (sparkmerge/spark and cmd under 25) and deadcode, the tools pinned and installed into .cache/tools on first use
+lint:
+	scripts/lint.sh
+
+## test: lint, unit tests, integration tests against one shared Spark in a container, then the version matrix on Spark 3.5, 4.1 and 4.3
 test:
 	scripts/test.sh
 

@@ -475,8 +475,9 @@ func structFields(t *testing.T, typ string) []string {
 	if typ == "" {
 		return nil
 	}
-	inner, ok := strings.CutPrefix(typ, "struct<")
-	if inner, ok = strings.CutSuffix(inner, ">"); !ok {
+	inner, isStruct := strings.CutPrefix(typ, "struct<")
+	inner, closed := strings.CutSuffix(inner, ">")
+	if !isStruct || !closed {
 		t.Fatalf("%q is not a struct type", typ)
 	}
 	var fields []string

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: every check and test, with set-up included (idempotent):
-#   gofmt, go vet, unit tests (hermetic; fuzz targets run their seed
+#   the static checks (scripts/lint.sh: gofmt, go vet, staticcheck,
+#   gocyclo, deadcode), unit tests (hermetic; fuzz targets run their seed
 #   inputs, `make fuzz` runs them for longer), then the Docker engine,
 #   Spark, the local image, an S3 object store (moto from PyPI, Hadoop's
 #   S3A jars from Maven Central), Debian's chromium (to render the drift
@@ -95,20 +96,6 @@ in_group() {
 	return $rc
 }
 
-gofmt_clean() {
-	local bad
-	# Every .go file of the tested packages, whatever its build tags.
-	bad=$(go list -e -tags integration -f '{{.Dir}}' $pkgs | while read -r d; do gofmt -l "$d"/*.go; done)
-	[ -z "$bad" ] || { log "gofmt needed on:"; printf '  %s\n' $bad >&2; return 1; }
-}
-vet() {
-	# Files without build tags are vetted with the integration ones; only
-	# packages with files the tag leaves out need a second pass.
-	local left
-	go vet -tags integration $pkgs
-	left=$(go list -tags integration -f '{{if .IgnoredGoFiles}}{{.ImportPath}}{{end}}' $pkgs)
-	[ -z "$left" ] || go vet $left
-}
 tools() {
 	go build -o "$bin/testreport" ./scripts/testreport
 	go build -o "$bin/testspark" ./scripts/testspark
@@ -161,8 +148,7 @@ within_budget() {
 	return 1
 }
 
-run_step gofmt gofmt_clean
-run_step vet vet
+run_step lint "$SPARKMERGE_REPO/scripts/lint.sh"
 run_step tools tools
 run_step unit in_group unit
 run_step docker-engine "$SPARKMERGE_REPO/scripts/docker-engine.sh"
