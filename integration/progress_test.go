@@ -42,8 +42,9 @@ func openPTY(t *testing.T) (follower, leader *os.File) {
 
 // TestCLIProgressOnATerminal merges 200 drifting CSV files with --verify,
 // the command's stdout and stderr a pseudo-terminal, as a person runs it:
-// a live status line for each phase (connect, list, discover, plan, count,
-// write, verify) with Spark's own stage and task progress while it writes,
+// a live status line for each phase (connect, list, discover, plan, write,
+// verify, which counts the rows read with the rows written) with Spark's
+// own stage and task progress while it writes,
 // a line that stays for each phase done, and the plan shown before any
 // row is written. Off a terminal the same merge prints one line per
 // phase and no control characters.
@@ -110,7 +111,7 @@ func TestCLIProgressOnATerminal(t *testing.T) {
 	// (Spaces collapsed: the phase names are padded.)
 	lasting := regexp.MustCompile(` {2,}`).ReplaceAllString(screen, " ")
 	last := -1
-	for _, want := range []string{"✓ connect ", "✓ list 200 files to read", "✓ discover 200 files typed", "✓ plan 4 columns", "target: 4 columns", "✓ count 400000 rows read", "✓ write 400000 rows written", "✓ verify 400000 rows written = rows read", "wrote 400000 rows", "verified: 400000 rows written = 400000 rows read from 200 sources"} {
+	for _, want := range []string{"✓ connect ", "✓ list 200 files to read", "✓ discover 200 files typed", "✓ plan 4 columns", "target: 4 columns", "✓ write done", "✓ verify 400000 rows written = rows read", "wrote 400000 rows", "verified: 400000 rows written = 400000 rows read from 200 sources"} {
 		i := strings.Index(lasting, want)
 		if i < 0 {
 			t.Errorf("the terminal never showed %q:\n%s", want, tail(lasting))
@@ -134,7 +135,7 @@ func TestCLIProgressOnATerminal(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
 		phases = append(phases, strings.Fields(line)[0])
 	}
-	if got, want := strings.Join(phases, " "), "connect list discover plan count write verify"; got != want {
+	if got, want := strings.Join(phases, " "), "connect list discover plan write verify"; got != want {
 		t.Errorf("piped progress phases %q, want %q:\n%s", got, want, stderr)
 	}
 	if !strings.Contains(stdout, "wrote 400000 rows") {

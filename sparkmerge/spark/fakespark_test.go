@@ -524,6 +524,31 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 	case "group":
 		agg := pmsg(rel, "aggregate")
 		by := exprs(agg, "grouping_expressions")
+		if slices.Equal(by, []string{"side", "src"}) {
+			// countWithRead: the written rows (the union's first input,
+			// by provenance or in total) and the rows read per source.
+			written := pmsg(agg, "input")
+			for which(written, "rel_type") == "set_op" {
+				written = pmsg(written, "set_op", "left_input")
+			}
+			key := exprs(pmsg(written, "project"), "expressions")[1]
+			rows, err := f.eval(pmsg(written, "project", "input"))
+			if err != nil {
+				return sparkReply{err: err}
+			}
+			out := sparkReply{cols: []string{"side", "src", "n"}, rows: [][]any{}}
+			if key == "CAST(NULL AS STRING) AS src" {
+				out.rows = append(out.rows, []any{"written", nil, rows.total()})
+			} else {
+				for _, src := range sortedKeys(rows) {
+					out.rows = append(out.rows, []any{"written", src, rows[src]})
+				}
+			}
+			for _, src := range sortedKeys(f.read) {
+				out.rows = append(out.rows, []any{"read", src, f.read[src]})
+			}
+			return out
+		}
 		rows := f.read
 		if !slices.Equal(by, []string{"src"}) { // not countPerSource: the written rows by provenance
 			var err error

@@ -22,11 +22,16 @@ const (
 	// PhasePlan is the plan made, before any row is read.
 	PhasePlan Phase = "plan"
 	// PhaseCount is Spark counting the rows each source holds, before the
-	// write, for Verify.
+	// write: for an incremental run, which records them, or a verified
+	// merge that cannot count them with the rows written (a distinct
+	// merge, a Delta or Iceberg table's commit, a table written in place,
+	// sources that are tables or queries); a verified merge otherwise
+	// counts them with the rows written, in PhaseVerify.
 	PhaseCount Phase = "count"
 	// PhaseWrite is Spark reading, projecting and writing the rows.
 	PhaseWrite Phase = "write"
-	// PhaseVerify is Spark counting the rows written, per source.
+	// PhaseVerify is Spark counting the rows written, per source, and
+	// the rows read with them where PhaseCount did not.
 	PhaseVerify Phase = "verify"
 	// PhaseInstall is Spark copying staged rows over the target: an
 	// overwrite of a path the client cannot rename (see

@@ -197,12 +197,10 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 		return nil, err
 	}
 	defer w.abortUnlessInstalled()
-	var readCounts map[string]int64
-	if job.Verify || planned.Incremental != nil {
-		// An incremental run records each file's rows.
-		if readCounts, err = c.countRead(ctx, planned, merged, result); err != nil {
-			return nil, err
-		}
+	together := countsReadWithWritten(job, planned, w)
+	readCounts, err := c.countReadFirst(ctx, job, planned, merged, result, together)
+	if err != nil {
+		return nil, err
 	}
 	if run := planned.Incremental; run != nil {
 		if w.tag != "" {
@@ -215,8 +213,12 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if err := c.writeRows(ctx, job, planned, merged, w); err != nil {
 		return nil, err
 	}
-	if err := c.countWritten(ctx, job, planned, w, result); err != nil {
+	counted, err := c.countWritten(ctx, job, planned, w, result, together)
+	if err != nil {
 		return nil, err
+	}
+	if together {
+		readCounts = counted
 	}
 	if err := countRescuedWritten(ctx, planned, merged, w, result); err != nil {
 		return nil, err
@@ -393,6 +395,44 @@ func (w *targetWrite) abortUnlessInstalled() {
 	}
 }
 
+// countsReadWithWritten says whether Verify counts the rows read per
+// source in the query that counts the rows written, after the write: one
+// query, where counting them before the write and after took two (each
+// with its analysis, its jobs and, of a Parquet output, the job reading
+// its footers). The rows read are still counted by reading the sources
+// again, by the merge's own scans (readCountFrames), so only where the
+// sources hold after the write what they held before it: files (a table
+// or a query may read anything, the target included), written to a
+// staging place apart from the target or to a path target, which never
+// overlaps an input (checkOverlap; nor its staging place, beside it). A
+// source that saw the rows written would count more rows read, a
+// mismatch, never a pass. Not for an incremental run, which records the
+// rows read before it writes, a distinct merge, which counts the
+// merge's distinct rows before it writes too, or a table's commit,
+// counted from its history.
+func countsReadWithWritten(job Job, planned *Planned, w *targetWrite) bool {
+	if !job.Verify || planned.Incremental != nil || planned.Plan.Distinct || w.tag != "" {
+		return false
+	}
+	for _, r := range planned.Reads {
+		if r.relational() {
+			return false
+		}
+	}
+	return w.stage.install != nil || w.written.Path != ""
+}
+
+// countReadFirst counts the rows the merge reads before it writes, where
+// they are not counted with the rows written (together, see
+// countsReadWithWritten): an incremental run records each file's rows,
+// Verify compares them. nil where nothing is counted.
+func (c *Client) countReadFirst(ctx context.Context, job Job, planned *Planned, merged connect.Frame, result *Result, together bool) (map[string]int64, error) {
+	if together || !job.Verify && planned.Incremental == nil {
+		return nil, nil
+	}
+	return c.countRead(ctx, planned, merged, result)
+}
+
 // countRead counts the rows the merge reads, per source (and the distinct
 // rows of a distinct merge), for Verify.
 func (c *Client) countRead(ctx context.Context, planned *Planned, merged connect.Frame, result *Result) (map[string]int64, error) {
@@ -486,14 +526,15 @@ func (c *Client) writeRows(ctx context.Context, job Job, planned *Planned, merge
 // and w.rows are all there is to count, they are counted per source
 // instead, once (w.perSource), and added up: counting them twice cost
 // another pass over the output, with its analysis and the job reading its
-// footers.
-func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w *targetWrite, result *Result) error {
+// footers. withRead (see countsReadWithWritten): the rows read per
+// source are counted in the same query, and returned.
+func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w *targetWrite, result *Result, withRead bool) (map[string]int64, error) {
 	frame := targetFrame(c.sess, w.written)
 	w.rows = &frame
 	if w.filesBefore != nil {
 		files, err := c.filesOfThisWrite(ctx, w.written, w.filesBefore)
 		if err != nil {
-			return fmt.Errorf("verify: %w", err)
+			return nil, fmt.Errorf("verify: %w", err)
 		}
 		w.own = true
 		w.rows = nil
@@ -502,34 +543,60 @@ func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w 
 			w.rows = &frame
 		}
 	}
+	var read map[string]int64
+	progress := progressIn(ctx)
+	countCtx := ctx
+	if withRead && w.tag == "" && w.rows != nil {
+		// The count reads the sources again, with the rows written: the
+		// verify phase's work, which shows its stages; the write is done.
+		progress.report(Progress{Phase: PhaseWrite, Finished: true, Done: -1})
+		progress.report(Progress{Phase: PhaseVerify})
+		countCtx = progress.sparkProgress(ctx, PhaseVerify)
+	}
 	switch {
 	case w.tag != "":
 		var err error
 		if result.RowsWritten, err = c.rowsCommitted(ctx, w.table, w.tag); err != nil {
-			return fmt.Errorf("count the rows written: %w", err)
+			return nil, fmt.Errorf("count the rows written: %w", err)
 		}
 		w.own = w.own || !w.table.Exists
 	case w.rows == nil:
 		result.RowsWritten = 0
 	case w.before == 0 && verifiedPerSource(job, planned, w.own) != "":
-		perSource, err := countPerSourceWritten(ctx, *w.rows, planned.Plan.SourceColumn)
+		perSource, readPerSource, err := c.countPerSourceWritten(countCtx, *w.rows, planned.Plan.SourceColumn, planned, withRead)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		w.perSource = perSource
+		w.perSource, read = perSource, readPerSource
 		result.RowsWritten = 0
 		for _, n := range perSource {
 			result.RowsWritten += n
 		}
+	case withRead:
+		written, readPerSource, err := c.countWithRead(countCtx, *w.rows, "NULL", planned)
+		if err != nil {
+			return nil, fmt.Errorf("verify: count rows read and written in %s: %w", targetName(w.written), writeHint(err))
+		}
+		read = readPerSource
+		result.RowsWritten = written[""] - w.before
 	default:
 		after, err := countFrame(ctx, *w.rows, w.written, false)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		result.RowsWritten = after - w.before
 	}
-	progressIn(ctx).report(Progress{Phase: PhaseWrite, Finished: true, Done: result.RowsWritten})
-	return nil
+	if read == nil {
+		progress.report(Progress{Phase: PhaseWrite, Finished: true, Done: result.RowsWritten})
+	}
+	if withRead && read == nil {
+		// Nothing of this run's to count the rows read with.
+		var err error
+		if read, err = c.countPerSource(ctx, planned); err != nil {
+			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
+		}
+	}
+	return read, nil
 }
 
 func checkTarget(t Target) error {
@@ -712,9 +779,25 @@ func (p *Planned) sourceKeyExpr(i int) string {
 
 // countPerSource counts rows per source in one pass over every input.
 func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
-	frames := c.scans(p, true,
+	rows, err := connect.UnionAll(c.readCountFrames(p, "")).Aggregate([]string{"src"}, "count(parsed) AS n").Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countsFromRows(rows)
+}
+
+// readCountFrames are the plan's scans as rows of (src, parsed): src
+// names the row's source, and count(parsed) counts the rows the merge
+// reads. side, where not "", comes first in each row, as a column side
+// of that value (see countWithRead).
+func (c *Client) readCountFrames(p *Planned, side string) []connect.Frame {
+	first := []string{}
+	if side != "" {
+		first = []string{sparkmerge.QuoteString(side) + " AS side"}
+	}
+	return c.scans(p, true,
 		func(_ scanBatch, scan batchRows) connect.Frame {
-			return scan.SelectExpr(sourceColumn+" AS src", "0 AS parsed") // routed: scanned withSource
+			return scan.SelectExpr(append(first, sourceColumn+" AS src", "0 AS parsed")...) // routed: scanned withSource
 		},
 		func(i int, read connect.Frame) connect.Frame {
 			parsed := "0"
@@ -726,13 +809,42 @@ func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int
 				// never null (rand() is never below 0).
 				parsed = "CASE WHEN rand() < 0 THEN NULL ELSE hash(*) END"
 			}
-			return read.SelectExpr(p.sourceKeyExpr(i)+" AS src", parsed+" AS parsed")
+			return read.SelectExpr(append(first, p.sourceKeyExpr(i)+" AS src", parsed+" AS parsed")...)
 		})
-	rows, err := connect.UnionAll(frames).Aggregate([]string{"src"}, "count(parsed) AS n").Collect(ctx)
+}
+
+// countWithRead counts, in one query, the rows of written per value of
+// the SQL expression key (the provenance column; NULL: in total, under
+// "") and the rows the plan's sources hold per source, as
+// countPerSource counts them.
+func (c *Client) countWithRead(ctx context.Context, written connect.Frame, key string, p *Planned) (writtenCounts, read map[string]int64, err error) {
+	frames := append([]connect.Frame{written.SelectExpr("'written' AS side", "CAST("+key+" AS STRING) AS src", "0 AS parsed")},
+		c.readCountFrames(p, "read")...)
+	rows, err := connect.UnionAll(frames).Aggregate([]string{"side", "src"}, "count(parsed) AS n").Collect(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return countsFromRows(rows)
+	writtenCounts, read = map[string]int64{}, map[string]int64{}
+	for _, v := range rows.Values {
+		if len(v) != 3 {
+			return nil, nil, fmt.Errorf("unexpected count row of %d values", len(v))
+		}
+		side, _ := v[0].(string)
+		src, _ := v[1].(string)
+		n, ok := v[2].(int64)
+		if !ok {
+			return nil, nil, fmt.Errorf("unexpected count value %T", v[2])
+		}
+		switch side {
+		case "written":
+			writtenCounts[src] += n
+		case "read":
+			read[src] += n
+		default:
+			return nil, nil, fmt.Errorf("unexpected count of side %q", side)
+		}
+	}
+	return writtenCounts, read, nil
 }
 
 func countsFromRows(rows connect.Rows) (map[string]int64, error) {
@@ -826,7 +938,7 @@ func (c *Client) verify(ctx context.Context, job Job, w *targetWrite, p *Planned
 		perSource := w.perSource
 		if perSource == nil && w.rows != nil {
 			var err error
-			if perSource, err = countPerSourceWritten(ctx, *w.rows, col); err != nil {
+			if perSource, _, err = c.countPerSourceWritten(ctx, *w.rows, col, p, false); err != nil {
 				return err
 			}
 		}
@@ -849,21 +961,28 @@ func (c *Client) verify(ctx context.Context, job Job, w *targetWrite, p *Planned
 }
 
 // countPerSourceWritten counts the rows of written per value of its
-// provenance column col.
-func countPerSourceWritten(ctx context.Context, written connect.Frame, col string) (map[string]int64, error) {
+// provenance column col, and with withRead the rows read per source in
+// the same query (see countWithRead).
+func (c *Client) countPerSourceWritten(ctx context.Context, written connect.Frame, col string, p *Planned, withRead bool) (perSource, read map[string]int64, err error) {
 	q, err := sparkmerge.QuoteIdent(col)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if withRead {
+		if perSource, read, err = c.countWithRead(ctx, written, q, p); err != nil {
+			return nil, nil, fmt.Errorf("verify: count rows read and written per source: %w", writeHint(err))
+		}
+		return perSource, read, nil
 	}
 	rows, err := written.Aggregate([]string{q}, "count(1) AS n").Collect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("verify: count rows written per source: %w", err)
+		return nil, nil, fmt.Errorf("verify: count rows written per source: %w", err)
 	}
-	perSource, err := countsFromRows(rows)
+	perSource, err = countsFromRows(rows)
 	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		return nil, nil, fmt.Errorf("verify: %w", err)
 	}
-	return perSource, nil
+	return perSource, nil, nil
 }
 
 // verifiedPerSource is the provenance column by which Verify compares

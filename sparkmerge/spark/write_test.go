@@ -182,6 +182,70 @@ func TestMergeProjectsEveryReadOntoThePlan(t *testing.T) {
 	}
 }
 
+// Verify counts the rows read per source and the rows written in one
+// query, after the write (not one before it and one after): per source
+// with a provenance column, in total without.
+func TestVerifyCountsReadAndWrittenInOneQuery(t *testing.T) {
+	for _, col := range []string{"_source", ""} {
+		c, f, _, job := mergeSetup(t)
+		job.Verify, job.Policy.SourceColumn = true, col
+		res, err := c.Merge(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantVerified(t, res, 3)
+		queries := map[string]int{}
+		for _, call := range f.recorded("group") {
+			queries[strings.Join(exprs(pmsg(call.plan(), "root", "aggregate"), "grouping_expressions"), ", ")]++
+		}
+		queries["count"] = len(f.recorded("count"))
+		want := map[string]int{"side, src": 1, "count": 0}
+		if diff := cmp.Diff(want, queries); diff != "" {
+			t.Errorf("provenance column %q: the merge's counts by grouping (-want +got):\n%s", col, diff)
+		}
+	}
+}
+
+// Verify counts the rows read with the rows written only where the
+// sources, read again after the write, hold what they held before it:
+// files, written to a staging place or a path target (which overlaps no
+// input); not for sources that are tables, queries or DataFrames (they
+// may read the target), an incremental run (it records the rows read
+// before it writes), a distinct merge (it counts the distinct rows
+// before it writes) or a tagged commit (its history counts it).
+func TestVerifyCountsReadWithWrittenOnlyWhereTheSourcesStayAsRead(t *testing.T) {
+	install := func() error { return nil }
+	files := []*Read{{Name: "a.csv", Paths: []string{"/in/a.csv"}}}
+	tests := []struct {
+		name    string
+		verify  bool
+		plan    sparkmerge.Plan
+		run     *IncrementalRun
+		reads   []*Read
+		w       targetWrite
+		counted bool
+	}{
+		{name: "files to a staged path", verify: true, reads: files, w: targetWrite{stage: staged{install: install}, written: Target{Path: "/.out-staging"}}, counted: true},
+		{name: "files to a path written directly", verify: true, reads: files, w: targetWrite{written: Target{Path: "/out", Mode: "ignore"}}, counted: true},
+		{name: "files to a staged table", verify: true, reads: files, w: targetWrite{stage: staged{install: install}, written: Target{Table: "staging"}}, counted: true},
+		{name: "not verified", reads: files, w: targetWrite{stage: staged{install: install}, written: Target{Path: "/.out-staging"}}},
+		{name: "files to a table written directly", verify: true, reads: files, w: targetWrite{written: Target{Table: "t"}}},
+		{name: "a table source", verify: true, reads: append([]*Read{{Name: "t", Table: "t"}}, files...), w: targetWrite{stage: staged{install: install}, written: Target{Path: "/.out-staging"}}},
+		{name: "a query source", verify: true, reads: []*Read{{Name: "q", Query: "SELECT 1"}}, w: targetWrite{written: Target{Path: "/out"}}},
+		{name: "incremental", verify: true, run: &IncrementalRun{}, reads: files, w: targetWrite{stage: staged{install: install}, written: Target{Path: "/.out-staging"}}},
+		{name: "distinct", verify: true, plan: sparkmerge.Plan{Distinct: true}, reads: files, w: targetWrite{stage: staged{install: install}, written: Target{Path: "/.out-staging"}}},
+		{name: "a tagged commit", verify: true, reads: files, w: targetWrite{written: Target{Path: "/delta"}, tag: "run"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			planned := &Planned{Plan: &tt.plan, Reads: tt.reads, Incremental: tt.run}
+			if got := countsReadWithWritten(Job{Verify: tt.verify}, planned, &tt.w); got != tt.counted {
+				t.Errorf("counted with the rows written: %v, want %v", got, tt.counted)
+			}
+		})
+	}
+}
+
 // Verify counts the rows read per source and the rows written, and fails
 // with a *VerifyError naming what differs; the target is then left as it
 // was (the staged rows are removed).
@@ -421,21 +485,25 @@ func TestMergeSparkErrors(t *testing.T) {
 		fail   string // the call that fails
 		class  string
 		remote bool // a target the client cannot stage
-		want   []string
-		not    string
+		// unverified: a merge without Verify, which counts the rows
+		// written alone.
+		unverified bool
+		want       []string
+		not        string
 	}{
 		{name: "exists", fail: "write", class: "PATH_ALREADY_EXISTS", want: []string{`write "`, "hint: the output exists"}},
 		{name: "bad value", fail: "write", class: "FAILED_READ_FILE.NO_HINT", want: []string{"hint: Spark could not read that file", "mode=PERMISSIVE"}},
 		{name: "bad record", fail: "write", class: "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION", want: []string{"mode=DROPMALFORMED"}},
 		{name: "other", fail: "write", class: "INTERNAL_ERROR", want: []string{"[INTERNAL_ERROR]"}, not: "hint"},
 		{name: "direct write", fail: "write", class: "INTERNAL_ERROR", remote: true, want: []string{`note: Spark may have left an empty directory at "s3a://b/out"`}},
-		{name: "count read", fail: "group", class: "FAILED_READ_FILE.NO_HINT", want: []string{"verify: count rows read: ", "hint: Spark could not read that file"}},
-		{name: "count written", fail: "count", class: "INTERNAL_ERROR", want: []string{"count rows in "}},
+		// Verify counts the rows read with the rows written, in one query.
+		{name: "count read", fail: "group", class: "FAILED_READ_FILE.NO_HINT", want: []string{"verify: count rows read and written in ", "hint: Spark could not read that file"}},
+		{name: "count written", fail: "count", class: "INTERNAL_ERROR", unverified: true, want: []string{"count rows in "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, f, _, job := mergeSetup(t)
-			job.Verify = true
+			job.Verify = !tt.unverified
 			if tt.remote {
 				job.Target.Path = "s3a://b/out"
 			}
@@ -560,9 +628,10 @@ func TestVerifyCountsRowsAsTheReaderKeepsThem(t *testing.T) {
 				t.Fatal("no count of the rows read")
 			}
 			// The last: discovery's text read of the files groups too.
-			union := pmsg(counts[len(counts)-1].plan(), "root", "aggregate", "input", "set_op")
+			// The rows written first (see countWithRead), then the reads.
+			union := pmsg(counts[len(counts)-1].plan(), "root", "aggregate", "input", "set_op", "right_input", "set_op")
 			for i, side := range []string{"left_input", "right_input"} {
-				want := []string{sparkmerge.QuoteString(paths[i]) + " AS src", parsed}
+				want := []string{"'read' AS side", sparkmerge.QuoteString(paths[i]) + " AS src", parsed}
 				if diff := cmp.Diff(want, exprs(pmsg(union, side, "project"), "expressions")); diff != "" {
 					t.Errorf("count of read %d (-want +got):\n%s", i, diff)
 				}
