@@ -137,3 +137,115 @@ func vmHWM(status string) int64 {
 	}
 	return 0
 }
+
+// wideJSON is a JSON-lines record {"id":1,"w":[{"b":1},...]} of n objects
+// in one array: many brackets on its line, nested 3 levels.
+func wideJSON(n int) string {
+	return `{"id":1,"w":[` + strings.TrimSuffix(strings.Repeat(`{"b":1},`, n), ",") + "]}\n"
+}
+
+// prettyDeepJSON is deepJSON's record written over several lines, a
+// level a line, as a multi-line JSON file holds it.
+func prettyDeepJSON(depth int) string {
+	return "{\n\"id\": 1,\n\"a\":\n" + strings.Repeat("{\"a\":\n", depth-1) + "1\n" + strings.Repeat("}\n", depth-1) + "}\n"
+}
+
+// stringsJSON is a record nested one level whose strings hold 600
+// brackets, after quotes and backslashes escaped in them, and in a
+// string in single quotes, which Spark's reader allows.
+func stringsJSON() string {
+	return `{"id":1,"s":"a \"quoted\" \\` + strings.Repeat(`{[`, 150) + `\\","t":'it\'s ` + strings.Repeat(`[{`, 150) + `'}` + "\n"
+}
+
+// A JSON file the client does not read whole is typed by Spark, whose
+// inference of a record nested 400 levels deep ends the server (see
+// TestDeepJSONIsBounded): the plan first has Spark read such files as
+// text and measure their nesting, and refuses one past the client's
+// bound (MaxJSONDepth, 256) as the client refuses a file it reads, naming
+// the file, its depth, the bound and the remedy, before Spark infers or
+// reads it. So with Spark's inference (Job.SparkInference), with reader
+// options the client's rules do not take (primitivesAsString) and with
+// multi-line records (a record over several lines), from files the
+// client reads and files only the cluster sees. A file at the bound
+// merges value for value as Spark reads it alone; a line of many
+// brackets nested shallowly and brackets in strings plan.
+func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
+	t.Parallel()
+	const bound = 256
+	files := textFiles(map[string]string{
+		"at.json":      deepJSON(bound),
+		"wide.json":    wideJSON(400),
+		"strings.json": stringsJSON(),
+		"past.json":    deepJSON(bound + 1),
+		"farpast.json": deepJSON(100000),
+		"pretty.json":  prettyDeepJSON(300),
+	})
+	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
+	ways := []struct {
+		name    string
+		options map[string]string
+		refused map[string]string // file: its depth
+		job     func(sources []spark.SourceSpec) spark.Job
+	}{
+		{"Spark's inference", nil, map[string]string{"past.json": "257", "farpast.json": "100000"},
+			func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }},
+		{"options the rules refuse", map[string]string{"primitivesAsString": "true"}, map[string]string{"past.json": "257", "farpast.json": "100000"},
+			func(s []spark.SourceSpec) spark.Job {
+				return spark.Job{Sources: s, ReaderOptions: map[string]string{"primitivesAsString": "true"}}
+			}},
+		{"multi-line records", map[string]string{"multiLine": "true"}, map[string]string{"past.json": "257", "pretty.json": "300"},
+			func(s []spark.SourceSpec) spark.Job {
+				return spark.Job{Sources: s, ReaderOptions: map[string]string{"multiLine": "true"}}
+			}},
+	}
+	for _, where := range []string{"local", "cluster"} {
+		for _, way := range ways {
+			t.Run(where+"/"+way.name, func(t *testing.T) {
+				t.Parallel()
+				c := newClient(t)
+				dir := dirs[where]
+				planned, err := c.Plan(testContext(t), way.job(pathSources(dir+"/at.json", dir+"/wide.json", dir+"/strings.json")))
+				if err != nil {
+					t.Fatalf("files nested at most %d levels: %v", bound, err)
+				}
+				t.Logf("3 files planned in %+v", planned.Requests)
+				for _, r := range planned.Reads {
+					if r.InferredLocally {
+						t.Errorf("%s was typed by the client, want Spark", r.Name)
+					}
+				}
+				for file, depth := range way.refused {
+					_, err := c.Plan(testContext(t), way.job(pathSources(dir+"/"+file)))
+					if err == nil {
+						t.Errorf("%s, nested %s levels deep, planned", file, depth)
+						continue
+					}
+					for _, want := range []string{dir + "/" + file, depth + " levels deep", "past the 256", "flatten such records"} {
+						if !strings.Contains(err.Error(), want) {
+							t.Errorf("%s: the error does not say %q: %v", file, want, err)
+						}
+					}
+				}
+				// The file at the bound merges as Spark reads it alone.
+				_, out := merge(t, c, way.job(pathSources(dir+"/at.json")))
+				s := testSessionOf(t)
+				r := s.Read().Format("json")
+				for k, v := range way.options {
+					r = r.Option(k, v)
+				}
+				df, err := r.Load(dir + "/at.json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantType, wantRows := typeAndJSONRows(t, df)
+				gotType, gotRows := typeAndJSONRows(t, readAlone(t, s, "parquet", out))
+				diff(t, "type", wantType, gotType)
+				diff(t, "rows", wantRows, gotRows)
+				// The server lives: Spark never inferred the deep files.
+				if rows := queryRows(t, "SELECT 1"); len(rows) != 1 {
+					t.Errorf("the server answers %v", rows)
+				}
+			})
+		}
+	}
+}

@@ -60,6 +60,9 @@ type fakeServer struct {
 	csvLines   []csvFileLines
 	csvHeaders map[string]string
 	laneTypes  func(csvLanes) (sparkmerge.Schema, error)
+	// jsonDepths are how deep the deepest record of JSON files nests, by
+	// path, which jsonNesting answers (absent: not deep).
+	jsonDepths map[string]int
 
 	mu       sync.Mutex
 	calls    []string
@@ -142,6 +145,36 @@ func (f *fakeServer) csvFileLines(_ context.Context, paths []string) ([]csvFileL
 		return nil, err
 	}
 	return f.csvLines, nil
+}
+
+// globUnescaper undoes globEscaper.
+var globUnescaper = strings.NewReplacer(`\\`, `\`, `\{`, "{", `\}`, "}", `\,`, ",", `\*`, "*", `\?`, "?", `\[`, "[", `\]`, "]")
+
+// jsonNesting answers from jsonDepths by each measure's files, recording
+// "jsonNesting <paths>" (a measure's paths joined by commas, measures by
+// spaces).
+func (f *fakeServer) jsonNesting(_ context.Context, measures []nestingMeasure, maxDepth int) (map[int]deepJSONFile, error) {
+	var paths []string
+	for _, m := range measures {
+		var files []string
+		for _, p := range m.paths {
+			files = append(files, globUnescaper.Replace(p))
+		}
+		paths = append(paths, strings.Join(files, ","))
+	}
+	if err := f.record("jsonNesting " + strings.Join(paths, " ")); err != nil {
+		return nil, err
+	}
+	var found []measuredDepth
+	for g, m := range measures {
+		for _, p := range m.paths {
+			p = globUnescaper.Replace(p)
+			if d := f.jsonDepths[p]; d > maxDepth {
+				found = append(found, measuredDepth{measure: g, path: sparkPathKey(p), depth: d})
+			}
+		}
+	}
+	return deepestByRead(measures, found)
 }
 
 func (f *fakeServer) csvHeaderNames(_ context.Context, line string, _ map[string]string) (sparkmerge.Schema, error) {

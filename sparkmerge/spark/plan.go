@@ -266,6 +266,9 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	if err := checkNesting(remote); err != nil {
 		return discovered{}, err
 	}
+	if err := c.checkNestingOnServer(ctx, remote); err != nil {
+		return discovered{}, err
+	}
 	if !job.InferEachFileAlone {
 		// CSV files Spark types in a few inferences, each file as alone.
 		rest, together, err := c.typeCSVTogether(ctx, remote, job.Parallelism, split)
@@ -348,14 +351,15 @@ func checkEncodings(reads []*Read) error {
 	return nil
 }
 
-// checkNesting refuses a JSON file the client found nests deeper than
-// Spark reads safely, before Spark is asked anything of it: Spark's
-// inference or read of it would end the server (a fatal error on a
-// task's thread), or take the record for a malformed one.
+// checkNesting refuses a JSON file the client (or Spark reading it as
+// text: checkNestingOnServer) found nests deeper than Spark reads safely,
+// before Spark infers or reads it: Spark's inference or read of it would
+// end the server (a fatal error on a task's thread), or take the record
+// for a malformed one.
 func checkNesting(reads []*Read) error {
 	for _, r := range reads {
 		if r.nestingProblem != "" {
-			return fmt.Errorf("source %q: %s (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; the file was not sent to Spark", r.Name, r.nestingProblem)
+			return fmt.Errorf("source %q: %s (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; Spark was not asked to infer or read the file", r.Name, r.nestingProblem)
 		}
 	}
 	return nil
@@ -368,6 +372,9 @@ func checkNesting(reads []*Read) error {
 // headers differ are refused (checkCSVHeaders), before Spark types them.
 func (c *Client) discoverGroups(ctx context.Context, job Job, reads []*Read) ([]*Read, error) {
 	reads = groupReads(reads, groupKey)
+	if err := c.checkNestingOnServer(ctx, reads); err != nil {
+		return nil, err
+	}
 	for _, r := range reads {
 		if r.multiFile() && (r.Format == "parquet" || r.Format == "orc") {
 			if _, set := r.Options["mergeSchema"]; !set {

@@ -35,6 +35,8 @@ type planCase struct {
 	providers map[string]string
 	remote    map[string]string // files only the server sees, by path
 	rows      map[string]bool   // whether reads have rows (fakeServer.rows)
+	// jsonDepths are how deep JSON files nest (fakeServer.jsonDepths).
+	jsonDepths map[string]int
 
 	wantErr    string   // a part of the error; "" for none
 	wantErrAs  any      // a pointer to the error type, for errors.As
@@ -158,8 +160,9 @@ func planFileCases() []planCase {
 				"$D/c.json [$D/c.json]: id bigint, note string; pinned",
 			},
 			wantTarget: "id bigint, name string, note string",
-			// The local headers are read on the client.
-			wantCalls: []string{"readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
+			// The local headers are read on the client; the JSON file's
+			// nesting is measured before Spark infers it.
+			wantCalls: []string{"jsonNesting $D/c.json", "readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
 		},
 		{
 			name:      "multipath refuses CSV files whose headers differ",
@@ -381,8 +384,27 @@ func planTargetCases() []planCase {
 			name:      "a JSON file nested deeper than Spark reads safely is refused, never sent to Spark",
 			files:     map[string]string{"a.csv": csvA, "deep.json": "{\"id\":1}\n" + `{"id":2,"a":` + strings.Repeat(`[`, 299) + `1` + strings.Repeat(`]`, 299) + "}\n"},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/deep.json"}}}},
-			wantErr:   `source "$D/deep.json": its record on line 2 nests objects and arrays 300 levels deep, past the 256 that Spark reads safely (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; the file was not sent to Spark`,
+			wantErr:   `source "$D/deep.json": its record on line 2 nests objects and arrays 300 levels deep, past the 256 that Spark reads safely (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; Spark was not asked to infer or read the file`,
 			wantCalls: nil,
+		},
+		{
+			name:       "a JSON file Spark types is measured first, and refused past the depth Spark reads safely",
+			files:      map[string]string{"a.csv": csvA, "deep.json": jsonC},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/deep.json"}}, {Paths: []string{"s3a://b/in"}}}, SparkInference: true},
+			remote:     map[string]string{"s3a://b/in/c.json": jsonC},
+			jsonDepths: map[string]int{"$D/deep.json": 300},
+			wantErr:    `source "$D/deep.json": a record nests objects and arrays 300 levels deep (as Spark measured the file's text), past the 256 that Spark reads safely (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; Spark was not asked to infer or read the file`,
+			// The CSV file is not measured, and nothing is inferred.
+			wantCalls: []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "jsonNesting $D/deep.json,s3a://b/in/c.json"},
+		},
+		{
+			name:       "a JSON file read with the user's schema is not measured",
+			files:      map[string]string{"deep.json": jsonC},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/deep.json"}, Schema: "id bigint, note string"}}, SparkInference: true},
+			jsonDepths: map[string]int{"$D/deep.json": 300},
+			schemas:    map[string]string{"readSchema $D/deep.json": "id bigint, note string"},
+			wantReads:  []string{"$D/deep.json [$D/deep.json]: id bigint, note string"},
+			wantCalls:  []string{"readSchema $D/deep.json"},
 		},
 		{
 			name:  "append with Evolve to a table an earlier merge gave the provenance column",
@@ -640,7 +662,7 @@ func planInferenceCases() []planCase {
 				"$D/c.json [$D/c.json]: id bigint, note string; pinned",
 			},
 			wantTarget: "id bigint, name string, note string",
-			wantCalls:  []string{"readSchema $D/a.csv", "readSchema $D/b.csv", "readSchema $D/c.json"},
+			wantCalls:  []string{"jsonNesting $D/c.json", "readSchema $D/a.csv", "readSchema $D/b.csv", "readSchema $D/c.json"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.Inference != 0 || p.InferenceNote != "" {
 					t.Errorf("inference %v, note %q: want none when asked for", p.Inference, p.InferenceNote)
@@ -1004,6 +1026,10 @@ func (tt planCase) setUp(fake *fakeServer, in func(string) string) {
 	for p, content := range tt.remote {
 		fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 	}
+	fake.jsonDepths = map[string]int{}
+	for p, depth := range tt.jsonDepths {
+		fake.jsonDepths[in(p)] = depth
+	}
 	fake.nowMillis = 10_000 // the files settled long ago
 }
 
@@ -1254,6 +1280,27 @@ func TestSchemas(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("Schemas (-want +got):\n%s", diff)
+	}
+}
+
+// Schemas asks Spark for every file's schema, so it measures how deep the
+// JSON files nest first, and refuses one nested deeper than Spark reads
+// safely without asking Spark to infer it.
+func TestSchemasRefusesDeepJSON(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "deep.json")
+	if err := os.WriteFile(deep, []byte(jsonC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client, fake := newFakeClient()
+	fake.jsonDepths = map[string]int{deep: 1000}
+	fake.schemas["readSchema "+deep] = "id bigint, note string"
+	_, err := client.Schemas(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{deep}}}})
+	if err == nil || !strings.Contains(err.Error(), deep) || !strings.Contains(err.Error(), "1000 levels deep") {
+		t.Errorf("err = %v, want the file refused for its 1000 levels", err)
+	}
+	if diff := cmp.Diff([]string{"jsonNesting " + deep}, fake.recorded()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
 

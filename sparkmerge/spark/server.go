@@ -55,6 +55,11 @@ type server interface {
 	// haveRows says, of each read, whether it has a row: one Spark job
 	// reading at most the first row of each (see withoutColumnlessFiles).
 	haveRows(ctx context.Context, reads []*Read) ([]bool, error)
+	// jsonNesting measures how deep the records of JSON files nest, by
+	// the measures' text reads, in one Spark request: of each read (an
+	// index of the reads the measures were made of) with a file past
+	// maxDepth, its deepest such file (see [Client.checkNestingOnServer]).
+	jsonNesting(ctx context.Context, measures []nestingMeasure, maxDepth int) (map[int]deepJSONFile, error)
 	// csvFileLines reads CSV files as text in one Spark job: each file's
 	// header line and counts of its lines (see [Client.typeCSVTogether]).
 	csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error)
@@ -399,6 +404,39 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now, notUTF8: bad})
 	}
 	return files, nil
+}
+
+// jsonNesting runs the measures' text reads in one request: only the
+// lines with more brackets than maxDepth are measured (jsonDeeperFilter),
+// by jsonNestingExpr, and only the files past it come back, a row each
+// (filtered after the aggregate, which Spark cannot push the filter
+// below: pushed below the projection, it would measure each line twice).
+func (s sessionServer) jsonNesting(ctx context.Context, measures []nestingMeasure, maxDepth int) (map[int]deepJSONFile, error) {
+	frames := make([]connect.Frame, len(measures))
+	for g, m := range measures {
+		frames[g] = s.sess.Read(connect.ReadSpec{Format: "text", Paths: m.paths, Options: m.options}).
+			Filter(jsonDeeperFilter(maxDepth)).
+			SelectExpr(fmt.Sprintf("CAST(%d AS INT) AS g", g), sparkPathKeyExpr+" AS k", jsonNestingExpr(maxDepth)+" AS depth")
+	}
+	rows, err := connect.UnionAll(frames).Aggregate([]string{"g", "k"}, "max(depth) AS depth").
+		Filter(fmt.Sprintf("depth > %d", maxDepth)).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	found := make([]measuredDepth, 0, len(rows.Values))
+	for _, row := range rows.Values {
+		if len(row) != 3 {
+			return nil, fmt.Errorf("nesting of JSON files: %d columns, want 3", len(row))
+		}
+		g, okG := row[0].(int32)
+		k, okK := row[1].(string)
+		depth, okD := row[2].(int32)
+		if !okG || !okK || !okD {
+			return nil, fmt.Errorf("nesting of JSON files: a row %v", row)
+		}
+		found = append(found, measuredDepth{measure: int(g), path: k, depth: int(depth)})
+	}
+	return deepestByRead(measures, found)
 }
 
 func (s sessionServer) csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error) {

@@ -1145,6 +1145,9 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 		return nil, err
 	}
 	ctx, progress := withProgress(ctx, job)
+	if err := c.checkNestingOnServer(ctx, in.reads); err != nil {
+		return nil, err
+	}
 	if err := c.fetchSchemas(ctx, in.reads, job.Parallelism, progress.discovered(0, len(in.reads))); err != nil {
 		return nil, err
 	}
