@@ -456,8 +456,19 @@ func TestDifferentialReadPaths(t *testing.T) {
 	var (
 		countMu        sync.Mutex
 		total, refused int
+		// By where the files lie ("local", "server only"): the files of
+		// CSV and TSV corpora merges read in positional scans, and those
+		// of them with quoted values, whose lines Spark's CSV parser reads
+		// there (not a split at the separator).
+		csvScanned, quotedScanned = map[string]int{}, map[string]int{}
 	)
 	t.Cleanup(func() {
+		for _, where := range []string{"local", "server only"} {
+			if !t.Failed() && csvScanned[where] > 0 && quotedScanned[where] == 0 {
+				t.Errorf("merges of CSV and TSV corpora (%s) read %d files in positional scans, none with quoted values: the suite does not prove the scans' parse", where, csvScanned[where])
+			}
+			t.Logf("%s: merges of CSV and TSV corpora read %d files in positional scans, %d of them with quoted values", where, csvScanned[where], quotedScanned[where])
+		}
 		// Corpora every path refuses alike prove little: most must merge.
 		if !t.Failed() && total == 0 {
 			t.Errorf("no corpus was merged (SPARKMERGE_DIFF_CORPORA=%d): the run proves nothing", corpora)
@@ -541,6 +552,25 @@ func TestDifferentialReadPaths(t *testing.T) {
 						res, err := c.Merge(context.Background(), job)
 						if err == nil {
 							sawEmptyDrops(t, res, files)
+						}
+						if csv := shape.format == "csv" || shape.format == "tsv"; err == nil && csv && !p.sparkInference {
+							where := "local"
+							if p.cluster || p.objectStore {
+								where = "server only"
+							}
+							scanned, quoted := 0, 0
+							for _, f := range res.Planned.PositionalFiles() {
+								scanned++
+								for name, content := range files {
+									if strings.HasSuffix(f, "/"+name) && strings.Contains(string(content), `"`) {
+										quoted++
+									}
+								}
+							}
+							countMu.Lock()
+							csvScanned[where] += scanned
+							quotedScanned[where] += quoted
+							countMu.Unlock()
 						}
 						switch {
 						case refErr != nil && err == nil:

@@ -50,7 +50,8 @@ budget=${SPARKMERGE_MATRIX_BUDGET:-1500}
 # The matrix's tests, by read path:
 #   client typing            TestLocal*InferenceMatchesSpark, TestInferGoldenIsSparks
 #   Spark inference          TestDifferentialReadPaths (auto --spark-inference), TestTypeDrift
-#   positional scans         TestCSVBatchesMatchReadsOneByOne, TestJSONBatchesMatchReadsOneByOne
+#   positional scans         TestCSVBatchesMatchReadsOneByOne, TestJSONBatchesMatchReadsOneByOne,
+#                            TestCSVBatchParsesQuotedValuesAsSparkDoes
 #   Spark typing together    TestCSVTypedTogetherAsAlone, TestJSONTypedTogetherAsAlone (each file as alone),
 #                            TestPlanCountsItsSparkRequests (a few Spark requests, not one per file),
 #                            TestCSVTypedTogetherPastTheSplit, TestJSONTypedTogetherPastTheSplit (files
@@ -65,7 +66,7 @@ budget=${SPARKMERGE_MATRIX_BUDGET:-1500}
 #                            widening, overwrite, a failed write, a Delta path), on each line whose image
 #                            carries them (scripts/lib.sh SPARKMERGE_TABLE_FORMAT_PINS); under CI=true a
 #                            line with pins whose server lacks them fails, never skips
-matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer|TestCSVTypedTogetherAsAlone|TestJSONTypedTogetherAsAlone|TestPlanCountsItsSparkRequests|TestCSVTypedTogetherPastTheSplit|TestJSONTypedTogetherPastTheSplit|TestSplitSensitiveCSVFileFollowsTheSessionsSplit|TestLakehouseAppendEvolveVerify|TestLakehouseWidening|TestLakehouseOverwriteAndFailure|TestLakehouseDeltaPath)$'
+matrix_tests='^(TestLocalCSVInferenceMatchesSpark|TestLocalJSONInferenceMatchesSpark|TestLocalParquetInferenceMatchesSpark|TestLocalORCInferenceMatchesSpark|TestInferGoldenIsSparks|TestDifferentialReadPaths|TestTypeDrift|TestCSVBatchesMatchReadsOneByOne|TestCSVBatchParsesQuotedValuesAsSparkDoes|TestJSONBatchesMatchReadsOneByOne|TestObjectStoreFileChangedAfterPlanning|TestOneResultWhateverThePath|TestPartitionedWrite|TestTableAppendEvolve|TestDataFramesInAndOut|TestCLIMergeToView|TestWideningParityWithSpark|TestCLIVersionNamesTheServer|TestCSVTypedTogetherAsAlone|TestJSONTypedTogetherAsAlone|TestPlanCountsItsSparkRequests|TestCSVTypedTogetherPastTheSplit|TestJSONTypedTogetherPastTheSplit|TestSplitSensitiveCSVFileFollowsTheSessionsSplit|TestLakehouseAppendEvolveVerify|TestLakehouseWidening|TestLakehouseOverwriteAndFailure|TestLakehouseDeltaPath)$'
 
 # Spark's defaults for code generation (whole-stage code, compiled with
 # a fallback to interpreted), set back on the matrix's servers.

@@ -2,6 +2,8 @@ package spark
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -15,8 +17,9 @@ import (
 // (so it has seen every value) are therefore read in positional scans
 // instead, every value a string: all CSV files of one set of options in one
 // load (each file whole, its header line checked, the rest split into lines
-// and at the separator, which reads what the CSV reader would: see
-// lineSeparator and csvScan), all JSON-lines
+// and each line at the separator, or parsed by Spark's CSV parser where it
+// holds a quote, which reads what the CSV reader would: see lineSeparator
+// and csvScan), all JSON-lines
 // files as text parsed with from_json under a schema of every key spelling
 // (keys that may be, straight into their column's type; see typedKeys). Each row's file says, through a route table
 // joined once per row, which position feeds which target column through
@@ -49,6 +52,7 @@ const (
 	skipColumn      = "__sparkmerge_skip"     // int: the empty lines before a CSV file's header
 	lineColumn      = "__sparkmerge_line"     // string: a CSV file's line
 	linePosColumn   = "__sparkmerge_line_pos" // int: a CSV file's line's index, from 0
+	parsedColumn    = "__sparkmerge_parsed"   // struct: a CSV line with a quote as Spark's parser reads it (see fromCSV)
 	rowPathColumn   = "__sparkmerge_row_path"
 	rowSizeColumn   = "__sparkmerge_row_size"
 	rowMTimeColumn  = "__sparkmerge_row_mtime"
@@ -57,6 +61,9 @@ const (
 	routeTimeColumn = "__sparkmerge_route_mtime"
 	// routeHeaderColumn is a CSV file's header line as the client read it.
 	routeHeaderColumn = "__sparkmerge_route_header"
+	// routePadColumn is, in a CSV batch with quoted values, the separators
+	// that make a line of the file as wide as the batch (see fromCSV).
+	routePadColumn = "__sparkmerge_route_pad"
 )
 
 // batchRows is a batch's scan: its rows, and whether each carries its
@@ -68,7 +75,8 @@ type batchRows struct {
 	connect.Frame
 	routed bool
 	// lines: the values are a CSV line's split (see lineSeparator), an
-	// empty value "" rather than null.
+	// empty value "" rather than null, or its parse (see fromCSV), which
+	// gives no "".
 	lines bool
 }
 
@@ -185,8 +193,10 @@ func (b scanBatch) changedError(rowPath string) string {
 // with, or the merge fails naming the file; the rest is split into lines
 // (at a line feed, carriage return and line feed, or carriage return, as
 // the text and CSV readers break lines), the empty ones dropped, and each
-// line split at the separator (see lineSeparator). The route is joined
-// once per file, before its lines are made.
+// line split at the separator (see lineSeparator), or, in a batch of a
+// file with quoted values, parsed by Spark's CSV parser where it holds a
+// quote (see fromCSV). The route is joined once per file, before its lines
+// are made.
 func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) batchRows {
 	sep, _ := b.lineSeparator(reads) // batchable admits only such reads
 	files := c.sess.Read(connect.ReadSpec{Format: "text", Paths: paths, Options: map[string]string{"wholetext": "true"}}).
@@ -198,18 +208,94 @@ func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) 
 		}, row...)...)
 	rowPath, _ := b.rowFiles()
 	stale := "raise_error(concat('sparkmerge: ', " + fileColumn + ", ' changed after sparkmerge read it to plan the merge (its header line is now \"', left(" + headColumn + ", 200), '\", planned \"', left(" + routeHeaderColumn + ", 200), '\"): rerun the merge'))"
-	route := c.sess.LocalTable(b.routeTable(keys)...)
+	routeTable, kept := b.routeTable(keys), []string{positionsColumn, castsColumn, sourceColumn, fileColumn}
+	if b.quoted() {
+		plain := csvSeparator(reads[b.reads[0]].Options)
+		routeTable = append(routeTable, connect.LocalColumn{Name: routePadColumn, Strings: b.pads(plain)})
+		kept = append(kept, routePadColumn)
+	}
+	route := c.sess.LocalTable(routeTable...)
 	checked := files.BroadcastLeftJoin(route, rowPathColumn+" = "+routeKeyColumn).
 		Filter("CASE WHEN NOT (" + sameStamp + ") THEN " + b.changedError(rowPath) + " WHEN " + headColumn + " = " + routeHeaderColumn + " THEN true ELSE " + stale + " END")
 	// A file without a carriage return is split at its line feeds without
 	// a regular expression (Java's split of one plain character).
 	lines := `CASE WHEN contains(` + textColumn + `, '\r') THEN split(` + textColumn + `, '\\r\\n|\\r|\\n', -1) ELSE split(` + textColumn + `, '\n', -1) END`
-	kept := []string{positionsColumn, castsColumn, sourceColumn, fileColumn}
 	rows := checked.
 		SelectExpr(append([]string{`posexplode(` + lines + `) AS (` + linePosColumn + `, ` + lineColumn + `)`, skipColumn}, kept...)...).
-		Filter(linePosColumn + " > " + skipColumn + " AND " + lineColumn + " != ''").
-		SelectExpr(append([]string{"split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1) AS " + rawColumn}, kept...)...)
+		Filter(linePosColumn + " > " + skipColumn + " AND " + lineColumn + " != ''")
+	split := "split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1)"
+	if !b.quoted() {
+		return batchRows{Frame: rows.SelectExpr(append([]string{split + " AS " + rawColumn}, kept...)...), routed: true, lines: true}
+	}
+	// A line with a quote is parsed by Spark's CSV parser (from_csv),
+	// under the read's options, as the reader parses each line of a file
+	// without multiLine; a line without one holds no backslash either
+	// (client inference admits a backslash only before a quote in a
+	// quoted value), so its split is the parser's values. The parse is a
+	// projection of its own, referenced once per value after it: Spark
+	// does not inline an expression that costs more than a reference
+	// into each of its uses.
+	hasQuote := "contains(" + lineColumn + `, '"')`
+	values := make([]string, b.width)
+	for j := range values {
+		values[j] = fmt.Sprintf("%s.c%d", parsedColumn, j)
+	}
+	kept = kept[:len(kept)-1] // the pad is parsed with the line, then dropped
+	parsed := rows.SelectExpr(append([]string{"CASE WHEN " + hasQuote + " THEN " + b.fromCSV(reads) + " END AS " + parsedColumn, lineColumn}, kept...)...)
+	rows = parsed.SelectExpr(append([]string{"CASE WHEN " + hasQuote + " THEN array(" + strings.Join(values, ", ") + ") ELSE " + split + " END AS " + rawColumn}, kept...)...)
 	return batchRows{Frame: rows, routed: true, lines: true}
+}
+
+// pads are, per file of a CSV batch, the separators that make a line of
+// the file as wide as the batch (see fromCSV): as many as the batch has
+// columns more than the file's header line, which has no quote (client
+// inference refuses one there), so that its split at the separator is its
+// width.
+func (b scanBatch) pads(sep string) []string {
+	pads := make([]string, len(b.files))
+	for m, f := range b.files {
+		pads[m] = strings.Repeat(sep, b.width-len(strings.Split(f.headerLine, sep)))
+	}
+	return pads
+}
+
+// quoted says whether a file of the CSV batch has a quoted value.
+func (b scanBatch) quoted() bool {
+	return slices.ContainsFunc(b.files, func(f *Read) bool { return f.quotedValues })
+}
+
+// fromCSV parses a CSV batch's line (lineColumn) with Spark's CSV parser,
+// as its reads' reader parses each line (the options are the reads': a
+// batch's reads share them), into a struct of the batch's width in
+// strings, c0, c1 and so on. A line is as wide as its file (client
+// inference saw every row as wide as the header), which may be narrower
+// than the batch: the line is parsed with its file's padding
+// (routePadColumn, separators) after it, which adds empty values, null to
+// the parser, at positions the file's route never reads. So every line
+// parses to exactly the batch's width, and the parse is FAILFAST: a line
+// the parser read otherwise than client inference did fails the merge
+// rather than lose or shift a value. (Unpadded, a narrower line is a
+// malformed record to the parser, which PERMISSIVE turns into its values
+// and nulls by way of an exception per line.)
+func (b scanBatch) fromCSV(reads []*Read) string {
+	options := reads[b.reads[0]].Options
+	keys := make([]string, 0, len(options))
+	for k := range options {
+		if !strings.EqualFold(k, "mode") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	args := make([]string, 0, 2*len(keys)+2)
+	for _, k := range keys {
+		args = append(args, sparkmerge.QuoteString(k), sparkmerge.QuoteString(options[k]))
+	}
+	args = append(args, "'mode'", "'FAILFAST'")
+	fields := make([]string, b.width)
+	for j := range fields {
+		fields[j] = fmt.Sprintf("c%d STRING", j)
+	}
+	return fmt.Sprintf("from_csv(concat(%s, %s), %s, map(%s))", lineColumn, routePadColumn, sparkmerge.QuoteString(strings.Join(fields, ", ")), strings.Join(args, ", "))
 }
 
 // sparkFilePath is a row's file as Spark names it: a URI.
@@ -266,12 +352,14 @@ func plainLocalPath(p string) bool {
 //
 // A file may be read so when its header line is known and no other line
 // equals it (Read.headerLine): client inference then saw that the file has
-// no quotes, backslashes or NUL bytes, no carriage return but before a line
-// feed, no line of only blanks, and every other non-empty line exactly as
-// many values as the header; so its lines, but the empty ones and the
-// header, are its rows, and a split gives each row's values as the CSV
-// reader does, an empty value as "" where the reader gives null (values
-// maps it to null). Measured with the benchmark's 200 CSV files of 1 MB in
+// no NUL bytes, no carriage return but before a line feed, no line of only
+// blanks, no value spanning lines, no quote or backslash outside the
+// values it quoted whole (each ends on its line), and every other
+// non-empty line exactly as many values as the header; so its lines, but
+// the empty ones and the header, are its rows, and a split of a line
+// without a quote gives its values as the CSV reader does, an empty value
+// as "" where the reader gives null (values maps it to null). A line with
+// a quote is parsed by Spark's parser instead (csvScan, fromCSV). Measured with the benchmark's 200 CSV files of 1 MB in
 // one load, text lines split so were clearly faster than the CSV reader,
 // which raises an exception for each row narrower than the scan
 // (docs/benchmarks-history.md#measurements-behind-the-code).
@@ -302,12 +390,7 @@ func readsAsLines(r *Read) bool {
 // splitSeparator is the CSV separator of the reader options as a regular
 // expression for split, for the separators client inference admits.
 func splitSeparator(options map[string]string) (string, bool) {
-	sep := ","
-	for k, v := range options {
-		if strings.EqualFold(k, "sep") || strings.EqualFold(k, "delimiter") {
-			sep = v
-		}
-	}
+	sep := csvSeparator(options)
 	switch sep {
 	case ",", ";", "\t":
 		return sep, true
@@ -315,6 +398,17 @@ func splitSeparator(options map[string]string) (string, bool) {
 		return "\\|", true
 	}
 	return "", false
+}
+
+// csvSeparator is the CSV separator of the reader options as given.
+func csvSeparator(options map[string]string) string {
+	sep := ","
+	for k, v := range options {
+		if strings.EqualFold(k, "sep") || strings.EqualFold(k, "delimiter") {
+			sep = v
+		}
+	}
+	return sep
 }
 
 // keyTypes are the types from_json parses a JSON batch's keys into: a
@@ -414,7 +508,10 @@ func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Fra
 // every branch of its CASE: smaller generated code, and faster on the
 // benchmark's 200 CSV files of 0.5 MB (measured). It keeps the
 // route's casts and the provenance if the rows hold them (routed). A split
-// line's empty value is null, as the CSV reader makes it (lines).
+// line's empty value is null, as the CSV reader makes it (lines); a parsed
+// line's values are null already where the reader's are, and never ""
+// (the parser gives its nullValue, "" by default and in every read client
+// inference types, as null).
 func (b scanBatch) values(n int, routed, lines bool) []string {
 	l := b.layout
 	var values []string

@@ -71,12 +71,13 @@ func TestScanBatches(t *testing.T) {
 		"b.csv": "y,x\n3,4\n",
 		"c.csv": "x,y,z\n1,2,3\n",
 		"d.csv": "z,x,y\n1,2,3\n",
-		"e.csv": "x,y\n\"q\",2\n", // quoted: a positional scan would split it at the separator, it reads alone
-		"f.csv": "x\n1\n",         // narrower: its rows are padded
+		"e.csv": "x,y\n\"q,r\",2\n", // quoted: the scan parses its lines with Spark's parser
+		"f.csv": "x\n1\n",           // narrower: its rows are padded
+		"h.csv": "x,y\n\"\",2\n",    // an empty quoted value: Spark types it, it reads alone
 
 		"g.semi.csv": "x;y\n1;2\n",
 	}
-	p := batchPlan(t, files, "a.csv", "b.csv", "c.csv", "d.csv", "e.csv", "f.csv")
+	p := batchPlan(t, files, "a.csv", "b.csv", "c.csv", "d.csv", "e.csv", "f.csv", "h.csv")
 	batches, rest := scansOf(p)
 	var got []string
 	for _, b := range batches {
@@ -91,7 +92,7 @@ func TestScanBatches(t *testing.T) {
 		alone = append(alone, filepath.Base(p.Reads[i].Paths[0]))
 	}
 	// Files of every width share one scan as wide as the widest.
-	if strings.Join(got, " ") != "a.csv+b.csv+c.csv+d.csv+f.csv" || strings.Join(alone, " ") != "e.csv" || batches[0].width != 3 {
+	if strings.Join(got, " ") != "a.csv+b.csv+c.csv+d.csv+e.csv+f.csv" || strings.Join(alone, " ") != "h.csv" || batches[0].width != 3 {
 		t.Errorf("batches %v (width %d), alone %v", got, batches[0].width, alone)
 	}
 
@@ -636,8 +637,8 @@ func TestCSVBatchReadsWholeFiles(t *testing.T) {
 			t.Errorf("scan lacks %q:\n%s", want, plan)
 		}
 	}
-	if !rows.lines || strings.Contains(plan, "enforceSchema") {
-		t.Errorf("lines %v, scan %s", rows.lines, plan)
+	if !rows.lines || strings.Contains(plan, "enforceSchema") || strings.Contains(plan, "from_csv") {
+		t.Errorf("lines %v, scan %s: want lines split, none parsed", rows.lines, plan)
 	}
 	if values := strings.Join(b.values(len(p.Plan.Target.Fields), rows.routed, rows.lines), ", "); !strings.Contains(values, "nullif(") {
 		t.Errorf("values of split lines: %s, want empty values null", values)
@@ -659,6 +660,44 @@ func TestCSVBatchReadsWholeFiles(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("separator %q: %q, %v; want %q", sep, got, ok, want)
 		}
+	}
+}
+
+// A CSV batch with a file of quoted values parses each line that holds a
+// quote with Spark's CSV parser (from_csv), under the reads' options and
+// FAILFAST, into the batch's width in strings, a narrower file's line
+// padded with separators to that width; other lines are split.
+func TestCSVBatchParsesQuotedLines(t *testing.T) {
+	files := map[string]string{
+		"q.csv": "id,note,x\n1,\"a,\\\"b\\\"\",2\n",
+		"p.csv": "note,id\nz,2\n",
+	}
+	c := &Client{}
+	p := batchPlan(t, files, "q.csv", "p.csv")
+	batches, rest := scansOf(p)
+	if len(batches) != 1 || len(batches[0].files) != 2 || len(rest) != 0 {
+		t.Fatalf("batches %+v, alone %v: want q.csv and p.csv in a scan", batches, rest)
+	}
+	b := batches[0]
+	rows := c.batchScan(p.Reads, b, false)
+	plan := rows.String()
+	want := `from_csv(concat(__sparkmerge_line, __sparkmerge_route_pad), 'c0 STRING, c1 STRING, c2 STRING', map('enforceSchema', 'false', 'header', 'true', 'inferSchema', 'true', 'mode', 'FAILFAST'))`
+	for _, w := range []string{want, "CASE WHEN contains(__sparkmerge_line, ", "array(__sparkmerge_parsed.c0, __sparkmerge_parsed.c1, __sparkmerge_parsed.c2)", "split(__sparkmerge_line, ',', -1)", "its header line is now"} {
+		if !strings.Contains(plan, w) {
+			t.Errorf("scan lacks %s:\n%s", w, plan)
+		}
+	}
+	if !rows.lines {
+		t.Errorf("rows of lines not marked so: %+v", rows)
+	}
+	// q.csv is as wide as the batch, p.csv one column narrower.
+	if pads, want := b.pads(","), []string{"", ","}; !slices.Equal(pads, want) || b.files[0].Paths[0] != p.Reads[0].Paths[0] {
+		t.Errorf("pads %q, want %q", pads, want)
+	}
+	var text strings.Builder
+	p.writeDiscovery(&text)
+	if files := p.PositionalFiles(); len(files) != 2 || !strings.Contains(text.String(), "2 files read in 1 positional scan (files typed on the client, read together; 1 CSV file with quoted values, their lines parsed by Spark's CSV parser)") {
+		t.Errorf("positional files %v; discovery:\n%s", files, text.String())
 	}
 }
 

@@ -55,6 +55,7 @@ type localTyping struct {
 	shortNumbers bool
 	noRows       bool
 	headerLine   string
+	quotedValues bool
 	// options are the read's options once typed (a CSV file's with
 	// enforceSchema=false); nil leaves them as given.
 	options map[string]string
@@ -78,10 +79,10 @@ func (t *localTyping) applyTo(r *Read) {
 		r.nestingProblem = t.nestingProblem
 	}
 	if !t.typed {
-		r.Schema, r.raw, r.headerLine, r.noRows = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false
+		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false
 		return
 	}
-	r.Schema, r.raw, r.headerLine, r.noRows, r.stamp = t.schema, t.raw, t.headerLine, t.noRows, t.stamp
+	r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.stamp = t.schema, t.raw, t.headerLine, t.quotedValues, t.noRows, t.stamp
 	if t.options != nil {
 		r.Options = t.options
 	}
@@ -205,7 +206,7 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 		f, err = localCSVFile(rules, src, fetched, r.Options)
 		t.shortNumbers = f.ShortNumbers // holds for a file read even when Spark must type it
 		if err == nil {
-			t.schema, t.headerLine, t.noRows = f.Schema, f.Header, f.NoRows
+			t.schema, t.headerLine, t.quotedValues, t.noRows = f.Schema, f.Header, f.Quoted, f.NoRows
 			t.options = withOption(r.Options, "enforceSchema", "false")
 			t.splitSensitive = splitSensitiveSize(f, src, fetched)
 		}

@@ -90,6 +90,19 @@ func (p *Planned) Err() error {
 	return p.Table.Evolution.Err()
 }
 
+// PositionalFiles are the files the merge reads in positional scans
+// (files typed on the client, read together: see [Result].Scans), as the
+// plan names them, in the plan's order.
+func (p *Planned) PositionalFiles() []string {
+	var files []string
+	for _, b := range p.scanPlan().batches {
+		for _, f := range b.files {
+			files = append(files, f.Paths[0])
+		}
+	}
+	return files
+}
+
 // scanPlan is how the merge reads p's reads (see planScans): laid out by
 // [Client.Plan], or here for a Planned made otherwise.
 func (p *Planned) scanPlan() scanPlan {

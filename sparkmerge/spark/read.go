@@ -91,9 +91,13 @@ type Read struct {
 	noRows bool
 	// headerLine is a locally inferred CSV file's header line as written,
 	// when no other line of the file is equal to it (infer.CSVFile.Header):
-	// a positional scan may then read the file as text and drop the lines
-	// equal to it. "" otherwise.
+	// a positional scan may then read the file as text, one row a line,
+	// and drop the lines equal to it. "" otherwise.
 	headerLine string
+	// quotedValues: a value of the locally inferred CSV file is quoted
+	// (infer.CSVFile.Quoted), so a positional scan parses its lines with
+	// Spark's CSV parser rather than splitting them (see csvScan).
+	quotedValues bool
 	// real are the real paths of Paths (see [location]), "" where
 	// unknown; none for patterns.
 	real []string

@@ -39,6 +39,20 @@ func (s scanPlan) files() int {
 	return n
 }
 
+// quotedFiles is the number of CSV files with quoted values read in
+// positional scans (see csvScan).
+func (s scanPlan) quotedFiles() int {
+	n := 0
+	for _, b := range s.batches {
+		for _, f := range b.files {
+			if f.quotedValues {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // scanBatch is a set of files read in one positional scan: CSV files, or
 // JSON-lines files (whose keys, in all the spellings the files use, are
 // the positions). A file is a single-file read, or a member of a

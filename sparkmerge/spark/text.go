@@ -350,8 +350,12 @@ func (p *Planned) writeDiscovery(b *strings.Builder) {
 		}
 	}
 	if scans := p.scanPlan(); len(scans.batches) > 0 {
-		fmt.Fprintf(b, "  %d files read in %d positional %s (files typed on the client, read together)\n",
-			scans.files(), len(scans.batches), plural(len(scans.batches), "scan", "scans"))
+		quoted := ""
+		if n := scans.quotedFiles(); n > 0 {
+			quoted = fmt.Sprintf("; %d CSV %s with quoted values, their lines parsed by Spark's CSV parser", n, plural(n, "file", "files"))
+		}
+		fmt.Fprintf(b, "  %d files read in %d positional %s (files typed on the client, read together%s)\n",
+			scans.files(), len(scans.batches), plural(len(scans.batches), "scan", "scans"), quoted)
 	}
 	if p.RemoteTyped > 0 {
 		fmt.Fprintf(b, "  %d files only the server sees typed by the client, from their contents fetched in %d Spark jobs\n", p.RemoteTyped, p.RemoteFetchJobs)

@@ -31,14 +31,17 @@ type CSVFile struct {
 	// every one becomes a double exactly (see sparkmerge.RoundsValues).
 	ShortNumbers bool
 	// Header is the file's header line as written (without its line
-	// break), when no other line of the file is equal to it and no value
-	// is quoted; else "". Spark's reader drops the first line only, and
-	// its inference skips every line equal to the header, so a reader that
-	// drops the lines equal to Header reads exactly the rows Spark's does;
-	// and, without quotes, a split of each line at the separator gives
-	// exactly the values Spark's parser does (which a quoted value may
-	// hold), so a positional scan may read the file's lines.
+	// break), when no other line of the file is equal to it; else "".
+	// Spark's reader drops the first line only, and its inference skips
+	// every line equal to the header, so a reader that drops the lines
+	// equal to Header reads exactly the rows Spark's does: a positional
+	// scan may read the file's lines. No value the rules accept spans
+	// lines (a quoted value ends on its line), so each line is one row.
 	Header string
+	// Quoted: a value is quoted. A split of a line at the separator then
+	// does not give the values Spark's parser does (a quoted value may
+	// hold the separator, an escaped quote); without quotes it does.
+	Quoted bool
 	// NoRows: the file is its header line and no other line but empty
 	// ones, so Spark's reader gives no row of it. Its columns' types were
 	// inferred from no value (every one a string) and say nothing.
@@ -84,8 +87,8 @@ func (r Rules) CSV(data []byte, options map[string]string) (CSVFile, error) {
 // csvFile is what the rules learn from a CSV file's text, which
 // checkText accepted.
 func csvFile(data []byte, sep byte) (CSVFile, error) {
-	schema, header, splitSensitive, err := inferCSVFolds(data, sep)
-	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header, NoRows: err == nil && headerOnly(data), SplitSensitive: splitSensitive}, err
+	schema, header, quoted, splitSensitive, err := inferCSVFolds(data, sep)
+	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header, Quoted: quoted, NoRows: err == nil && headerOnly(data), SplitSensitive: splitSensitive}, err
 }
 
 // headerOnly reports whether data, a CSV file inferCSV accepts, holds one
@@ -138,35 +141,36 @@ func (r Rules) csvSeparator(options map[string]string) (byte, error) {
 // inferCSV is the schema of a CSV file's bytes with separator sep, and
 // its header line when no other line repeats it (see CSVFile.Header).
 func inferCSV(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, err error) {
-	schema, onlyHeader, _, err = inferCSVFolds(data, sep)
+	schema, onlyHeader, _, _, err = inferCSVFolds(data, sep)
 	return schema, onlyHeader, err
 }
 
-// inferCSVFolds is inferCSV, and whether a column's type holds only if
-// Spark reads the file in one partition (CSVFile.SplitSensitive).
-func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, splitSensitive bool, err error) {
+// inferCSVFolds is inferCSV, whether a value is quoted (CSVFile.Quoted)
+// and whether a column's type holds only if Spark reads the file in one
+// partition (CSVFile.SplitSensitive).
+func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, quoted, splitSensitive bool, err error) {
 	if err := checkText(data); err != nil {
-		return schema, "", false, err
+		return schema, "", false, false, err
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
-		return schema, "", false, unsupported(UnsupportedContents, "has NUL bytes")
+		return schema, "", false, false, unsupported(UnsupportedContents, "has NUL bytes")
 	}
 	fold := csvFold{sep: sep, size: len(data)}
 	for len(data) > 0 {
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
-			return schema, "", false, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
+			return schema, "", false, false, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
 		if err := fold.line(line); err != nil {
-			return schema, "", false, err
+			return schema, "", false, false, err
 		}
 	}
 	if !fold.haveHeader {
-		return schema, "", false, unsupported(UnsupportedContents, "has no header line")
+		return schema, "", false, false, unsupported(UnsupportedContents, "has no header line")
 	}
 	schema, onlyHeader = fold.result()
-	return schema, onlyHeader, fold.splitSensitive, nil
+	return schema, onlyHeader, fold.quoted, fold.splitSensitive, nil
 }
 
 // csvFold is Spark's CSV inference over a file's lines so far: its header,
@@ -179,11 +183,12 @@ type csvFold struct {
 	header     string
 	names      []string
 	types      []csvType
-	// repeated: a line after the first equals the header; quoted: a
-	// value is quoted. Either way a scan cannot drop the header line by
-	// its text (CSVFile.Header).
-	repeated, quoted bool
-	splitSensitive   bool
+	// repeated: a line after the first equals the header, so a scan
+	// cannot drop the header line by its text (CSVFile.Header).
+	repeated bool
+	// quoted: a value is quoted (CSVFile.Quoted).
+	quoted         bool
+	splitSensitive bool
 }
 
 // line folds one line of the file in: the header, a repeat of it, or a
@@ -264,7 +269,7 @@ func (f *csvFold) result() (sparkmerge.Schema, string) {
 	for i, n := range f.names {
 		fields[i] = sparkmerge.NewField(n, f.types[i].dataType())
 	}
-	if f.repeated || f.quoted {
+	if f.repeated {
 		return sparkmerge.NewSchema(fields...), ""
 	}
 	return sparkmerge.NewSchema(fields...), f.header

@@ -275,26 +275,31 @@ func FuzzShortNumbers(f *testing.F) {
 }
 
 // The header line comes back as written when no later line repeats it:
-// only then may a reader drop every line equal to it.
+// only then may a reader drop every line equal to it. A file with a quoted
+// value says so: its lines must be parsed, not split at the separator.
 func TestCSVHeader(t *testing.T) {
-	tests := []struct{ name, csv, want string }{
-		{"plain", "a,b\n1,2\n", "a,b"},
-		{"after empty lines, with CRLF", "\n\r\nId,NAME\r\n1,x\r\n", "Id,NAME"},
-		{"header only", "a,b", "a,b"},
-		{"repeated", "a,b\n1,2\na,b\n3,4\n", ""},
-		{"repeated with CRLF", "a,b\n1,2\r\na,b\r\n", ""},
-		{"a data line like it but for case", "a,b\nA,B\n", "a,b"},
-		// A positional scan splits lines at the separator, which a
-		// quoted value may hold: only Spark's reader reads such a file.
-		{"a quoted value", "a,b\n1,\"x,y\"\n", ""},
+	tests := []struct {
+		name, csv, want string
+		quoted          bool
+	}{
+		{"plain", "a,b\n1,2\n", "a,b", false},
+		{"after empty lines, with CRLF", "\n\r\nId,NAME\r\n1,x\r\n", "Id,NAME", false},
+		{"header only", "a,b", "a,b", false},
+		{"repeated", "a,b\n1,2\na,b\n3,4\n", "", false},
+		{"repeated with CRLF", "a,b\n1,2\r\na,b\r\n", "", false},
+		{"a data line like it but for case", "a,b\nA,B\n", "a,b", false},
+		// A positional scan parses such lines with Spark's CSV parser
+		// (a quoted value may hold the separator).
+		{"a quoted value", "a,b\n1,\"x,y\"\n", "a,b", true},
+		{"a quoted value, the header repeated", "a,b\n1,\"x\\\"y\"\na,b\n", "", true},
 	}
 	for _, tt := range tests {
 		f, err := Spark40.CSV([]byte(tt.csv), map[string]string{"header": "true", "inferSchema": "true"})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if f.Header != tt.want {
-			t.Errorf("%s: header %q, want %q", tt.name, f.Header, tt.want)
+		if f.Header != tt.want || f.Quoted != tt.quoted {
+			t.Errorf("%s: header %q, quoted %v; want %q, %v", tt.name, f.Header, f.Quoted, tt.want, tt.quoted)
 		}
 	}
 }
