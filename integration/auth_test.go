@@ -38,7 +38,7 @@ func TestTokensFromASourceAuthenticate(t *testing.T) {
 	srv, err := localspark.Start(ctx, localspark.Options{
 		Image:          image,
 		Mounts:         []string{dir},
-		Conf:           map[string]string{"spark.connect.authenticate.token": secret},
+		Conf:           sparktest.OwnServerConf(map[string]string{"spark.connect.authenticate.token": secret}),
 		StartupTimeout: time.Hour, // the test's deadline bounds it
 	})
 	if err != nil {

@@ -499,12 +499,14 @@ func structFields(t *testing.T, typ string) []string {
 }
 
 // ownSpark starts a Spark Connect server of the test's own (for tests that
-// kill it or need another layout), on the harness's image, and connects to
-// it; both are stopped when the test ends.
+// kill it or need another layout), on the harness's image with the
+// harness's settings that save CPU (sparktest.OwnServerConf: nothing
+// compiled), and connects to it; both are stopped when the test ends.
 func ownSpark(t *testing.T, opts localspark.Options, copts spark.ConnectOptions) (*localspark.Server, *spark.Client) {
 	t.Helper()
 	requireSpark(t)
 	opts.Image = sparktest.Image()
+	opts.Conf = sparktest.OwnServerConf(opts.Conf)
 	ctx := testContext(t)
 	opts.StartupTimeout = time.Hour // the test's deadline bounds it
 	srv, err := localspark.Start(ctx, opts)

@@ -313,16 +313,7 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	}
 	conf["spark.scheduler.mode"] = "FAIR"
 	conf["spark.scheduler.allocation.file"] = "file:" + ClusterMount + "/" + fairSchedulerFile
-	// Nothing compiled: every operator and expression interpreted. The
-	// suite's rows are few and its queries many, and the server spent a
-	// third of its CPU generating and compiling code (docs/testing.md#time):
-	// 21 % less of its CPU on the tests measured. Spark's default (code
-	// generation) is what users run: scripts/test-matrix.sh runs the
-	// matrix's subset with it on every other version (compiledConf), and
-	// TestMergeSwitchesCodeGenerationAndRestoresIt runs a merge's own switch
-	// on a session that compiles.
-	conf["spark.sql.codegen.wholeStage"] = "false"
-	conf["spark.sql.codegen.factoryMode"] = "NO_CODEGEN"
+	maps.Copy(conf, interpreted())
 	// Settings of the caller's, last (they win): an event log to see
 	// where a run's time goes (docs/testing.md#time), say.
 	extra, err := extraConf(os.Getenv(EnvExtraConf))
@@ -372,6 +363,38 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	reapWhenGone(srv.Container().GetContainerID())
 	fmt.Fprintf(os.Stderr, "sparktest: Spark (%s) ready at %s in %s\n", image, srv.Remote(), time.Since(began).Round(time.Millisecond))
 	return srv, nil
+}
+
+// interpreted are the settings that save the server's CPU: nothing
+// compiled, every operator and expression interpreted. The suite's rows
+// are few and its queries many, and the server spent a third of its CPU
+// generating and compiling code (docs/testing.md#time): 21 % less of its
+// CPU on the tests measured. Spark's default (code generation) is what
+// users run: scripts/test-matrix.sh runs the matrix's subset with it on
+// every other version (compiledConf), and
+// TestMergeSwitchesCodeGenerationAndRestoresIt runs a merge's own switch
+// on a session that compiles.
+func interpreted() map[string]string {
+	return map[string]string{
+		"spark.sql.codegen.wholeStage":  "false",
+		"spark.sql.codegen.factoryMode": "NO_CODEGEN",
+	}
+}
+
+// shortLivedJVM are the JVM options of a server a test starts of its
+// own, which serves one test for a minute or two: the client compiler
+// alone (C1, no C2), one garbage collector thread.
+const shortLivedJVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+// OwnServerConf is conf (nil: none) over the settings of a server a test
+// starts of its own (localspark.Options.Conf): the harness's that save
+// CPU (nothing compiled) and JVM options for a short life.
+func OwnServerConf(conf map[string]string) map[string]string {
+	out := interpreted()
+	out["spark.driver.extraJavaOptions"] = shortLivedJVM
+	out["spark.executor.extraJavaOptions"] = shortLivedJVM
+	maps.Copy(out, conf)
+	return out
 }
 
 // EnvExtraConf holds Spark settings for the harness's server, as

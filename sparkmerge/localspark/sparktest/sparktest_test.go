@@ -28,3 +28,19 @@ func TestExtraConf(t *testing.T) {
 		}
 	}
 }
+
+// A test's own server gets the harness's interpreted settings and the
+// JVM options for a short life, under the caller's settings, which win.
+func TestOwnServerConf(t *testing.T) {
+	got := OwnServerConf(map[string]string{"spark.connect.authenticate.token": "s", "spark.sql.codegen.wholeStage": "true"})
+	want := map[string]string{
+		"spark.connect.authenticate.token": "s",
+		"spark.sql.codegen.wholeStage":     "true",
+		"spark.sql.codegen.factoryMode":    "NO_CODEGEN",
+		"spark.driver.extraJavaOptions":    "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+		"spark.executor.extraJavaOptions":  "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("OwnServerConf (-want +got):\n%s", d)
+	}
+}
