@@ -23,6 +23,26 @@ func deepJSON(depth int) string {
 	return `{"id":1,"a":` + strings.Repeat(`{"a":`, depth-1) + `1` + strings.Repeat(`}`, depth-1) + "}\n"
 }
 
+// mergedAsSparkReadsJSON fails t unless the merge's Parquet output out
+// holds the type and rows Spark reads from the JSON file path alone,
+// under options.
+func mergedAsSparkReadsJSON(t *testing.T, path string, options map[string]string, out string) {
+	t.Helper()
+	s := testSessionOf(t)
+	r := s.Read().Format("json")
+	for k, v := range options {
+		r = r.Option(k, v)
+	}
+	df, err := r.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantType, wantRows := typeAndJSONRows(t, df)
+	gotType, gotRows := typeAndJSONRows(t, readAlone(t, s, "parquet", out))
+	diff(t, "type", wantType, gotType)
+	diff(t, "rows", wantRows, gotRows)
+}
+
 // JSON nested as deep as the client types it (MaxJSONDepth, 256) merges
 // as Spark reads the file alone, from files the client reads and files
 // only the cluster sees. A file nested deeper, here 100,000 levels (600
@@ -44,15 +64,7 @@ func TestDeepJSONIsBounded(t *testing.T) {
 			if len(res.Planned.Reads) != 1 || !res.Planned.Reads[0].InferredLocally {
 				t.Errorf("the file at the bound was not typed by the client")
 			}
-			s := testSessionOf(t)
-			df, err := s.Read().Format("json").Load(dir + "/at.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantType, wantRows := typeAndJSONRows(t, df)
-			gotType, gotRows := typeAndJSONRows(t, readAlone(t, s, "parquet", out))
-			diff(t, "type", wantType, gotType)
-			diff(t, "rows", wantRows, gotRows)
+			mergedAsSparkReadsJSON(t, dir+"/at.json", nil, out)
 
 			for _, args := range [][]string{
 				{"plan", dir + "/past.json"},
@@ -228,19 +240,7 @@ func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
 				}
 				// The file at the bound merges as Spark reads it alone.
 				_, out := merge(t, c, way.job(pathSources(dir+"/at.json")))
-				s := testSessionOf(t)
-				r := s.Read().Format("json")
-				for k, v := range way.options {
-					r = r.Option(k, v)
-				}
-				df, err := r.Load(dir + "/at.json")
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantType, wantRows := typeAndJSONRows(t, df)
-				gotType, gotRows := typeAndJSONRows(t, readAlone(t, s, "parquet", out))
-				diff(t, "type", wantType, gotType)
-				diff(t, "rows", wantRows, gotRows)
+				mergedAsSparkReadsJSON(t, dir+"/at.json", way.options, out)
 				// The server lives: Spark never inferred the deep files.
 				if rows := queryRows(t, "SELECT 1"); len(rows) != 1 {
 					t.Errorf("the server answers %v", rows)
