@@ -22,11 +22,20 @@ fi
 command -v dockerd >/dev/null || apt_install docker.io
 command -v docker >/dev/null || die "docker client missing after installing docker.io"
 
-if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+# dockerd_starting: the pidfile names a live dockerd. After a reboot the
+# pidfile outlives its process, and its number may since belong to another
+# (a shell, here): waiting on that would time out with nothing starting.
+dockerd_starting() {
+	[ -f "$pidfile" ] && [ "$(ps -p "$(cat "$pidfile")" -o comm= 2>/dev/null)" = dockerd ]
+}
+
+if dockerd_starting; then
 	log "dockerd (pid $(cat "$pidfile")) is starting; waiting"
 	wait_for "$timeout" "docker info" engine_up || die "dockerd runs but does not answer: see $logfile"
 	exit 0
 fi
+# A stale pidfile makes dockerd refuse to start ("pid file found").
+as_root rm -f "$pidfile"
 
 mkdir -p "$state"
 # start_dockerd FLAGS...: starts dockerd detached; true once docker info answers.
