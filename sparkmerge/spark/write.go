@@ -529,19 +529,8 @@ func (c *Client) writeRows(ctx context.Context, job Job, planned *Planned, merge
 // footers. withRead (see countsReadWithWritten): the rows read per
 // source are counted in the same query, and returned.
 func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w *targetWrite, result *Result, withRead bool) (map[string]int64, error) {
-	frame := targetFrame(c.sess, w.written)
-	w.rows = &frame
-	if w.filesBefore != nil {
-		files, err := c.filesOfThisWrite(ctx, w.written, w.filesBefore)
-		if err != nil {
-			return nil, fmt.Errorf("verify: %w", err)
-		}
-		w.own = true
-		w.rows = nil
-		if len(files) > 0 {
-			frame = targetFilesFrame(c.sess, w.written, files)
-			w.rows = &frame
-		}
+	if err := c.frameWritten(ctx, w); err != nil {
+		return nil, err
 	}
 	var read map[string]int64
 	progress := progressIn(ctx)
@@ -597,6 +586,28 @@ func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w 
 		}
 	}
 	return read, nil
+}
+
+// frameWritten sets the frame of the rows to count (w.rows): the whole
+// target, or where the write's own files can be told from the target's
+// (w.filesBefore), only those files (w.own), and nil when it made none.
+func (c *Client) frameWritten(ctx context.Context, w *targetWrite) error {
+	frame := targetFrame(c.sess, w.written)
+	w.rows = &frame
+	if w.filesBefore == nil {
+		return nil
+	}
+	files, err := c.filesOfThisWrite(ctx, w.written, w.filesBefore)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	w.own = true
+	w.rows = nil
+	if len(files) > 0 {
+		frame = targetFilesFrame(c.sess, w.written, files)
+		w.rows = &frame
+	}
+	return nil
 }
 
 func checkTarget(t Target) error {
