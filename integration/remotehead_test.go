@@ -57,7 +57,7 @@ func cleanCSV(first, rows int) []byte {
 
 // Files only the server sees whose values the client's rules leave to
 // Spark (quotes escaped by doubling in CSV files, NaN in JSON
-// files), small and over Spark's split size (4 MiB), are not fetched
+// files), small and just over Spark's split size (4 MiB), are not fetched
 // whole to the client to be refused there: the client fetches at most
 // their first 64 KiB, learns from it that Spark must type them, and Spark
 // types them where they live (together where it can). A clean file among
@@ -72,14 +72,21 @@ func cleanCSV(first, rows int) []byte {
 func TestServerOnlyFilesSendAtMostTheirHead(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
+	// Few refused CSV files, each well over its 64 KiB head: what the
+	// plan fetches of them (about 70 KB a file with the listing's share)
+	// is then under 5% of their bytes. Two small files are typed by Spark
+	// together, the large one alone.
 	csvFiles := map[string][]byte{}
 	id := 0
-	for i := range 6 {
-		csvFiles[fmt.Sprintf("d%d.csv", i)] = datedCSV(id, 9000) // about 450 KB
+	for i := range 2 {
+		csvFiles[fmt.Sprintf("d%d.csv", i)] = datedCSV(id, 9000) // about 600 KB
 		id += 9000
 	}
-	csvFiles["large.csv"] = datedCSV(id, 120000) // about 6 MB: over the split, Spark types it alone
-	id += 120000
+	csvFiles["large.csv"] = datedCSV(id, 64000) // about 4.4 MB: over the split, Spark types it alone
+	id += 64000
+	if n := len(csvFiles["large.csv"]); n <= 4<<20 {
+		t.Fatalf("large.csv is %d bytes, not over the 4 MiB split", n)
+	}
 	csvFiles["clean.csv"] = cleanCSV(id, 20000) // about 430 KB, typed on the client
 	id += 20000
 	jsonFiles := map[string][]byte{}
