@@ -192,6 +192,14 @@ func (c *Client) mergePlanned(ctx context.Context, job Job, planned *Planned, st
 	if discards(job.Target) {
 		return c.discardMerged(ctx, job, merged, result, start)
 	}
+	return c.writeToTarget(ctx, job, planned, merged, result, start)
+}
+
+// writeToTarget writes the merged rows to the target: counts the rows read
+// first where they cannot be counted with the rows written, records an
+// incremental run as pending, writes, counts the rows written, verifies,
+// installs what was staged and records the run as merged.
+func (c *Client) writeToTarget(ctx context.Context, job Job, planned *Planned, merged connect.Frame, result *Result, start time.Time) (*Result, error) {
 	w, err := c.prepareWrite(ctx, job, planned.Table)
 	if err != nil {
 		return nil, err
