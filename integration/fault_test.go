@@ -179,6 +179,33 @@ func waitForWrite(t *testing.T, out string, done <-chan error) {
 	}
 }
 
+// gate holds a slow source's rows back until the test opens it: a
+// system property of the server's JVM, set by a query (System.setProperty
+// through reflect), that each row looks up (System.getProperty) before it
+// sleeps. The harness's server runs its tasks in the driver's JVM (local
+// mode), where the query that opens the gate runs too; where tasks ran in
+// another JVM, the rows would sleep their whole time, as with no gate.
+type gate struct{ key string }
+
+func newGate(t *testing.T) *gate {
+	t.Helper()
+	g := &gate{key: "sparkmerge.test.gate." + uuid.NewString()}
+	t.Cleanup(func() { queryRows(t, "SELECT reflect('java.lang.System', 'clearProperty', '"+g.key+"')") })
+	return g
+}
+
+// shut is an SQL condition, true while the gate is shut (reflect gives
+// an unset property as the text null); evaluated per row (reflect is not
+// deterministic, so never folded).
+func (g *gate) shut() string {
+	return "reflect('java.lang.System', 'getProperty', '" + g.key + "') <> 'open'"
+}
+
+func (g *gate) open(t *testing.T) {
+	t.Helper()
+	queryRows(t, "SELECT reflect('java.lang.System', 'setProperty', '"+g.key+"', 'open')")
+}
+
 func hasTemporary(dirs []string) bool {
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "_temporary")); err == nil {
@@ -253,9 +280,11 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 	// partition directory of its own, as Spark's commit protocol does not
 	// allow two jobs writing one directory): this run's rows can no longer
 	// be told from the target's growth, and --verify must say so rather
-	// than pass or blame the merge.
+	// than pass or blame the merge. The append's one task sleeps a second
+	// a row until the other writer is done (its gate open), 40 s at most.
 	view := "slowcluster_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
-	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT CAST(id AS INT) AS id, CAST(id % 2 AS STRING) AS k, CAST(reflect('java.lang.Thread', 'sleep', CAST(1000 AS BIGINT)) AS STRING) AS v FROM range(0, 40, 1, 1)")
+	g := newGate(t)
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT CAST(id AS INT) AS id, CAST(id % 2 AS STRING) AS k, CAST(reflect('java.lang.Thread', 'sleep', CASE WHEN "+g.shut()+" THEN CAST(1000 AS BIGINT) ELSE CAST(0 AS BIGINT) END) AS STRING) AS v FROM range(0, 40, 1, 1)")
 	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view) })
 	done := make(chan error, 1)
 	go func() {
@@ -264,9 +293,9 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 		done <- err
 	}()
 	// Once the write job has begun (its _temporary directory is there),
-	// its one slow task runs for about 40 s: time for the other writer's
-	// job even on a busy server (with 16 s, a loaded run's other writer
-	// finished after the merge had listed its files).
+	// its one slow task runs until the gate opens (at most about 40 s:
+	// with a fixed 16 s, a loaded run's other writer finished after the
+	// merge had listed its files).
 	waitForWrite(t, filepath.Join(host, "out"), done)
 	exec(t, "INSERT OVERWRITE DIRECTORY '"+out+"/k=9' USING parquet SELECT 99 AS id, 'other' AS v")
 	var err error
@@ -274,6 +303,7 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 	case err = <-done:
 		t.Fatalf("the merge ended (err %v) before the other writer's file went in: the test proves nothing; make the source slower", err)
 	default:
+		g.open(t)
 		err = <-done
 	}
 	var verr *spark.VerifyError
