@@ -317,13 +317,15 @@ func TestClusterAppendVerifiesItsOwnFiles(t *testing.T) {
 // A verified append to an existing table counts this run's rows, whoever
 // else appends meanwhile: the rows go to a staging table first, counted
 // there, then appended. Here another session inserts a row while the
-// merge writes a slow source (a view taking about 16 s to read).
+// merge writes a slow source (a view taking about 16 s to read, until the
+// other session's row is in: its gate).
 func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
 	id := strings.ReplaceAll(uuid.NewString()[:8], "-", "")
 	view, table := "slowappend_"+id, "appended_"+id
-	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, CAST(reflect('java.lang.Thread', 'sleep', CAST(800 AS BIGINT)) AS STRING) AS slept FROM range(0, 20, 1, 1)",
+	g := newGate(t)
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, CAST(reflect('java.lang.Thread', 'sleep', CASE WHEN "+g.shut()+" THEN CAST(800 AS BIGINT) ELSE CAST(0 AS BIGINT) END) AS STRING) AS slept FROM range(0, 20, 1, 1)",
 		"CREATE TABLE "+table+" (id BIGINT, slept STRING) USING parquet",
 		"INSERT INTO "+table+" VALUES (-1, 'old')")
 	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view, "DROP TABLE IF EXISTS "+table) })
@@ -344,6 +346,7 @@ func TestTableAppendVerifiesItsOwnRows(t *testing.T) {
 		t.Fatal("the merge ended before the other session's row went in: the test proves nothing")
 	default:
 	}
+	g.open(t)
 	<-done
 	if err != nil {
 		t.Fatal(err)
