@@ -515,16 +515,17 @@ func TestDifferentialReadPaths(t *testing.T) {
 				store := uploadEarly(t, files)
 				policy := sparkmerge.Options{SourceColumn: "_source"}
 				skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
-				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy, ReaderOptions: shape.readerOptions(),
-					Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
-				refOut := job.Target.Path
-				var refErr error
+				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy, ReaderOptions: shape.readerOptions()}
+				var (
+					reference *oracle
+					refErr    error
+				)
 				if shape.partitioned {
 					// Each file read alone by Spark, with its partition
 					// values as Spark's read of the tree types them.
-					refOut, refErr = partitionReferenceOf(t, c, shape.format, local, treeFiles(files), shape.readerOptions())
+					reference, refErr = partitionOracle(t, c, shape.format, local, treeFiles(files), shape.readerOptions())
 				} else {
-					_, refErr = c.Merge(context.Background(), job)
+					reference, refErr = newMergedOracle(t, c, job)
 				}
 				countMu.Lock()
 				if refErr != nil {
@@ -533,7 +534,6 @@ func TestDifferentialReadPaths(t *testing.T) {
 				}
 				total++
 				countMu.Unlock()
-				reference := newOracle(refOut)
 				for _, p := range paths {
 					runOnParentSession(t, p.name, func(t *testing.T) {
 						root := local
@@ -690,10 +690,7 @@ func TestDifferentialJSONSparkRefusesAlone(t *testing.T) {
 			c := newClient(t)
 			local := localFiles(t, files)
 			remote := clusterFiles(t, files)
-			job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy,
-				Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
-			_, refErr := c.Merge(context.Background(), job)
-			reference := newOracle(job.Target.Path)
+			reference, refErr := newMergedOracle(t, c, spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy})
 			outcomes := []string{fmt.Sprintf("Spark alone: %v", refErr)}
 			for _, p := range paths {
 				runOnParentSession(t, p.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/spark-connect-go/spark/sql"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -274,6 +275,11 @@ type oracle struct {
 	schema []string
 	// outputs are the oracle as readOutput read it, by its arguments.
 	outputs map[string]*output
+	// whole is the oracle read whole, every column of names, where it is
+	// a merge's result never written (newMergedOracle, partitionOracle):
+	// outputs are then taken from it instead of read.
+	whole *output
+	names []string
 }
 
 func newOracle(dir string) *oracle {
@@ -298,7 +304,11 @@ func (o *oracle) output(t *testing.T, cols []string, root string) *output {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	want, ok := o.outputs[key]
-	if !ok {
+	if !ok && o.whole != nil {
+		want = o.whole.project(t, o.names, cols, root)
+		o.outputs[key] = want
+	}
+	if !ok && o.whole == nil {
 		var err error
 		if want, err = readOutput(t, o.dir, cols, root); err != nil {
 			t.Fatalf("read the expected output %s: %v", o.dir, err)
@@ -331,6 +341,16 @@ type output struct {
 // column of cols missing, say).
 func readOutput(t *testing.T, dir string, cols []string, root string) (*output, error) {
 	t.Helper()
+	df, err := testSessionOf(t).Read().Format("parquet").Option("mergeSchema", "true").Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return readFrame(t, df, dir, cols, root)
+}
+
+// readFrame is readOutput of a DataFrame, named what in errors.
+func readFrame(t *testing.T, df sql.DataFrame, what string, cols []string, root string) (*output, error) {
+	t.Helper()
 	exprs := []string{"typeof(struct(*))"}
 	for i, c := range cols {
 		q, err := sparkmerge.QuoteIdent(c)
@@ -347,10 +367,7 @@ func readOutput(t *testing.T, dir string, cols []string, root string) (*output, 
 		exprs = append(exprs, "replace(_source, "+sparkmerge.QuoteString(root)+", '')")
 	}
 	ctx := context.Background()
-	df, err := testSessionOf(t).Read().Format("parquet").Option("mergeSchema", "true").Load(dir)
-	if err == nil {
-		df, err = df.SelectExpr(ctx, exprs...)
-	}
+	df, err := df.SelectExpr(ctx, exprs...)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +381,7 @@ func readOutput(t *testing.T, dir string, cols []string, root string) (*output, 
 		v := r.Values()
 		schema, _ := v[0].(string)
 		if out.schema != "" && schema != out.schema {
-			t.Fatalf("%s: rows of two schemas, %s and %s", dir, out.schema, schema)
+			t.Fatalf("%s: rows of two schemas, %s and %s", what, out.schema, schema)
 		}
 		out.schema = schema
 		end := len(v)

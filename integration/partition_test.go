@@ -98,55 +98,16 @@ func sparkTreeRead(t *testing.T, format, root string, withSource bool) string {
 	return out
 }
 
-// partitionReference is the second oracle, written as Parquet: each data
-// file below root read alone by Spark (a union of the files as sources of
-// their own, with Spark's inference), joined by file with its partition
-// values as Spark's read of the tree types them (the tree read as a
-// binaryFile dataset, whose partition columns are any format's). Rows
-// carry their file in _source.
-func partitionReference(t *testing.T, c *spark.Client, format, root string, files []string) string {
+// partitionReference is the second oracle (partitionOracle): each data
+// file below root read alone by Spark, with the partition values of its
+// directories as Spark's read of the tree types them.
+func partitionReference(t *testing.T, c *spark.Client, format, root string, files []string) *oracle {
 	t.Helper()
-	out, err := partitionReferenceOf(t, c, format, root, files, nil)
+	o, err := partitionOracle(t, c, format, root, files, nil)
 	if err != nil {
 		t.Fatalf("Spark reading each file alone: %v", err)
 	}
-	return out
-}
-
-// partitionReferenceOf is partitionReference with reader options, or the
-// error of Spark reading the files alone.
-func partitionReferenceOf(t *testing.T, c *spark.Client, format, root string, files []string, options map[string]string) (string, error) {
-	t.Helper()
-	var sources []spark.SourceSpec
-	for _, f := range files {
-		sources = append(sources, spark.SourceSpec{Paths: []string{root + "/" + f}, Format: format})
-	}
-	alone := freshDir(t, "alone-")
-	if _, err := c.Merge(testContext(t), spark.Job{Sources: sources, Strategy: spark.StrategyUnion, SparkInference: true,
-		Policy: sparkmerge.Options{SourceColumn: "_source"}, ReaderOptions: options, Target: spark.Target{Path: alone}}); err != nil {
-		return "", err
-	}
-	cols, _ := query(t, fmt.Sprintf("SELECT * FROM binaryFile.`%s` LIMIT 0", root))
-	var partitions, selected []string
-	for _, col := range cols {
-		if !slices.Contains([]string{"path", "modificationTime", "length", "content"}, col) {
-			q, _ := sparkmerge.QuoteIdent(col)
-			partitions = append(partitions, q)
-			selected = append(selected, "p."+q)
-		}
-	}
-	if len(partitions) == 0 {
-		t.Fatalf("Spark reads %s without partition columns (%v)", root, cols)
-	}
-	listing := fmt.Sprintf("(SELECT regexp_replace(path, '^file:', '') AS `__file`, %s FROM binaryFile.`%s`) p", strings.Join(partitions, ", "), root)
-	unmatched := queryRows(t, fmt.Sprintf("SELECT r._source FROM parquet.`%s` r LEFT ANTI JOIN %s ON r._source = p.`__file`", alone, listing))
-	if len(unmatched) > 0 {
-		t.Fatalf("files without partition values in the tree's listing: %v", unmatched)
-	}
-	out := freshDir(t, "reference-")
-	exec(t, fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING parquet SELECT r.*, %s FROM parquet.`%s` r JOIN %s ON r._source = p.`__file`",
-		out, strings.Join(selected, ", "), alone, listing))
-	return out, nil
+	return o
 }
 
 // treeFiles are the names of a tree's files, sorted.
@@ -184,7 +145,7 @@ func TestPartitionedCSVTreeWithDriftingHeaders(t *testing.T) {
 		"part=b/test.csv": "id,value\n2,value2\n",
 	})
 	roots := treeRoots(t, files)
-	reference := newOracle(partitionReference(t, c, "csv", roots[0].root, treeFiles(files)))
+	reference := partitionReference(t, c, "csv", roots[0].root, treeFiles(files))
 	for _, r := range roots {
 		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
 			t.Run(r.name+" "+strategy.String(), func(t *testing.T) {
@@ -282,7 +243,7 @@ func TestPartitionedTreesMergeAsSparkReadsThem(t *testing.T) {
 			files := tc.filesOf(t)
 			roots := treeRoots(t, files)
 			want := newOracle(sparkTreeRead(t, tc.format, roots[0].root, true))
-			reference := newOracle(partitionReference(t, c, tc.format, roots[0].root, treeFiles(files)))
+			reference := partitionReference(t, c, tc.format, roots[0].root, treeFiles(files))
 			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
 			for _, r := range roots {
 				runOnParentSession(t, r.name, func(t *testing.T) {
@@ -353,7 +314,7 @@ func TestPartitionedTreesWithDrift(t *testing.T) {
 			c := newClient(t)
 			files := tc.filesOf(t)
 			roots := treeRoots(t, files)
-			reference := newOracle(partitionReference(t, c, tc.format, roots[0].root, treeFiles(files)))
+			reference := partitionReference(t, c, tc.format, roots[0].root, treeFiles(files))
 			for _, r := range roots {
 				runOnParentSession(t, r.name, func(t *testing.T) {
 					_, out := mergeTree(t, c, tc.format, r.root, spark.StrategyAuto, false)
