@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/sparkmerge/sparkmerge/spark"
 )
@@ -242,6 +243,84 @@ func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
 				_, out := merge(t, c, way.job(pathSources(dir+"/at.json")))
 				mergedAsSparkReadsJSON(t, dir+"/at.json", way.options, out)
 				// The server lives: Spark never inferred the deep files.
+				if rows := queryRows(t, "SELECT 1"); len(rows) != 1 {
+					t.Errorf("the server answers %v", rows)
+				}
+			})
+		}
+	}
+}
+
+// utf16LE is s in UTF-16LE, without a byte order mark.
+func utf16LE(s string) string {
+	var b strings.Builder
+	for _, u := range utf16.Encode([]rune(s)) {
+		b.WriteByte(byte(u))
+		b.WriteByte(byte(u >> 8))
+	}
+	return b.String()
+}
+
+// cjkJSON is a record nested depth levels deep whose first string holds
+// characters a byte of which, in UTF-16LE, is a quote or a bracket: 丢
+// (22 4E), 丧 (27 4E), 山 (71 5C), 字 (57 5B) and 笑 (11 7B). Read as
+// UTF-8 bytes, the string closes at 丢: with hide, 丧 then opens a
+// string in single quotes that runs to the end (a record of any depth
+// measures 1); without, 字 and 300 笑 count as 301 levels.
+func cjkJSON(depth int, hide bool) string {
+	s := "丢山字" + strings.Repeat("笑", 300)
+	if hide {
+		s = "丢丧山字笑"
+	}
+	return `{"id":1,"s":"` + s + `",` + strings.Repeat(`"a":{`, depth-1) + `"b":1` + strings.Repeat(`}`, depth-1) + "}\n"
+}
+
+// A JSON file read with an encoding that is not UTF-8 is measured as
+// Spark decodes it: in UTF-16LE, with multiLine and line by line (where
+// Spark asks for lineSep), a file whose strings hold characters with a
+// quote's or a bracket's byte, nested 200 levels, merges as Spark reads
+// it alone (read as UTF-8 bytes, it measured 302 levels and was refused),
+// and files nested 300 levels are refused before Spark infers them,
+// naming the file, its depth and the bound (read as UTF-8 bytes, one
+// measured 1 level and went to Spark's inference, the other 302); from
+// files the client reads and files only the cluster sees.
+func TestDeepJSONInUTF16IsMeasuredAsSparkDecodesIt(t *testing.T) {
+	t.Parallel()
+	files := textFiles(map[string]string{
+		"under.json": utf16LE(cjkJSON(200, false)),
+		"past.json":  utf16LE(cjkJSON(300, true)),
+		"over.json":  utf16LE(cjkJSON(300, false)),
+	})
+	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
+	ways := map[string]map[string]string{
+		"multiLine": {"encoding": "UTF-16LE", "multiLine": "true"},
+		"lines":     {"encoding": "UTF-16LE", "lineSep": "\n"},
+		"charset":   {"charset": "utf-16le", "multiLine": "true"},
+	}
+	for _, where := range []string{"local", "cluster"} {
+		for _, way := range []string{"multiLine", "lines", "charset"} {
+			t.Run(where+"/"+way, func(t *testing.T) {
+				t.Parallel()
+				c := newClient(t)
+				dir := dirs[where]
+				options := ways[way]
+				job := func(path string) spark.Job {
+					return spark.Job{Sources: pathSources(dir + "/" + path), ReaderOptions: options}
+				}
+				for _, file := range []string{"past.json", "over.json"} {
+					_, err := c.Plan(testContext(t), job(file))
+					if err == nil {
+						t.Errorf("%s, nested 300 levels deep, planned", file)
+						continue
+					}
+					for _, want := range []string{dir + "/" + file, "300 levels deep", "past the 256", "flatten such records"} {
+						if !strings.Contains(err.Error(), want) {
+							t.Errorf("%s: the error does not say %q: %v", file, want, err)
+						}
+					}
+				}
+				_, out := merge(t, c, job("under.json"))
+				mergedAsSparkReadsJSON(t, dir+"/under.json", options, out)
 				if rows := queryRows(t, "SELECT 1"); len(rows) != 1 {
 					t.Errorf("the server answers %v", rows)
 				}

@@ -20,7 +20,11 @@ import (
 // them as text with string functions that recurse nowhere, in one
 // request for all of them: the single files of like options in one text
 // read each (nestingMeasures), so the cost follows the option groups,
-// not the files, and no file's contents reach the client.
+// not the files, and no file's contents reach the client. The text read
+// hands each record's bytes undecoded; a file of an encoding whose
+// bytes of quotes, backslashes and brackets are not those characters
+// alone (UTF-16, UTF-32, Shift_JIS...) is decoded as Spark's reader
+// decodes it, or bounded, or refused (jsonCharset).
 
 // checkNestingOnServer measures how deep the records of the JSON files
 // among reads nest, as Spark reads them as text, and refuses a file past
@@ -32,6 +36,13 @@ func (c *Client) checkNestingOnServer(ctx context.Context, reads []*Read) error 
 	var measured []*Read
 	for _, r := range reads {
 		if r.Format == "json" && !r.relational() && r.UserSchema == "" && r.nestingProblem == "" {
+			cs := jsonCharsetOf(r.Options)
+			if cs.sparkRefuses(r.Options) {
+				continue
+			}
+			if err := cs.measurable(r.Options); err != nil {
+				return fmt.Errorf("source %q: %w; Spark was not asked to infer or read the file", r.Name, err)
+			}
 			measured = append(measured, r)
 		}
 	}
@@ -40,6 +51,9 @@ func (c *Client) checkNestingOnServer(ctx context.Context, reads []*Read) error 
 	}
 	deep, err := c.server.jsonNesting(ctx, nestingMeasures(measured), infer.MaxJSONDepth)
 	if err != nil {
+		if strings.Contains(err.Error(), "MALFORMED_CHARACTER_CODING") {
+			return fmt.Errorf("measure how deep the JSON files Spark is to type nest: a file read with an encoding holds bytes that are not of that encoding (Spark would read them as U+FFFD), so its nesting cannot be measured before Spark infers it: check the encoding option, or re-encode the file as UTF-8: %w", err)
+		}
 		return fmt.Errorf("measure how deep the JSON files Spark is to type nest: %w", err)
 	}
 	for i, d := range deep {
@@ -57,26 +71,39 @@ type nestingMeasure struct {
 	options map[string]string // the text read's (jsonTextOptions)
 	byKey   map[string]int    // a file's read, by sparkPathKey; nil for one read
 	read    int               // the read, when byKey is nil
+	value   string            // the SQL of a record's text, of the read's value (jsonCharset.value)
+	bound   bool              // brackets counted, not nesting (jsonCharset.bound)
+}
+
+// valueSQL is the SQL of a record's text, of the text read's value.
+func (m nestingMeasure) valueSQL() string {
+	if m.value == "" {
+		return "value"
+	}
+	return m.value
 }
 
 // nestingMeasures are the text reads that measure reads: one per set of
-// text options for the single files, in the order of their first read,
-// and one for each other read.
+// text options and charset's reading (jsonCharset.value) for the single
+// files, in the order of their first read, and one for each other read.
+// The reads' charsets are measurable (jsonCharset.measurable).
 func nestingMeasures(reads []*Read) []nestingMeasure {
 	var out []nestingMeasure
 	alike := map[string]int{}
 	for i, r := range reads {
-		options := jsonTextOptions(r.Options)
+		cs := jsonCharsetOf(r.Options)
+		options := jsonTextOptions(r.Options, cs)
+		value := cs.value()
 		if len(r.Paths) != 1 || r.patterns || IsGlob(r.Paths[0]) {
-			out = append(out, nestingMeasure{paths: r.readPaths(), options: options, read: i})
+			out = append(out, nestingMeasure{paths: r.readPaths(), options: options, read: i, value: value, bound: cs.bound})
 			continue
 		}
-		key := sqlMap(options)
+		key := sqlMap(options) + value
 		j, ok := alike[key]
 		if !ok {
 			j = len(out)
 			alike[key] = j
-			out = append(out, nestingMeasure{options: options, byKey: map[string]int{}})
+			out = append(out, nestingMeasure{options: options, byKey: map[string]int{}, value: value, bound: cs.bound})
 		}
 		out[j].paths = append(out[j].paths, literalPath(r.Paths[0]))
 		out[j].byKey[sparkPathKey(r.Paths[0])] = i
@@ -85,15 +112,20 @@ func nestingMeasures(reads []*Read) []nestingMeasure {
 }
 
 // jsonTextOptions are the options of a text read of the files a JSON
-// read with options reads: those that choose the files and split the
-// lines, and a multi-line file read whole (one record, or an array of
-// them, may span its lines).
-func jsonTextOptions(options map[string]string) map[string]string {
+// read with options of the charset cs reads: those that choose the files
+// and split the lines (lineSep as its bytes in cs: jsonCharset.textLineSep),
+// and a multi-line file read whole (one record, or an array of them, may
+// span its lines).
+func jsonTextOptions(options map[string]string, cs jsonCharset) map[string]string {
 	out := map[string]string{}
 	for k, v := range options {
 		switch strings.ToLower(k) {
-		case "pathglobfilter", "recursivefilelookup", "modifiedbefore", "modifiedafter", "ignoremissingfiles", "ignorecorruptfiles", "linesep":
+		case "pathglobfilter", "recursivefilelookup", "modifiedbefore", "modifiedafter", "ignoremissingfiles", "ignorecorruptfiles":
 			out[k] = v
+		case "linesep":
+			if !strings.EqualFold(optionValue(options, "multiLine"), "true") {
+				out[k], _ = cs.textLineSep(v)
+			}
 		case "multiline":
 			if strings.EqualFold(v, "true") {
 				out["wholetext"] = "true"
@@ -123,6 +155,9 @@ func (d deepJSONFile) problem(r *Read) string {
 	what := "a record"
 	if len(r.Paths) != 1 || r.patterns || sparkPathKey(r.Paths[0]) != d.path {
 		what = fmt.Sprintf("a record of its file %q", d.path)
+	}
+	if cs := jsonCharsetOf(r.Options); cs.bound {
+		return fmt.Sprintf("%s may nest objects and arrays up to %d levels deep, past the %d that Spark reads safely: Spark's SQL does not decode its encoding %s, so the file's nesting was bounded by its bytes of { and [ (%d in one record, strings included), not measured; re-encode the file as UTF-8 to have it measured", what, d.depth, infer.MaxJSONDepth, cs.name, d.depth)
 	}
 	return fmt.Sprintf("%s nests objects and arrays %d levels deep (as Spark measured the file's text), past the %d that Spark reads safely", what, d.depth, infer.MaxJSONDepth)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 
@@ -102,6 +103,122 @@ func TestLiveJSONNestingAsTheClientCounts(t *testing.T) {
 		}
 		if wrong > 0 {
 			t.Errorf("bound %d: %d of %d lines measured wrong", bound, wrong, len(rows.Values))
+		}
+	}
+}
+
+// encodeText is s in the charset: UTF-16 or UTF-32 of a byte order
+// (bom: with its mark first).
+func encodeText(s, charset string, bom bool) []byte {
+	var out []byte
+	if bom {
+		s = "\uFEFF" + s
+	}
+	for _, r := range s {
+		switch charset {
+		case "UTF-16LE", "UTF-16BE":
+			for _, u := range utf16.Encode([]rune{r}) {
+				if charset == "UTF-16LE" {
+					out = append(out, byte(u), byte(u>>8))
+				} else {
+					out = append(out, byte(u>>8), byte(u))
+				}
+			}
+		case "UTF-32LE":
+			out = append(out, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+		case "UTF-32BE":
+			out = append(out, byte(r>>24), byte(r>>16), byte(r>>8), byte(r))
+		}
+	}
+	return out
+}
+
+// The measure reads a JSON file of UTF-16 or UTF-32 as Spark's reader
+// decodes it, line by line at lineSep's bytes in the charset and whole
+// with multiLine: on 3,000 generated lines of brackets, quotes,
+// backslashes and characters whose UTF-16 units hold a quote's, a
+// backslash's or a bracket's byte (丢 22 4E, 丧 27 4E, 山 71 5C, 字 57 5B,
+// 笑 11 7B), every line decodes to itself and measures as the client
+// counts it, in each charset and byte order (with a byte order mark
+// where Spark's charset reads one).
+func TestLiveJSONNestingDecodesTheCharset(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := liveClient(t)
+	rng := rand.New(rand.NewPCG(5, 16))
+	runes := []rune(`{}[]"'\a ,:丢丧山字笑😀`)
+	want := map[string]int{}
+	var lines []string
+	for len(want) < 3000 {
+		var line strings.Builder
+		for range rng.IntN(80) {
+			line.WriteRune(runes[rng.IntN(len(runes))])
+		}
+		if _, seen := want[line.String()]; !seen {
+			want[line.String()] = refNestingDepth(line.String())
+			lines = append(lines, line.String())
+		}
+	}
+	deep := `{"s":"丢丧山字",` + strings.Repeat(`"a":[`, 150) + `"]]]}}}笑"` + strings.Repeat(`]`, 150) + `}`
+	want[deep] = 151
+	lines = append(lines, deep)
+	whole := strings.Join(lines, "\n")
+	dir := sparktest.WorkDir(t)
+	for _, tc := range []struct {
+		encoding, multiLine string
+		file                string // charset the file is written in
+		bom                 bool
+	}{
+		{"UTF-16LE", "false", "UTF-16LE", false},
+		{"UTF-16BE", "false", "UTF-16BE", false},
+		{"UTF-32LE", "false", "UTF-32LE", false},
+		{"UTF-32BE", "false", "UTF-32BE", false},
+		{"UTF-16LE", "true", "UTF-16LE", false},
+		{"UTF-16", "true", "UTF-16LE", true},
+		{"UTF-16", "true", "UTF-16BE", false},
+		{"UTF-32", "true", "UTF-32LE", true},
+		{"UTF-32LE", "true", "UTF-32LE", false},
+		{"UTF-32BE", "true", "UTF-32BE", true},
+	} {
+		name := tc.encoding + "-" + tc.multiLine + "-" + tc.file
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, encodeText(whole, tc.file, tc.bom), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		options := map[string]string{"encoding": tc.encoding, "multiLine": tc.multiLine, "lineSep": "\n"}
+		measures := nestingMeasures([]*Read{{Format: "json", Paths: []string{path}, Options: options}})
+		if len(measures) != 1 {
+			t.Fatalf("%s: %d measures", name, len(measures))
+		}
+		m := measures[0]
+		rows, err := c.sess.Read(connect.ReadSpec{Format: "text", Paths: m.paths, Options: m.options}).
+			SelectExpr(m.valueSQL()+" AS value").SelectExpr("value", jsonNestingExpr(-1)+" AS depth").Collect(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := map[string]int{}
+		for _, row := range rows.Values {
+			line, _ := row[0].(string)
+			depth, _ := row[1].(int32)
+			got[strings.TrimPrefix(line, "\uFEFF")] = int(depth)
+		}
+		wantHere := want
+		if tc.multiLine == "true" {
+			wantHere = map[string]int{whole: refNestingDepth(whole)}
+		}
+		if len(got) != len(wantHere) {
+			t.Errorf("%s: %d texts measured, want %d", name, len(got), len(wantHere))
+		}
+		wrong := 0
+		for line, w := range wantHere {
+			if d, ok := got[line]; !ok || d != w {
+				if wrong++; wrong <= 3 {
+					t.Errorf("%s: %.80q measured %d (found %v), want %d", name, line, d, ok, w)
+				}
+			}
+		}
+		if wrong > 0 {
+			t.Errorf("%s: %d of %d texts measured wrong", name, wrong, len(wantHere))
 		}
 	}
 }

@@ -406,7 +406,8 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 	return files, nil
 }
 
-// jsonNesting runs the measures' text reads in one request: only the
+// jsonNesting runs the measures' text reads in one request, each record's
+// text decoded as Spark's JSON reader decodes it (nestingMeasure.value): only the
 // lines with more brackets than maxDepth are measured (jsonDeeperFilter),
 // by jsonNestingExpr, and only the files past it come back, a row each
 // (filtered after the aggregate, which Spark cannot push the filter
@@ -414,9 +415,14 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 func (s sessionServer) jsonNesting(ctx context.Context, measures []nestingMeasure, maxDepth int) (map[int]deepJSONFile, error) {
 	frames := make([]connect.Frame, len(measures))
 	for g, m := range measures {
+		depth := jsonNestingExpr(maxDepth)
+		if m.bound {
+			depth = "CAST(" + jsonBracketsExpr + " AS INT)"
+		}
 		frames[g] = s.sess.Read(connect.ReadSpec{Format: "text", Paths: m.paths, Options: m.options}).
+			SelectExpr(m.valueSQL()+" AS value", sparkPathKeyExpr+" AS k").
 			Filter(jsonDeeperFilter(maxDepth)).
-			SelectExpr(fmt.Sprintf("CAST(%d AS INT) AS g", g), sparkPathKeyExpr+" AS k", jsonNestingExpr(maxDepth)+" AS depth")
+			SelectExpr(fmt.Sprintf("CAST(%d AS INT) AS g", g), "k", depth+" AS depth")
 	}
 	rows, err := connect.UnionAll(frames).Aggregate([]string{"g", "k"}, "max(depth) AS depth").
 		Filter(fmt.Sprintf("depth > %d", maxDepth)).Collect(ctx)
