@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/spark-connect-go/spark/sql"
+
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
@@ -102,12 +104,10 @@ func partitionOracle(t *testing.T, c *spark.Client, format, root string, files [
 		}
 		return nil, err
 	}
-	// Types as Spark's typeof writes them, for the schema said beside a
-	// failed comparison (schemaOf's form elsewhere).
-	if fields := structFields(t, o.whole.schema); len(fields) == len(o.names) {
-		for _, f := range fields[len(o.schema):] {
-			o.schema = append(o.schema, strings.Replace(f, ":", " ", 1))
-		}
+	// The partition columns' types as Spark's typeof writes them, for the
+	// schema said beside a failed comparison.
+	if typed := typedNames(t, o.names, o.whole.schema); typed != nil {
+		o.schema = append(o.schema, typed[len(o.schema):]...)
 	}
 	return o, nil
 }
@@ -155,4 +155,42 @@ func (out *output) project(t *testing.T, names, cols []string, root string) *out
 	sortCells(p.rows)
 	sort.Strings(p.provenance)
 	return p
+}
+
+// frameOracle is the oracle of a DataFrame's rows, read whole in one
+// query (readFrame), named what in errors; the schema said beside a
+// failed comparison is as Spark's typeof writes it.
+func frameOracle(t *testing.T, df sql.DataFrame, what string) *oracle {
+	t.Helper()
+	schema, err := df.Schema(testContext(t))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	o := newOracle(what)
+	for _, f := range schema.Fields {
+		o.names = append(o.names, f.Name)
+	}
+	if o.whole, err = readFrame(t, df, what, o.names, ""); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if o.schema = typedNames(t, o.names, o.whole.schema); o.schema == nil {
+		t.Fatalf("%s has no rows: no schema to compare with", what)
+	}
+	return o
+}
+
+// typedNames are "name type" per column of names (schemaOf's form), the
+// types as Spark's typeof of a struct of every column writes them (typ);
+// nil where typ is not that struct (an output without rows).
+func typedNames(t *testing.T, names []string, typ string) []string {
+	t.Helper()
+	fields := structFields(t, typ)
+	if len(fields) != len(names) {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, f := range fields {
+		out[i] = names[i] + " " + strings.TrimPrefix(f, names[i]+":")
+	}
+	return out
 }

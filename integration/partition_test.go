@@ -81,21 +81,19 @@ func sparkOptions(format string) map[string]string {
 	return map[string]string{"mergeSchema": "true"}
 }
 
-// sparkTreeRead is Spark's read of the tree at root as one dataset, written
-// as Parquet: the first oracle. withSource adds an empty provenance column
-// for the schema of a merge with one (whose values the comparison skips).
-func sparkTreeRead(t *testing.T, format, root string, withSource bool) string {
+// sparkTreeRead is Spark's read of the tree at root as one dataset, read
+// whole in one query, never written: the first oracle. withSource adds an
+// empty provenance column for the schema of a merge with one (whose
+// values the comparison skips).
+func sparkTreeRead(t *testing.T, format, root string, withSource bool) *oracle {
 	t.Helper()
-	out := freshDir(t, "tree-read-")
 	columns := "*"
 	if withSource {
 		columns = "*, CAST(NULL AS STRING) AS _source"
 	}
-	exec(t,
-		fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW sparkmerge_tree USING %s OPTIONS (%s)", format, readerOptionsSQL(root, sparkOptions(format))),
-		fmt.Sprintf("INSERT OVERWRITE DIRECTORY '%s' USING parquet SELECT %s FROM sparkmerge_tree", out, columns),
-		"DROP VIEW sparkmerge_tree") // the session serves other tests next
-	return out
+	exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW sparkmerge_tree USING %s OPTIONS (%s)", format, readerOptionsSQL(root, sparkOptions(format))))
+	defer exec(t, "DROP VIEW sparkmerge_tree") // the session serves other tests next
+	return frameOracle(t, frame(t, testSessionOf(t), "SELECT "+columns+" FROM sparkmerge_tree"), "Spark's read of the tree")
 }
 
 // partitionReference is the second oracle (partitionOracle): each data
@@ -242,7 +240,7 @@ func TestPartitionedTreesMergeAsSparkReadsThem(t *testing.T) {
 			c := newClient(t)
 			files := tc.filesOf(t)
 			roots := treeRoots(t, files)
-			want := newOracle(sparkTreeRead(t, tc.format, roots[0].root, true))
+			want := sparkTreeRead(t, tc.format, roots[0].root, true)
 			reference := partitionReference(t, c, tc.format, roots[0].root, treeFiles(files))
 			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
 			for _, r := range roots {
@@ -359,7 +357,7 @@ func TestPartitionColumnInTheFiles(t *testing.T) {
 	for _, tc := range agreeing {
 		t.Run(tc.name, func(t *testing.T) {
 			roots := treeRoots(t, tc.files)
-			want := newOracle(sparkTreeRead(t, tc.format, roots[0].root, false))
+			want := sparkTreeRead(t, tc.format, roots[0].root, false)
 			for _, r := range roots {
 				t.Run(r.name, func(t *testing.T) {
 					job := spark.Job{Sources: []spark.SourceSpec{{Paths: []string{r.root}, Format: tc.format}}, Verify: true}
