@@ -277,7 +277,8 @@ func cjkJSON(depth int, hide bool) string {
 
 // A JSON file read with an encoding that is not UTF-8 is measured as
 // Spark decodes it: in UTF-16LE, with multiLine and line by line (where
-// Spark asks for lineSep), a file whose strings hold characters with a
+// Spark asks for lineSep), and with multiLine and no encoding (Spark's
+// reader detects it), a file whose strings hold characters with a
 // quote's or a bracket's byte, nested 200 levels, merges as Spark reads
 // it alone (read as UTF-8 bytes, it measured 302 levels and was refused),
 // and files nested 300 levels are refused before Spark infers them,
@@ -296,9 +297,11 @@ func TestDeepJSONInUTF16IsMeasuredAsSparkDecodesIt(t *testing.T) {
 		"multiLine": {"encoding": "UTF-16LE", "multiLine": "true"},
 		"lines":     {"encoding": "UTF-16LE", "lineSep": "\n"},
 		"charset":   {"charset": "utf-16le", "multiLine": "true"},
+		// Spark's reader detects UTF-16 from a file's first bytes.
+		"detected": {"multiLine": "true"},
 	}
 	for _, where := range []string{"local", "cluster"} {
-		for _, way := range []string{"multiLine", "lines", "charset"} {
+		for _, way := range []string{"multiLine", "lines", "charset", "detected"} {
 			t.Run(where+"/"+way, func(t *testing.T) {
 				t.Parallel()
 				c := newClient(t)

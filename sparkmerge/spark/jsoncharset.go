@@ -56,6 +56,7 @@ type jsonCharset struct {
 	isUTF8 bool   // UTF-8 itself
 	decode string // decode's charset; "" to read the bytes as UTF-8
 	prefix string // hex of the bytes put before the record's, for decode
+	detect bool   // no charset, multiLine: as Jackson detects it (detectedValue)
 	bound  bool   // count bytes of { and [ only
 	known  bool
 	// encodeLineSep is the bytes of a line separator in the charset, as
@@ -101,7 +102,10 @@ func jsonCharsetOf(options map[string]string) jsonCharset {
 		}
 	}
 	switch n {
-	case "", "utf-8", "utf8", "unicode-1-1-utf-8":
+	case "":
+		cs.isUTF8 = true
+		cs.detect = strings.EqualFold(optionValue(options, "multiLine"), "true")
+	case "utf-8", "utf8", "unicode-1-1-utf-8":
 		cs.isUTF8 = true
 	case "us-ascii", "ascii", "iso646-us", "ascii7", "646", "cp367", "ibm367", "csascii", "default",
 		"latin1", "latin2", "latin4", "latin5", "latin9", "l1", "l2", "l4", "l5", "l9",
@@ -162,6 +166,8 @@ func (cs jsonCharset) sparkRefuses(options map[string]string) bool {
 // read's value: its bytes decoded (jsonCharset).
 func (cs jsonCharset) value() string {
 	switch {
+	case cs.detect:
+		return detectedValue
 	case cs.decode != "" && cs.prefix != "":
 		return fmt.Sprintf("decode(concat(X'%s', CAST(value AS BINARY)), '%s')", cs.prefix, cs.decode)
 	case cs.decode != "":
@@ -210,3 +216,17 @@ func (cs jsonCharset) measurable(options map[string]string) error {
 	}
 	return nil
 }
+
+// detectedValue is the SQL of a whole file's text (multiLine) read with
+// no charset, decoded as Spark's reader then decodes it: Jackson detects
+// the charset from the first four bytes (ByteSourceJsonBootstrapper: a
+// byte order mark, else zero bytes: 00 00 00 xx UTF-32BE, xx 00 00 00
+// UTF-32LE, 00 xx UTF-16BE, xx 00 UTF-16LE, else UTF-8), so a UTF-16 file
+// with multiLine reads right without an encoding. Only a length of
+// whole units is decoded (else the bytes as UTF-8, as before), and only
+// the chosen branch copies the file's bytes.
+const detectedValue = `CASE WHEN octet_length(value) % 4 = 0 AND (hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE '0000FEFF%' OR hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE '000000%') THEN decode(CAST(value AS BINARY), 'UTF-32')` +
+	` WHEN octet_length(value) % 4 = 0 AND (hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE 'FFFE0000%' OR hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE '__000000%') THEN decode(concat(X'FFFE0000', CAST(value AS BINARY)), 'UTF-32')` +
+	` WHEN octet_length(value) % 2 = 0 AND (hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE 'FEFF%' OR hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE '00%') THEN decode(CAST(value AS BINARY), 'UTF-16')` +
+	` WHEN octet_length(value) % 2 = 0 AND (hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE 'FFFE%' OR hex(CAST(substr(value, 1, 4) AS BINARY)) LIKE '__00%') THEN decode(CAST(value AS BINARY), 'UTF-16LE')` +
+	` ELSE value END`

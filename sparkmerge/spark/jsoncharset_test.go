@@ -15,7 +15,7 @@ import (
 // UTF-16 and UTF-32 decoded by Spark's decode (a byte order's mark put
 // first where decode has no such charset), the multi-byte charsets
 // Spark's SQL does not decode bounded by their bracket bytes, any other
-// refused; by Java's names and aliases, case-insensitively, encoding
+// refused, and with multiLine and none, as Jackson detects it; by Java's names and aliases, case-insensitively, encoding
 // before charset.
 func TestJSONCharsetOf(t *testing.T) {
 	type got struct {
@@ -27,6 +27,8 @@ func TestJSONCharsetOf(t *testing.T) {
 		want    got
 	}{
 		{nil, got{"value", false, true}},
+		{map[string]string{"multiLine": "true"}, got{detectedValue, false, true}},
+		{map[string]string{"multiLine": "true", "encoding": "UTF-8"}, got{"value", false, true}},
 		{map[string]string{"encoding": "UTF-8"}, got{"value", false, true}},
 		{map[string]string{"Encoding": "iso-8859-15"}, got{"value", false, true}},
 		{map[string]string{"charset": "windows-1252"}, got{"value", false, true}},
@@ -122,7 +124,7 @@ func TestNestingMeasuresByCharset(t *testing.T) {
 		{Format: "json", Paths: []string{"/d/e.json"}, Options: map[string]string{"lineSep": "\n", "encoding": "GBK"}},
 	}
 	want := []nestingMeasure{
-		{paths: []string{"/d/a.json"}, options: map[string]string{"wholetext": "true"}, byKey: map[string]int{"/d/a.json": 0}, value: "value"},
+		{paths: []string{"/d/a.json"}, options: map[string]string{"wholetext": "true"}, byKey: map[string]int{"/d/a.json": 0}, value: detectedValue},
 		{paths: []string{"/d/b.json", "/d/c.json"}, options: map[string]string{"wholetext": "true"}, byKey: map[string]int{"/d/b.json": 1, "/d/c.json": 2}, value: "decode(CAST(value AS BINARY), 'UTF-16LE')"},
 		{paths: []string{"/d/d.json"}, options: map[string]string{"lineSep": "\n\x00"}, byKey: map[string]int{"/d/d.json": 3}, value: "decode(CAST(value AS BINARY), 'UTF-16LE')"},
 		{paths: []string{"/d/e.json"}, options: map[string]string{"lineSep": "\n"}, byKey: map[string]int{"/d/e.json": 4}, value: "decode(CAST(value AS BINARY), 'ISO-8859-1')", bound: true},

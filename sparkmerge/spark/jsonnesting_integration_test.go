@@ -140,7 +140,8 @@ func encodeText(s, charset string, bom bool) []byte {
 // backslash's or a bracket's byte (丢 22 4E, 丧 27 4E, 山 71 5C, 字 57 5B,
 // 笑 11 7B), every line decodes to itself and measures as the client
 // counts it, in each charset and byte order (with a byte order mark
-// where Spark's charset reads one).
+// where Spark's charset reads one), and whole files of no encoding as
+// Spark's reader detects it from their first bytes.
 func TestLiveJSONNestingDecodesTheCharset(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -179,10 +180,19 @@ func TestLiveJSONNestingDecodesTheCharset(t *testing.T) {
 		{"UTF-32", "true", "UTF-32LE", true},
 		{"UTF-32LE", "true", "UTF-32LE", false},
 		{"UTF-32BE", "true", "UTF-32BE", true},
+		{"", "true", "UTF-16LE", false},
+		{"", "true", "UTF-16BE", true},
+		{"", "true", "UTF-32LE", false},
+		{"", "true", "UTF-32BE", false},
 	} {
 		name := tc.encoding + "-" + tc.multiLine + "-" + tc.file
 		path := filepath.Join(dir, name+".json")
-		if err := os.WriteFile(path, encodeText(whole, tc.file, tc.bom), 0o644); err != nil {
+		text := whole
+		if tc.encoding == "" {
+			// Detected by its first bytes: ASCII first, as in JSON.
+			text = "{}\n" + whole
+		}
+		if err := os.WriteFile(path, encodeText(text, tc.file, tc.bom), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		options := map[string]string{"encoding": tc.encoding, "multiLine": tc.multiLine, "lineSep": "\n"}
@@ -204,7 +214,7 @@ func TestLiveJSONNestingDecodesTheCharset(t *testing.T) {
 		}
 		wantHere := want
 		if tc.multiLine == "true" {
-			wantHere = map[string]int{whole: refNestingDepth(whole)}
+			wantHere = map[string]int{text: refNestingDepth(text)}
 		}
 		if len(got) != len(wantHere) {
 			t.Errorf("%s: %d texts measured, want %d", name, len(got), len(wantHere))

@@ -28,7 +28,7 @@ func TestNestingMeasures(t *testing.T) {
 	got := nestingMeasures(reads)
 	want := []nestingMeasure{
 		{paths: []string{"/d/a.json", "/d/b.json"}, options: map[string]string{}, byKey: map[string]int{"/d/a.json": 0, "/d/b.json": 1}, value: "value"},
-		{paths: []string{"/d/c.json", "/d/e.json"}, options: map[string]string{"wholetext": "true"}, byKey: map[string]int{"/d/c.json": 2, "/d/e.json": 4}, value: "value"},
+		{paths: []string{"/d/c.json", "/d/e.json"}, options: map[string]string{"wholetext": "true"}, byKey: map[string]int{"/d/c.json": 2, "/d/e.json": 4}, value: detectedValue},
 		{paths: []string{`file:///d/d\,1.json`, "/d/f.json"}, options: map[string]string{"lineSep": ";"}, byKey: map[string]int{"/d/d,1.json": 3, "/d/f.json": 7}, value: "value"},
 		{paths: []string{"/d/g1.json", "/d/g2.json"}, options: map[string]string{}, read: 5, value: "value"},
 		{paths: []string{"/d/*.json"}, options: map[string]string{}, read: 6, value: "value"},
