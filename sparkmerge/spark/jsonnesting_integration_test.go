@@ -42,6 +42,26 @@ func refNestingDepth(line string) int {
 	return deepest
 }
 
+// randomLines are n distinct lines of up to 79 characters of alphabet,
+// in the order made, and each line's depth as the client counts it
+// (refNestingDepth).
+func randomLines(rng *rand.Rand, alphabet string, n int) ([]string, map[string]int) {
+	runes := []rune(alphabet)
+	want := map[string]int{}
+	var lines []string
+	for len(want) < n {
+		var line strings.Builder
+		for range rng.IntN(80) {
+			line.WriteRune(runes[rng.IntN(len(runes))])
+		}
+		if _, seen := want[line.String()]; !seen {
+			want[line.String()] = refNestingDepth(line.String())
+			lines = append(lines, line.String())
+		}
+	}
+	return lines, want
+}
+
 // Spark's measure of a line's nesting (jsonNestingExpr) is the client's
 // rule, on 6,000 generated lines of brackets, quotes of both kinds,
 // backslashes, letters, separators and a two-byte character, unbalanced
@@ -53,19 +73,10 @@ func TestLiveJSONNestingAsTheClientCounts(t *testing.T) {
 	ctx := context.Background()
 	c := liveClient(t)
 	rng := rand.New(rand.NewPCG(11, 39))
-	const alphabet = `{}[]"'\a ,:é`
-	runes := []rune(alphabet)
-	want := map[string]int{}
+	lines, want := randomLines(rng, `{}[]"'\a ,:é`, 6000)
 	var text strings.Builder
-	for len(want) < 6000 {
-		var line strings.Builder
-		for range rng.IntN(80) {
-			line.WriteRune(runes[rng.IntN(len(runes))])
-		}
-		if _, seen := want[line.String()]; !seen {
-			want[line.String()] = refNestingDepth(line.String())
-			text.WriteString(line.String() + "\n")
-		}
+	for _, line := range lines {
+		text.WriteString(line + "\n")
 	}
 	// Balanced lines, which the cut of innermost pairs empties: the bound
 	// it gives is exact.
@@ -147,19 +158,7 @@ func TestLiveJSONNestingDecodesTheCharset(t *testing.T) {
 	ctx := context.Background()
 	c := liveClient(t)
 	rng := rand.New(rand.NewPCG(5, 16))
-	runes := []rune(`{}[]"'\a ,:丢丧山字笑😀`)
-	want := map[string]int{}
-	var lines []string
-	for len(want) < 3000 {
-		var line strings.Builder
-		for range rng.IntN(80) {
-			line.WriteRune(runes[rng.IntN(len(runes))])
-		}
-		if _, seen := want[line.String()]; !seen {
-			want[line.String()] = refNestingDepth(line.String())
-			lines = append(lines, line.String())
-		}
-	}
+	lines, want := randomLines(rng, `{}[]"'\a ,:丢丧山字笑😀`, 3000)
 	deep := `{"s":"丢丧山字",` + strings.Repeat(`"a":[`, 150) + `"]]]}}}笑"` + strings.Repeat(`]`, 150) + `}`
 	want[deep] = 151
 	lines = append(lines, deep)
