@@ -331,3 +331,41 @@ func TestDeepJSONInUTF16IsMeasuredAsSparkDecodesIt(t *testing.T) {
 		}
 	}
 }
+
+// A file read with an encoding that holds bytes not of that encoding (an
+// unpaired UTF-16 surrogate) cannot be measured as Spark decodes it: on
+// Spark 4 the plan is refused, naming the encoding and the remedy, before
+// Spark infers the file (Spark's reader would read U+FFFD); on 3.5,
+// whose decode reads U+FFFD too, it is measured and merged. Local and
+// only on the server; the server answers after.
+func TestJSONOfBytesNotOfItsEncodingIsRefusedOnSpark4(t *testing.T) {
+	t.Parallel()
+	broken := utf16LE(`{"a":"x`) + "\x00\xdc" + utf16LE(`","b":[[1]]}`)
+	files := textFiles(map[string]string{"broken.json": broken})
+	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
+	options := map[string]string{"encoding": "UTF-16LE", "multiLine": "true"}
+	for _, where := range []string{"local", "cluster"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			c := newClient(t)
+			_, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(dirs[where] + "/broken.json"), ReaderOptions: options})
+			if strings.HasPrefix(sparkVersion(t), "3.") {
+				if err != nil {
+					t.Errorf("Spark 3.5 decodes the bytes as U+FFFD, as its reader does; the plan failed: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("a UTF-16LE file with an unpaired surrogate planned on Spark 4")
+			}
+			for _, want := range []string{dirs[where] + "/broken.json", "bytes that are not of that encoding", "check the encoding option, or re-encode the file as UTF-8"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error does not say %q: %v", want, err)
+				}
+			}
+			if rows := queryRows(t, "SELECT 1"); len(rows) != 1 {
+				t.Errorf("the server answers %v", rows)
+			}
+		})
+	}
+}

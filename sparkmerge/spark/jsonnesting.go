@@ -52,7 +52,15 @@ func (c *Client) checkNestingOnServer(ctx context.Context, reads []*Read) error 
 	deep, err := c.server.jsonNesting(ctx, nestingMeasures(measured), infer.MaxJSONDepth)
 	if err != nil {
 		if strings.Contains(err.Error(), "MALFORMED_CHARACTER_CODING") {
-			return fmt.Errorf("measure how deep the JSON files Spark is to type nest: a file read with an encoding holds bytes that are not of that encoding (Spark would read them as U+FFFD), so its nesting cannot be measured before Spark infers it: check the encoding option, or re-encode the file as UTF-8: %w", err)
+			// The failed task's class is wrapped in the job's error:
+			// matched in its text.
+			var decoded []string
+			for _, r := range measured {
+				if cs := jsonCharsetOf(r.Options); cs.decode != "" || cs.detect {
+					decoded = append(decoded, fmt.Sprintf("%q", r.Name))
+				}
+			}
+			return fmt.Errorf("measure how deep the JSON files Spark is to type nest: a file of %s, read with an encoding, holds bytes that are not of that encoding (Spark would read them as U+FFFD), so its nesting cannot be measured before Spark infers it: check the encoding option, or re-encode the file as UTF-8: %w", strings.Join(decoded, ", "), err)
 		}
 		return fmt.Errorf("measure how deep the JSON files Spark is to type nest: %w", err)
 	}
