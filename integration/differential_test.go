@@ -534,6 +534,9 @@ func TestDifferentialReadPaths(t *testing.T) {
 				}
 				total++
 				countMu.Unlock()
+				// Every path's output, compared with the reference in one
+				// query once all have merged (sameAsEach).
+				var outs []compared
 				for _, p := range paths {
 					runOnParentSession(t, p.name, func(t *testing.T) {
 						root := local
@@ -578,14 +581,19 @@ func TestDifferentialReadPaths(t *testing.T) {
 						case refErr == nil && err != nil:
 							t.Errorf("%v (Spark reading each file alone merges)", err)
 						case err == nil && shape.partitioned:
-							// A partition column comes after the columns
-							// of the file that brings it first, in the
-							// reference after every file's columns.
-							reference.sameAsByName(t, c, local, job.Target.Path, root)
+							outs = append(outs, compared{p.name, job.Target.Path, root})
 						case err == nil:
-							reference.sameAs(t, c, job.Target.Path, skipSource, "", "")
+							outs = append(outs, compared{p.name, job.Target.Path, ""})
 						}
 					})
+				}
+				if shape.partitioned {
+					// A partition column comes after the columns of the
+					// file that brings it first, in the reference after
+					// every file's columns.
+					reference.sameAsEach(t, c, outs, nil, local, true)
+				} else {
+					reference.sameAsEach(t, c, outs, skipSource, "", false)
 				}
 				if (t.Failed() || refErr != nil && os.Getenv("SPARKMERGE_DIFF_SHOW_REFUSED") != "") && !shape.columnar() {
 					for name, content := range files {
@@ -692,6 +700,7 @@ func TestDifferentialJSONSparkRefusesAlone(t *testing.T) {
 			remote := clusterFiles(t, files)
 			reference, refErr := newMergedOracle(t, c, spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy})
 			outcomes := []string{fmt.Sprintf("Spark alone: %v", refErr)}
+			var outs []compared // compared once all paths have merged
 			for _, p := range paths {
 				runOnParentSession(t, p.name, func(t *testing.T) {
 					root := local
@@ -708,10 +717,11 @@ func TestDifferentialJSONSparkRefusesAlone(t *testing.T) {
 					case refErr == nil && err != nil:
 						t.Errorf("%v (Spark reading each file alone merges)", err)
 					case err == nil:
-						reference.sameAs(t, c, job.Target.Path, skipSource, "", "")
+						outs = append(outs, compared{p.name, job.Target.Path, ""})
 					}
 				})
 			}
+			reference.sameAsEach(t, c, outs, skipSource, "", false)
 			if t.Failed() || os.Getenv("SPARKMERGE_DIFF_SHOW_REFUSED") != "" {
 				t.Logf("odd.json %q:\n  %s", files["odd.json"], strings.Join(outcomes, "\n  "))
 			}

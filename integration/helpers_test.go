@@ -354,6 +354,29 @@ func readOutput(t *testing.T, dir string, cols []string, root string) (*output, 
 // readFrame is readOutput of a DataFrame, named what in errors.
 func readFrame(t *testing.T, df sql.DataFrame, what string, cols []string, root string) (*output, error) {
 	t.Helper()
+	ctx := context.Background()
+	df, err := df.SelectExpr(ctx, outputExprs(t, cols, root)...)
+	if err != nil {
+		return nil, err
+	}
+	collected, err := df.Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &output{}
+	for _, r := range collected {
+		out.add(t, what, r.Values(), root)
+	}
+	out.sort()
+	return out, nil
+}
+
+// outputExprs are readFrame's columns: Spark's typeof of a struct of
+// every column, the cells of cols as text (a _source among them relative
+// to root where root is set), and the provenance relative to root, or a
+// null where root is not set.
+func outputExprs(t *testing.T, cols []string, root string) []string {
+	t.Helper()
 	exprs := []string{"typeof(struct(*))"}
 	for i, c := range cols {
 		q, err := sparkmerge.QuoteIdent(c)
@@ -366,41 +389,85 @@ func readFrame(t *testing.T, df sql.DataFrame, what string, cols []string, root 
 		}
 		exprs = append(exprs, fmt.Sprintf("%s AS `_%d`", e, i))
 	}
+	provenance := "CAST(NULL AS string)"
 	if root != "" {
-		exprs = append(exprs, "replace(_source, "+sparkmerge.QuoteString(root)+", '')")
+		provenance = "replace(_source, " + sparkmerge.QuoteString(root) + ", '')"
 	}
-	ctx := context.Background()
-	df, err := df.SelectExpr(ctx, exprs...)
-	if err != nil {
-		return nil, err
+	return append(exprs, provenance+" AS `_provenance`")
+}
+
+// add is a row of outputExprs (v) to out, named what in errors.
+func (out *output) add(t *testing.T, what string, v []any, root string) {
+	t.Helper()
+	schema, _ := v[0].(string)
+	if out.schema != "" && schema != out.schema {
+		t.Fatalf("%s: rows of two schemas, %s and %s", what, out.schema, schema)
 	}
-	collected, err := df.Collect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := &output{}
-	seen := map[string]bool{}
-	for _, r := range collected {
-		v := r.Values()
-		schema, _ := v[0].(string)
-		if out.schema != "" && schema != out.schema {
-			t.Fatalf("%s: rows of two schemas, %s and %s", what, out.schema, schema)
+	out.schema = schema
+	end := len(v) - 1
+	if root != "" {
+		p, _ := v[end].(string)
+		if !slices.Contains(out.provenance, p) {
+			out.provenance = append(out.provenance, p)
 		}
-		out.schema = schema
-		end := len(v)
-		if root != "" {
-			end--
-			p, _ := v[end].(string)
-			if !seen[p] {
-				seen[p] = true
-				out.provenance = append(out.provenance, p)
-			}
-		}
-		out.rows = append(out.rows, v[1:end])
 	}
+	out.rows = append(out.rows, v[1:end])
+}
+
+// sort sorts out's rows and provenance, the order outputs compare in.
+func (out *output) sort() {
 	sortCells(out.rows)
 	sort.Strings(out.provenance)
-	return out, nil
+}
+
+// compared is an output compared with an oracle (sameAsEach): what made
+// it, named in a failure, its directory, and the root of the sources it
+// names in _source ("" where its provenance is not compared).
+type compared struct{ what, dir, root string }
+
+// readOutputs reads several Parquet outputs as readOutput reads each, in
+// one query: each output's read analysed as alone (a job reading its
+// footers), their rows in one union told apart by the output's index,
+// read by one job where each output's read costs one of its own. An
+// error is the query's, which fails where any output's read would.
+func readOutputs(t *testing.T, outs []compared, cols []string) ([]*output, error) {
+	t.Helper()
+	ctx := context.Background()
+	var union sql.DataFrame
+	for i, o := range outs {
+		df, err := testSessionOf(t).Read().Format("parquet").Option("mergeSchema", "true").Load(o.dir)
+		if err != nil {
+			return nil, err
+		}
+		if df, err = df.SelectExpr(ctx, append([]string{fmt.Sprintf("%d AS `_output`", i)}, outputExprs(t, cols, o.root)...)...); err != nil {
+			return nil, err
+		}
+		if union == nil {
+			union = df
+		} else {
+			union = union.UnionAll(ctx, df)
+		}
+	}
+	collected, err := union.Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	read := make([]*output, len(outs))
+	for i := range read {
+		read[i] = &output{}
+	}
+	for _, r := range collected {
+		v := r.Values()
+		i, ok := v[0].(int32)
+		if !ok || int(i) >= len(outs) {
+			t.Fatalf("a row of no output compared (%T %v)", v[0], v[0])
+		}
+		read[i].add(t, outs[i].dir, v[1:], outs[i].root)
+	}
+	for _, o := range read {
+		o.sort()
+	}
+	return read, nil
 }
 
 // sortCells sorts rows of text cells (nil, a SQL NULL, first), cell by
@@ -483,6 +550,64 @@ func (o *oracle) sameAsByName(t *testing.T, c *spark.Client, wantRoot, got, gotR
 	}
 	diff(t, "columns (Spark's typeof of each, in any order)", sorted(structFields(t, want.schema)), sorted(structFields(t, have.schema)))
 	diff(t, "rows", want.rows, have.rows)
+}
+
+// sameAsEach is sameAs (byName: sameAsByName) of several outputs, read in
+// one query (readOutputs) where each comparison costs one: each output's
+// schema, rows and, where its root is set, provenance compared with the
+// oracle's, a difference named by the output's what. Where the query
+// fails (an output's columns are not the oracle's), each output is
+// compared alone, which says how.
+func (o *oracle) sameAsEach(t *testing.T, c *spark.Client, outs []compared, skip func(col string) bool, wantRoot string, byName bool) {
+	t.Helper()
+	if len(outs) == 0 {
+		return
+	}
+	sorted := func(cols []string) []string { return slices.Sorted(slices.Values(cols)) }
+	var names []string
+	for _, col := range o.schemaOf(t, c) {
+		if skip == nil || !skip(col) {
+			names = append(names, strings.Fields(col)[0])
+		}
+	}
+	if byName {
+		names = sorted(names)
+	}
+	want := o.output(t, names, wantRoot)
+	haves, err := readOutputs(t, outs, names)
+	if err != nil {
+		t.Logf("the outputs read together: %v; each compared alone", err)
+		for _, out := range outs {
+			runOnParentSession(t, "compared: "+out.what, func(t *testing.T) {
+				if byName {
+					o.sameAsByName(t, c, wantRoot, out.dir, out.root)
+				} else {
+					o.sameAs(t, c, out.dir, skip, wantRoot, out.root)
+				}
+			})
+		}
+		return
+	}
+	for i, out := range outs {
+		have := haves[i]
+		if want.schema == "" || have.schema == "" {
+			// No row to say it: the schemas as read alone.
+			if byName {
+				diff(t, out.what+": columns", sorted(o.schemaOf(t, c)), sorted(schemaOf(t, c, out.dir)))
+			} else {
+				diff(t, out.what+": schema", o.schemaOf(t, c), schemaOf(t, c, out.dir))
+			}
+		}
+		if byName {
+			diff(t, out.what+": columns (Spark's typeof of each, in any order)", sorted(structFields(t, want.schema)), sorted(structFields(t, have.schema)))
+		} else {
+			diff(t, out.what+": schema (Spark's typeof of every column)", want.schema, have.schema)
+		}
+		diff(t, out.what+": rows", want.rows, have.rows)
+		if out.root != "" && !byName {
+			diff(t, out.what+": provenance, relative to the root", want.provenance, have.provenance)
+		}
+	}
 }
 
 // structFields are the top-level fields of a struct type as Spark's typeof
