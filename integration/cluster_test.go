@@ -447,12 +447,19 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 			policy.SourceColumn = "_source"
 			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
 
-			// The reference: each file read alone by Spark, unioned.
-			_, want := merge(t, c, spark.Job{Sources: sources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy, Verify: true})
-			reference := newOracle(want)
+			// The reference: each file read alone by Spark, unioned, read
+			// unwritten (newMergedOracle).
+			reference, err := newMergedOracle(t, c, spark.Job{Sources: sources(local), Strategy: spark.StrategyUnion, SparkInference: true, Policy: policy})
+			if err != nil {
+				t.Fatalf("Spark reading each file alone: %v", err)
+			}
+			// Every output, compared with the reference in one query once
+			// all have merged (sameAsEach): the rows, and provenance
+			// naming each file where the merge read it.
+			var outs []compared
 			for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
 				localRes, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
-				reference.sameAs(t, c, fromLocal, skipSource, local, local)
+				outs = append(outs, compared{strategy.String() + " local", fromLocal, local})
 				for i, r := range remotes {
 					runOnParentSession(t, strategy.String()+" "+r.name, func(t *testing.T) {
 						remote := r.root(t)
@@ -462,12 +469,11 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 							t.Fatal("wrote no rows")
 						}
 						samePlanShape(t, tc, localRes, res)
-						// The rows, and provenance naming each file where
-						// Spark sees it.
-						reference.sameAs(t, c, fromRemote, skipSource, local, remote)
+						outs = append(outs, compared{strategy.String() + " " + r.name, fromRemote, remote})
 					})
 				}
 			}
+			reference.sameAsEach(t, c, outs, skipSource, local, false)
 		})
 	}
 }

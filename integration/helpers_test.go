@@ -610,6 +610,36 @@ func (o *oracle) sameAsEach(t *testing.T, c *spark.Client, outs []compared, skip
 	}
 }
 
+// sameOutputs checks that each of outs has the rows want (the cells of
+// cols as text, in any order) and, where wantType is not "", Spark's type
+// of a struct of every column (typeof: the columns' names, order and
+// types), read in one query (readOutputs) where each output's own reads
+// cost one or more each; a difference is named by the output's what.
+func sameOutputs(t *testing.T, outs []compared, cols []string, wantType string, want [][]any) {
+	t.Helper()
+	if len(outs) == 0 {
+		return
+	}
+	want = slices.Clone(want)
+	sortCells(want)
+	haves, err := readOutputs(t, outs, cols)
+	if err != nil {
+		// Name the output whose read fails.
+		for _, out := range outs {
+			if _, err := readOutput(t, out.dir, cols, out.root); err != nil {
+				t.Errorf("%s: read %s: %v", out.what, out.dir, err)
+			}
+		}
+		t.Fatalf("the outputs read together: %v", err)
+	}
+	for i, out := range outs {
+		if wantType != "" {
+			diff(t, out.what+": schema (Spark's typeof of every column)", wantType, haves[i].schema)
+		}
+		diff(t, out.what+": rows", want, haves[i].rows)
+	}
+}
+
 // structFields are the top-level fields of a struct type as Spark's typeof
 // writes it, "name:type" each: struct<a:int,b:struct<c:int,d:decimal(5,2)>>
 // is a:int and b:struct<c:int,d:decimal(5,2)>. Spark writes the names

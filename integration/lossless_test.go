@@ -160,14 +160,32 @@ func TestIntegersAtTheEdgeOfDouble(t *testing.T) {
 					if _, err := c.Merge(context.Background(), job); err != nil {
 						t.Fatalf("values a double holds exactly: %v", err)
 					}
+					// The text parses to the double nearest it, which is the
+					// value itself: every exact value's row checked in one
+					// read of the output.
+					var cases []string
+					var want [][]any
 					for i, v := range values {
-						if v.lossy {
-							continue
+						if !v.lossy {
+							cases = append(cases, fmt.Sprintf("WHEN %d THEN a = CAST('%s' AS DOUBLE)", i, v.text))
+							want = append(want, row(fmt.Sprint(i), true, "double"))
 						}
-						// The text parses to the double nearest it, which is the value itself.
-						rows := queryRows(t, fmt.Sprintf("SELECT a = CAST('%s' AS DOUBLE), typeof(a) FROM parquet.`%s` WHERE id = %d", v.text, job.Target.Path, i))
-						diff(t, v.text+" merged as itself", [][]any{{true, "double"}}, rows)
 					}
+					df, err := testSessionOf(t).Read().Format("parquet").Load(job.Target.Path)
+					if err == nil {
+						df, err = df.SelectExpr(context.Background(), "CAST(id AS string)", "CASE id "+strings.Join(cases, " ")+" END", "typeof(a)")
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got [][]any
+					for _, r := range collectValues(t, df) {
+						if r[0] != "9" { // frac's row
+							got = append(got, r)
+						}
+					}
+					sortCells(got)
+					diff(t, "the exact values merged as themselves (id, equal to the text as a double, type)", want, got)
 				})
 			}
 		}
