@@ -306,6 +306,9 @@ func (f *fakeServer) inputFiles(_ context.Context, given string, _ map[string]st
 	for _, l := range f.list(given) {
 		out = append(out, l.path)
 	}
+	if info, err := os.Stat(given); f.clientFS && err == nil && !info.IsDir() {
+		out = append(out, "file:"+given)
+	}
 	return out, nil
 }
 

@@ -136,22 +136,23 @@ func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
 }
 
 // sharesDirectory reports whether the Spark server sees the client's
-// filesystem at dir's parent: the client writes a probe file into dir (a
-// hidden directory, which no reader of the parent lists) and asks Spark to
-// list it. It removes dir afterwards.
+// filesystem at dir's parent: the client writes a probe file of a fresh
+// random name into dir (a hidden directory, which no reader of the parent
+// lists) and asks Spark for the files of a read of it (an analysis, no
+// Spark job: Spark lists them as it plans the read); only a server that
+// sees the file lists it. It removes dir afterwards.
 func (c *Client) sharesDirectory(ctx context.Context, dir string) bool {
 	defer os.RemoveAll(dir)
 	if err := os.Mkdir(dir, 0o777); err != nil {
 		return false
 	}
 	os.Chmod(dir, 0o777) // a server in a container may write as another user
-	probe := filepath.Join(dir, "probe")
-	content := []byte(filepath.Base(dir))
-	if err := os.WriteFile(probe, content, 0o666); err != nil {
+	name := "probe-" + uuid.NewString()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o666); err != nil {
 		return false
 	}
-	files, err := c.listFiles(ctx, literalPath(probe), nil)
-	return err == nil && len(files) == 1 && files[0].size == int64(len(content))
+	files, err := c.server.inputFiles(ctx, literalPath(filepath.Join(dir, name)), nil)
+	return err == nil && len(files) == 1 && strings.HasSuffix(files[0], "/"+name)
 }
 
 // moveFiles moves every data file below from to the same place below to

@@ -101,14 +101,18 @@ func TestMergeToANewLocalPath(t *testing.T) {
 		t.Errorf("write %+v, want parquet, errorifexists, to a hidden staging directory beside %s", w, target)
 	}
 	// The client asked Spark whether it sees a probe file in the staging
-	// directory before choosing it.
+	// directory before choosing it: the files of a read of it, an
+	// analysis (no Spark job), not a listing query.
 	var probed bool
-	for _, l := range f.recorded("list") {
-		ds := dataSourceBelow(pmsg(l.plan(), "root"))
+	for _, l := range f.recorded("input files") {
+		ds := dataSourceBelow(pmsg(l.req, "input_files", "plan", "root"))
 		probed = probed || strings.HasPrefix(pstrs(ds, "paths")[0], w.Path+"/")
 	}
 	if !probed {
-		t.Errorf("no listing of a probe in the staging directory %s", w.Path)
+		t.Errorf("no input files asked of a probe in the staging directory %s", w.Path)
+	}
+	if lists := f.recorded("list"); len(lists) != 0 {
+		t.Errorf("%d listing queries, want none (the probe is an analysis)", len(lists))
 	}
 	// The positional scan's listing setting was raised for the merge and
 	// restored after it.
