@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -537,7 +538,7 @@ func (c *Client) writeRows(ctx context.Context, job Job, planned *Planned, merge
 // footers. withRead (see countsReadWithWritten): the rows read per
 // source are counted in the same query, and returned.
 func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w *targetWrite, result *Result, withRead bool) (map[string]int64, error) {
-	if err := c.frameWritten(ctx, w); err != nil {
+	if err := c.frameWritten(ctx, w, planned); err != nil {
 		return nil, err
 	}
 	var read map[string]int64
@@ -599,8 +600,16 @@ func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w 
 // frameWritten sets the frame of the rows to count (w.rows): the whole
 // target, or where the write's own files can be told from the target's
 // (w.filesBefore), only those files (w.own), and nil when it made none.
-func (c *Client) frameWritten(ctx context.Context, w *targetWrite) error {
+//
+// This run's own rows (w.own) are read with the schema the merge wrote
+// them with (writtenSchema), where Spark would otherwise infer it: Spark
+// analyses a Parquet read of no given schema with a job reading the
+// footers of every file (mergeSchema), each time a query names it.
+func (c *Client) frameWritten(ctx context.Context, w *targetWrite, p *Planned) error {
 	frame := targetFrame(c.sess, w.written)
+	if w.own && w.written.Table == "" {
+		frame = writtenFrame(c.sess, w.written, []string{w.written.Path}, p)
+	}
 	w.rows = &frame
 	if w.filesBefore == nil {
 		return nil
@@ -612,10 +621,60 @@ func (c *Client) frameWritten(ctx context.Context, w *targetWrite) error {
 	w.own = true
 	w.rows = nil
 	if len(files) > 0 {
-		frame = targetFilesFrame(c.sess, w.written, files)
+		frame = writtenFrame(c.sess, w.written, files, p)
 		w.rows = &frame
 	}
 	return nil
+}
+
+// writtenFrame reads files of path target t (all of them for its path)
+// that this run's write made and nothing else did, as targetFilesFrame
+// does, but with the schema p's merge wrote them with where that is
+// known (writtenSchema): no inference, so no job reading footers.
+func writtenFrame(sess *connect.Session, t Target, paths []string, p *Planned) connect.Frame {
+	schema := writtenSchema(t, p)
+	if schema == "" {
+		return targetFilesFrame(sess, t, paths)
+	}
+	return targetFilesFrameOf(sess, t, paths, schema)
+}
+
+// writtenSchema is a schema for reading back the Parquet files p's merge
+// wrote to path target t, in DDL, or "" where none is given. It names the
+// columns the counts read (the provenance and rescue columns, strings),
+// else the first column the files hold, as the merge typed them, every
+// one nullable as Spark reads files: a read that names columns of a
+// Parquet file takes them by name, and a count reads only the row counts
+// and those columns, the same rows with or without the other columns.
+// Other formats are left to Spark's inference (CSV's header is read by
+// position against a given schema; ORC is not measured), as are
+// partition columns (typed from their directories) and types a read's
+// schema refuses or that a file may store otherwise (char, varchar,
+// intervals, nested).
+func writtenSchema(t Target, p *Planned) string {
+	if format := strings.ToLower(t.Format); format != "" && format != "parquet" || p == nil || p.Plan == nil {
+		return ""
+	}
+	partition := func(name string) bool {
+		return slices.ContainsFunc(t.PartitionBy, func(c string) bool { return strings.EqualFold(c, name) })
+	}
+	var cols []sparkmerge.Field
+	for _, f := range p.Plan.Target.Fields {
+		if (f.Name == p.Plan.SourceColumn || f.Name == p.Plan.Rescue) && f.Type.Kind == sparkmerge.KindString && !partition(f.Name) {
+			cols = append(cols, sparkmerge.Field{Name: f.Name, Type: f.Type, Nullable: true})
+		}
+	}
+	if i := slices.IndexFunc(p.Plan.Target.Fields, func(f sparkmerge.Field) bool { return !partition(f.Name) }); len(cols) == 0 && i >= 0 {
+		switch f := p.Plan.Target.Fields[i]; f.Type.Kind {
+		case sparkmerge.KindBoolean, sparkmerge.KindByte, sparkmerge.KindShort, sparkmerge.KindInt, sparkmerge.KindLong,
+			sparkmerge.KindFloat, sparkmerge.KindDouble, sparkmerge.KindString, sparkmerge.KindBinary, sparkmerge.KindDate:
+			cols = append(cols, sparkmerge.Field{Name: f.Name, Type: f.Type, Nullable: true})
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	return sparkmerge.Schema{Fields: cols}.String()
 }
 
 func checkTarget(t Target) error {
@@ -727,6 +786,12 @@ func targetFrame(sess *connect.Session, t Target) connect.Frame {
 // targetFilesFrame reads some files of path target t (all of them for
 // its path), as targetFrame reads t.
 func targetFilesFrame(sess *connect.Session, t Target, paths []string) connect.Frame {
+	return targetFilesFrameOf(sess, t, paths, "")
+}
+
+// targetFilesFrameOf is targetFilesFrame read with schema (DDL; "":
+// Spark's own inference).
+func targetFilesFrameOf(sess *connect.Session, t Target, paths []string, schema string) connect.Frame {
 	format := t.Format
 	if format == "" {
 		format = "parquet"
@@ -737,7 +802,7 @@ func targetFilesFrame(sess *connect.Session, t Target, paths []string) connect.F
 	for k, v := range t.Options {
 		options[k] = v
 	}
-	if strings.EqualFold(format, "parquet") || strings.EqualFold(format, "orc") {
+	if schema == "" && (strings.EqualFold(format, "parquet") || strings.EqualFold(format, "orc")) {
 		// Files appended with --evolve have more columns than older ones.
 		options["mergeSchema"] = "true"
 	}
@@ -751,7 +816,7 @@ func targetFilesFrame(sess *connect.Session, t Target, paths []string) connect.F
 		// directories below the target.
 		options["basePath"] = t.Path
 	}
-	return sess.Read(connect.ReadSpec{Format: format, Paths: paths, Options: options})
+	return sess.Read(connect.ReadSpec{Format: format, Paths: paths, Options: options, Schema: schema})
 }
 
 // csvHeader is the header option of a CSV target: "true" unless the user

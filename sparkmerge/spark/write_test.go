@@ -210,6 +210,47 @@ func TestVerifyCountsReadAndWrittenInOneQuery(t *testing.T) {
 	}
 }
 
+// The rows a merge wrote to its own staging directory are counted by a
+// read given the schema they were written with (the columns the count
+// reads), so that Spark does not infer it: a Parquet read of no schema is
+// analysed with a job reading every file's footer (mergeSchema). Other
+// formats are left to Spark's inference. The rows counted are the same
+// (the fake counts what is stored).
+func TestVerifyReadsItsOwnRowsWithTheirSchema(t *testing.T) {
+	for _, tt := range []struct {
+		col, format, want string
+	}{
+		{"_source", "", "_source string"},
+		{"", "", "id int"}, // no provenance column: the first column
+		{"_source", "parquet", "_source string"},
+		{"_source", "orc", ""}, // left to Spark's inference
+		{"_source", "json", ""},
+	} {
+		c, f, _, job := mergeSetup(t)
+		job.Verify, job.Policy.SourceColumn, job.Target.Format = true, tt.col, tt.format
+		res, err := c.Merge(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantVerified(t, res, 3)
+		var read []string
+		for _, call := range f.recorded("group") {
+			written := pmsg(call.plan(), "root", "aggregate", "input")
+			for which(written, "rel_type") == "set_op" {
+				written = pmsg(written, "set_op", "left_input")
+			}
+			ds := dataSourceBelow(written)
+			read = append(read, pstr(ds, "schema"))
+			if _, merged := pmap(ds, "options")["mergeSchema"]; merged && pstr(ds, "schema") != "" {
+				t.Errorf("provenance %q, format %q: mergeSchema set with schema %q", tt.col, tt.format, pstr(ds, "schema"))
+			}
+		}
+		if diff := cmp.Diff([]string{tt.want}, read); diff != "" {
+			t.Errorf("provenance %q, format %q: the schema the rows written are read with (-want +got):\n%s", tt.col, tt.format, diff)
+		}
+	}
+}
+
 // Verify counts the rows read with the rows written only where the
 // sources, read again after the write, hold what they held before it:
 // files, written to a staging place or a path target (which overlaps no
