@@ -470,10 +470,15 @@ func (s sessionServer) csvFileLines(ctx context.Context, paths []string) ([]csvF
 	return out, nil
 }
 
+// csvHeaderNames parses the header line with Spark's CSV reader. The line
+// is sent as a local relation, not as a query's literal: the reader takes
+// the header from the first line of its input, which it reads from a
+// local relation on the driver, where a query over a literal was a Spark
+// job of its own for each header line.
 func (s sessionServer) csvHeaderNames(ctx context.Context, line string, options map[string]string) (sparkmerge.Schema, error) {
 	tokenizer, _ := csvTogetherOptionsOf(options)
 	opts := withOption(withOption(tokenizer, "header", "true"), "inferSchema", "false")
-	return s.sess.SQL("SELECT " + sparkmerge.QuoteString(line) + " AS value").ParseCSV(opts).Schema(ctx)
+	return s.sess.LocalTable(connect.LocalColumn{Name: "value", Strings: []string{line}}).ParseCSV(opts).Schema(ctx)
 }
 
 // csvLaneTypes is one inference over the lines of the lanes, the line
