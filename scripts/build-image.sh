@@ -13,6 +13,14 @@
 #      hash and the table formats it carries (io.sparkmerge.table-formats,
 #      "delta=4.0.1,iceberg=1.10.1" or "", which sparkmerge/localspark
 #      reads to configure their catalogs).
+#   4. start the server once on it with -XX:ArchiveClassesAtExit: the
+#      classes its start loads, archived by the JVM when it stops (AppCDS)
+#                                                  -> .cache/image/spark-connect-<hash>.jsa
+#      and add the archive to the image, named by the label
+#      io.sparkmerge.class-archive, which sparkmerge/localspark reads to
+#      have the server's JVM map it (-XX:SharedArchiveFile): a start then
+#      costs about half the CPU (docs/testing.md, "Where the time goes").
+#      A dump that fails leaves the image without one, as before.
 # Idempotent: an image whose label matches the inputs is left alone; the cached
 # tarballs make a rebuild after `docker rmi` a plain import.
 set -euo pipefail
@@ -132,8 +140,16 @@ CFG
 	log "base rootfs cached in $base_tar ($(du -h "$base_tar" | cut -f1))"
 }
 
+# The class archive: dumped from the image tarball's jars, whose sizes and
+# times the JVM checks (it ignores an archive that does not match them),
+# so cached beside it and made again when it is.
+archive_path=/opt/sparkmerge/spark-connect.jsa
+archive_label=io.sparkmerge.class-archive
+archive_cache="${image_tar%.tar}.jsa"
+
 build_image_tar() {
 	local spark_home stage java_home formats
+	rm -f "$archive_cache"
 	spark_home=$("$SPARKMERGE_REPO/scripts/fetch-spark.sh")
 	formats=$("$SPARKMERGE_REPO/scripts/fetch-table-formats.sh")
 	[ -f "$base_tar" ] || build_base
@@ -159,6 +175,52 @@ build_image_tar() {
 	clean_rootfs
 }
 
+# dump_class_archive: starts the server on $image (no network, the
+# entrypoint's settings) with -XX:ArchiveClassesAtExit, stops it once it is
+# ready (the JVM writes the archive as it exits) and keeps the archive in
+# $archive_cache. Fails, leaving no archive, if the server does not start
+# within 10 minutes or the JVM wrote none.
+dump_class_archive() {
+	local dir ctr ready=0 deadline=$((SECONDS + 600))
+	dir=$(mktemp -d "$work/class-archive.XXXXXX")
+	chmod 777 "$dir"
+	log "dumping the class archive of $image's server start"
+	ctr=$(docker run -d --network none --hostname localhost --user 0 -v "$dir:/cds" "$image" \
+		--conf "spark.driver.extraJavaOptions=-XX:ArchiveClassesAtExit=/cds/spark-connect.jsa") || { as_root rm -rf "$dir"; return 1; }
+	while [ $SECONDS -lt $deadline ] && [ "$(docker inspect -f '{{.State.Running}}' "$ctr")" = true ]; do
+		# grep reads the whole log (-c, not -q): under pipefail, an early exit
+		# would fail docker logs with SIGPIPE and the test with it.
+		if docker logs "$ctr" 2>&1 | grep -c 'Spark Connect server started' >/dev/null; then
+			ready=1
+			break
+		fi
+		sleep 1
+	done
+	docker stop -t 300 "$ctr" >/dev/null || true
+	docker logs "$ctr" >"$work/class-archive.log" 2>&1 || true
+	docker rm -f "$ctr" >/dev/null || true
+	if [ "$ready" = 1 ] && [ -s "$dir/spark-connect.jsa" ]; then
+		as_root mv "$dir/spark-connect.jsa" "$archive_cache"
+	fi
+	as_root rm -rf "$dir"
+	[ -s "$archive_cache" ]
+}
+
+# add_class_archive: $image plus the class archive at $archive_path, named
+# by $archive_label; without an archive, $image as it is.
+add_class_archive() {
+	local ctr
+	if [ ! -s "$archive_cache" ] && ! dump_class_archive; then
+		log "warning: no class archive for $image (see $work/class-archive.log): its servers load every class at each start"
+		return 0
+	fi
+	ctr=$(docker create "$image")
+	docker cp "$archive_cache" "$ctr:$archive_path" &&
+		docker commit --change "LABEL $archive_label=$archive_path" "$ctr" "$image" >/dev/null ||
+		log "warning: could not add the class archive to $image: its servers load every class at each start"
+	docker rm "$ctr" >/dev/null
+}
+
 [ -f "$image_tar" ] || build_image_tar
 old_id=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 log "docker import $image_tar as $image"
@@ -174,10 +236,11 @@ docker import \
 	--change "LABEL org.opencontainers.image.version=$SPARK_VERSION" \
 	--message "sparkmerge Spark Connect $SPARK_VERSION (scripts/build-image.sh)" \
 	"$image_tar" "$image" >/dev/null
-# Keep only the newest image tarball of this version (and none of the
-# unversioned name earlier builds used).
-find "$work" -maxdepth 1 \( -name "spark-connect-$SPARK_VERSION-*.tar" -o -regex '.*/spark-connect-[0-9a-f]*\.tar' \) \
-	! -name "$(basename "$image_tar")" -delete
+add_class_archive
+# Keep only the newest image tarball and class archive of this version (and
+# none of the unversioned name earlier builds used).
+find "$work" -maxdepth 1 \( -name "spark-connect-$SPARK_VERSION-*.tar" -o -name "spark-connect-$SPARK_VERSION-*.jsa" -o -regex '.*/spark-connect-[0-9a-f]*\.tar' \) \
+	! -name "$(basename "$image_tar")" ! -name "$(basename "$archive_cache")" -delete
 have_image || die "docker import did not produce $image with label $label=$inputs_hash"
 # Drop the outdated build this one replaced (kept if a container still uses it).
 if [ -n "$old_id" ] && [ "$old_id" != "$(docker image inspect --format '{{.Id}}' "$image")" ]; then

@@ -46,6 +46,12 @@ if compgen -G "$jars_dir/iceberg-spark-runtime-*.jar" >/dev/null; then
 		--conf "spark.sql.catalog.iceberg.warehouse=$warehouse"
 	)
 fi
+# The class archive of the server's start that scripts/build-image.sh adds
+# to the image (AppCDS): mapped instead of loading those classes again.
+archive=${SPARKMERGE_CLASS_ARCHIVE:-/opt/sparkmerge/spark-connect.jsa}
+if [ -f "$archive" ]; then
+	formats+=(--conf "spark.driver.defaultJavaOptions=-XX:SharedArchiveFile=$archive")
+fi
 if [ ${#extensions[@]} -gt 0 ]; then
 	formats+=(--conf "spark.sql.extensions=$(IFS=,; echo "${extensions[*]}")")
 fi

@@ -4,6 +4,7 @@ package localspark_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,25 @@ func TestStartServesSparkConnect(t *testing.T) {
 
 	if !strings.Contains(logs.String(), localspark.ReadyLogLine) {
 		t.Errorf("Options.Log did not receive the line %q", localspark.ReadyLogLine)
+	}
+
+	// The project's image carries the class archive of the server's start
+	// (scripts/build-image.sh), and the server's JVM (pid 1) maps it: an
+	// archive the JVM refused (its jars changed) would not be mapped.
+	archive := srv.ClassArchive()
+	if archive == "" {
+		if strings.HasPrefix(srv.Image(), "sparkmerge/") {
+			t.Errorf("%s has no class archive (label %s): rebuild it with scripts/build-image.sh", srv.Image(), localspark.ClassArchiveLabel)
+		}
+		return
+	}
+	code, out, err := srv.Container().Exec(t.Context(), []string{"grep", "-c", archive, "/proc/1/maps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps, _ := io.ReadAll(out)
+	if code != 0 {
+		t.Errorf("the server's JVM did not map its class archive %s (grep exit %d: %s); its log:\n%s", archive, code, maps, srv.LogTail(40))
 	}
 }
 

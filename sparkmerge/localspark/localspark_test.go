@@ -233,3 +233,31 @@ func TestImageNotFoundErrorNamesTheVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestClassArchiveConf(t *testing.T) {
+	archive := "/opt/sparkmerge/spark-connect.jsa"
+	own := map[string]string{"spark.driver.extraJavaOptions": "-XX:+UseSerialGC"}
+	got := classArchiveConf(own, archive)
+	want := map[string]string{
+		"spark.driver.extraJavaOptions":   "-XX:+UseSerialGC",
+		"spark.driver.defaultJavaOptions": "-XX:SharedArchiveFile=" + archive,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("classArchiveConf (-want +got):\n%s", diff)
+	}
+	if len(own) != 1 {
+		t.Errorf("classArchiveConf changed the caller's map: %v", own)
+	}
+	if got := classArchiveConf(nil, archive); got["spark.driver.defaultJavaOptions"] != "-XX:SharedArchiveFile="+archive {
+		t.Errorf("classArchiveConf(nil) = %v", got)
+	}
+	// No archive (an image without the label), or the caller's own
+	// default options: left as they are.
+	if got := classArchiveConf(own, ""); !cmp.Equal(got, own) {
+		t.Errorf("classArchiveConf without an archive = %v, want %v", got, own)
+	}
+	set := map[string]string{"spark.driver.defaultJavaOptions": "-Xss4m"}
+	if got := classArchiveConf(set, archive); !cmp.Equal(got, set) {
+		t.Errorf("classArchiveConf over the caller's default options = %v, want %v", got, set)
+	}
+}
