@@ -314,6 +314,7 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	conf["spark.scheduler.mode"] = "FAIR"
 	conf["spark.scheduler.allocation.file"] = "file:" + ClusterMount + "/" + fairSchedulerFile
 	maps.Copy(conf, interpreted())
+	conf["spark.driver.extraJavaOptions"] = longLivedJVM
 	// Settings of the caller's, last (they win): an event log to see
 	// where a run's time goes (docs/testing.md#time), say.
 	extra, err := extraConf(os.Getenv(EnvExtraConf))
@@ -380,6 +381,18 @@ func interpreted() map[string]string {
 		"spark.sql.codegen.factoryMode": "NO_CODEGEN",
 	}
 }
+
+// longLivedJVM are the JVM options of the harness's server, which serves
+// a whole run (docs/testing.md#where-the-time-goes): the serial garbage
+// collector (no concurrent threads or G1's barriers on two cores), its
+// whole heap from the start with a young generation of 1 GiB, and a
+// metaspace that does not trigger full collections while Spark's classes
+// load; C2 compiles a method after three times the calls and loops it
+// would by default (its compiler thread took a fifth of the server's CPU,
+// much of it on methods that were not hot for long).
+const longLivedJVM = "-XX:+UseSerialGC -Xms" + driverMemory + " -Xmn1g -XX:MetaspaceSize=256m" +
+	" -XX:Tier4InvocationThreshold=15000 -XX:Tier4MinInvocationThreshold=1800" +
+	" -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000"
 
 // shortLivedJVM are the JVM options of a server a test starts of its
 // own, which serves one test for a minute or two: the client compiler
