@@ -243,13 +243,18 @@ func TestPartitionedTreesMergeAsSparkReadsThem(t *testing.T) {
 			want := sparkTreeRead(t, tc.format, roots[0].root, true)
 			reference := partitionReference(t, c, tc.format, roots[0].root, treeFiles(files))
 			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
+			// Every root's output, compared with both in one query each
+			// once all have merged (sameAsEach).
+			var outs, byName []compared
 			for _, r := range roots {
 				runOnParentSession(t, r.name, func(t *testing.T) {
 					_, out := mergeTree(t, c, tc.format, r.root, spark.StrategyAuto, false)
-					want.sameAs(t, c, out, skipSource, "", "")
-					reference.sameAsByName(t, c, roots[0].root, out, r.root)
+					outs = append(outs, compared{r.name, out, ""})
+					byName = append(byName, compared{r.name, out, r.root})
 				})
 			}
+			want.sameAsEach(t, c, outs, skipSource, "", false)
+			reference.sameAsEach(t, c, byName, nil, roots[0].root, true)
 		})
 	}
 }
@@ -313,22 +318,26 @@ func TestPartitionedTreesWithDrift(t *testing.T) {
 			files := tc.filesOf(t)
 			roots := treeRoots(t, files)
 			reference := partitionReference(t, c, tc.format, roots[0].root, treeFiles(files))
+			// Every output, compared with the reference in one query once
+			// all have merged (sameAsEach).
+			var outs []compared
 			for _, r := range roots {
 				runOnParentSession(t, r.name, func(t *testing.T) {
 					_, out := mergeTree(t, c, tc.format, r.root, spark.StrategyAuto, false)
-					reference.sameAsByName(t, c, roots[0].root, out, r.root)
+					outs = append(outs, compared{r.name, out, r.root})
 				})
 			}
 			// The other read paths, on local files (the differential suite
 			// runs them all on generated trees).
 			runOnParentSession(t, "union", func(t *testing.T) {
 				_, out := mergeTree(t, c, tc.format, roots[0].root, spark.StrategyUnion, false)
-				reference.sameAsByName(t, c, roots[0].root, out, roots[0].root)
+				outs = append(outs, compared{"union", out, roots[0].root})
 			})
 			runOnParentSession(t, "spark inference", func(t *testing.T) {
 				_, out := mergeTree(t, c, tc.format, roots[0].root, spark.StrategyAuto, true)
-				reference.sameAsByName(t, c, roots[0].root, out, roots[0].root)
+				outs = append(outs, compared{"spark inference", out, roots[0].root})
 			})
+			reference.sameAsEach(t, c, outs, nil, roots[0].root, true)
 		})
 	}
 }
