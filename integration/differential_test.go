@@ -438,18 +438,21 @@ func TestDifferentialReadPaths(t *testing.T) {
 		cluster        bool // files only Spark sees, in a mounted directory
 		objectStore    bool // files only Spark sees, in an S3 bucket
 		linked         bool // the files reached through links (linkedCorpus)
+		// casts: the cast probes' corpora take the path (castProbes), a
+		// positional scan; the other scanning paths make the same casts.
+		casts bool
 	}
 	paths := []path{
-		{"auto", spark.StrategyAuto, false, false, false, false},
-		{"union", spark.StrategyUnion, false, false, false, false},
-		{"auto --spark-inference", spark.StrategyAuto, true, false, false, false},
+		{"auto", spark.StrategyAuto, false, false, false, false, true},
+		{"union", spark.StrategyUnion, false, false, false, false, false},
+		{"auto --spark-inference", spark.StrategyAuto, true, false, false, false, false},
 		// CSV and JSON files typed by Spark together, each as alone, where only
 		// the server sees them.
-		{"union --spark-inference, cluster files", spark.StrategyUnion, true, true, false, false},
-		{"auto, cluster files", spark.StrategyAuto, false, true, false, false},
-		{"union, object store files", spark.StrategyUnion, false, false, true, false},
-		{"auto, through links", spark.StrategyAuto, false, false, false, true},
-		{"auto, cluster files through links", spark.StrategyAuto, false, true, false, true},
+		{"union --spark-inference, cluster files", spark.StrategyUnion, true, true, false, false, false},
+		{"auto, cluster files", spark.StrategyAuto, false, true, false, false, false},
+		{"union, object store files", spark.StrategyUnion, false, false, true, false, false},
+		{"auto, through links", spark.StrategyAuto, false, false, false, true, false},
+		{"auto, cluster files through links", spark.StrategyAuto, false, true, false, true, false},
 	}
 	// Counted by the corpora, which run in parallel; checked once they all
 	// have (a cleanup runs after the subtests).
@@ -479,6 +482,15 @@ func TestDifferentialReadPaths(t *testing.T) {
 		t.Logf("%d corpora, %d merged on every path, %d refused on every path", total, total-refused, refused)
 	})
 	shapes := []corpusShape{{format: "csv"}, {format: "csv", multiLine: true}, {format: "tsv"}, {format: "json"}, {format: "parquet"}, {format: "orc"}, {format: "csv", partitioned: true}}
+	// A corpus, named by its shape and seed; casts: a corpus of cast
+	// probes, merged on the paths that read positional scans.
+	type diffRun struct {
+		name  string
+		shape corpusShape
+		files map[string][]byte
+		casts bool
+	}
+	var runs []diffRun
 	for _, shape := range shapes {
 		for k := first; k < first+corpora; k++ {
 			seed := uint64(1000*k + len(shape.format))
@@ -501,107 +513,126 @@ func TestDifferentialReadPaths(t *testing.T) {
 				name += " partitioned"
 			}
 			files = withEmptyDrops(seed, shape, files)
-			t.Run(fmt.Sprintf("%s seed %d", name, seed), func(t *testing.T) {
-				// Corpora in parallel, each on a session of its own; its
-				// paths one after another, compared with one oracle.
-				t.Parallel()
-				c := newClient(t)
-				if shape.columnar() {
-					files = columnarCorpus(t, shape.format, files)
-					files["empty."+shape.format] = []byte{} // see withEmptyDrops
+			runs = append(runs, diffRun{fmt.Sprintf("%s seed %d", name, seed), shape, files, false})
+		}
+	}
+	// The cast probes (castProbes): a corpus of two files per format
+	// whose columns the scans cast, once a run, on a path that scans.
+	for i, format := range []string{"csv", "json"} {
+		seed := uint64(1000*first + 900 + i)
+		runs = append(runs, diffRun{fmt.Sprintf("%s casts seed %d", format, seed), corpusShape{format: format}, castProbes(seed, format), true})
+	}
+	for _, run := range runs {
+		shape, files := run.shape, run.files
+		t.Run(run.name, func(t *testing.T) {
+			// Corpora in parallel, each on a session of its own; its
+			// paths one after another, compared with one oracle.
+			t.Parallel()
+			c := newClient(t)
+			if shape.columnar() {
+				files = columnarCorpus(t, shape.format, files)
+				files["empty."+shape.format] = []byte{} // see withEmptyDrops
+			}
+			local := localFiles(t, files)
+			remote := clusterFiles(t, files)
+			store := uploadEarly(t, files)
+			policy := sparkmerge.Options{SourceColumn: "_source"}
+			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
+			job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy, ReaderOptions: shape.readerOptions()}
+			var (
+				reference *oracle
+				refErr    error
+			)
+			if shape.partitioned {
+				// Each file read alone by Spark, with its partition
+				// values as Spark's read of the tree types them.
+				reference, refErr = partitionOracle(t, c, shape.format, local, treeFiles(files), shape.readerOptions())
+			} else {
+				reference, refErr = newMergedOracle(t, c, job)
+			}
+			countMu.Lock()
+			if refErr != nil {
+				refused++
+				t.Logf("Spark reading each file alone fails: %v", refErr)
+			}
+			total++
+			countMu.Unlock()
+			// Every path's output, compared with the reference in one
+			// query once all have merged (sameAsEach).
+			var outs []compared
+			for _, p := range paths {
+				if run.casts && !p.casts {
+					continue
 				}
-				local := localFiles(t, files)
-				remote := clusterFiles(t, files)
-				store := uploadEarly(t, files)
-				policy := sparkmerge.Options{SourceColumn: "_source"}
-				skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
-				job := spark.Job{Sources: pathSources(local), Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true, Policy: policy, ReaderOptions: shape.readerOptions()}
-				var (
-					reference *oracle
-					refErr    error
-				)
-				if shape.partitioned {
-					// Each file read alone by Spark, with its partition
-					// values as Spark's read of the tree types them.
-					reference, refErr = partitionOracle(t, c, shape.format, local, treeFiles(files), shape.readerOptions())
-				} else {
-					reference, refErr = newMergedOracle(t, c, job)
-				}
-				countMu.Lock()
-				if refErr != nil {
-					refused++
-					t.Logf("Spark reading each file alone fails: %v", refErr)
-				}
-				total++
-				countMu.Unlock()
-				// Every path's output, compared with the reference in one
-				// query once all have merged (sameAsEach).
-				var outs []compared
-				for _, p := range paths {
-					runOnParentSession(t, p.name, func(t *testing.T) {
-						root := local
-						switch {
-						case p.linked:
-							root = linkedCorpus(t, files, p.cluster)
-						case p.cluster:
-							root = remote
-						case p.objectStore:
-							// A machine without the store skips this path
-							// alone, not the corpus.
-							root = store.settled(t)
+				runOnParentSession(t, p.name, func(t *testing.T) {
+					root := local
+					switch {
+					case p.linked:
+						root = linkedCorpus(t, files, p.cluster)
+					case p.cluster:
+						root = remote
+					case p.objectStore:
+						// A machine without the store skips this path
+						// alone, not the corpus.
+						root = store.settled(t)
+					}
+					job := spark.Job{Sources: pathSources(root), Strategy: p.strategy, SparkInference: p.sparkInference, Policy: policy, Verify: true, ReaderOptions: shape.readerOptions(),
+						Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
+					res, err := c.Merge(context.Background(), job)
+					if err == nil {
+						sawEmptyDrops(t, res, files)
+					}
+					if csv := shape.format == "csv" || shape.format == "tsv"; err == nil && csv && !p.sparkInference {
+						where := "local"
+						if p.cluster || p.objectStore {
+							where = "server only"
 						}
-						job := spark.Job{Sources: pathSources(root), Strategy: p.strategy, SparkInference: p.sparkInference, Policy: policy, Verify: true, ReaderOptions: shape.readerOptions(),
-							Target: spark.Target{Path: filepath.Join(workDir(t), "out")}}
-						res, err := c.Merge(context.Background(), job)
-						if err == nil {
-							sawEmptyDrops(t, res, files)
-						}
-						if csv := shape.format == "csv" || shape.format == "tsv"; err == nil && csv && !p.sparkInference {
-							where := "local"
-							if p.cluster || p.objectStore {
-								where = "server only"
+						scanned, quoted := 0, 0
+						for _, f := range res.Planned.PositionalFiles() {
+							if castProbeName(filepath.Base(f)) {
+								continue // the generated files' scans are counted
 							}
-							scanned, quoted := 0, 0
-							for _, f := range res.Planned.PositionalFiles() {
-								scanned++
-								for name, content := range files {
-									if strings.HasSuffix(f, "/"+name) && strings.Contains(string(content), `"`) {
-										quoted++
-									}
+							scanned++
+							for name, content := range files {
+								if strings.HasSuffix(f, "/"+name) && strings.Contains(string(content), `"`) {
+									quoted++
 								}
 							}
-							countMu.Lock()
-							csvScanned[where] += scanned
-							quotedScanned[where] += quoted
-							countMu.Unlock()
 						}
-						switch {
-						case refErr != nil && err == nil:
-							t.Errorf("merged where Spark reading each file alone fails (%v)", refErr)
-						case refErr == nil && err != nil:
-							t.Errorf("%v (Spark reading each file alone merges)", err)
-						case err == nil && shape.partitioned:
-							outs = append(outs, compared{p.name, job.Target.Path, root})
-						case err == nil:
-							outs = append(outs, compared{p.name, job.Target.Path, ""})
-						}
-					})
-				}
-				if shape.partitioned {
-					// A partition column comes after the columns of the
-					// file that brings it first, in the reference after
-					// every file's columns.
-					reference.sameAsEach(t, c, outs, nil, local, true)
-				} else {
-					reference.sameAsEach(t, c, outs, skipSource, "", false)
-				}
-				if (t.Failed() || refErr != nil && os.Getenv("SPARKMERGE_DIFF_SHOW_REFUSED") != "") && !shape.columnar() {
-					for name, content := range files {
-						t.Logf("%s:\n%q", name, content)
+						countMu.Lock()
+						csvScanned[where] += scanned
+						quotedScanned[where] += quoted
+						countMu.Unlock()
 					}
+					if err == nil && run.casts {
+						sawCastProbesScanned(t, res, files)
+					}
+					switch {
+					case refErr != nil && err == nil:
+						t.Errorf("merged where Spark reading each file alone fails (%v)", refErr)
+					case refErr == nil && err != nil:
+						t.Errorf("%v (Spark reading each file alone merges)", err)
+					case err == nil && shape.partitioned:
+						outs = append(outs, compared{p.name, job.Target.Path, root})
+					case err == nil:
+						outs = append(outs, compared{p.name, job.Target.Path, ""})
+					}
+				})
+			}
+			if shape.partitioned {
+				// A partition column comes after the columns of the
+				// file that brings it first, in the reference after
+				// every file's columns.
+				reference.sameAsEach(t, c, outs, nil, local, true)
+			} else {
+				reference.sameAsEach(t, c, outs, skipSource, "", false)
+			}
+			if (t.Failed() || refErr != nil && os.Getenv("SPARKMERGE_DIFF_SHOW_REFUSED") != "") && !shape.columnar() {
+				for name, content := range files {
+					t.Logf("%s:\n%q", name, content)
 				}
-			})
-		}
+			}
+		})
 	}
 }
 
