@@ -52,8 +52,12 @@ type fakeServer struct {
 	// fetches that ran at once.
 	fetchDelay  time.Duration
 	maxFetching int
-	// fetchedBytes counts the file contents fetches returned.
+	// fetchedBytes counts the file contents fetches (and listings, of
+	// heads) returned.
 	fetchedBytes int64
+	// noListingHeads: listings bring no heads (as a server whose listing
+	// with heads failed answers: see sessionServer.listFiles).
+	noListingHeads bool
 
 	// csvLines, csvHeaders and laneTypes answer typeCSVTogether's calls
 	// (see csvFileLines).
@@ -281,7 +285,7 @@ func (f *fakeServer) setConf(_ context.Context, values map[string]string) error 
 }
 
 // listFiles lists the files at or below given, as Spark lists them.
-func (f *fakeServer) listFiles(_ context.Context, given string, _ map[string]string) ([]remoteFile, error) {
+func (f *fakeServer) listFiles(_ context.Context, given string, _ map[string]string, heads listingHeads) ([]remoteFile, error) {
 	if err := f.record("listFiles " + given); err != nil {
 		return nil, err
 	}
@@ -291,6 +295,22 @@ func (f *fakeServer) listFiles(_ context.Context, given string, _ map[string]str
 	}
 	if len(files) == 0 {
 		return nil, &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: " + given}
+	}
+	if heads.head > 0 && !f.noListingHeads {
+		// As headsListing cuts them: a fetch of heads of the files
+		// named so, up to maxRemoteInferFile.
+		for i, l := range files {
+			named := false
+			for _, format := range heads.formats {
+				for _, ext := range plainExtensions[format] {
+					named = named || strings.HasSuffix(strings.ToLower(l.path), ext)
+				}
+			}
+			if named && l.size > 0 && l.size <= maxRemoteInferFile {
+				got := f.fetched(l.path, fileFetch{head: heads.head, checkUTF8: heads.checkUTF8})
+				files[i].head = &listedHead{content: got.content, nowMillis: got.nowMillis, notUTF8: got.notUTF8}
+			}
+		}
 	}
 	// As Spark's scan of a listing: files of 0 bytes skipped.
 	return slices.DeleteFunc(files, func(f remoteFile) bool { return f.size == 0 }), nil
@@ -308,6 +328,9 @@ func (f *fakeServer) inputFiles(_ context.Context, given string, _ map[string]st
 	}
 	if info, err := os.Stat(given); f.clientFS && err == nil && !info.IsDir() {
 		out = append(out, "file:"+given)
+	}
+	if len(out) == 0 {
+		return nil, &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Message: "[PATH_NOT_FOUND] Path does not exist: " + given}
 	}
 	return out, nil
 }
@@ -357,33 +380,39 @@ func (f *fakeServer) fetchFiles(_ context.Context, want fileFetch) ([]fetchedFil
 		if _, ok := f.files[p]; !ok && strings.HasPrefix(p, "/") {
 			p = "file:" + p // a file on the server's disk, as Spark names it
 		}
-		file := f.files[p]
-		listed := remoteFile{path: p, size: int64(len(file.content)), mtimeMillis: file.mtimeMillis}
-		content := []byte(file.content)
-		if len(content) == 0 {
-			content = nil // as an Arrow batch may give an empty binary value
-		}
-		// As fetchedContent and fetchedNotUTF8 cut and check them.
-		footer := strings.HasSuffix(strings.ToLower(p), ".parquet") || strings.HasSuffix(strings.ToLower(p), ".orc")
-		notUTF8 := want.checkUTF8 && !footer && int64(len(content)) > want.head && !utf8.Valid(content)
-		switch {
-		case footer && len(content) > footerTailBytes:
-			content = content[len(content)-footerTailBytes:]
-		case footer:
-		case want.from > 0:
-			content = content[min(want.from, int64(len(content))):]
-		case want.head > 0 && int64(len(content)) > want.head:
-			content = content[:want.head]
-		}
-		if want.only != nil && !slices.Contains(want.only, p) {
-			content = nil
-		}
-		f.mu.Lock()
-		f.fetchedBytes += int64(len(content))
-		f.mu.Unlock()
-		out = append(out, fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis, notUTF8: notUTF8})
+		out = append(out, f.fetched(p, want))
 	}
 	return out, nil
+}
+
+// fetched is the file at p as a fetch of want returns it, counted in
+// fetchedBytes.
+func (f *fakeServer) fetched(p string, want fileFetch) fetchedFile {
+	file := f.files[p]
+	listed := remoteFile{path: p, size: int64(len(file.content)), mtimeMillis: file.mtimeMillis}
+	content := []byte(file.content)
+	if len(content) == 0 {
+		content = nil // as an Arrow batch may give an empty binary value
+	}
+	// As fetchedContent and fetchedNotUTF8 cut and check them.
+	footer := strings.HasSuffix(strings.ToLower(p), ".parquet") || strings.HasSuffix(strings.ToLower(p), ".orc")
+	notUTF8 := want.checkUTF8 && !footer && int64(len(content)) > want.head && !utf8.Valid(content)
+	switch {
+	case footer && len(content) > footerTailBytes:
+		content = content[len(content)-footerTailBytes:]
+	case footer:
+	case want.from > 0:
+		content = content[min(want.from, int64(len(content))):]
+	case want.head > 0 && int64(len(content)) > want.head:
+		content = content[:want.head]
+	}
+	if want.only != nil && !slices.Contains(want.only, p) {
+		content = nil
+	}
+	f.mu.Lock()
+	f.fetchedBytes += int64(len(content))
+	f.mu.Unlock()
+	return fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis, notUTF8: notUTF8}
 }
 
 // haveRows answers "haveRows <paths>" per read from rows.

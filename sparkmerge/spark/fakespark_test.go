@@ -2,6 +2,7 @@ package spark
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -488,6 +489,14 @@ func classify(plan protoreflect.Message) string {
 			return "count"
 		}
 		return "group"
+	case "set_op":
+		// headsListing: a listing's two scans, the small files with
+		// their heads.
+		if left := pmsg(rel, "set_op", "left_input"); which(left, "rel_type") == "project" && len(exprs(pmsg(left, "project"), "expressions")) == 7 {
+			if ds := dataSourceBelow(left); ds != nil && pstr(ds, "format") == "binaryFile" {
+				return "list"
+			}
+		}
 	case "project":
 		if ds := dataSourceBelow(rel); ds != nil && pstr(ds, "format") == "binaryFile" {
 			if e := exprs(pmsg(rel, "project"), "expressions"); len(e) == 3 || len(e) == 4 && strings.Contains(e[3], "resolveURI") {
@@ -562,6 +571,16 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 		}
 		return out
 	case "list", "fetch":
+		if which(rel, "rel_type") == "set_op" {
+			small, large := f.listing(pmsg(rel, "set_op", "left_input"), true), f.listing(pmsg(rel, "set_op", "right_input"), false)
+			if small.err != nil || large.err != nil {
+				return sparkReply{err: cmp.Or(small.err, large.err)}
+			}
+			for _, row := range large.rows {
+				small.rows = append(small.rows, append(row, nil, nil, false))
+			}
+			return small
+		}
 		return f.listing(rel, call.what == "fetch")
 	case "read":
 		if ds := pmsg(rel, "read", "data_source"); ds != nil && pstr(ds, "format") == "text" {
@@ -575,15 +594,25 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 // modification time, and its real path when asked (the fake has no links:
 // its path), and for a fetch its content, the server's clock and whether
 // it is not UTF-8 (null: the SQL's cuts and checks are not applied).
+//
+// A listing with heads (7 columns: headsListing) has its real path fourth,
+// then its content, the server's clock and whether it is not UTF-8; its
+// content is the file whole (its files are small) where the condition of
+// its name holds, null where it does not.
 func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
-	real := !fetch && len(exprs(pmsg(rel, "project"), "expressions")) == 4
+	cols := exprs(pmsg(rel, "project"), "expressions")
+	real := !fetch && len(cols) == 4
+	heads := len(cols) == 7
 	ds := dataSourceBelow(rel)
 	minSize, maxSize := int64(0), int64(1<<62)
 	if fl := pmsg(rel, "project", "input", "filter"); fl != nil {
 		fmt.Sscanf(pstr(pmsg(fl, "condition", "expression_string"), "expression"), "length >= %d AND length <= %d", &minSize, &maxSize)
 	}
 	out := sparkReply{cols: []string{"path", "length", "modificationTime"}, rows: [][]any{}}
-	if fetch {
+	if heads {
+		out.cols = append(out.cols, "real", "content", "now", "notUTF8")
+	}
+	if fetch && !heads {
 		out.cols = append(out.cols, "content", "now", "notUTF8")
 	}
 	if real {
@@ -599,6 +628,18 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 				continue // Spark's scans skip files of 0 bytes
 			}
 			row := []any{file.path, file.size, fakeMTime}
+			if heads {
+				row = append(row, file.path)
+				if fetch {
+					var content any
+					if named := strings.TrimPrefix(cols[4], "CASE WHEN "); fakeNameHolds(named, file.path) {
+						content = file.content
+					}
+					row = append(row, content, fakeNow, nil)
+				}
+				out.rows = append(out.rows, row)
+				continue
+			}
 			if fetch {
 				row = append(row, file.content, fakeNow, nil) // its files are small: every one whole; null: not found to be other than UTF-8
 			}
@@ -609,6 +650,19 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 		}
 	}
 	return out
+}
+
+// fakeNameHolds reports whether the condition of a file's name that sql
+// starts with (listingHeads.namesSQL: "(lower(path) LIKE '%.ext' OR
+// ...)") holds of p.
+func fakeNameHolds(sql, p string) bool {
+	cond, _, _ := strings.Cut(sql, ") THEN")
+	for _, like := range strings.Split(strings.TrimPrefix(cond, "("), " OR ") {
+		if ext, ok := strings.CutPrefix(like, "lower(path) LIKE '%"); ok && strings.HasSuffix(strings.ToLower(p), strings.TrimSuffix(ext, "'")) {
+			return true
+		}
+	}
+	return false
 }
 
 // textLines answers a text read: the lines of the files at paths (under

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // listingOptions are the reader options that decide which files a path
@@ -23,7 +25,11 @@ var listingOptions = []string{"pathGlobFilter", "recursiveFileLookup", "modified
 // files), for the plan to name, the files Spark listed, where every path
 // it returns lives (see [location]), decided here once, and the partition
 // values of files of partitioned trees, by path.
-func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string) (out []SourceSpec, skipped []string, listed map[string]remoteFile, where map[string]location, parts map[string]*partitionFile, err error) {
+//
+// With heads (not nil), a listing also brings the heads of the files the
+// client may type from a fetched copy, within heads' budget (see
+// listingHeads).
+func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string, heads *headBudget) (out []SourceSpec, skipped []string, listed map[string]remoteFile, where map[string]location, parts map[string]*partitionFile, err error) {
 	parts = map[string]*partitionFile{}
 	specs, skipped, err = expandLocal(specs, defaultFormat, global, parts)
 	if err != nil {
@@ -40,7 +46,7 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 			out = append(out, spec)
 			continue
 		}
-		expanded, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global, parts)
+		expanded, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global, parts, heads)
 		if err != nil {
 			return nil, nil, nil, nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
 		}
@@ -69,6 +75,101 @@ type remoteFile struct {
 	// listing is how it was listed: the path given to Spark and the
 	// listing options (fetchRemoteCopies reads a whole listing at once).
 	listing *listing
+	// head is the file's head as the listing brought it (see
+	// listingHeads), nil when it did not.
+	head *listedHead
+}
+
+// listedHead is the part of a file a listing brought along (what a fetch
+// of heads would return: fetchedFile's content, nowMillis and notUTF8).
+type listedHead struct {
+	content   []byte
+	nowMillis int64
+	notUTF8   bool
+}
+
+// listingHeads asks a listing for the heads of the files it lists (up to
+// maxRemoteInferFile) whose names say one of formats, the part a fetch
+// of heads would return (fetchPart.head: the first head bytes of a CSV
+// or JSON file, a Parquet or ORC file's footer), so that the listing and
+// that fetch are one Spark job. Its zero value asks for none.
+type listingHeads struct {
+	head      int64
+	checkUTF8 bool
+	formats   []string
+}
+
+// namesSQL is the SQL condition of a file (binaryFile's path) whose name
+// says one of the formats by the plain extension the client types it
+// under (isPlainCSV, localJSONFile, isFooterFile): only such files are
+// ever typed from a fetched copy.
+func (h listingHeads) namesSQL() string {
+	var like []string
+	for _, f := range h.formats {
+		for _, ext := range plainExtensions[f] {
+			like = append(like, "lower(path) LIKE '%"+ext+"'")
+		}
+	}
+	if len(like) == 0 {
+		return "false"
+	}
+	return "(" + strings.Join(like, " OR ") + ")"
+}
+
+// plainExtensions are the endings of the names of files the client types
+// from a fetched copy, by format.
+var plainExtensions = map[string][]string{"csv": {".csv", ".tsv"}, "json": {".json", ".jsonl"}, "parquet": {".parquet"}, "orc": {".orc"}}
+
+// headBudget bounds the heads listings bring in one plan: at most
+// remoteFetchChunk a listing (a job's results, which the server holds
+// while it sends them) and maxRemoteInferTotal in all, as fetches are
+// bounded. A listing takes heads only when its every file's head fits.
+type headBudget struct {
+	left      int64
+	checkUTF8 bool
+	// rules are the client's, which decide the files it may type.
+	rules infer.Rules
+}
+
+// newHeadBudget is the budget of one plan's listings on a server of
+// sparkVersion, nil when the client has no rules to type its files by.
+func newHeadBudget(sparkVersion string) *headBudget {
+	rules, ok := infer.RulesFor(sparkVersion)
+	if !ok {
+		return nil
+	}
+	return &headBudget{left: maxRemoteInferTotal, checkUTF8: serverChecksUTF8(sparkVersion), rules: rules}
+}
+
+// take is the heads a listing of the files at paths (Spark's names of
+// them) asks for, of files whose names say one of formats, charged to b
+// (the most they can be: a head each); the zero listingHeads when there
+// are none, when they would not fit, or when most of the files are
+// others: the listing's scan reads the contents of all its files up to
+// maxRemoteInferFile, as a fetch that reads a listing again does, which
+// fetchRemoteCopies does only when its files are nine tenths of the
+// listing (planFetches), and names them otherwise.
+func (b *headBudget) take(paths []string, formats []string) listingHeads {
+	if b == nil || len(formats) == 0 {
+		return listingHeads{}
+	}
+	named := 0
+	for _, p := range paths {
+		lower := strings.ToLower(p)
+		for _, f := range formats {
+			for _, ext := range plainExtensions[f] {
+				if strings.HasSuffix(lower, ext) {
+					named++
+				}
+			}
+		}
+	}
+	most := int64(named) * max(remoteHeadBytes, footerTailBytes)
+	if named == 0 || named*10 < len(paths)*9 || most > min(b.left, remoteFetchChunk) {
+		return listingHeads{}
+	}
+	b.left -= most
+	return listingHeads{head: remoteHeadBytes, checkUTF8: b.checkUTF8, formats: formats}
 }
 
 // listing is one listFiles call: what was listed, and how.
@@ -82,7 +183,7 @@ type listing struct {
 // splits it like [ExpandLocal] splits a local one: one source per data
 // file (with its partition values in a partitioned tree), except named
 // non-CSV directories, which stay one dataset.
-func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string, parts map[string]*partitionFile) (out []SourceSpec, skipped []string, files []remoteFile, err error) {
+func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultFormat string, global map[string]string, parts map[string]*partitionFile, heads *headBudget) (out []SourceSpec, skipped []string, files []remoteFile, err error) {
 	given := spec.Paths[0]
 	options := map[string]string{}
 	for _, k := range listingOptions {
@@ -94,15 +195,19 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 		}
 	}
 	recursive := recursiveLookup(options)
-	listed, err := c.listRemote(ctx, given, options)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	files = listed.files
 	format := spec.Format
 	if format == "" {
 		format = defaultFormat
 	}
+	var headFormats []string
+	if heads != nil {
+		headFormats = typedFromCopies(spec, format, global, heads.rules)
+	}
+	listed, err := c.listRemote(ctx, given, options, heads, headFormats)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	files = listed.files
 	isGlob := IsGlob(given)
 	if format == "" {
 		if format = filesFormat(files); format == "" {
@@ -161,22 +266,28 @@ func (c *Client) expandRemote(ctx context.Context, spec SourceSpec, defaultForma
 // skip without a word, see splitPartitions; for any other path Spark
 // lists the same files either way), none in sparkmerge's staging
 // directories. A path no file is named so is a pattern.
-func (c *Client) listRemote(ctx context.Context, given string, options map[string]string) (*listing, error) {
+//
+// The files of formats (see typedFromCopies) come with their heads when
+// heads has room for them all (headBudget.take): Spark's file index
+// lists them first, without a job, to count them.
+func (c *Client) listRemote(ctx context.Context, given string, options map[string]string, heads *headBudget, formats []string) (*listing, error) {
 	if !recursiveLookup(options) {
 		options = withOption(options, "recursiveFileLookup", "true")
 	}
 	listed := &listing{given: literalPath(given), options: options}
-	files, err := c.listFiles(ctx, listed.given, options)
+	all, err := c.inputFiles(ctx, listed.given, options)
 	if errorClass(err) == "PATH_NOT_FOUND" && literalPath(given) != given {
 		listed.given = given
-		files, err = c.listFiles(ctx, given, options)
+		all, err = c.inputFiles(ctx, given, options)
 	}
+	var files []remoteFile
 	if err == nil {
-		files, err = c.withZeroByteFiles(ctx, listed.given, options, files)
+		files, err = c.listFiles(ctx, listed.given, options, heads.take(all, formats))
 	}
 	if err != nil {
 		return nil, err
 	}
+	files = withZeroByteFiles(listed.given, files, all)
 	files = dropStaging(given, files)
 	for i := range files {
 		files[i].listing = listed
@@ -271,8 +382,8 @@ func dropStaging(given string, files []remoteFile) []remoteFile {
 // hidden files and _SUCCESS markers skipped, the listing options applied),
 // without reading any file's contents, named as the user wrote the path
 // (see sameScheme) and sorted by name.
-func (c *Client) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
-	files, err := c.server.listFiles(ctx, given, options)
+func (c *Client) listFiles(ctx context.Context, given string, options map[string]string, heads listingHeads) ([]remoteFile, error) {
+	files, err := c.server.listFiles(ctx, given, options, heads)
 	if err != nil {
 		return nil, fmt.Errorf("list files on the Spark server: %w", err)
 	}
@@ -284,17 +395,23 @@ func (c *Client) listFiles(ctx context.Context, given string, options map[string
 	return files, nil
 }
 
-// withZeroByteFiles adds to files, listed from given on the server, the
-// files of 0 bytes there, with size 0: Spark's scans skip them
-// (FileSourceScanExec reads files of a length over 0), so the listing's
-// scan has no row of them, where its file index lists them. They are the
-// merge's to report as empty (see withoutEmptyFiles), never lost without
-// a word.
-func (c *Client) withZeroByteFiles(ctx context.Context, given string, options map[string]string, files []remoteFile) ([]remoteFile, error) {
+// inputFiles are the files given means on the server, as Spark's file
+// index lists them (see server.inputFiles).
+func (c *Client) inputFiles(ctx context.Context, given string, options map[string]string) ([]string, error) {
 	all, err := c.server.inputFiles(ctx, given, options)
 	if err != nil {
 		return nil, fmt.Errorf("list files on the Spark server: %w", err)
 	}
+	return all, nil
+}
+
+// withZeroByteFiles adds to files, listed from given on the server, the
+// files of 0 bytes there (among all, its file index's listing), with size
+// 0: Spark's scans skip them (FileSourceScanExec reads files of a length
+// over 0), so the listing's scan has no row of them, where its file index
+// lists them. They are the merge's to report as empty (see
+// withoutEmptyFiles), never lost without a word.
+func withZeroByteFiles(given string, files []remoteFile, all []string) []remoteFile {
 	scanned := make(map[string]bool, len(files))
 	for _, f := range files {
 		scanned[f.path] = true
@@ -309,7 +426,7 @@ func (c *Client) withZeroByteFiles(ctx context.Context, given string, options ma
 	if added {
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	}
-	return files, nil
+	return files
 }
 
 // pathOfURI is a file's path as Spark's scans name it (Hadoop's

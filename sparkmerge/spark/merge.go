@@ -37,7 +37,8 @@ type Planned struct {
 	// Discovery is how long fetching schemas took.
 	Discovery time.Duration `json:"discovery_ns"`
 	// RemoteTyped counts the files only the server sees that the client
-	// typed from their contents, fetched in RemoteFetchJobs Spark jobs.
+	// typed from their contents, fetched with their listing (the heads)
+	// and in RemoteFetchJobs more Spark jobs.
 	RemoteTyped     int `json:"remote_typed,omitempty"`
 	RemoteFetchJobs int `json:"remote_fetch_jobs,omitempty"`
 	// TypedTogether counts the CSV and JSON files Spark typed in a few

@@ -399,7 +399,7 @@ func TestPlanPartitionedTrees(t *testing.T) {
 				"s3a://b/t/day=2/b.json [s3a://b/t/day=2/b.json]: id bigint, other boolean, day int; client, pinned, basePath=s3a://b/t",
 			},
 			wantTarget: "id bigint, note string, day int, other boolean",
-			wantCalls:  []string{"listFiles s3a://b/t", "inputFiles s3a://b/t", "partitionSchema s3a://b/t", "fetchFiles s3a://b/t"},
+			wantCalls:  []string{"inputFiles s3a://b/t", "listFiles s3a://b/t", "partitionSchema s3a://b/t"},
 		},
 		{
 			name: "a remote file beside the partition directories is refused",
@@ -409,7 +409,7 @@ func TestPlanPartitionedTrees(t *testing.T) {
 			},
 			wantErr:   "partitioned tree s3a://b/t: 1 data files lie outside its key=value directories (s3a://b/t/stray.json)",
 			wantErrAs: new(*PartitionLayoutError),
-			wantCalls: []string{"listFiles s3a://b/t", "inputFiles s3a://b/t"},
+			wantCalls: []string{"inputFiles s3a://b/t", "listFiles s3a://b/t"},
 		},
 		{
 			name:      "a local file beside the partition directories is refused",

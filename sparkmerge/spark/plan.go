@@ -46,7 +46,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	}
 	defer restore()
 	progress.report(Progress{Phase: PhaseList})
-	in, err := c.expand(ctx, job)
+	in, err := c.expand(ctx, job, true)
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +163,12 @@ type expanded struct {
 // directory or pattern becomes one read per file (see expandSources), so
 // that each file's schema is learnt, and each CSV header applied, on its
 // own.
-func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
-	specs, skipped, listed, where, parts, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions)
+func (c *Client) expand(ctx context.Context, job Job, typing bool) (expanded, error) {
+	var heads *headBudget
+	if typing && typesOnClient(job) {
+		heads = newHeadBudget(c.SparkVersion())
+	}
+	specs, skipped, listed, where, parts, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions, heads)
 	if err != nil {
 		return expanded{}, err
 	}
@@ -190,6 +194,15 @@ func (c *Client) expand(ctx context.Context, job Job) (expanded, error) {
 		return expanded{}, err
 	}
 	return expanded{reads: reads, skipped: skipped, listed: listed}, nil
+}
+
+// typesOnClient reports whether planning job types files on the client
+// (discoverEach's inferOnClient, on a server whose rules it has), so that
+// listings bring the heads of files only the server sees (listingHeads):
+// not for Spark's inference, multipath's groups, nor an incremental
+// run's listing, most of whose files it does not read.
+func typesOnClient(job Job) bool {
+	return !job.SparkInference && job.Incremental == nil && (job.Strategy == StrategyAuto || job.Strategy == StrategyUnion)
 }
 
 // discovered is what discovery learnt.

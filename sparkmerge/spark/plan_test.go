@@ -35,6 +35,8 @@ type planCase struct {
 	providers map[string]string
 	remote    map[string]string // files only the server sees, by path
 	rows      map[string]bool   // whether reads have rows (fakeServer.rows)
+	// noListingHeads: listings bring no heads (fakeServer.noListingHeads).
+	noListingHeads bool
 	// jsonDepths are how deep JSON files nest (fakeServer.jsonDepths).
 	jsonDepths map[string]int
 
@@ -59,7 +61,7 @@ var (
 )
 
 func TestPlan(t *testing.T) {
-	for _, tt := range slices.Concat(planFileCases(), planTargetCases(), planInferenceCases(), planRefusalCases()) {
+	for _, tt := range slices.Concat(planFileCases(), planRemoteCases(), planTargetCases(), planInferenceCases(), planRefusalCases()) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.run(t)
 		})
@@ -70,7 +72,6 @@ func TestPlan(t *testing.T) {
 func planFileCases() []planCase {
 	threeFiles := map[string]string{"a.csv": csvA, "b.csv": csvB, "c.json": jsonC}
 	threeSources := []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/b.csv"}}, {Paths: []string{"$D/c.json"}}}
-	unreachable := &connect.UnreachableError{Addr: "spark:15002", Err: errors.New("connection refused")}
 	return []planCase{
 		{
 			name:  "auto groups the files the client typed",
@@ -187,12 +188,15 @@ func planFileCases() []planCase {
 			},
 			wantTarget: "id int, name string",
 			wantCalls: []string{
-				"listFiles s3a://b/in",
 				"inputFiles s3a://b/in",
+				"listFiles s3a://b/in",
 				"readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv",
 				"readSchema s3a://b/in/a.csv,s3a://b/in/b.csv",
 			},
 			check: func(t *testing.T, _ *Planned, fake *fakeServer) {
+				if fake.fetchedBytes != 0 {
+					t.Errorf("%d bytes of the files fetched, want none: multipath asks Spark", fake.fetchedBytes)
+				}
 				// A header is asked for without a pass over the rows.
 				for _, call := range []string{"readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"} {
 					if got := fake.options[call]["inferSchema"]; got != "false" {
@@ -204,8 +208,15 @@ func planFileCases() []planCase {
 				}
 			},
 		},
+	}
+}
+
+// planRemoteCases are TestPlan's cases of files only the server sees, typed by the client.
+func planRemoteCases() []planCase {
+	unreachable := &connect.UnreachableError{Addr: "spark:15002", Err: errors.New("connection refused")}
+	return []planCase{
 		{
-			name: "auto types small remote files from copies fetched in one job",
+			name: "auto types small remote files from copies their listings bring, with no fetch job",
 			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}, {Paths: []string{"s3a://b/x.json"}}}},
 			remote: map[string]string{
 				"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvB, "s3a://b/x.json": jsonC,
@@ -215,10 +226,10 @@ func planFileCases() []planCase {
 				"s3a://b/x.json [s3a://b/x.json]: id bigint, note string; client, pinned",
 			},
 			wantTarget: "id bigint, name string, note string",
-			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "listFiles s3a://b/x.json", "inputFiles s3a://b/x.json", "fetchFiles s3a://b/in", "fetchFiles s3a://b/x.json"},
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "inputFiles s3a://b/x.json", "listFiles s3a://b/x.json"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
-				if p.RemoteTyped != 3 || p.RemoteFetchJobs != 2 {
-					t.Errorf("remote typed %d in %d jobs, want 3 in 2", p.RemoteTyped, p.RemoteFetchJobs)
+				if p.RemoteTyped != 3 || p.RemoteFetchJobs != 0 {
+					t.Errorf("remote typed %d in %d jobs, want 3 in 0", p.RemoteTyped, p.RemoteFetchJobs)
 				}
 				for _, r := range p.Reads {
 					for _, part := range r.parts() {
@@ -233,17 +244,37 @@ func planFileCases() []planCase {
 			},
 		},
 		{
-			name:    "a failed fetch leaves remote files to Spark",
-			job:     Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyUnion},
-			remote:  map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvNote},
-			fail:    map[string]error{"fetchFiles s3a://b/in": errors.New("binaryFile: permission denied")},
-			schemas: map[string]string{"readSchema s3a://b/in/a.csv": "id int, name string", "readSchema s3a://b/in/b.csv": "id int, note string"},
+			name: "auto types small remote files from copies fetched in one job",
+			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}, {Paths: []string{"s3a://b/x.json"}}}},
+			remote: map[string]string{
+				"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvB, "s3a://b/x.json": jsonC,
+			},
+			noListingHeads: true,
+			wantReads: []string{
+				"s3a://b/in/ (2 csv files) [s3a://b/in/a.csv s3a://b/in/b.csv]: id int, name string; client, pinned, enforceSchema=false",
+				"s3a://b/x.json [s3a://b/x.json]: id bigint, note string; client, pinned",
+			},
+			wantTarget: "id bigint, name string, note string",
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "inputFiles s3a://b/x.json", "listFiles s3a://b/x.json", "fetchFiles s3a://b/in", "fetchFiles s3a://b/x.json"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if p.RemoteTyped != 3 || p.RemoteFetchJobs != 2 {
+					t.Errorf("remote typed %d in %d jobs, want 3 in 2", p.RemoteTyped, p.RemoteFetchJobs)
+				}
+			},
+		},
+		{
+			name:           "a failed fetch leaves remote files to Spark",
+			noListingHeads: true,
+			job:            Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyUnion},
+			remote:         map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvNote},
+			fail:           map[string]error{"fetchFiles s3a://b/in": errors.New("binaryFile: permission denied")},
+			schemas:        map[string]string{"readSchema s3a://b/in/a.csv": "id int, name string", "readSchema s3a://b/in/b.csv": "id int, note string"},
 			wantReads: []string{
 				"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; pinned, enforceSchema=false",
 				"s3a://b/in/b.csv [s3a://b/in/b.csv]: id int, note string; pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string, note string",
-			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in", "readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"},
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "fetchFiles s3a://b/in", "readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.RemoteTyped != 0 || p.RemoteFetchJobs != 1 {
 					t.Errorf("remote typed %d in %d jobs, want 0 in 1", p.RemoteTyped, p.RemoteFetchJobs)
@@ -251,13 +282,14 @@ func planFileCases() []planCase {
 			},
 		},
 		{
-			name:      "an unreachable server fails the fetch",
-			job:       Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}},
-			remote:    map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvB},
-			fail:      map[string]error{"fetchFiles s3a://b/in": unreachable},
-			wantErr:   "spark connect server at spark:15002 is unreachable",
-			wantErrAs: new(*UnreachableError),
-			wantCalls: []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in"},
+			name:           "an unreachable server fails the fetch",
+			noListingHeads: true,
+			job:            Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}},
+			remote:         map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/b.csv": csvB},
+			fail:           map[string]error{"fetchFiles s3a://b/in": unreachable},
+			wantErr:        "spark connect server at spark:15002 is unreachable",
+			wantErrAs:      new(*UnreachableError),
+			wantCalls:      []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "fetchFiles s3a://b/in"},
 		},
 		{
 			name: "a remote listing mostly of other files is fetched file by file",
@@ -267,7 +299,7 @@ func planFileCases() []planCase {
 			},
 			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in/a.csv"},
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "fetchFiles s3a://b/in/a.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.RemoteTyped != 1 || p.RemoteFetchJobs != 1 || len(p.Skipped) != 1 || p.Skipped[0] != "s3a://b/in/notes.txt" {
 					t.Errorf("remote typed %d in %d jobs, skipped %q: want 1 in 1, the notes skipped", p.RemoteTyped, p.RemoteFetchJobs, p.Skipped)
@@ -285,7 +317,7 @@ func planFileCases() []planCase {
 				"s3a://b/in/n.csv [s3a://b/in/n.csv]: id int, note string; client, pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string, note string",
-			wantCalls:  []string{`listFiles s3a://b/in/\*.csv`, "listFiles s3a://b/in/*.csv", "inputFiles s3a://b/in/*.csv", "fetchFiles s3a://b/in/*.csv"},
+			wantCalls:  []string{`inputFiles s3a://b/in/\*.csv`, "inputFiles s3a://b/in/*.csv", "listFiles s3a://b/in/*.csv"},
 		},
 		{
 			name:   "a server-side path written like a local one keeps its spelling",
@@ -296,20 +328,20 @@ func planFileCases() []planCase {
 				"/sparkmerge-server-only/in/b.csv [/sparkmerge-server-only/in/b.csv]: id int, name string; client, pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"listFiles /sparkmerge-server-only/in", "inputFiles /sparkmerge-server-only/in", "fetchFiles /sparkmerge-server-only/in"},
+			wantCalls:  []string{"inputFiles /sparkmerge-server-only/in", "listFiles /sparkmerge-server-only/in"},
 		},
 		{
 			name:      "remote files whose names say no format",
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/raw"}}}},
 			remote:    map[string]string{"s3a://b/raw/a.dat": "1", "s3a://b/raw/b.dat": "2"},
 			wantErr:   `read source "s3a://b/raw": cannot tell the format from the names of its 2 files (s3a://b/raw/a.dat, ...)`,
-			wantCalls: []string{"listFiles s3a://b/raw", "inputFiles s3a://b/raw"},
+			wantCalls: []string{"inputFiles s3a://b/raw", "listFiles s3a://b/raw"},
 		},
 		{
 			name:      "a remote path that lists nothing names its source",
 			job:       Job{Sources: []SourceSpec{{Name: "events", Paths: []string{"s3a://b/none"}}}},
 			wantErr:   `read source "events": list files on the Spark server: [PATH_NOT_FOUND] Path does not exist: s3a://b/none` + "\n  hint: check the path",
-			wantCalls: []string{"listFiles s3a://b/none"},
+			wantCalls: []string{"inputFiles s3a://b/none"},
 		},
 	}
 }
@@ -395,7 +427,7 @@ func planTargetCases() []planCase {
 			jsonDepths: map[string]int{"$D/deep.json": 300},
 			wantErr:    `source "$D/deep.json": a record nests objects and arrays 300 levels deep (as Spark measured the file's text), past the 256 that Spark reads safely (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; Spark was not asked to infer or read the file`,
 			// The CSV file is not measured, and nothing is inferred.
-			wantCalls: []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "jsonNesting $D/deep.json,s3a://b/in/c.json"},
+			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "jsonNesting $D/deep.json,s3a://b/in/c.json"},
 		},
 		{
 			name:       "a JSON file read with the user's schema is not measured",
@@ -713,7 +745,7 @@ func planInferenceCases() []planCase {
 					t.Errorf("the large file: %s stamped %+v, want the small one's schema %s and its listed size", big.Schema, big.stamp, small.Schema)
 				}
 			},
-			wantCalls: []string{"listFiles s3a://b/big.parquet", "inputFiles s3a://b/big.parquet", "listFiles s3a://b/small.parquet", "inputFiles s3a://b/small.parquet", "fetchFiles s3a://b/big.parquet", "fetchFiles s3a://b/small.parquet", parquetConf},
+			wantCalls: []string{"inputFiles s3a://b/big.parquet", "listFiles s3a://b/big.parquet", "inputFiles s3a://b/small.parquet", "listFiles s3a://b/small.parquet", parquetConf},
 		},
 		{
 			name:    "a remote Parquet footer past the fetched end is left to Spark",
@@ -725,7 +757,7 @@ func planInferenceCases() []planCase {
 				"s3a://b/wide.parquet [s3a://b/wide.parquet]: id bigint; pinned, mergeSchema=true",
 			},
 			wantTarget: "id bigint",
-			wantCalls:  []string{"listFiles s3a://b/wide.parquet", "inputFiles s3a://b/wide.parquet", "fetchFiles s3a://b/wide.parquet", "readSchema s3a://b/wide.parquet"},
+			wantCalls:  []string{"inputFiles s3a://b/wide.parquet", "listFiles s3a://b/wide.parquet", "readSchema s3a://b/wide.parquet"},
 		},
 		{
 			name:    "a failed settings request leaves Parquet to Spark",
@@ -763,7 +795,7 @@ func planInferenceCases() []planCase {
 					t.Errorf("schema %s", got)
 				}
 			},
-			wantCalls: []string{"listFiles s3a://b/big.orc", "inputFiles s3a://b/big.orc", "listFiles s3a://b/small.orc", "inputFiles s3a://b/small.orc", "fetchFiles s3a://b/big.orc", "fetchFiles s3a://b/small.orc", orcConf},
+			wantCalls: []string{"inputFiles s3a://b/big.orc", "listFiles s3a://b/big.orc", "inputFiles s3a://b/small.orc", "listFiles s3a://b/small.orc", orcConf},
 		},
 		{
 			name:    "an ORC file is left to Spark under settings the rules do not reproduce",
@@ -917,7 +949,7 @@ func planRefusalCases() []planCase {
 			remote:     map[string]string{"s3a://b/in/a.csv": csvA, "s3a://b/in/e.csv": "", "s3a://b/in/f.csv": ""},
 			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "fetchFiles s3a://b/in"},
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in"},
 			check:      wantEmpty("s3a://b/in/e.csv", "s3a://b/in/f.csv"),
 		},
 		{
@@ -927,7 +959,7 @@ func planRefusalCases() []planCase {
 			schemas:    map[string]string{"readSchema s3a://b/in/a.csv": "id int, name string"},
 			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"listFiles s3a://b/in", "inputFiles s3a://b/in", "readSchema s3a://b/in/a.csv"},
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "readSchema s3a://b/in/a.csv"},
 			check:      wantEmpty("s3a://b/in/e.csv"),
 		},
 		{
@@ -962,7 +994,7 @@ func planRefusalCases() []planCase {
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/e.csv"}}, {Paths: []string{"s3a://b/in"}}}},
 			remote:    map[string]string{"s3a://b/in/e.csv": ""},
 			wantErr:   "nothing to merge: every source is empty (no rows and no columns: files of 0 bytes, or without columns): $D/e.csv, s3a://b/in/e.csv",
-			wantCalls: []string{"listFiles s3a://b/in", "inputFiles s3a://b/in"},
+			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in"},
 		},
 		{
 			name:      "a partition column the merge lacks",
@@ -1026,6 +1058,7 @@ func (tt planCase) setUp(fake *fakeServer, in func(string) string) {
 	for p, content := range tt.remote {
 		fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 	}
+	fake.noListingHeads = tt.noListingHeads
 	fake.jsonDepths = map[string]int{}
 	for p, depth := range tt.jsonDepths {
 		fake.jsonDepths[in(p)] = depth

@@ -138,7 +138,13 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		}
 	}
 	heads := fetchPart{head: remoteHeadBytes, checkUTF8: k.checkUTF8}
-	fetches, budget := planFetches(candidates, listed, heads, maxRemoteInferTotal)
+	// The heads the listings brought (listingHeads) are taken in as a
+	// fetch of them would be; the other files' heads are fetched.
+	candidates, budget, err := k.keepListedHeads(candidates, heads)
+	if err != nil {
+		return 0, err
+	}
+	fetches, budget := planFetches(candidates, listed, heads, budget)
 	if jobs, err = c.runFetches(ctx, k, fetches, heads); err != nil || len(k.wanted) == 0 {
 		return jobs, err
 	}
@@ -146,6 +152,71 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	fetches, _ = planFetches(k.wanted, listed, rest, budget)
 	more, err := c.runFetches(ctx, k, fetches, rest)
 	return jobs + more, err
+}
+
+// keepListedHeads takes in the heads the listings brought of candidates'
+// files (see listingHeads), as keep takes in a fetch of heads (part), and
+// returns the candidates whose heads are still to fetch and what is left
+// of maxRemoteInferTotal once every head the listings brought (of these
+// files or not) is counted.
+func (k *copyKeeper) keepListedHeads(candidates []*Read, part fetchPart) (rest []*Read, budget int64, err error) {
+	budget = maxRemoteInferTotal
+	for _, f := range k.listed {
+		if f.head != nil {
+			budget -= int64(len(f.head.content))
+		}
+	}
+	order, byListing := fetchCandidates(candidates, k.listed)
+	var headed []*Read
+	var fetched []fetchedFile
+	for _, l := range order {
+		for _, r := range byListing[l] {
+			if f := k.listed[r.Paths[0]]; f.head != nil {
+				headed = append(headed, r)
+				fetched = append(fetched, fetchedFile{remoteFile: remoteFile{path: f.sparkPath, size: f.size, mtimeMillis: f.mtimeMillis}, content: f.head.content, nowMillis: f.head.nowMillis, notUTF8: f.head.notUTF8})
+			}
+		}
+	}
+	if len(headed) == 0 {
+		return candidates, max(budget, 0), nil
+	}
+	err = k.keep(headed, fetched, part)
+	for _, f := range k.listed {
+		if f.head != nil {
+			f.head.content = nil // kept, or not wanted: the client holds no more of it
+		}
+	}
+	return without(candidates, headed), max(budget, 0), err
+}
+
+// typedFromCopies are the formats whose files the client may type from a
+// fetched copy (see clientMayType) when they are files of spec, a path
+// source of format ("": its files' names say) only the server sees: a
+// listing of it brings their heads (listingHeads). None for a source of
+// a user's schema, or a named directory read as one dataset (see
+// expandRemote).
+func typedFromCopies(spec SourceSpec, format string, global map[string]string, rules infer.Rules) []string {
+	if spec.Schema != "" || spec.Name != "" && format != "csv" && !IsGlob(spec.Paths[0]) {
+		return nil
+	}
+	formats := []string{format}
+	if format == "" {
+		formats = []string{"csv", "json", "parquet", "orc"}
+	}
+	var out []string
+	for _, f := range formats {
+		exts := plainExtensions[f]
+		if len(exts) == 0 {
+			continue
+		}
+		one := spec
+		one.Paths = []string{"f" + exts[0]}
+		r := &Read{Format: f, Paths: one.Paths, Options: readerOptions(one, f, global)}
+		if clientMayType(r, rules) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // runFetches runs fetches one at a time, each up to remoteFetchChunk: a

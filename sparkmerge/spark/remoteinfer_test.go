@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func TestRemoteFetchesOneAtATime(t *testing.T) {
 			fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 		}
 		fake.nowMillis = 10_000
+		fake.noListingHeads = true // the files are fetched
 		// Each fetch lasts long enough for another to start beside it,
 		// if one could.
 		fake.fetchDelay = 50 * time.Millisecond
@@ -133,7 +135,8 @@ func TestHeadRefused(t *testing.T) {
 // A CSV file only the server sees whose head the client's rules refuse
 // (a date with a one-digit month, from its first row) is not fetched whole: the client gets its
 // head, and Spark types it; a clean file is fetched whole, its rest in a
-// second fetch that names it alone, and typed on the client. A refused
+// fetch that names it alone, and typed on the client. The heads come
+// with the listing, in its job (listingHeads). A refused
 // file that is not UTF-8 past its head is refused as when fetched whole:
 // the server says so (Spark 4), or, where it cannot (Spark 3.5), the
 // client fetches the rest and finds it.
@@ -170,8 +173,13 @@ func TestRemoteFilesFetchAHeadFirst(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: schemas (-want +got):\n%s", where.given, diff)
 		}
-		if planned.RemoteTyped != 1 || planned.RemoteFetchJobs != 2 {
-			t.Errorf("%s: %d files typed on the client in %d fetches, want 1 in 2 (heads, then the clean file's rest)", where.given, planned.RemoteTyped, planned.RemoteFetchJobs)
+		if planned.RemoteTyped != 1 || planned.RemoteFetchJobs != 1 {
+			t.Errorf("%s: %d files typed on the client in %d fetches, want 1 in 1 (the clean file's rest; the heads came with the listing)", where.given, planned.RemoteTyped, planned.RemoteFetchJobs)
+		}
+		wantCalls := []string{"inputFiles " + where.given, "listFiles " + where.given, "fetchFiles " + where.given + "/clean.csv", "readSchema " + where.given + "/dated.csv"}
+		calls := slices.DeleteFunc(fake.recorded(), func(c string) bool { return strings.HasPrefix(c, "conf ") || strings.HasPrefix(c, "setConf ") })
+		if diff := cmp.Diff(wantCalls, calls); diff != "" {
+			t.Errorf("%s: calls (-want +got):\n%s", where.given, diff)
 		}
 	}
 
@@ -191,6 +199,74 @@ func TestRemoteFilesFetchAHeadFirst(t *testing.T) {
 		}
 		if fake.fetchedBytes != wantBytes {
 			t.Errorf("Spark %s: fetched %d bytes of a %d-byte file, want %d", version, fake.fetchedBytes, len(latin), wantBytes)
+		}
+	}
+}
+
+// A listing brings the heads of its files only when they are nine tenths
+// of it by name and fit: at most remoteFetchChunk a listing (2,048 heads
+// of 64 KiB) and maxRemoteInferTotal a plan; the budget is charged for
+// every head a listing may bring.
+func TestListingHeadsWithinTheirBudget(t *testing.T) {
+	names := func(n int, ext string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("s3a://b/in/f%05d%s", i, ext)
+		}
+		return out
+	}
+	csv := []string{"csv"}
+	b := newHeadBudget("4.0.1")
+	for i, tc := range []struct {
+		paths   []string
+		formats []string
+		want    bool
+		left    int64
+	}{
+		{names(10, ".csv"), nil, false, maxRemoteInferTotal},
+		{names(10, ".json"), csv, false, maxRemoteInferTotal},
+		{append(names(8, ".csv"), names(2, ".txt")...), csv, false, maxRemoteInferTotal},
+		{append(names(9, ".CSV"), names(1, ".txt")...), csv, true, maxRemoteInferTotal - 9*remoteHeadBytes},
+		{names(2049, ".csv"), csv, false, maxRemoteInferTotal - 9*remoteHeadBytes},
+		{names(2048, ".tsv"), csv, true, maxRemoteInferTotal - 2057*remoteHeadBytes},
+		{names(2048, ".csv"), csv, true, maxRemoteInferTotal - 4105*remoteHeadBytes},
+		{names(2048, ".csv"), csv, true, maxRemoteInferTotal - 6153*remoteHeadBytes},
+		{names(2048, ".csv"), csv, false, maxRemoteInferTotal - 6153*remoteHeadBytes},
+		{names(2000, ".csv"), csv, true, maxRemoteInferTotal - 8153*remoteHeadBytes},
+	} {
+		got := b.take(tc.paths, tc.formats)
+		if (got.head > 0) != tc.want || b.left != tc.left {
+			t.Errorf("listing %d: heads %v, budget left %d; want %v, %d", i, got.head > 0, b.left, tc.want, tc.left)
+		}
+	}
+	if got := (*headBudget)(nil).take(names(1, ".csv"), csv); got.head != 0 {
+		t.Errorf("no budget (no client typing): heads %+v, want none", got)
+	}
+	if got := newHeadBudget("3.5.7").take(names(1, ".csv"), csv); got.head != remoteHeadBytes || got.checkUTF8 {
+		t.Errorf("Spark 3.5: %+v, want heads without the server's UTF-8 check", got)
+	}
+}
+
+// The formats whose files a listing brings the heads of: those the
+// client may type from a copy under the source's options.
+func TestTypedFromCopies(t *testing.T) {
+	rules, _ := infer.RulesFor("4.0.1")
+	for _, tc := range []struct {
+		spec   SourceSpec
+		format string
+		want   []string
+	}{
+		{SourceSpec{Paths: []string{"s3a://b/in"}}, "", []string{"csv", "json", "parquet", "orc"}},
+		{SourceSpec{Paths: []string{"s3a://b/in"}}, "csv", []string{"csv"}},
+		{SourceSpec{Paths: []string{"s3a://b/in"}, Options: map[string]string{"multiLine": "true"}}, "", []string{"parquet", "orc"}},
+		{SourceSpec{Paths: []string{"s3a://b/in"}, Schema: "id int"}, "csv", nil},
+		{SourceSpec{Paths: []string{"s3a://b/in"}}, "avro", nil},
+		{SourceSpec{Name: "events", Paths: []string{"s3a://b/in"}}, "parquet", nil},
+		{SourceSpec{Name: "events", Paths: []string{"s3a://b/in"}}, "csv", []string{"csv"}},
+		{SourceSpec{Name: "events", Paths: []string{"s3a://b/in/*.parquet"}}, "parquet", []string{"parquet"}},
+	} {
+		if got := typedFromCopies(tc.spec, tc.format, nil, rules); !slices.Equal(got, tc.want) {
+			t.Errorf("%+v as %q: %v, want %v", tc.spec, tc.format, got, tc.want)
 		}
 	}
 }

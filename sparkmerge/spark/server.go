@@ -2,7 +2,9 @@ package spark
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -38,9 +40,11 @@ type server interface {
 	// setConf sets session settings.
 	setConf(ctx context.Context, values map[string]string) error
 	// listFiles lists the data files path given means on the server (see
-	// [Client.listFiles]), named as Spark lists them, in Spark's order.
-	// Files of 0 bytes may be absent: Spark's scans skip them.
-	listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error)
+	// [Client.listFiles]), named as Spark lists them, in Spark's order,
+	// with the heads of the files heads asks for (remoteFile.head; none
+	// when heads is its zero value). Files of 0 bytes may be absent:
+	// Spark's scans skip them.
+	listFiles(ctx context.Context, given string, options map[string]string, heads listingHeads) ([]remoteFile, error)
 	// inputFiles are the files path given means as Spark's file index
 	// lists them, files of 0 bytes included, named as Spark lists them
 	// (no Spark job: an analysis).
@@ -303,11 +307,25 @@ func listedFile(row []any) remoteFile {
 // selected, with each file's real path on the server (serverRealPath).
 // It is one small Spark job. A server that refuses the real path's
 // reflect call (a restricted cluster) is asked again without it.
-func (s sessionServer) listFiles(ctx context.Context, given string, options map[string]string) ([]remoteFile, error) {
-	listing := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options})
-	rows, err := listing.SelectExpr(listedColumns(serverRealPath("path"))...).Collect(ctx)
+//
+// With heads, the same job also returns the heads the client's typing
+// starts from (see listingHeads), where a fetch of them was a job of its
+// own; a listing with heads that fails (a file the server may list but
+// not read) is asked again without them, and they are fetched as before.
+func (s sessionServer) listFiles(ctx context.Context, given string, options map[string]string, heads listingHeads) ([]remoteFile, error) {
+	read := func() connect.Frame {
+		return s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options})
+	}
+	var rows connect.Rows
+	err := errors.New("no listing")
+	if heads.head > 0 {
+		rows, err = headsListing(read, heads).Collect(ctx)
+	}
 	if err != nil {
-		rows, err = listing.SelectExpr(listedColumns()...).Collect(ctx)
+		rows, err = read().SelectExpr(listedColumns(serverRealPath("path"))...).Collect(ctx)
+	}
+	if err != nil {
+		rows, err = read().SelectExpr(listedColumns()...).Collect(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -319,9 +337,37 @@ func (s sessionServer) listFiles(ctx context.Context, given string, options map[
 			real, _ := row[3].(string)
 			f.real = fromServerURI(real)
 		}
+		if len(row) == 7 {
+			if content, ok := row[4].([]byte); ok {
+				now, _ := row[5].(int64)
+				bad, _ := row[6].(bool)
+				f.head = &listedHead{content: content, nowMillis: now, notUTF8: bad}
+			}
+		}
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// headsListing is a listing (listedColumns with the real path) whose rows
+// also hold, as a fetch of heads does (fetchedContent, fetchedNotUTF8 and
+// the server's clock), the head of each file up to maxRemoteInferFile
+// whose name heads.names says (a null content for the others): two scans
+// of the listing in one job, one of the files up to that size with their
+// contents and one of the larger files without (binaryFile skips files by
+// length before reading them, so a large file is never read).
+func headsListing(read func() connect.Frame, heads listingHeads) connect.Frame {
+	named := heads.namesSQL()
+	content := fmt.Sprintf("CASE WHEN %s THEN %s END", named, fetchedContent(fileFetch{head: heads.head}))
+	notUTF8 := "false"
+	if heads.checkUTF8 {
+		notUTF8 = fmt.Sprintf("%s AND %s", named, fetchedNotUTF8(heads.head))
+	}
+	small := read().Filter(fmt.Sprintf("length >= 0 AND length <= %d", maxRemoteInferFile)).
+		SelectExpr(listedColumns(serverRealPath("path"), content, "unix_millis(current_timestamp())", notUTF8)...)
+	large := read().Filter(fmt.Sprintf("length >= %d AND length <= %d", maxRemoteInferFile+1, int64(math.MaxInt64))).
+		SelectExpr(listedColumns(serverRealPath("path"), "CAST(NULL AS BINARY)", "CAST(NULL AS BIGINT)", "false")...)
+	return connect.UnionAll([]connect.Frame{small, large})
 }
 
 func (s sessionServer) inputFiles(ctx context.Context, given string, options map[string]string) ([]string, error) {

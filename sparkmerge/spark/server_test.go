@@ -3,6 +3,8 @@ package spark
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,7 +171,7 @@ func TestSessionServerListsAndFetchesFiles(t *testing.T) {
 	}
 	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
 	options := map[string]string{"pathGlobFilter": "*.csv"}
-	files, err := s.listFiles(ctx, dir, options)
+	files, err := s.listFiles(ctx, dir, options, listingHeads{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,13 +213,15 @@ func TestSessionServerListsAndFetchesFiles(t *testing.T) {
 		t.Errorf("fetched content as %q, want the Parquet-aware %q", got, want)
 	}
 
-	if _, err := s.listFiles(ctx, filepath.Join(dir, "none"), nil); errorClass(err) != "PATH_NOT_FOUND" {
+	if _, err := s.listFiles(ctx, filepath.Join(dir, "none"), nil, listingHeads{}); errorClass(err) != "PATH_NOT_FOUND" {
 		t.Errorf("listing a missing path: err = %v, want PATH_NOT_FOUND", err)
 	}
 }
 
-// Files only the server sees are listed and their contents fetched in one
-// Spark job, then typed on the client as Spark would type them.
+// Files only the server sees are listed with their heads in one Spark
+// job (headsListing: a scan of the files up to maxRemoteInferFile with
+// their contents, and one of the larger files without), then typed on
+// the client as Spark would type them, with no fetch job.
 func TestPlanTypesFilesOnlyTheServerSees(t *testing.T) {
 	c, f := sparkFakeClient(t)
 	f.remote["s3a://b/in/a.csv"] = []byte("id,name\n1,x\n")
@@ -227,8 +231,28 @@ func TestPlanTypesFilesOnlyTheServerSees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if planned.RemoteTyped != 2 || planned.RemoteFetchJobs != 1 {
-		t.Errorf("%d files typed by the client in %d fetches, want 2 in 1", planned.RemoteTyped, planned.RemoteFetchJobs)
+	if planned.RemoteTyped != 2 || planned.RemoteFetchJobs != 0 {
+		t.Errorf("%d files typed by the client in %d fetches, want 2 in 0", planned.RemoteTyped, planned.RemoteFetchJobs)
+	}
+	lists, fetches := f.recorded("list"), f.recorded("fetch")
+	if len(lists) != 1 || len(fetches) != 0 {
+		t.Fatalf("%d listings and %d fetches, want 1 listing and no fetch", len(lists), len(fetches))
+	}
+	union := pmsg(lists[0].plan(), "root", "set_op")
+	for i, side := range []struct {
+		input, filter string
+		content       bool
+	}{
+		{"left_input", fmt.Sprintf("length >= 0 AND length <= %d", maxRemoteInferFile), true},
+		{"right_input", fmt.Sprintf("length >= %d AND length <= %d", maxRemoteInferFile+1, int64(math.MaxInt64)), false},
+	} {
+		project := pmsg(union, side.input, "project")
+		cond := pstr(pmsg(project, "input", "filter", "condition", "expression_string"), "expression")
+		ds := dataSourceBelow(project)
+		cols := exprs(project, "expressions")
+		if pstr(ds, "format") != "binaryFile" || !slices.Equal(pstrs(ds, "paths"), []string{"s3a://b/in"}) || cond != side.filter || len(cols) != 7 || strings.Contains(cols[4], "content") != side.content {
+			t.Errorf("the listing's scan %d: %s of %v where %q selecting %v; want binaryFile of s3a://b/in where %q, content %v", i, pstr(ds, "format"), pstrs(ds, "paths"), cond, cols, side.filter, side.content)
+		}
 	}
 	got := map[string]string{}
 	for _, r := range planned.Reads {

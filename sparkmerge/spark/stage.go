@@ -329,7 +329,7 @@ func identifiesWriteJobs(format string) bool {
 // targetFiles lists the data files of path target t on the server (none
 // when it does not exist yet).
 func (c *Client) targetFiles(ctx context.Context, t Target) (map[string]bool, error) {
-	files, err := c.listFiles(ctx, literalPath(t.Path), nil)
+	files, err := c.listFiles(ctx, literalPath(t.Path), nil, listingHeads{})
 	if err != nil {
 		switch errorClass(err) {
 		case "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":

@@ -358,7 +358,7 @@ func (p *Planned) writeDiscovery(b *strings.Builder) {
 			scans.files(), len(scans.batches), plural(len(scans.batches), "scan", "scans"), quoted)
 	}
 	if p.RemoteTyped > 0 {
-		fmt.Fprintf(b, "  %d files only the server sees typed by the client, from their contents fetched in %d Spark jobs\n", p.RemoteTyped, p.RemoteFetchJobs)
+		fmt.Fprintf(b, "  %d files only the server sees typed by the client, from their contents fetched with their listing and in %d more Spark %s\n", p.RemoteTyped, p.RemoteFetchJobs, plural(p.RemoteFetchJobs, "job", "jobs"))
 	}
 	if p.TypedTogether > 0 {
 		fmt.Fprintf(b, "  %d files typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))

@@ -1224,7 +1224,7 @@ func (c *Client) Schemas(ctx context.Context, job Job) ([]SourceSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := c.expand(ctx, job)
+	in, err := c.expand(ctx, job, false) // Spark types each source
 	if err != nil {
 		return nil, err
 	}
