@@ -72,27 +72,34 @@ func cleanCSV(first, rows int) []byte {
 func TestServerOnlyFilesSendAtMostTheirHead(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	// Few refused CSV files, each well over its 64 KiB head: what the
-	// plan fetches of them (about 70 KB a file with the listing's share)
-	// is then under 5% of their bytes. Two small files are typed by Spark
-	// together, the large one alone.
+	// Few refused CSV files, each over its 64 KiB head: what the plan
+	// fetches of them (about 76 KB a file with the listing's share) is
+	// then under 5% of their bytes, by about 7% (the JSON files' by about
+	// 11%): no more bytes than that, since the server's CPU grows with
+	// them. Two small files are typed by Spark together, the large one
+	// alone.
 	csvFiles := map[string][]byte{}
 	id := 0
 	for i := range 2 {
-		csvFiles[fmt.Sprintf("d%d.csv", i)] = datedCSV(id, 9000) // about 600 KB
-		id += 9000
+		csvFiles[fmt.Sprintf("d%d.csv", i)] = datedCSV(id, 4500) // about 290 KB
+		id += 4500
 	}
-	csvFiles["large.csv"] = datedCSV(id, 64000) // about 4.4 MB: over the split, Spark types it alone
+	csvFiles["large.csv"] = datedCSV(id, 64000) // about 4.3 MB: over the split, Spark types it alone
 	id += 64000
 	if n := len(csvFiles["large.csv"]); n <= 4<<20 {
 		t.Fatalf("large.csv is %d bytes, not over the 4 MiB split", n)
 	}
-	csvFiles["clean.csv"] = cleanCSV(id, 20000) // about 430 KB, typed on the client
-	id += 20000
+	csvFiles["clean.csv"] = cleanCSV(id, 4000) // about 86 KB, over its head: typed on the client
+	id += 4000
 	jsonFiles := map[string][]byte{}
 	for i := range 4 {
-		jsonFiles[fmt.Sprintf("n%d.json", i)] = nanJSON(id, 36000) // about 2 MB
-		id += 36000
+		jsonFiles[fmt.Sprintf("n%d.json", i)] = nanJSON(id, 26000) // about 1.6 MB
+		id += 26000
+	}
+	for name, b := range csvFiles {
+		if len(b) <= headBound {
+			t.Fatalf("%s is %d bytes, not over the %d bytes of its head", name, len(b), headBound)
+		}
 	}
 	for _, tc := range []struct {
 		name  string
