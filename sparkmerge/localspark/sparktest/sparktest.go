@@ -389,10 +389,15 @@ func interpreted() map[string]string {
 // metaspace that does not trigger full collections while Spark's classes
 // load; C2 compiles a method after three times the calls and loops it
 // would by default (its compiler thread took a fifth of the server's CPU,
-// much of it on methods that were not hot for long).
+// much of it on methods that were not hot for long), and inlines less
+// deeply into what it compiles: the suite's many small queries run a
+// broad, shallow mix of Spark's code, where a smaller C2 compilation
+// saved more than its code lost (14-20 % of the server's CPU for the same
+// tests, docs/testing.md#where-the-time-goes).
 const longLivedJVM = "-XX:+UseSerialGC -Xms" + driverMemory + " -Xmn1g -XX:MetaspaceSize=256m" +
 	" -XX:Tier4InvocationThreshold=15000 -XX:Tier4MinInvocationThreshold=1800" +
-	" -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000"
+	" -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000" +
+	" -XX:MaxInlineLevel=6 -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000"
 
 // shortLivedJVM are the JVM options of a server a test starts of its
 // own, which serves one test for a minute or two: the client compiler
