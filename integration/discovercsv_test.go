@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -116,5 +117,98 @@ func TestCSVTypedTogetherAsAlone(t *testing.T) {
 				t.Logf("%d files typed together in %d requests, %d on the client; discovery %v", got.TypedTogether, got.TogetherRequests, typedOnClient, got.Discovery)
 			})
 		}
+	}
+}
+
+// recordsCorpus are CSV files read with multiLine whose types depend on
+// what Spark's parser and inference do to each file's records: values
+// over several lines (LF and CRLF inside quotes), a byte-order mark,
+// blank lines before the header, a line of spaces (a record to the
+// parser), the header line again (a record: only the first is dropped),
+// rows wider or narrower than the header, a quoted header, a year after
+// a date (typed by order), a number followed by a line break inside its
+// quotes, names as Spark renames repeated ones, a header alone, and files
+// of a few headers. Two files are
+// Spark's alone by design: a header over two lines and one whose empty
+// name Spark renames.
+func recordsCorpus() map[string][]byte {
+	files := map[string][]byte{
+		"lines.csv":         []byte("id,note,day\n1,\"line one\nline two\",2024-01-01\n2,\"crlf\r\nend\",2020\n"),
+		"crlf.csv":          []byte("id,note\r\n1,\"a\r\nb\"\r\n2,3.5\r\n"),
+		"bom.csv":           []byte("\ufeffid,day\n1,2024-03-01\n"),
+		"blank-first.csv":   []byte("\n\nid,day,n\n1,2024-03-01,7\n"),
+		"spaces-line.csv":   []byte("id,day\n1,2024-01-01\n   \n2,2024-01-02\n"),
+		"header-again.csv":  []byte("id,day\n1,2024-01-01\nid,day\n"),
+		"widths.csv":        []byte("id,a,b\n1,2024-01-01\n2,2024-01-02,3.5,extra,9\n3,x,4,\"q,\n\"\n"),
+		"quoted-header.csv": []byte("\"id\",\"note\"\n1,\"x\ny\"\n2,\"\"\n"),
+		"year-after.csv":    []byte("id,day\n1,2020-01-05\n2,2020\n"),
+		"number-break.csv":  []byte("id,d\n1,\"1.5\n\"\n2,7\n"),
+		"header-only.csv":   []byte("id,day,at\n"),
+		"header-lines.csv":  []byte("id,\"no\nte\"\n1,2\n"),
+		"empty-name.csv":    []byte("id,,x\n1,2,\"3\n4\"\n"),
+		// Named as Spark renames a repeated name, but as written.
+		"digits.csv": []byte("id,col1,x,col3\n1,\"2\n\",3,2024-01-01\n"),
+	}
+	for i := range 9 {
+		var b strings.Builder
+		b.WriteString([]string{"id,day,note", "id,note,amount", "id,at"}[i%3] + "\n")
+		for r := range 4 {
+			switch i % 3 {
+			case 0:
+				fmt.Fprintf(&b, "%d,2024-%02d-%02d,\"n\n%d\"\n", r, 1+i%12, 1+r, r)
+			case 1:
+				fmt.Fprintf(&b, "%d,\"a,\r\nb\",%d.5\n", r, r)
+			default:
+				fmt.Fprintf(&b, "%d,2024-01-01 0%d:00:00\n", r, r)
+			}
+		}
+		files[fmt.Sprintf("many-%02d.csv", i)] = []byte(b.String())
+	}
+	return files
+}
+
+// Files read with multiLine are typed together by their records (spark's
+// csvLanes.records), each as Spark's inference of it alone types it.
+func TestCSVRecordsTypedTogetherAsAlone(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := recordsCorpus()
+	local := localFiles(t, files)
+	remote := clusterFiles(t, files)
+	for _, where := range []struct {
+		name, root string
+	}{{"local files", local}, {"files only the server sees", remote}} {
+		t.Run(where.name, func(t *testing.T) {
+			// Types the files' columns do not share become strings: the
+			// files' own types are compared, not the plan's.
+			job := spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, ReaderOptions: map[string]string{"multiLine": "true"}, DryRun: true,
+				Policy: sparkmerge.Options{Types: sparkmerge.TypesString}}
+			alone := job
+			alone.InferEachFileAlone = true
+			want, err := c.Plan(testContext(t), alone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Plan(testContext(t), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.TypedTogether != 0 {
+				t.Errorf("typed together %d files asked to be typed alone", want.TypedTogether)
+			}
+			schemas := map[string]string{}
+			for _, r := range want.Reads {
+				schemas[r.Name] = r.Schema.String()
+			}
+			for _, r := range got.Reads {
+				if w := schemas[r.Name]; r.Schema.String() != w {
+					t.Errorf("%s: typed together %s, alone %s", r.Name, r.Schema, w)
+				}
+			}
+			if wantTogether := len(files) - 2; got.TypedTogether != wantTogether {
+				t.Errorf("%d files typed together, want %d", got.TypedTogether, wantTogether)
+			}
+			t.Logf("%d files typed together in %d requests; discovery %v", got.TypedTogether, got.TogetherRequests, got.Discovery)
+		})
 	}
 }

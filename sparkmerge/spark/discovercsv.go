@@ -57,6 +57,23 @@ import (
 // line that is blank but not empty (Spark's filters of blank lines differ
 // on those). Every other file, and every file of a batch that fails, is
 // asked of Spark alone, as before.
+//
+// Files read with multiLine are typed among lanes too, from their records
+// instead of their lines (a record may span lines): Spark's CSV reader
+// reads them whole, with multiLine and the file's own parser options,
+// under their header's names as strings (csvLanes.records), so that each
+// record reaches its file's lanes tokenized exactly as Spark's inference
+// of the file alone tokenizes it (MultiLineCSVDataSource.infer: the same
+// parser and options, the header dropped once at the file's start, each
+// file read whole in one partition, in order: never split, whatever its
+// size, so no witnesses). Its header record is the header line learnt as
+// above, which the read proves: it reads with enforceSchema=false, so
+// Spark fails the inference (and every file of it goes alone) where a
+// file's first record is not that line's names (a byte-order mark or a
+// blank line Spark's parser reads otherwise, a header over several lines).
+// A row wider or narrower than the header is read PERMISSIVE, cut or
+// padded with nulls, which the inference's fold also ignores (it types
+// the header's columns only, skipping nulls).
 
 // csvFileLines is what the text read of many CSV files learns of one.
 type csvFileLines struct {
@@ -85,6 +102,10 @@ type csvLanes struct {
 	// tokenizer are the options from_csv tokenizes the files' lines with;
 	// inference are those Spark's inference of the lanes takes.
 	tokenizer, inference map[string]string
+	// records: the files are read with multiLine, their records by
+	// Spark's CSV reader, each under its header's names (csvLaneFile.names),
+	// instead of their lines by the text reader.
+	records bool
 }
 
 // csvLaneFile is one file's place among the lanes.
@@ -104,6 +125,9 @@ type csvLaneFile struct {
 	// class of its values, see witnessLanes), by which takeTypes
 	// keeps only the types every split of the file gives.
 	witnessed bool
+	// names are its header's names as Spark parses them: the schema its
+	// records are read under (csvLanes.records).
+	names []string
 }
 
 // maxLaneCells bounds the lanes one inference types, as its lines times
@@ -131,9 +155,9 @@ const maxLanes = 20000
 // csvTogetherOptions are the reader options, lower case, under which
 // typing a file among others equals typing it alone: the parser's
 // (passed to from_csv), inference's (passed to the lanes' inference), and
-// options of the read only. Others (multiLine, encodings, line
-// separators, comments, sampling, listing filters) leave the file to
-// Spark alone.
+// options of the read only; multiLine has records, not lines, typed
+// (csvRecords). Others (encodings, line separators, comments, sampling,
+// listing filters) leave the file to Spark alone.
 var csvTogetherOptions = map[string]string{
 	"header": "", "inferschema": "inference", "enforceschema": "", "mode": "",
 	"sep": "tokenizer", "delimiter": "tokenizer", "quote": "tokenizer", "escape": "tokenizer",
@@ -144,6 +168,13 @@ var csvTogetherOptions = map[string]string{
 	"prefersdate": "inference", "nanvalue": "inference", "positiveinf": "inference",
 	"negativeinf": "inference", "locale": "inference", "timezone": "inference",
 	"enabledatetimeparsingfallback": "inference",
+	"multiline":                     "records",
+}
+
+// csvRecords reports whether a CSV read's options read its records with
+// multiLine: records, not lines, reach the lanes (csvLanes.records).
+func csvRecords(options map[string]string) bool {
+	return strings.EqualFold(optionValue(options, "multiLine"), "true")
 }
 
 // togetherLines are the Spark lines (major.minor) on which typing files
@@ -266,7 +297,9 @@ func (c *Client) typeCSVTogether(ctx context.Context, reads []*Read, parallelism
 	}
 	t.witnessed = map[*Read]bool{}
 	candidates = slices.DeleteFunc(candidates, func(r *Read) bool {
-		if sizes[r] <= split {
+		if sizes[r] <= split || csvRecords(r.Options) {
+			// Spark reads a file of records (multiLine) whole, in one
+			// partition, whatever its size.
 			return false
 		}
 		if legacyTime || !witnessOptions(r.Options) || sizes[r] > maxWitnessedFile {
@@ -409,7 +442,9 @@ func (t *together) groupByHeader(candidates []*Read, linesOf map[*Read]csvFileLi
 	t.headers = map[string]*csvHeaderLine{}
 	for _, r := range candidates {
 		l, ok := linesOf[r]
-		if !ok || l.blankish > 0 || l.first == "" {
+		// Records are split by Spark's CSV parser here and alone alike,
+		// blank lines included: only lines' filters differ on them.
+		if !ok || l.blankish > 0 && !csvRecords(r.Options) || l.first == "" {
 			t.rest = append(t.rest, r)
 			continue
 		}
@@ -459,7 +494,7 @@ func (t *together) laneBatches(order []string, byKey map[string][]*Read, linesOf
 		var lines, lanes int64
 		for _, r := range byKey[key] {
 			l := linesOf[r]
-			if h := t.headers[headerKey(key, l.first)]; len(h.names) > 0 {
+			if h := t.headers[headerKey(key, l.first)]; len(h.names) > 0 && !(csvRecords(r.Options) && !headerRecord(l.first, r.Options, h.names)) {
 				typed = append(typed, r)
 				lines += l.lines
 				lanes += int64(len(h.names))
@@ -475,17 +510,24 @@ func (t *together) laneBatches(order []string, byKey map[string][]*Read, linesOf
 		for i, r := range typed {
 			l := linesOf[r]
 			cols := len(t.headers[headerKey(key, l.first)].names)
+			width := cols
 			if t.witnessed[r] {
-				cols *= 3
+				width *= 3
 			}
-			if cur == nil || i*k/len(typed) != (i-1)*k/len(typed) || cur.lanes.width+cols > maxLanes {
+			if cur == nil || i*k/len(typed) != (i-1)*k/len(typed) || cur.lanes.width+width > maxLanes {
 				tokenizer, inference := csvTogetherOptionsOf(r.Options)
-				cur = &laneBatch{lanes: csvLanes{width: 1, tokenizer: tokenizer, inference: inference}}
+				cur = &laneBatch{lanes: csvLanes{width: 1, tokenizer: tokenizer, inference: inference, records: csvRecords(r.Options)}}
 				batches = append(batches, cur)
 			}
 			cur.lanes.paths = append(cur.lanes.paths, literalPath(r.Paths[0]))
 			// Its data lines: lines with content but the header.
-			f := csvLaneFile{path: sparkPathKey(r.Paths[0]), header: l.first, offset: cur.lanes.width, columns: len(t.headers[headerKey(key, l.first)].names), data: l.lines > 1, witnessed: t.witnessed[r]}
+			f := csvLaneFile{path: sparkPathKey(r.Paths[0]), header: l.first, offset: cur.lanes.width, columns: cols, data: l.lines > 1, witnessed: t.witnessed[r]}
+			if cur.lanes.records {
+				// Its records besides the header: a line besides the
+				// header's (the read proves the header one line), or a
+				// blank one, which Spark's parser reads as a record.
+				f.names, f.data = t.headers[headerKey(key, l.first)].names, l.lines > 1 || l.blankish > 0
+			}
 			cur.lanes.files = append(cur.lanes.files, f)
 			cur.lanes.width += f.lanes()
 			cur.reads = append(cur.reads, r)
@@ -742,8 +784,7 @@ func (l csvLanes) laneLineExpr() string {
 	for k, v := range l.tokenizer {
 		tokenizer[k] = v
 	}
-	quoted := sqlMap(map[string]string{"quoteAll": "true", "escape": `"`, "quote": `"`, "sep": ",",
-		"ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false", "nullValue": ""})
+	quoted := quotedLaneOptions()
 	// One from_csv per width (and witnessing): its schema must be a
 	// constant.
 	type shape struct {
@@ -784,6 +825,107 @@ func (l csvLanes) laneLineExpr() string {
 	// shorter line's end as they were (laneWidthLine sets the width).
 	b.WriteString(" END) AS value")
 	return b.String()
+}
+
+// headerRecord reports whether a file read with options whose header line
+// is line, of the names Spark parses there, may be read by its records
+// under those names (csvLanes.records): Spark's check of its header
+// compares the names as written with them, so a read of a header Spark
+// renames (an empty or a repeated name) would fail, as would one whose
+// quotes leave a value open past the line (a header over several lines).
+// Such a file is Spark's alone, instead of failing the inference of its
+// batch. A line without a quote or an escape is its names split at the
+// separator, where Spark renamed none; of another, names that look
+// renamed (_c<i>, see renamedAsRepeated) go alone.
+func headerRecord(line string, options map[string]string, names []string) bool {
+	quote, escape, sep := optionValue(options, "quote"), optionValue(options, "escape"), optionValue(options, "sep")
+	if quote == "" {
+		quote = `"`
+	}
+	if escape == "" {
+		escape = `\`
+	}
+	if sep == "" {
+		sep = optionValue(options, "delimiter")
+	}
+	if sep == "" {
+		sep = ","
+	}
+	if !strings.Contains(line, quote) && !strings.Contains(line, escape) && len(sep) == 1 {
+		return slices.Equal(strings.Split(line, sep), names)
+	}
+	if strings.Count(line, quote)%2 != 0 {
+		return false
+	}
+	fields := make([]sparkmerge.Field, len(names))
+	for i, name := range names {
+		if name == "_c"+strconv.Itoa(i) {
+			return false
+		}
+		fields[i] = sparkmerge.Field{Name: name, Type: sparkmerge.DataType{Kind: sparkmerge.KindString}}
+	}
+	return !renamedAsRepeated(sparkmerge.Schema{Fields: fields})
+}
+
+// csvRecordRead is one read of the records of files of one header among
+// lanes of records (csvLanes.records).
+type csvRecordRead struct {
+	paths []string
+	// schema is the header's names, every column a string (DDL).
+	schema string
+}
+
+// recordReads are the reads of the lanes' files, one per header (its
+// names), in the files' order.
+func (l csvLanes) recordReads() []csvRecordRead {
+	var reads []csvRecordRead
+	byHeader := map[string]int{}
+	for i, f := range l.files {
+		fields := make([]sparkmerge.Field, len(f.names))
+		for j, name := range f.names {
+			fields[j] = sparkmerge.Field{Name: name, Type: sparkmerge.DataType{Kind: sparkmerge.KindString}, Nullable: true}
+		}
+		schema := sparkmerge.Schema{Fields: fields}.String()
+		k, seen := byHeader[schema]
+		if !seen {
+			k = len(reads)
+			byHeader[schema] = k
+			reads = append(reads, csvRecordRead{schema: schema})
+		}
+		reads[k].paths = append(reads[k].paths, l.paths[i])
+	}
+	return reads
+}
+
+// recordOptions are the options the lanes' files' records are read
+// with: the files' parser options with multiLine, the header dropped at
+// each file's start and checked against the names read (enforceSchema
+// false: a file whose first record is not its header line's names fails
+// the read), PERMISSIVE, so that a row of another width is cut or padded
+// (the inference of a file alone types the header's columns only, and
+// skips a value it lacks), not dropped or failed.
+func (l csvLanes) recordOptions() map[string]string {
+	options := map[string]string{}
+	for k, v := range l.tokenizer {
+		options[k] = v
+	}
+	options["multiLine"], options["header"], options["enforceSchema"], options["mode"] = "true", "true", "false", "PERMISSIVE"
+	return options
+}
+
+// recordLineExpr is the SQL of a record (the struct of its values,
+// record) as a line of the lanes: its values quoted, in its file's lanes
+// (f, laneFileExpr), then its marker.
+func (l csvLanes) recordLineExpr() string {
+	return "concat(repeat(',', f.offset), to_csv(record, " + quotedLaneOptions() + "), ',1') AS value"
+}
+
+// quotedLaneOptions are the options of to_csv writing a file's values
+// into its lanes: every value quoted, as the lanes' inference reads them
+// back (laneInferenceOptions), a null as an empty value.
+func quotedLaneOptions() string {
+	return sqlMap(map[string]string{"quoteAll": "true", "escape": `"`, "quote": `"`, "sep": ",",
+		"ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false", "nullValue": ""})
 }
 
 // laneWidthLine is the SQL of the lanes' first line, every lane empty:

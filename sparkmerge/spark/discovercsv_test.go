@@ -49,9 +49,13 @@ func TestCSVTogetherKey(t *testing.T) {
 	if csvTogetherKey(csv("/d/a.csv", header)) == csvTogetherKey(csv("/d/b.csv", withOption(header, "sep", ";"))) {
 		t.Error("files of two separators share a key")
 	}
+	// Files read with multiLine are typed together by their records,
+	// never among files typed by their lines.
+	if records := csvTogetherKey(csv("/d/a.csv", withOption(header, "multiLine", "true"))); records == "" || records == csvTogetherKey(csv("/d/b.csv", header)) {
+		t.Errorf("multiLine: key %q, a plain file's %q", records, csvTogetherKey(csv("/d/b.csv", header)))
+	}
 	for name, r := range map[string]*Read{
 		"no header":  csv("/d/a.csv", map[string]string{"inferSchema": "true"}),
-		"multiLine":  csv("/d/a.csv", withOption(header, "multiLine", "true")),
 		"encoding":   csv("/d/a.csv", withOption(header, "encoding", "UTF-16")),
 		"comment":    csv("/d/a.csv", withOption(header, "comment", "#")),
 		"sampling":   csv("/d/a.csv", withOption(header, "samplingRatio", "0.5")),
@@ -313,5 +317,128 @@ func TestCSVFilesAskedAloneAreNotReadForLines(t *testing.T) {
 	}
 	if planned.TypedTogether != 2 || planned.TogetherRequests != 3 {
 		t.Errorf("%d typed together in %d requests, want 2 in 3 (lines, header, lanes)", planned.TypedTogether, planned.TogetherRequests)
+	}
+}
+
+// Files read with multiLine are typed together too, from their records:
+// each header's files are read by Spark's CSV reader under the header's
+// names (strings), with multiLine, the header checked, PERMISSIVE, and
+// their records laid in their lanes; each file gets its own lanes' types.
+// A file of any size is among them (Spark reads such a file whole, in
+// one partition), and one with a blank line that is not empty (a record
+// to Spark's parser, alone or among others). A file whose header Spark
+// renames (an empty or repeated name; not one named as it renames them)
+// is asked alone, as is every file
+// of a failed inference (a first record that is not its header line's
+// names fails the read).
+func TestTypeCSVTogetherByRecords(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inference fails %v", fails), func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"a.csv":       "id,note\n1,\"two\nlines\"\n",
+				"b.csv":       "id,note\n2024-01-01,x\n",
+				"c.csv":       "id,at\n1,2\n \n",
+				"big.csv":     "id,note\n" + strings.Repeat("2,\"y\nz\"\n", 10),
+				"renamed.csv": "id,,x\n1,2,3\n",
+				// Names as Spark renames repeated ones, but as written.
+				"x.csv": "x0,x1\n1,2\n",
+			}
+			c, f := newFakeClient()
+			f.rows = map[string]bool{}
+			var sources []SourceSpec
+			for _, name := range slices.Sorted(maps.Keys(files)) {
+				p := filepath.Join(dir, name)
+				if err := os.WriteFile(p, []byte(files[name]), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				sources = append(sources, SourceSpec{Paths: []string{p}})
+				f.schemas["readSchema "+p] = "id STRING, note STRING"
+				f.rows[p] = true
+			}
+			f.schemas["readSchema "+filepath.Join(dir, "c.csv")] = "id STRING, at STRING"
+			f.schemas["readSchema "+filepath.Join(dir, "renamed.csv")] = "id STRING, _c1 STRING, x STRING"
+			f.schemas["readSchema "+filepath.Join(dir, "x.csv")] = "x0 STRING, x1 STRING"
+			// A split smaller than big.csv: read whole all the same.
+			f.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "40b"}
+			f.csvHeaders = map[string]string{"id,note": "id STRING, note STRING", "id,at": "id STRING, at STRING", "id,,x": "id STRING, _c1 STRING, x STRING", "x0,x1": "x0 STRING, x1 STRING"}
+			var asked csvLanes
+			f.laneTypes = func(l csvLanes) (sparkmerge.Schema, error) {
+				asked = l
+				if fails {
+					return sparkmerge.Schema{}, errors.New("[_LEGACY_ERROR_TEMP_3241] CSV header does not conform to the schema")
+				}
+				// Lane 0, then a's, b's, big's, c's and x's, each with
+				// its marker.
+				return sparkmerge.ParseSchema("_c0 STRING, _c1 INT, _c2 STRING, _c3 INT, _c4 DATE, _c5 STRING, _c6 INT, _c7 INT, _c8 STRING, _c9 INT, _c10 INT, _c11 INT, _c12 INT, _c13 INT, _c14 BIGINT, _c15 INT")
+			}
+			planned, err := c.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, SparkInference: true, ReaderOptions: map[string]string{"multiLine": "true"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, r := range planned.Reads {
+				got[filepath.Base(r.Name)] = r.Schema.String()
+			}
+			want := map[string]string{"a.csv": "id int, note string", "b.csv": "id date, note string", "big.csv": "id int, note string", "c.csv": "id int, at int",
+				"renamed.csv": "id string, _c1 string, x string", "x.csv": "x0 int, x1 bigint"}
+			wantTogether, wantAlone := 5, []string{"renamed.csv"}
+			if fails {
+				want = map[string]string{"a.csv": "id string, note string", "b.csv": "id string, note string", "big.csv": "id string, note string", "c.csv": "id string, at string",
+					"renamed.csv": "id string, _c1 string, x string", "x.csv": "x0 string, x1 string"}
+				wantTogether, wantAlone = 0, []string{"a.csv", "b.csv", "big.csv", "c.csv", "renamed.csv", "x.csv"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("schemas (-want +got):\n%s", diff)
+			}
+			// Four headers parsed, one inference.
+			if planned.TypedTogether != wantTogether || planned.TogetherRequests != 5 {
+				t.Errorf("%d typed together in %d requests, want %d in 5", planned.TypedTogether, planned.TogetherRequests, wantTogether)
+			}
+			var alone []string
+			for _, call := range f.recorded() {
+				if p, ok := strings.CutPrefix(call, "readSchema "); ok {
+					alone = append(alone, filepath.Base(p))
+				}
+			}
+			slices.Sort(alone)
+			if diff := cmp.Diff(wantAlone, alone); diff != "" {
+				t.Errorf("files asked alone (-want +got):\n%s", diff)
+			}
+			checkRecordLanes(t, asked)
+		})
+	}
+}
+
+// checkRecordLanes checks the lanes TestTypeCSVTogetherByRecords's
+// inference was asked for: of records, a read per header, with the
+// options that read records as Spark's inference alone tokenizes them.
+func checkRecordLanes(t *testing.T, asked csvLanes) {
+	t.Helper()
+	if !asked.records || asked.width != 16 || len(asked.files) != 5 {
+		t.Fatalf("lanes %+v", asked)
+	}
+	if f := asked.files[3]; f.offset != 10 || !slices.Equal(f.names, []string{"id", "at"}) || !f.data || f.witnessed {
+		t.Errorf("c.csv's lanes %+v", f)
+	}
+	var reads []string
+	for _, r := range asked.recordReads() {
+		var names []string
+		for _, p := range r.paths {
+			names = append(names, filepath.Base(p))
+		}
+		reads = append(reads, r.schema+": "+strings.Join(names, ","))
+	}
+	if diff := cmp.Diff([]string{"id string, note string: a.csv,b.csv,big.csv", "id string, at string: c.csv", "x0 string, x1 string: x.csv"}, reads); diff != "" {
+		t.Errorf("record reads (-want +got):\n%s", diff)
+	}
+	options := asked.recordOptions()
+	for k, v := range map[string]string{"multiLine": "true", "header": "true", "enforceSchema": "false", "mode": "PERMISSIVE"} {
+		if options[k] != v {
+			t.Errorf("records read with %s=%q, want %q (%v)", k, options[k], v, options)
+		}
+	}
+	if line := asked.recordLineExpr(); !strings.HasPrefix(line, "concat(repeat(',', f.offset), to_csv(record, map(") || !strings.Contains(line, "'quoteAll', 'true'") || !strings.HasSuffix(line, "), ',1') AS value") {
+		t.Errorf("record line %s", line)
 	}
 }

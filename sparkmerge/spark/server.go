@@ -531,14 +531,26 @@ func (s sessionServer) csvHeaderNames(ctx context.Context, line string, options 
 // of every lane first (see csvLanes.laneWidthLine: a union's first input
 // is read first, so Spark's inference takes its width; were it not, the
 // schema would be narrower and typeCSVTogether would ask the files alone).
+//
+// Lanes of records (multiLine) are the files' records read by Spark's CSV
+// reader, a read per header (csvLanes.recordReads), in place of the lines.
 func (s sessionServer) csvLaneTypes(ctx context.Context, lanes csvLanes) (sparkmerge.Schema, error) {
-	lines := s.sess.Read(connect.ReadSpec{Format: "text", Paths: lanes.paths}).
-		SelectExpr("value", lanes.laneFileExpr()).
-		Filter(csvLineHasContent + " AND f IS NOT NULL AND value <> f.header").
-		SelectExpr(lanes.laneLineExpr()).
-		Filter("value IS NOT NULL")
-	return connect.UnionAll([]connect.Frame{s.sess.SQL(lanes.laneWidthLine()), lines}).
-		ParseCSV(lanes.laneInferenceOptions()).Schema(ctx)
+	frames := []connect.Frame{s.sess.SQL(lanes.laneWidthLine())}
+	if lanes.records {
+		for _, r := range lanes.recordReads() {
+			frames = append(frames, s.sess.Read(connect.ReadSpec{Format: "csv", Paths: r.paths, Options: lanes.recordOptions(), Schema: r.schema}).
+				SelectExpr("struct(*) AS record", lanes.laneFileExpr()).
+				SelectExpr(lanes.recordLineExpr()).
+				Filter("value IS NOT NULL"))
+		}
+	} else {
+		frames = append(frames, s.sess.Read(connect.ReadSpec{Format: "text", Paths: lanes.paths}).
+			SelectExpr("value", lanes.laneFileExpr()).
+			Filter(csvLineHasContent+" AND f IS NOT NULL AND value <> f.header").
+			SelectExpr(lanes.laneLineExpr()).
+			Filter("value IS NOT NULL"))
+	}
+	return connect.UnionAll(frames).ParseCSV(lanes.laneInferenceOptions()).Schema(ctx)
 }
 
 // jsonLaneTypes is one inference over the files' lines, each nested in
