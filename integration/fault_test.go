@@ -192,7 +192,9 @@ type gate struct{ key string }
 func newGate(t *testing.T) *gate {
 	t.Helper()
 	g := &gate{key: "sparkmerge.test.gate." + uuid.NewString()}
-	t.Cleanup(func() { queryRows(t, "SELECT reflect('java.lang.System', 'clearProperty', '"+g.key+"')") })
+	t.Cleanup(func() {
+		queryRows(t, "SELECT reflect('java.lang.System', 'clearProperty', '"+g.key+"') FROM VALUES (1)")
+	})
 	return g
 }
 
@@ -203,9 +205,13 @@ func (g *gate) shut() string {
 	return "reflect('java.lang.System', 'getProperty', '" + g.key + "') <> 'open'"
 }
 
+// open opens the gate. Its query runs on the driver, not in a task
+// (a projection of an inline table is folded into a local relation as
+// the query is planned, and Spark Connect returns a local relation's
+// rows without a Spark job): the slow source may hold every task slot.
 func (g *gate) open(t *testing.T) {
 	t.Helper()
-	queryRows(t, "SELECT reflect('java.lang.System', 'setProperty', '"+g.key+"', 'open')")
+	queryRows(t, "SELECT reflect('java.lang.System', 'setProperty', '"+g.key+"', 'open') FROM VALUES (1)")
 }
 
 func hasTemporary(dirs []string) bool {

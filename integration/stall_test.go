@@ -147,8 +147,10 @@ func TestStalledConnectionFails(t *testing.T) {
 
 // A write whose connection dies midway is picked up again on a new
 // connection (ReattachExecute) and completes, run once. The source is a
-// view that takes about 20 s to read; the connection is cut once the
-// write job has begun and keepalive notices within about 13 s.
+// view whose rows sleep while a gate is shut (about 10 s a partition);
+// the connection is cut once the write job has begun, and the gate opened
+// then, so that the write goes on without holding the server's task
+// slots asleep; keepalive notices within about 13 s.
 func TestLostConnectionReattaches(t *testing.T) {
 	t.Parallel()
 	remote := requireSpark(t)
@@ -158,9 +160,10 @@ func TestLostConnectionReattaches(t *testing.T) {
 	}
 	view := "slow_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
 	out := filepath.Join(workDir(t), "out")
-	// 80 rows in 2 partitions, a quarter second each: about 10 s per
-	// partition on local[2].
-	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, reflect('java.lang.Thread', 'sleep', CAST(250 AS BIGINT)) AS slept FROM range(0, 80, 1, 2)")
+	// 80 rows in 2 partitions, a quarter second each while the gate is
+	// shut: about 10 s per partition on local[2].
+	g := newGate(t)
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, "+slowly(g)+" AS slept FROM range(0, 80, 1, 2)")
 	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view) })
 
 	proxy := newStallingProxy(t, target)
@@ -184,6 +187,8 @@ func TestLostConnectionReattaches(t *testing.T) {
 	}()
 	waitForWrite(t, out, done)
 	proxy.stallOpen()
+	// On the test's own connection: the write's rows need sleep no more.
+	g.open(t)
 	select {
 	case err := <-done:
 		if err != nil {
@@ -202,7 +207,9 @@ func TestLostConnectionReattaches(t *testing.T) {
 }
 
 // A write whose server stays unreachable fails as unreachable in bounded
-// time, once the reattach attempts are spent.
+// time, once the reattach attempts are spent. Its source's rows sleep
+// while a gate is shut, until the network has died: the write then ends
+// on the server, which the client no longer hears.
 func TestUnreachableDuringWriteFails(t *testing.T) {
 	t.Parallel()
 	remote := requireSpark(t)
@@ -212,7 +219,8 @@ func TestUnreachableDuringWriteFails(t *testing.T) {
 	}
 	view := "slow_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
 	out := filepath.Join(workDir(t), "out")
-	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, reflect('java.lang.Thread', 'sleep', CAST(250 AS BIGINT)) AS slept FROM range(0, 80, 1, 2)")
+	g := newGate(t)
+	exec(t, "CREATE OR REPLACE GLOBAL TEMP VIEW "+view+" AS SELECT id, "+slowly(g)+" AS slept FROM range(0, 80, 1, 2)")
 	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS global_temp."+view) })
 
 	proxy := newStallingProxy(t, target)
@@ -235,6 +243,7 @@ func TestUnreachableDuringWriteFails(t *testing.T) {
 	}()
 	waitForWrite(t, out, done)
 	proxy.stall() // every connection, new ones too
+	g.open(t)     // on the test's own connection
 	select {
 	case err := <-done:
 		if !errors.Is(err, spark.ErrUnreachable) {
@@ -244,4 +253,10 @@ func TestUnreachableDuringWriteFails(t *testing.T) {
 	case <-time.After(3 * time.Minute):
 		t.Fatal("the merge still hangs 3 minutes after its network died")
 	}
+}
+
+// slowly is a column that sleeps a quarter second a row while g is shut,
+// not at all once it is open.
+func slowly(g *gate) string {
+	return "reflect('java.lang.Thread', 'sleep', CASE WHEN " + g.shut() + " THEN CAST(250 AS BIGINT) ELSE CAST(0 AS BIGINT) END)"
 }
