@@ -72,13 +72,52 @@ func jsonTogetherCorpus() map[string][]byte {
 // alone, on local files and files only the server sees, with the default
 // options and with options that change inference; a file whose lines it
 // cannot type nested goes to Spark alone, and a file refused alone is
-// refused among others.
+// refused among others. Each file is planned alone once, where the client
+// reads it: the same files only the server sees are held to those
+// schemas (planned alone all in one plan, and together) and refusals
+// (each refused file planned alone there too).
 func TestJSONTypedTogetherAsAlone(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
 	files := jsonTogetherCorpus()
 	local := localFiles(t, files)
 	remote := clusterFiles(t, files)
+	plan := func(t *testing.T, root string, options map[string]string, alone bool, names ...string) (*spark.Planned, error) {
+		t.Helper()
+		var paths []string
+		for _, n := range names {
+			paths = append(paths, filepath.Join(root, n))
+		}
+		job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: true,
+			ReaderOptions: options, InferEachFileAlone: alone, DryRun: true,
+			Policy: sparkmerge.Options{Types: sparkmerge.TypesString}}
+		return c.Plan(testContext(t), job)
+	}
+	// Each local file alone, by option set: its schema, or Spark's
+	// refusal; asked once (the subtests run one after another).
+	type aloneEach struct {
+		want           map[string]string
+		typed, refused []string
+	}
+	asked := map[int]*aloneEach{}
+	eachAlone := func(t *testing.T, i int, options map[string]string) *aloneEach {
+		t.Helper()
+		if a := asked[i]; a != nil {
+			return a
+		}
+		a := &aloneEach{want: map[string]string{}}
+		for _, name := range sortedNames(files) {
+			p, err := plan(t, local, options, true, name)
+			if err != nil {
+				a.refused = append(a.refused, name)
+				continue
+			}
+			a.typed = append(a.typed, name)
+			a.want[name] = p.Reads[0].Schema.String()
+		}
+		asked[i] = a
+		return a
+	}
 	for _, where := range []struct {
 		name, root string
 	}{{"local files", local}, {"files only the server sees", remote}} {
@@ -88,26 +127,18 @@ func TestJSONTypedTogetherAsAlone(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("%s, options %v", where.name, options), func(t *testing.T) {
 				plan := func(alone bool, names ...string) (*spark.Planned, error) {
-					var paths []string
-					for _, n := range names {
-						paths = append(paths, filepath.Join(where.root, n))
-					}
-					job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: true,
-						ReaderOptions: options, InferEachFileAlone: alone, DryRun: true,
-						Policy: sparkmerge.Options{Types: sparkmerge.TypesString}}
-					return c.Plan(testContext(t), job)
+					t.Helper()
+					return plan(t, where.root, options, alone, names...)
 				}
-				// Each file alone: its schema, or Spark's refusal.
-				want := map[string]string{}
-				var typed, refused []string
-				for _, name := range sortedNames(files) {
-					p, err := plan(true, name)
-					if err != nil {
-						refused = append(refused, name)
-						continue
+				each := eachAlone(t, i, options)
+				want, typed, refused := each.want, each.typed, each.refused
+				if where.root == remote {
+					// The same bytes, so the same refusals alone.
+					for _, name := range refused {
+						if _, err := plan(true, name); err == nil {
+							t.Errorf("%s: refused alone where the client reads it, planned alone where only the server sees it", name)
+						}
 					}
-					typed = append(typed, name)
-					want[name] = p.Reads[0].Schema.String()
 				}
 				got, err := plan(false, typed...)
 				if err != nil {
@@ -128,6 +159,13 @@ func TestJSONTypedTogetherAsAlone(t *testing.T) {
 				alone, err := plan(true, typed...)
 				if err != nil {
 					t.Fatal(err)
+				}
+				// Each file alone in one plan, here, is each file alone.
+				for _, r := range alone.Reads {
+					name := filepath.Base(r.Name)
+					if w, ok := want[name]; !ok || r.Schema.String() != w {
+						t.Errorf("%s: typed alone among others %s, alone %s", name, r.Schema, w)
+					}
 				}
 				if got.Requests.SparkRequests() >= alone.Requests.SparkRequests() {
 					t.Errorf("typed together in %d Spark requests, alone in %d", got.Requests.SparkRequests(), alone.Requests.SparkRequests())
