@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -29,8 +30,15 @@ func deepJSON(depth int) string {
 // under options.
 func mergedAsSparkReadsJSON(t *testing.T, path string, options map[string]string, out string) {
 	t.Helper()
-	s := testSessionOf(t)
-	r := s.Read().Format("json")
+	wantType, wantRows := sparkReadsJSON(t, path, options)
+	mergedAs(t, wantType, wantRows, out)
+}
+
+// sparkReadsJSON is the type and rows (typeAndJSONRows) Spark reads from
+// the JSON file path alone, under options.
+func sparkReadsJSON(t *testing.T, path string, options map[string]string) (string, []string) {
+	t.Helper()
+	r := testSessionOf(t).Read().Format("json")
 	for k, v := range options {
 		r = r.Option(k, v)
 	}
@@ -38,10 +46,48 @@ func mergedAsSparkReadsJSON(t *testing.T, path string, options map[string]string
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantType, wantRows := typeAndJSONRows(t, df)
-	gotType, gotRows := typeAndJSONRows(t, readAlone(t, s, "parquet", out))
+	return typeAndJSONRows(t, df)
+}
+
+// mergedAs fails t unless the merge's Parquet output out holds wantType
+// and wantRows (typeAndJSONRows).
+func mergedAs(t *testing.T, wantType string, wantRows []string, out string) {
+	t.Helper()
+	gotType, gotRows := typeAndJSONRows(t, readAlone(t, testSessionOf(t), "parquet", out))
 	diff(t, "type", wantType, gotType)
 	diff(t, "rows", wantRows, gotRows)
+}
+
+// jsonReads are Spark's reads of JSON files alone (sparkReadsJSON), each
+// read once for the parallel subtests that compare their merges with it:
+// the same file where the client reads it and where only the server sees
+// it (the same bytes) need Spark's reading of it once, and a deep file's
+// read costs the server a second of CPU.
+type jsonReads struct {
+	mu    sync.Mutex
+	reads map[string]*jsonRead
+}
+
+type jsonRead struct {
+	typ  string
+	rows []string
+}
+
+// of is sparkReadsJSON(path, options), read by the first subtest that
+// asks for it under key.
+func (j *jsonReads) of(t *testing.T, key, path string, options map[string]string) (string, []string) {
+	t.Helper()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if r, ok := j.reads[key]; ok {
+		return r.typ, r.rows
+	}
+	typ, rows := sparkReadsJSON(t, path, options)
+	if j.reads == nil {
+		j.reads = map[string]*jsonRead{}
+	}
+	j.reads[key] = &jsonRead{typ, rows}
+	return typ, rows
 }
 
 // JSON nested as deep as the client types it (MaxJSONDepth, 256) merges
@@ -56,6 +102,9 @@ func TestDeepJSONIsBounded(t *testing.T) {
 	const bound = 256
 	files := textFiles(map[string]string{"at.json": deepJSON(bound), "past.json": deepJSON(100000)})
 	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
+	// Spark's read of the file at the bound alone, read once for both
+	// places (where the client reads it, the same bytes).
+	var alone jsonReads
 	for _, where := range []string{"local", "cluster"} {
 		t.Run(where, func(t *testing.T) {
 			t.Parallel()
@@ -65,7 +114,8 @@ func TestDeepJSONIsBounded(t *testing.T) {
 			if len(res.Planned.Reads) != 1 || !res.Planned.Reads[0].InferredLocally {
 				t.Errorf("the file at the bound was not typed by the client")
 			}
-			mergedAsSparkReadsJSON(t, dir+"/at.json", nil, out)
+			wantType, wantRows := alone.of(t, "", dirs["local"]+"/at.json", nil)
+			mergedAs(t, wantType, wantRows, out)
 
 			for _, args := range [][]string{
 				{"plan", dir + "/past.json"},
@@ -211,6 +261,9 @@ func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
 				return spark.Job{Sources: s, ReaderOptions: map[string]string{"multiLine": "true"}}
 			}},
 	}
+	// Spark's read of the file at the bound alone, by way, read once for
+	// both places (where the client reads it, the same bytes).
+	var alone jsonReads
 	for _, where := range []string{"local", "cluster"} {
 		for _, way := range ways {
 			t.Run(where+"/"+way.name, func(t *testing.T) {
@@ -241,7 +294,8 @@ func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
 				}
 				// The file at the bound merges as Spark reads it alone.
 				_, out := merge(t, c, way.job(pathSources(dir+"/at.json")))
-				mergedAsSparkReadsJSON(t, dir+"/at.json", way.options, out)
+				wantType, wantRows := alone.of(t, way.name, dirs["local"]+"/at.json", way.options)
+				mergedAs(t, wantType, wantRows, out)
 				// The server lives: Spark never inferred the deep files.
 				if rows := queryRows(t, "SELECT 1"); len(rows) != 1 {
 					t.Errorf("the server answers %v", rows)
