@@ -603,6 +603,7 @@ func (t *together) takeTypes(b *laneBatch, schema sparkmerge.Schema) {
 			continue
 		}
 		r.Schema = sparkmerge.Schema{Fields: fields}
+		r.firstLine = f.header
 		// Its header alone: its types say nothing (see markHeaderOnly,
 		// which asks Spark of files typed alone).
 		r.noRows = !f.data
@@ -838,6 +839,33 @@ func (l csvLanes) laneLineExpr() string {
 // separator, where Spark renamed none; of another, names that look
 // renamed (_c<i>, see renamedAsRepeated) go alone.
 func headerRecord(line string, options map[string]string, names []string) bool {
+	if tokens, ok := splitHeader(line, options); ok {
+		return slices.Equal(tokens, names)
+	}
+	quote := optionValue(options, "quote")
+	if quote == "" {
+		quote = `"`
+	}
+	if strings.Count(line, quote)%2 != 0 {
+		return false
+	}
+	fields := make([]sparkmerge.Field, len(names))
+	for i, name := range names {
+		if name == "_c"+strconv.Itoa(i) {
+			return false
+		}
+		fields[i] = sparkmerge.Field{Name: name, Type: sparkmerge.DataType{Kind: sparkmerge.KindString}}
+	}
+	return !renamedAsRepeated(sparkmerge.Schema{Fields: fields})
+}
+
+// splitHeader is a CSV header line read with options split at its
+// separator, where that is how Spark's parser splits it: a line (not
+// empty) with no quote and no escape character, a separator of one
+// character. Spark's names of such a line are these values as written,
+// unless it renamed one (empty, the nullValue, repeated, or trimmed by
+// an ignore...WhiteSpace option).
+func splitHeader(line string, options map[string]string) ([]string, bool) {
 	quote, escape, sep := optionValue(options, "quote"), optionValue(options, "escape"), optionValue(options, "sep")
 	if quote == "" {
 		quote = `"`
@@ -851,20 +879,10 @@ func headerRecord(line string, options map[string]string, names []string) bool {
 	if sep == "" {
 		sep = ","
 	}
-	if !strings.Contains(line, quote) && !strings.Contains(line, escape) && len(sep) == 1 {
-		return slices.Equal(strings.Split(line, sep), names)
+	if line == "" || strings.Contains(line, quote) || strings.Contains(line, escape) || len(sep) != 1 {
+		return nil, false
 	}
-	if strings.Count(line, quote)%2 != 0 {
-		return false
-	}
-	fields := make([]sparkmerge.Field, len(names))
-	for i, name := range names {
-		if name == "_c"+strconv.Itoa(i) {
-			return false
-		}
-		fields[i] = sparkmerge.Field{Name: name, Type: sparkmerge.DataType{Kind: sparkmerge.KindString}}
-	}
-	return !renamedAsRepeated(sparkmerge.Schema{Fields: fields})
+	return strings.Split(line, sep), true
 }
 
 // csvRecordRead is one read of the records of files of one header among

@@ -442,3 +442,44 @@ func checkRecordLanes(t *testing.T, asked csvLanes) {
 		t.Errorf("record line %s", line)
 	}
 }
+
+// A CSV file only the server sees, typed with others, whose names look
+// as Spark renames a repeated name (col1 and col3 at places 1 and 3) is
+// checked for repeated names by its header line, which typing it learnt,
+// when that line splits at the separator into its names: Spark is not
+// asked for its header again (a read of its first row, and for a
+// multiLine file an inference). A header line with quotes is still asked.
+func TestCSVTypedTogetherHeaderNotAskedAgain(t *testing.T) {
+	const dir = "/sparkmerge-server-only/drop"
+	client, fake := newFakeClient()
+	fake.nowMillis = 10_000
+	fake.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "4MB"}
+	files := map[string]string{"a.csv": "id,col1,x,col3\n1,2,3,4\n", "b.csv": "\"id\",\"col1\",\"x\",\"col3\"\n1,2,3,4\n"}
+	var sources []SourceSpec
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		fake.files["file:"+dir+"/"+name] = fakeFile{content: files[name], mtimeMillis: 1000}
+		sources = append(sources, SourceSpec{Paths: []string{dir + "/" + name}})
+		header, _, _ := strings.Cut(files[name], "\n")
+		fake.csvLines = append(fake.csvLines, csvFileLines{path: "file:" + dir + "/" + name, first: header, lines: 2})
+	}
+	fake.csvHeaders = map[string]string{"id,col1,x,col3": "id STRING, col1 STRING, x STRING, col3 STRING", `"id","col1","x","col3"`: "id STRING, col1 STRING, x STRING, col3 STRING"}
+	fake.laneTypes = func(l csvLanes) (sparkmerge.Schema, error) {
+		return sparkmerge.ParseSchema("_c0 STRING, _c1 INT, _c2 INT, _c3 INT, _c4 INT, _c5 INT, _c6 INT, _c7 INT, _c8 INT, _c9 INT, _c10 INT")
+	}
+	planned, err := client.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, SparkInference: true, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if planned.TypedTogether != 2 {
+		t.Errorf("%d files typed together, want 2", planned.TypedTogether)
+	}
+	var asked []string
+	for _, call := range fake.recorded() {
+		if p, ok := strings.CutPrefix(call, "csvHeader "); ok && strings.HasPrefix(p, dir) {
+			asked = append(asked, path.Base(p))
+		}
+	}
+	if diff := cmp.Diff([]string{"b.csv"}, asked); diff != "" {
+		t.Errorf("headers asked of Spark (-want +got):\n%s", diff)
+	}
+}

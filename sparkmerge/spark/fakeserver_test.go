@@ -474,6 +474,9 @@ func (f *fakeServer) csvHeader(_ context.Context, r *Read) (string, []string, er
 	for _, p := range r.Paths {
 		file, ok := f.files[p]
 		if !ok {
+			file, ok = f.files["file:"+p] // listed as Spark lists it
+		}
+		if !ok {
 			continue
 		}
 		for _, line := range strings.Split(file.content, "\n") {

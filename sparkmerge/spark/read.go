@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,6 +95,12 @@ type Read struct {
 	// a positional scan may then read the file as text, one row a line,
 	// and drop the lines equal to it. "" otherwise.
 	headerLine string
+	// firstLine is the first line with content of a CSV file Spark typed
+	// with others (csvFileLines.first, as Spark's text reader splits
+	// it): its header line, by which checkCSVHeaderNames tells a name
+	// written so from one Spark renamed, without asking Spark. "" for
+	// other files.
+	firstLine string
 	// quotedValues: a value of the locally inferred CSV file is quoted
 	// (infer.CSVFile.Quoted), so a positional scan parses its lines with
 	// Spark's CSV parser rather than splitting them (see csvScan).
@@ -551,6 +558,11 @@ func (c *Client) checkCSVHeaderNames(ctx context.Context, r *Read, schema sparkm
 		}
 	}
 	if !asked || !renamedAsRepeated(schema) {
+		return nil
+	}
+	if tokens, ok := splitHeader(r.firstLine, r.Options); ok && len(r.Paths) == 1 && slices.Equal(tokens, schema.Names()) {
+		// Its header line, known, names the columns as written: Spark
+		// renamed none, so none repeats.
 		return nil
 	}
 	file, names, err := c.server.csvHeader(ctx, r)
