@@ -508,6 +508,36 @@ func classify(plan protoreflect.Message) string {
 	return kind
 }
 
+// countWithRead answers countWithRead's aggregate agg (under the lock):
+// the written rows (the union's first input, by provenance or in
+// total) and the rows read per source.
+func (f *sparkFake) countWithRead(agg protoreflect.Message) sparkReply {
+	written := pmsg(agg, "input")
+	if which(written, "rel_type") == "repartition" {
+		written = pmsg(written, "repartition", "input") // counted in one task (countedRows)
+	}
+	for which(written, "rel_type") == "set_op" {
+		written = pmsg(written, "set_op", "left_input")
+	}
+	key := exprs(pmsg(written, "project"), "expressions")[1]
+	rows, err := f.eval(pmsg(written, "project", "input"))
+	if err != nil {
+		return sparkReply{err: err}
+	}
+	out := sparkReply{cols: []string{"side", "src", "n"}, rows: [][]any{}}
+	if key == "CAST(NULL AS STRING) AS src" {
+		out.rows = append(out.rows, []any{"written", nil, rows.total()})
+	} else {
+		for _, src := range sortedKeys(rows) {
+			out.rows = append(out.rows, []any{"written", src, rows[src]})
+		}
+	}
+	for _, src := range sortedKeys(f.read) {
+		out.rows = append(out.rows, []any{"read", src, f.read[src]})
+	}
+	return out
+}
+
 // answer is the fake's own answer to an ExecutePlan (under the lock).
 func (f *sparkFake) answer(call sparkCall) sparkReply {
 	plan := call.plan()
@@ -534,29 +564,7 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 		agg := pmsg(rel, "aggregate")
 		by := exprs(agg, "grouping_expressions")
 		if slices.Equal(by, []string{"side", "src"}) {
-			// countWithRead: the written rows (the union's first input,
-			// by provenance or in total) and the rows read per source.
-			written := pmsg(agg, "input")
-			for which(written, "rel_type") == "set_op" {
-				written = pmsg(written, "set_op", "left_input")
-			}
-			key := exprs(pmsg(written, "project"), "expressions")[1]
-			rows, err := f.eval(pmsg(written, "project", "input"))
-			if err != nil {
-				return sparkReply{err: err}
-			}
-			out := sparkReply{cols: []string{"side", "src", "n"}, rows: [][]any{}}
-			if key == "CAST(NULL AS STRING) AS src" {
-				out.rows = append(out.rows, []any{"written", nil, rows.total()})
-			} else {
-				for _, src := range sortedKeys(rows) {
-					out.rows = append(out.rows, []any{"written", src, rows[src]})
-				}
-			}
-			for _, src := range sortedKeys(f.read) {
-				out.rows = append(out.rows, []any{"read", src, f.read[src]})
-			}
-			return out
+			return f.countWithRead(agg)
 		}
 		rows := f.read
 		if !slices.Equal(by, []string{"src"}) { // not countPerSource: the written rows by provenance

@@ -561,7 +561,7 @@ func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w 
 	case w.rows == nil:
 		result.RowsWritten = 0
 	case w.before == 0 && verifiedPerSource(job, planned, w.own) != "":
-		perSource, readPerSource, err := c.countPerSourceWritten(countCtx, *w.rows, planned.Plan.SourceColumn, planned, withRead)
+		perSource, readPerSource, err := c.countPerSourceWritten(countCtx, *w.rows, planned.Plan.SourceColumn, planned, withRead, w.own)
 		if err != nil {
 			return nil, err
 		}
@@ -571,7 +571,7 @@ func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w 
 			result.RowsWritten += n
 		}
 	case withRead:
-		written, readPerSource, err := c.countWithRead(countCtx, *w.rows, "NULL", planned)
+		written, readPerSource, err := c.countWithRead(countCtx, *w.rows, "NULL", planned, w.own)
 		if err != nil {
 			return nil, fmt.Errorf("verify: count rows read and written in %s: %w", targetName(w.written), writeHint(err))
 		}
@@ -863,7 +863,7 @@ func (p *Planned) sourceKeyExpr(i int) string {
 
 // countPerSource counts rows per source in one pass over every input.
 func (c *Client) countPerSource(ctx context.Context, p *Planned) (map[string]int64, error) {
-	rows, err := connect.UnionAll(c.readCountFrames(p, "")).Aggregate([]string{"src"}, "count(parsed) AS n").Collect(ctx)
+	rows, err := countedRows(c.readCountFrames(p, ""), p.countsInOneTask()).Aggregate([]string{"src"}, "count(parsed) AS n").Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -900,11 +900,12 @@ func (c *Client) readCountFrames(p *Planned, side string) []connect.Frame {
 // countWithRead counts, in one query, the rows of written per value of
 // the SQL expression key (the provenance column; NULL: in total, under
 // "") and the rows the plan's sources hold per source, as
-// countPerSource counts them.
-func (c *Client) countWithRead(ctx context.Context, written connect.Frame, key string, p *Planned) (writtenCounts, read map[string]int64, err error) {
+// countPerSource counts them. own: written are this run's rows only,
+// written from the sources (see countsInOneTask).
+func (c *Client) countWithRead(ctx context.Context, written connect.Frame, key string, p *Planned, own bool) (writtenCounts, read map[string]int64, err error) {
 	frames := append([]connect.Frame{written.SelectExpr("'written' AS side", "CAST("+key+" AS STRING) AS src", "0 AS parsed")},
 		c.readCountFrames(p, "read")...)
-	rows, err := connect.UnionAll(frames).Aggregate([]string{"side", "src"}, "count(parsed) AS n").Collect(ctx)
+	rows, err := countedRows(frames, own && p.countsInOneTask()).Aggregate([]string{"side", "src"}, "count(parsed) AS n").Collect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -929,6 +930,51 @@ func (c *Client) countWithRead(ctx context.Context, written connect.Frame, key s
 		}
 	}
 	return writtenCounts, read, nil
+}
+
+// countedRows is the union of frames a count groups: in one partition
+// where oneTask says the rows are few (see countsInOneTask), so that the
+// count's aggregate needs no shuffle. A shuffle is a Spark job of its own
+// under adaptive execution (Spark's default): its map stage, then the
+// result; verify's count of a merge of a few small files was 2 jobs.
+// Coalescing runs every scan of the union in one task, one after another:
+// the same rows, each counted once.
+func countedRows(frames []connect.Frame, oneTask bool) connect.Frame {
+	union := connect.UnionAll(frames)
+	if oneTask {
+		return union.Coalesce(1)
+	}
+	return union
+}
+
+// oneTaskCountBytes bounds the inputs counted in one task: Spark's
+// default spark.sql.files.openCostInBytes (4 MiB), the cost in bytes
+// Spark gives opening a file when it packs files into tasks, so that
+// counting up to that many bytes of small files takes one task no longer
+// than opening a file of its own does.
+const oneTaskCountBytes = 4 << 20
+
+// countsInOneTask reports whether the plan's sources are files of known
+// sizes, oneTaskCountBytes or less in all (and so the rows written from
+// them are few too): their count is one task (countedRows). A source of
+// unknown size (a table, a query, a DataFrame, a dataset directory) or
+// larger inputs keep Spark's partitions, so that a large count runs in
+// parallel.
+func (p *Planned) countsInOneTask() bool {
+	var total int64
+	for _, r := range p.Reads {
+		if r.relational() {
+			return false
+		}
+		for _, path := range r.Paths {
+			size, ok := inputSize(r, path)
+			if !ok {
+				return false
+			}
+			total += size
+		}
+	}
+	return total <= oneTaskCountBytes
 }
 
 func countsFromRows(rows connect.Rows) (map[string]int64, error) {
@@ -1022,7 +1068,7 @@ func (c *Client) verify(ctx context.Context, job Job, w *targetWrite, p *Planned
 		perSource := w.perSource
 		if perSource == nil && w.rows != nil {
 			var err error
-			if perSource, _, err = c.countPerSourceWritten(ctx, *w.rows, col, p, false); err != nil {
+			if perSource, _, err = c.countPerSourceWritten(ctx, *w.rows, col, p, false, w.own); err != nil {
 				return err
 			}
 		}
@@ -1046,14 +1092,14 @@ func (c *Client) verify(ctx context.Context, job Job, w *targetWrite, p *Planned
 
 // countPerSourceWritten counts the rows of written per value of its
 // provenance column col, and with withRead the rows read per source in
-// the same query (see countWithRead).
-func (c *Client) countPerSourceWritten(ctx context.Context, written connect.Frame, col string, p *Planned, withRead bool) (perSource, read map[string]int64, err error) {
+// the same query (see countWithRead; own as there).
+func (c *Client) countPerSourceWritten(ctx context.Context, written connect.Frame, col string, p *Planned, withRead, own bool) (perSource, read map[string]int64, err error) {
 	q, err := sparkmerge.QuoteIdent(col)
 	if err != nil {
 		return nil, nil, err
 	}
 	if withRead {
-		if perSource, read, err = c.countWithRead(ctx, written, q, p); err != nil {
+		if perSource, read, err = c.countWithRead(ctx, written, q, p, own); err != nil {
 			return nil, nil, fmt.Errorf("verify: count rows read and written per source: %w", writeHint(err))
 		}
 		return perSource, read, nil

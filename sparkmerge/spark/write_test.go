@@ -674,7 +674,8 @@ func TestVerifyCountsRowsAsTheReaderKeepsThem(t *testing.T) {
 			}
 			// The last: discovery's text read of the files groups too.
 			// The rows written first (see countWithRead), then the reads.
-			union := pmsg(counts[len(counts)-1].plan(), "root", "aggregate", "input", "set_op", "right_input", "set_op")
+			// Small files: counted in one task (countedRows).
+			union := pmsg(counts[len(counts)-1].plan(), "root", "aggregate", "input", "repartition", "input", "set_op", "right_input", "set_op")
 			for i, side := range []string{"left_input", "right_input"} {
 				want := []string{"'read' AS side", sparkmerge.QuoteString(paths[i]) + " AS src", parsed}
 				if diff := cmp.Diff(want, exprs(pmsg(union, side, "project"), "expressions")); diff != "" {
@@ -852,4 +853,58 @@ func pairsOf(call sparkCall) [][2]string {
 		out = append(out, [2]string{pstr(kv, "key"), pstr(kv, "value")})
 	}
 	return out
+}
+
+// Verify's count of a merge of small files (known sizes, 4 MiB or less in
+// all) reads the rows written and the sources in one partition, so that
+// its aggregate needs no shuffle: one Spark job, where adaptive execution
+// ran the shuffle's map stage as a job of its own. Larger inputs, and
+// inputs of unknown size (a table), keep Spark's partitions.
+func TestVerifyCountsSmallInputsInOneTask(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	job.Verify, job.Policy.SourceColumn = true, "_source"
+	res, err := c.Merge(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantVerified(t, res, 3)
+	counts := 0
+	for _, call := range f.recorded("group") {
+		agg := pmsg(call.plan(), "root", "aggregate")
+		if !slices.Equal(exprs(agg, "grouping_expressions"), []string{"side", "src"}) {
+			continue
+		}
+		counts++
+		in := pmsg(agg, "input", "repartition")
+		if in == nil || in.Get(field(in, "num_partitions")).Int() != 1 || in.Get(field(in, "shuffle")).Bool() {
+			t.Errorf("the count's rows are %v, want them coalesced into one partition without a shuffle", pmsg(agg, "input"))
+		}
+	}
+	if counts != 1 {
+		t.Errorf("%d counts of rows written with rows read, want 1", counts)
+	}
+
+	small := &Planned{Reads: []*Read{{Paths: paths[:1]}, {Paths: paths[1:]}}}
+	if !small.countsInOneTask() {
+		t.Error("two small local files are not counted in one task")
+	}
+	big := filepath.Join(t.TempDir(), "big.csv")
+	if err := os.WriteFile(big, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, oneTaskCountBytes); err != nil { // sparse
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*Planned{
+		"past the bound":    {Reads: []*Read{{Paths: []string{big}}, {Paths: paths[:1]}}},
+		"a table":           {Reads: []*Read{{Paths: paths[:1]}, {Name: "t", Table: "t"}}},
+		"a file not listed": {Reads: []*Read{{Paths: []string{"s3a://b/k/a.csv"}}}},
+	} {
+		if p.countsInOneTask() {
+			t.Errorf("%s: counted in one task", name)
+		}
+	}
+	if listed := (&Planned{Reads: []*Read{{Paths: []string{"s3a://b/k/a.csv"}, listed: true, listedSize: 100}}}); !listed.countsInOneTask() {
+		t.Error("a small file only the server sees is not counted in one task")
+	}
 }
