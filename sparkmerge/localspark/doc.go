@@ -21,6 +21,17 @@
 // [Options.Mounts] are bind-mounted at the same absolute path, so a path
 // means the same thing to the test and to Spark.
 //
+// # The server's log
+//
+// [Start] puts a log4j2 configuration in the container and points the
+// server's JVM at it (spark.driver.defaultJavaOptions, beside the class
+// archive; a caller's own value of that setting replaces both): warnings
+// and errors, with their stack traces, and [ReadyLogLine], which Start
+// waits for, instead of Spark's INFO lines for every job, stage, task
+// and file read. A standalone cluster's master and worker keep Spark's
+// default. Spark's spark.log.level setting ([Options.Conf], "INFO") gives
+// the server's other loggers Spark's level back once it has started.
+//
 // # Ryuk
 //
 // testcontainers-go normally starts its "ryuk" reaper container, whose image

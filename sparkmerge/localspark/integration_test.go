@@ -85,6 +85,7 @@ func TestStartServesSparkConnect(t *testing.T) {
 	if !strings.Contains(logs.String(), localspark.ReadyLogLine) {
 		t.Errorf("Options.Log did not receive the line %q", localspark.ReadyLogLine)
 	}
+	checkLogLevels(t, srv, csv)
 
 	// The project's image carries the class archive of the server's start
 	// (scripts/build-image.sh), and the server's JVM (pid 1) maps it: an
@@ -103,6 +104,62 @@ func TestStartServesSparkConnect(t *testing.T) {
 	maps, _ := io.ReadAll(out)
 	if code != 0 {
 		t.Errorf("the server's JVM did not map its class archive %s (grep exit %d: %s); its log:\n%s", archive, code, maps, srv.LogTail(40))
+	}
+}
+
+// checkLogLevels checks the server's log level: errors still show in its
+// log, a request's at ERROR (the schema of a read of a missing file) and a
+// query's that failed as it ran (a SELECT of it), the jobs' INFO lines do
+// not (the read of csv ran several), and the ready line does (localspark's
+// log configuration).
+func checkLogLevels(t *testing.T, srv *localspark.Server, csv string) {
+	t.Helper()
+	session, err := sql.NewSessionBuilder().Remote(srv.Remote()).Build(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Stop()
+	missing := csv + ".missing"
+	df, err := session.Read().Format("csv").Load(missing)
+	if err == nil {
+		_, err = df.Schema(t.Context())
+	}
+	if err == nil {
+		t.Fatalf("the schema of %s, which does not exist, did not fail", missing)
+	}
+	if _, err := session.Sql(t.Context(), "SELECT * FROM csv.`"+missing+"`"); err == nil {
+		t.Fatalf("reading %s, which does not exist, did not fail", missing)
+	}
+	// The container's whole log as Docker keeps it, polled: an error is
+	// logged as the client gets it, and Docker may show it a little later.
+	var requestError, queryError, readyLine bool
+	var info []string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		requestError, queryError, readyLine, info = false, false, false, nil
+		for _, line := range strings.Split(srv.LogTail(100000), "\n") {
+			switch {
+			case strings.Contains(line, " ERROR ErrorUtils: Spark Connect RPC error during: analyze"):
+				requestError = true
+			case strings.Contains(line, " INFO ErrorUtils: Spark Connect error during: execute"):
+				queryError = true
+			case strings.Contains(line, localspark.ReadyLogLine):
+				readyLine = true
+			case strings.Contains(line, " INFO ") && !strings.Contains(line, " INFO SparkConnectServer: "):
+				info = append(info, line)
+			}
+		}
+		if requestError && queryError || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !requestError || !queryError {
+		t.Errorf("the server's log lacks the error of a request (%v) or of a query (%v) reading %s; its log:\n%s", requestError, queryError, missing, srv.LogTail(60))
+	}
+	if !readyLine {
+		t.Errorf("the server's log has no line %q", localspark.ReadyLogLine)
+	}
+	if len(info) > 0 {
+		t.Errorf("the server logs at INFO: %d lines, the first %q", len(info), info[0])
 	}
 }
 

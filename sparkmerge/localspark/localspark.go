@@ -75,26 +75,80 @@ const TableFormatsLabel = "io.sparkmerge.table-formats"
 // start. The JVM ignores an archive that does not match its jars.
 const ClassArchiveLabel = "io.sparkmerge.class-archive"
 
-// classArchiveConf returns conf with the driver's JVM told to map archive
-// (spark.driver.defaultJavaOptions, which Spark puts before
-// spark.driver.extraJavaOptions, so a caller's JVM options still apply),
-// unless archive is "" or conf sets that option itself.
-func classArchiveConf(conf map[string]string, archive string) map[string]string {
-	if _, set := conf[classArchiveKey]; set || archive == "" {
-		return conf
+// driverJavaOptions returns conf with the driver's JVM told to read
+// [logConfig] at logConfigPath and, unless archive is "", to map that class
+// archive, and the archive so named: as spark.driver.defaultJavaOptions,
+// which Spark puts before spark.driver.extraJavaOptions, so a caller's JVM
+// options still apply. Where conf sets that option itself, conf is
+// returned as it is, with no archive.
+func driverJavaOptions(conf map[string]string, archive string) (map[string]string, string) {
+	if _, set := conf[defaultJavaOptionsKey]; set {
+		return conf, ""
 	}
 	out := maps.Clone(conf)
 	if out == nil {
 		out = map[string]string{}
 	}
-	out[classArchiveKey] = classArchiveOption + archive
-	return out
+	opts := logConfigOption + logConfigPath
+	if archive != "" {
+		opts += " " + classArchiveOption + archive
+	}
+	out[defaultJavaOptionsKey] = opts
+	return out, archive
 }
 
 const (
-	classArchiveKey    = "spark.driver.defaultJavaOptions"
-	classArchiveOption = "-XX:SharedArchiveFile="
+	defaultJavaOptionsKey = "spark.driver.defaultJavaOptions"
+	classArchiveOption    = "-XX:SharedArchiveFile="
+	logConfigOption       = "-Dlog4j2.configurationFile="
 )
+
+// logConfigPath is where [Start] puts [logConfig] in the container.
+const logConfigPath = "/opt/sparkmerge/localspark-log4j2.properties"
+
+// logConfig is the log4j2 configuration of the server's JVM (the driver;
+// a standalone cluster's master and worker keep Spark's): warnings and
+// errors, with their stack traces, every error the server returns to a
+// client (Spark logs a query's that failed as it ran at INFO), and
+// [ReadyLogLine], which [Start] waits for. Spark's default logs at INFO
+// every job, stage, task, block and file read, with an abbreviation of
+// the Spark Connect plan in each job's lines: tens of thousands of lines
+// a test, which the JVM formats and the container engine carries and
+// stores (docs/testing.md, "Where the time goes"). FileStreamSink's
+// warning that a path has no streaming metadata directory, logged with a
+// stack trace whenever a read's path does not exist (the error the read
+// then fails with is logged too), is left out; its class moved in Spark
+// 4.1. Spark's spark.log.level (Options.Conf) sets the root level, which
+// the loggers not named here follow, once the server's SparkContext has
+// started: "INFO" gives Spark's default back.
+const logConfig = `# The log of a Spark Connect server started by sparkmerge/localspark.
+rootLogger.level = warn
+rootLogger.appenderRef.console.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+# "Spark Connect server started at: ...": the server accepts sessions.
+logger.ready.name = org.apache.spark.sql.connect.service.SparkConnectServer
+logger.ready.level = info
+# Every error the server returns to a client, with its stack trace: at
+# ERROR a request's, at INFO a query's that failed as it ran.
+logger.errors.name = org.apache.spark.sql.connect.utils.ErrorUtils
+logger.errors.level = info
+# "Assume no metadata directory": a path read that does not exist.
+logger.metadata.name = org.apache.spark.sql.execution.streaming.FileStreamSink
+logger.metadata.level = error
+logger.metadata41.name = org.apache.spark.sql.execution.streaming.sinks.FileStreamSink
+logger.metadata41.level = error
+# As Spark's own defaults.
+logger.jetty.name = org.sparkproject.jetty.util.component.AbstractLifeCycle
+logger.jetty.level = error
+logger.parquet.name = org.apache.parquet.CorruptStatistics
+logger.parquet.level = error
+logger.parquet2.name = parquet.CorruptStatistics
+logger.parquet2.level = error
+`
 
 // IcebergCatalog is the name of the Iceberg catalog [Start] configures on
 // an image that carries Iceberg: a Hadoop catalog, whose tables are
@@ -371,8 +425,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("start spark connect: %w", err)
 	}
 	formats := ParseTableFormats(labels[TableFormatsLabel])
-	opts.Conf = classArchiveConf(opts.Conf, labels[ClassArchiveLabel])
-	archive := strings.TrimPrefix(opts.Conf[classArchiveKey], classArchiveOption)
+	var archive string
+	opts.Conf, archive = driverJavaOptions(opts.Conf, labels[ClassArchiveLabel])
 
 	req := testcontainers.ContainerRequest{
 		Image: opts.Image,
@@ -381,6 +435,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		// Spark finds no file whose name is not (PATH_NOT_FOUND for é.csv).
 		Env:    map[string]string{"SPARK_LOCAL_IP": "127.0.0.1", "LANG": "C.UTF-8"},
 		Labels: map[string]string{RoleLabel: "spark-connect"},
+		Files: []testcontainers.ContainerFile{{
+			Reader:            strings.NewReader(logConfig),
+			ContainerFilePath: logConfigPath,
+			FileMode:          0o644,
+		}},
 		ConfigModifier: func(c *container.Config) {
 			c.User = "0"
 		},

@@ -234,30 +234,58 @@ func TestImageNotFoundErrorNamesTheVersion(t *testing.T) {
 	}
 }
 
-func TestClassArchiveConf(t *testing.T) {
+func TestDriverJavaOptions(t *testing.T) {
 	archive := "/opt/sparkmerge/spark-connect.jsa"
+	logs := "-Dlog4j2.configurationFile=" + logConfigPath
 	own := map[string]string{"spark.driver.extraJavaOptions": "-XX:+UseSerialGC"}
-	got := classArchiveConf(own, archive)
+	got, gotArchive := driverJavaOptions(own, archive)
 	want := map[string]string{
 		"spark.driver.extraJavaOptions":   "-XX:+UseSerialGC",
-		"spark.driver.defaultJavaOptions": "-XX:SharedArchiveFile=" + archive,
+		"spark.driver.defaultJavaOptions": logs + " -XX:SharedArchiveFile=" + archive,
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("classArchiveConf (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got); diff != "" || gotArchive != archive {
+		t.Errorf("driverJavaOptions (-want +got):\n%s, archive %q", diff, gotArchive)
 	}
 	if len(own) != 1 {
-		t.Errorf("classArchiveConf changed the caller's map: %v", own)
+		t.Errorf("driverJavaOptions changed the caller's map: %v", own)
 	}
-	if got := classArchiveConf(nil, archive); got["spark.driver.defaultJavaOptions"] != "-XX:SharedArchiveFile="+archive {
-		t.Errorf("classArchiveConf(nil) = %v", got)
+	if got, _ := driverJavaOptions(nil, archive); got["spark.driver.defaultJavaOptions"] != want["spark.driver.defaultJavaOptions"] {
+		t.Errorf("driverJavaOptions(nil) = %v", got)
 	}
-	// No archive (an image without the label), or the caller's own
-	// default options: left as they are.
-	if got := classArchiveConf(own, ""); !cmp.Equal(got, own) {
-		t.Errorf("classArchiveConf without an archive = %v, want %v", got, own)
+	// No archive (an image without the label): the log configuration alone.
+	if got, gotArchive := driverJavaOptions(own, ""); got["spark.driver.defaultJavaOptions"] != logs || gotArchive != "" {
+		t.Errorf("driverJavaOptions without an archive = %v, %q", got, gotArchive)
 	}
+	// The caller's own default options: left as they are, no archive.
 	set := map[string]string{"spark.driver.defaultJavaOptions": "-Xss4m"}
-	if got := classArchiveConf(set, archive); !cmp.Equal(got, set) {
-		t.Errorf("classArchiveConf over the caller's default options = %v, want %v", got, set)
+	if got, gotArchive := driverJavaOptions(set, archive); !cmp.Equal(got, set) || gotArchive != "" {
+		t.Errorf("driverJavaOptions over the caller's default options = %v, %q, want %v", got, gotArchive, set)
+	}
+}
+
+// The server logs warnings and errors, and at INFO the class that logs
+// ReadyLogLine, which Start waits for. (TestStartServesSparkConnect
+// proves it on a real server.)
+func TestLogConfigKeepsTheReadyLine(t *testing.T) {
+	props := map[string]string{}
+	for _, line := range strings.Split(logConfig, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			props[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	levels := map[string]string{}
+	for k, name := range props {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(k, "logger."), ".name"); ok && strings.HasPrefix(k, "logger.") {
+			levels[name] = props["logger."+id+".level"]
+		}
+	}
+	if got := props["rootLogger.level"]; got != "warn" {
+		t.Errorf("root level = %q, want warn", got)
+	}
+	if got := levels[serverClass]; got != "info" {
+		t.Errorf("level of %s, which logs %q, = %q, want info", serverClass, ReadyLogLine, got)
+	}
+	if got := props["appender.console.target"]; got != "SYSTEM_ERR" {
+		t.Errorf("console target = %q, want SYSTEM_ERR (Spark's own)", got)
 	}
 }
