@@ -133,7 +133,13 @@ type csvLaneFile struct {
 // maxLaneCells bounds the lanes one inference types, as its lines times
 // its lanes: every line holds every lane (empty), and Spark's inference
 // visits each. Past it, files go to another inference, run alongside.
-const maxLaneCells = 4 << 20
+// A cell costs Spark about 1.6 us of task CPU (tokenized, quoted back,
+// tokenized and typed again), a request about 0.1-0.2 s, so batches cost
+// least at a few hundred thousand cells (k batches of n cells: n/k of
+// lanes against k requests). At 4 Mi cells, a batch holding one 4 MB file
+// past the split (its witness lanes three a column) took 6 s of task CPU
+// where Spark typed the file alone in 0.13 s (docs/architecture.md).
+const maxLaneCells = 256 << 10
 
 // maxTogetherFile bounds the files read to learn their header lines,
 // before the server's split size is known (fileSplitBytes: 4 MiB by
