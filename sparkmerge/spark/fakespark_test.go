@@ -1064,24 +1064,31 @@ func dataSourceBelow(m protoreflect.Message) protoreflect.Message {
 	return nil
 }
 
-// dataSources are the Read.DataSource messages in m's tree, depth first.
+// dataSources are the Read.DataSource messages in m's tree, depth first,
+// each message's fields in the order they are declared (a set_op's left
+// input before its right). Not by Message.Range, whose order protobuf-go
+// leaves undefined and which differed between builds: a test reading the
+// first source of a union failed in one build only.
 func dataSources(m protoreflect.Message) []protoreflect.Message {
 	if m.Descriptor().FullName() == "spark.connect.Read.DataSource" {
 		return []protoreflect.Message{m}
 	}
 	var out []protoreflect.Message
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Kind() != protoreflect.MessageKind || fd.IsMap():
-		case fd.IsList():
-			for i := range v.List().Len() {
-				out = append(out, dataSources(v.List().Get(i).Message())...)
-			}
-		default:
-			out = append(out, dataSources(v.Message())...)
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if !m.Has(fd) || fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
+			continue
 		}
-		return true
-	})
+		v := m.Get(fd)
+		if fd.IsList() {
+			for j := range v.List().Len() {
+				out = append(out, dataSources(v.List().Get(j).Message())...)
+			}
+			continue
+		}
+		out = append(out, dataSources(v.Message())...)
+	}
 	return out
 }
 
