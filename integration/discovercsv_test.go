@@ -76,29 +76,7 @@ func TestCSVTypedTogetherAsAlone(t *testing.T) {
 	}{{"local files", local}, {"files only the server sees", remote}} {
 		for _, sparkInference := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s, spark inference %v", where.name, sparkInference), func(t *testing.T) {
-				job := spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, SparkInference: sparkInference, DryRun: true}
-				alone := job
-				alone.InferEachFileAlone = true
-				want, err := c.Plan(testContext(t), alone)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := c.Plan(testContext(t), job)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want.TypedTogether != 0 {
-					t.Errorf("typed together %d files asked to be typed alone", want.TypedTogether)
-				}
-				schemas := map[string]string{}
-				for _, r := range want.Reads {
-					schemas[r.Name] = r.Schema.String()
-				}
-				for _, r := range got.Reads {
-					if w := schemas[r.Name]; r.Schema.String() != w {
-						t.Errorf("%s: typed together %s, alone %s", r.Name, r.Schema, w)
-					}
-				}
+				got := plannedAsAlone(t, c, spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, SparkInference: sparkInference, DryRun: true})
 				// Every file but those typed on the client and the one with
 				// a line of a tab, in one text read, a parse per header and
 				// few inferences.
@@ -118,6 +96,36 @@ func TestCSVTypedTogetherAsAlone(t *testing.T) {
 			})
 		}
 	}
+}
+
+// plannedAsAlone plans job as it is and with every file typed alone, checks
+// that every file's schema is the one it has alone, and returns the plan
+// as it is (how many files it typed together, in how many requests).
+func plannedAsAlone(t *testing.T, c *spark.Client, job spark.Job) *spark.Planned {
+	t.Helper()
+	alone := job
+	alone.InferEachFileAlone = true
+	want, err := c.Plan(testContext(t), alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Plan(testContext(t), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.TypedTogether != 0 {
+		t.Errorf("typed together %d files asked to be typed alone", want.TypedTogether)
+	}
+	schemas := map[string]string{}
+	for _, r := range want.Reads {
+		schemas[r.Name] = r.Schema.String()
+	}
+	for _, r := range got.Reads {
+		if w := schemas[r.Name]; r.Schema.String() != w {
+			t.Errorf("%s: typed together %s, alone %s", r.Name, r.Schema, w)
+		}
+	}
+	return got
 }
 
 // recordsCorpus are CSV files read with multiLine whose types depend on
@@ -181,30 +189,8 @@ func TestCSVRecordsTypedTogetherAsAlone(t *testing.T) {
 		t.Run(where.name, func(t *testing.T) {
 			// Types the files' columns do not share become strings: the
 			// files' own types are compared, not the plan's.
-			job := spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, ReaderOptions: map[string]string{"multiLine": "true"}, DryRun: true,
-				Policy: sparkmerge.Options{Types: sparkmerge.TypesString}}
-			alone := job
-			alone.InferEachFileAlone = true
-			want, err := c.Plan(testContext(t), alone)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := c.Plan(testContext(t), job)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want.TypedTogether != 0 {
-				t.Errorf("typed together %d files asked to be typed alone", want.TypedTogether)
-			}
-			schemas := map[string]string{}
-			for _, r := range want.Reads {
-				schemas[r.Name] = r.Schema.String()
-			}
-			for _, r := range got.Reads {
-				if w := schemas[r.Name]; r.Schema.String() != w {
-					t.Errorf("%s: typed together %s, alone %s", r.Name, r.Schema, w)
-				}
-			}
+			got := plannedAsAlone(t, c, spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, ReaderOptions: map[string]string{"multiLine": "true"}, DryRun: true,
+				Policy: sparkmerge.Options{Types: sparkmerge.TypesString}})
 			if wantTogether := len(files) - 2; got.TypedTogether != wantTogether {
 				t.Errorf("%d files typed together, want %d", got.TypedTogether, wantTogether)
 			}

@@ -204,14 +204,7 @@ func TestTypeCSVTogether(t *testing.T) {
 			if planned.TypedTogether != wantTogether || planned.TogetherRequests != 3 {
 				t.Errorf("%d typed together in %d requests, want %d in 3", planned.TypedTogether, planned.TogetherRequests, wantTogether)
 			}
-			var alone []string
-			for _, call := range f.recorded() {
-				if p, ok := strings.CutPrefix(call, "readSchema "); ok {
-					alone = append(alone, filepath.Base(p))
-				}
-			}
-			slices.Sort(alone)
-			if diff := cmp.Diff(wantAlone, alone); diff != "" {
+			if diff := cmp.Diff(wantAlone, f.askedAlone()); diff != "" {
 				t.Errorf("files asked alone (-want +got):\n%s", diff)
 			}
 			if asked.width != 10 || len(asked.files) != 3 || asked.files[2].offset != 7 || asked.files[2].header != "id,at" || !asked.files[2].data {
@@ -299,16 +292,13 @@ func TestCSVFilesAskedAloneAreNotReadForLines(t *testing.T) {
 			t.Errorf("%s: %s, want id int, day date", r.Name, r.Schema)
 		}
 	}
-	var lines, alone []string
+	var lines []string
 	for _, call := range fake.recorded() {
 		if p, ok := strings.CutPrefix(call, "csvFileLines "); ok {
 			lines = append(lines, p)
 		}
-		if p, ok := strings.CutPrefix(call, "readSchema "); ok {
-			alone = append(alone, path.Base(p))
-		}
 	}
-	slices.Sort(alone)
+	alone := fake.askedAlone()
 	if diff := cmp.Diff([]string{dir + "/a.csv," + dir + "/b.csv"}, lines); diff != "" {
 		t.Errorf("files read for their lines (-want +got):\n%s", diff)
 	}
@@ -395,14 +385,7 @@ func TestTypeCSVTogetherByRecords(t *testing.T) {
 			if planned.TypedTogether != wantTogether || planned.TogetherRequests != 5 {
 				t.Errorf("%d typed together in %d requests, want %d in 5", planned.TypedTogether, planned.TogetherRequests, wantTogether)
 			}
-			var alone []string
-			for _, call := range f.recorded() {
-				if p, ok := strings.CutPrefix(call, "readSchema "); ok {
-					alone = append(alone, filepath.Base(p))
-				}
-			}
-			slices.Sort(alone)
-			if diff := cmp.Diff(wantAlone, alone); diff != "" {
+			if diff := cmp.Diff(wantAlone, f.askedAlone()); diff != "" {
 				t.Errorf("files asked alone (-want +got):\n%s", diff)
 			}
 			checkRecordLanes(t, asked)

@@ -103,6 +103,19 @@ func (f *fakeServer) recorded() []string {
 	return slices.Clone(f.calls)
 }
 
+// askedAlone are the base names of the files whose schema was asked of
+// Spark alone (readSchema calls), sorted.
+func (f *fakeServer) askedAlone() []string {
+	var alone []string
+	for _, call := range f.recorded() {
+		if p, ok := strings.CutPrefix(call, "readSchema "); ok {
+			alone = append(alone, path.Base(p))
+		}
+	}
+	slices.Sort(alone)
+	return alone
+}
+
 func (f *fakeServer) schema(call string) (sparkmerge.Schema, error) {
 	if err := f.record(call); err != nil {
 		return sparkmerge.Schema{}, err
