@@ -156,12 +156,10 @@ func TestTypeCSVTogether(t *testing.T) {
 			files := map[string]string{"a.csv": "id,day\n1,2024-01-01\n", "b.csv": "id,day\nx,2024\n", "c.csv": "id,at\n1,2\n", "tab.csv": "id,day\n\t\n", "big.csv": "id,day\n1,2024-01-01\n" + strings.Repeat("2,2024-01-02\n", 10)}
 			c, f := newFakeClient()
 			f.rows = map[string]bool{}
+			writeFiles(t, dir, files)
 			var sources []SourceSpec
 			for _, name := range slices.Sorted(maps.Keys(files)) {
 				p := filepath.Join(dir, name)
-				if err := os.WriteFile(p, []byte(files[name]), 0o666); err != nil {
-					t.Fatal(err)
-				}
 				sources = append(sources, SourceSpec{Paths: []string{p}})
 				header, _, _ := strings.Cut(files[name], "\n")
 				blankish := int64(strings.Count(files[name], "\t"))
@@ -336,12 +334,10 @@ func TestTypeCSVTogetherByRecords(t *testing.T) {
 			}
 			c, f := newFakeClient()
 			f.rows = map[string]bool{}
+			writeFiles(t, dir, files)
 			var sources []SourceSpec
 			for _, name := range slices.Sorted(maps.Keys(files)) {
 				p := filepath.Join(dir, name)
-				if err := os.WriteFile(p, []byte(files[name]), 0o666); err != nil {
-					t.Fatal(err)
-				}
 				sources = append(sources, SourceSpec{Paths: []string{p}})
 				f.schemas["readSchema "+p] = "id STRING, note STRING"
 				f.rows[p] = true
