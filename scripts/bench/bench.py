@@ -375,11 +375,14 @@ def bench(args, ns, results):
                 os.makedirs(os.path.dirname(out), exist_ok=True)
                 cmd = command(contender, corpus, corpus["format"], corpus["ext"], out, corpus["listfile"], args.remote)
                 load = loadavg()
+                start_ms = int(time.time() * 1000)
                 wall, rss, rc, stdout, stderr = run(cmd, args.timeout)
+                # start_ms and end_ms bound the run, so that a server's event
+                # log can be summed per run (its jobs' task CPU).
                 rec = {"corpus": corpus["kind"], "n": corpus["n"], "contender": contender, "rep": rep,
                        "wall_s": round(wall, 3), "rss_kib": rss, "rc": rc, "load1": round(load[0], 2),
                        "bytes": corpus["expected"]["bytes"], "expected_rows": corpus["expected"]["rows"],
-                       "time": time.strftime("%H:%M:%S")}
+                       "time": time.strftime("%H:%M:%S"), "start_ms": start_ms, "end_ms": int(time.time() * 1000)}
                 if rc == 0 and contender.startswith("transfer-floor"):
                     rec.update({"ok": True, "check": "nothing written (a transfer)"})
                     try:
