@@ -25,6 +25,7 @@ SPARKMERGE_SPARK_PINS='
 4.0.1 9d1f22d994f60369228397e3479003ffe2dd736ba79165003246ff7bd48e2c73 - 3.4.1
 4.0.5 a0d44b0e7faf0458ad83b7aa664e7ed8b96beed8a55d66ce3b0dfac2309dfca6 - 3.4.1
 4.1.4 bcbd5e18690cf79d438e97210ad06fb8d451a251bb77becc2b0418868d2acd73 - 3.4.2
+4.2.1 d79b7c8ee41e66a9202fe6f600ca90b931ca571ae9dbdf31c58d2672e5102da0 - 3.5.0
 4.3.0 e8c517948eff7088a7aa07449aa8eafa4a15a8d50319de2525a6fd26622476c6 - 3.5.0
 '
 # The main version: the one the whole suite and `make image` use unless
@@ -63,7 +64,8 @@ SPARKMERGE_CACHE=${SPARKMERGE_CACHE:-$SPARKMERGE_REPO/.cache}
 # call a class Spark 4.1 no longer has), with the Delta Kernel jars it
 # needs and the one Kernel dependency Spark lacks, jackson-datatype-jdk8
 # at Spark 4.1.4's Jackson version. A line without rows here (4.3: no
-# Delta or Iceberg release is built for it) gets neither, and its server
+# Delta or Iceberg release is built for it; 4.2: no Iceberg, and Delta
+# 4.4.0 for 4.2 not tried yet) gets neither, and its server
 # no table format settings (scripts/start-connect.sh,
 # sparkmerge/localspark).
 #

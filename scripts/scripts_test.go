@@ -74,7 +74,7 @@ func TestMatrixRunsEachVersionsImage(t *testing.T) {
 		want string
 	}{
 		{"every line", nil,
-			"3.5.7 sparkmerge/spark-connect:3.5.7\n4.0.5 sparkmerge/spark-connect:4.0.5\n4.1.4 sparkmerge/spark-connect:4.1.4\n4.3.0 sparkmerge/spark-connect:4.3.0"},
+			"3.5.7 sparkmerge/spark-connect:3.5.7\n4.0.5 sparkmerge/spark-connect:4.0.5\n4.1.4 sparkmerge/spark-connect:4.1.4\n4.2.1 sparkmerge/spark-connect:4.2.1\n4.3.0 sparkmerge/spark-connect:4.3.0"},
 		{"chosen", []string{"SPARKMERGE_MATRIX_VERSIONS=3.5 4.3"},
 			"3.5.7 sparkmerge/spark-connect:3.5.7\n4.3.0 sparkmerge/spark-connect:4.3.0"},
 		{"another image in the environment", []string{"SPARK_VERSION=4.1", "SPARKMERGE_SPARK_IMAGE=sparkmerge/spark-connect:4.0.1"},

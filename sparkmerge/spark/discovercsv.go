@@ -189,15 +189,15 @@ func csvRecords(options map[string]string) bool {
 // TestCSVTypedTogetherAsAlone, TestJSONTypedTogetherAsAlone and the
 // differential suite's paths that type files together pass on each (the
 // whole suite on 4.0.1; the version matrix, scripts/test-matrix.sh, on
-// 3.5.7, 4.1.4 and 4.3.0, and on 4.0.5 by make test-matrix). Both ways of
+// 3.5.7, 4.1.4, 4.2.1 and 4.3.0, and on 4.0.5 by make test-matrix). Both ways of
 // typing use only the server's own parsers and inference (text, from_csv,
 // to_csv, the Parse relation), so an inference rule that differs between
 // versions applies alike to a file alone and among others; what could
 // differ is what the tests check: that each file's values are folded in
 // its order in one partition, and that header and blank lines are
-// dropped as Spark drops them for a file alone. A line not listed (4.2,
-// before 3.5) has each file asked alone: not tested, so not claimed.
-var togetherLines = []string{"3.5", "4.0", "4.1", "4.3"}
+// dropped as Spark drops them for a file alone. A line not listed (before
+// 3.5, after 4.3) has each file asked alone: not tested, so not claimed.
+var togetherLines = []string{"3.5", "4.0", "4.1", "4.2", "4.3"}
 
 // typesTogether reports whether typeCSVTogether and typeJSONTogether are
 // proven on a server of sparkVersion (as Spark reports it, "4.0.1"): its

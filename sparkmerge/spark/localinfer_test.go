@@ -227,8 +227,8 @@ func TestInferLocallyRefusals(t *testing.T) {
 		reads = append(reads, r)
 		byName[name] = r
 	}
-	if local, remote := inferLocally(reads, "4.2.1", footerConf{}); len(local) != 0 || len(remote) != len(reads) {
-		t.Fatalf("Spark 4.2: %d inferred on the client, want none", len(local))
+	if local, remote := inferLocally(reads, "4.4.0", footerConf{}); len(local) != 0 || len(remote) != len(reads) {
+		t.Fatalf("Spark 4.4: %d inferred on the client, want none", len(local))
 	}
 	local, _ := inferLocally(reads, "4.0.1", footerConf{})
 	if len(local) != 1 || local[0] != byName["plain.csv"] {

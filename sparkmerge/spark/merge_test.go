@@ -302,7 +302,7 @@ func TestStrategyRoundTrip(t *testing.T) {
 }
 
 func TestClientRulesMatch(t *testing.T) {
-	for v, want := range map[string]bool{"4.0.1": true, "4.0.0": true, "4.0": true, "4.1.0": true, "4.3.0": true, "4.2.1": false, "3.5.2": true, "3.4.1": false, "4.00.1": false, "": false} {
+	for v, want := range map[string]bool{"4.0.1": true, "4.0.0": true, "4.0": true, "4.1.0": true, "4.3.0": true, "4.2.1": true, "4.4.0": false, "3.5.2": true, "3.4.1": false, "4.00.1": false, "": false} {
 		if got := clientRulesMatch(v); got != want {
 			t.Errorf("clientRulesMatch(%q) = %v, want %v", v, got, want)
 		}
@@ -310,10 +310,10 @@ func TestClientRulesMatch(t *testing.T) {
 }
 
 // Files are typed together on the Spark lines the version matrix proves
-// it on, and each alone on any other (4.2, before 3.5).
+// it on, and each alone on any other (after 4.3, before 3.5).
 func TestTypesTogether(t *testing.T) {
-	for v, want := range map[string]bool{"4.0.1": true, "4.0.5": true, "4.0": true, "3.5.7": true, "4.1.4": true, "4.3.0": true,
-		"4.2.1": false, "3.4.1": false, "4.00.1": false, "4.10.0": false, "5.0.0": false, "": false} {
+	for v, want := range map[string]bool{"4.0.1": true, "4.0.5": true, "4.0": true, "3.5.7": true, "4.1.4": true, "4.2.1": true, "4.3.0": true,
+		"4.4.0": false, "3.4.1": false, "4.00.1": false, "4.10.0": false, "5.0.0": false, "": false} {
 		if got := typesTogether(v); got != want {
 			t.Errorf("typesTogether(%q) = %v, want %v", v, got, want)
 		}

@@ -704,7 +704,7 @@ func planInferenceCases() []planCase {
 		{
 			name:    "a server of other rules types every file itself, saying why",
 			files:   map[string]string{"a.csv": csvA, "b.csv": csvB},
-			version: "4.2.1",
+			version: "4.4.0",
 			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/b.csv"}}}},
 			schemas: map[string]string{"readSchema $D/a.csv": "id int, name string", "readSchema $D/b.csv": "id int, name string"},
 			wantReads: []string{
@@ -713,7 +713,7 @@ func planInferenceCases() []planCase {
 			wantTarget: "id int, name string",
 			wantCalls:  []string{"readSchema $D/a.csv", "readSchema $D/b.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
-				want := "the server runs Spark 4.2.1 and the client has the inference rules of Spark 3.5, 4.0, 4.1 and 4.3 only: Spark infers every schema"
+				want := "the server runs Spark 4.4.0 and the client has the inference rules of Spark 3.5, 4.0, 4.1, 4.2 and 4.3 only: Spark infers every schema"
 				if p.InferenceNote != want {
 					t.Errorf("InferenceNote = %q, want %q", p.InferenceNote, want)
 				}

@@ -49,15 +49,18 @@ var Spark40 = Rules{version: "4.0"}
 // passes on it with these rules on.
 var Spark41 = Rules{version: "4.1"}
 
+// Spark42 are Spark 4.2's rules: the same as 4.0's, checked on 4.2.1 as
+// Spark41 on 4.1.4 (testdata/spark/schemas-4.2.json).
+var Spark42 = Rules{version: "4.2"}
+
 // Spark43 are Spark 4.3's rules: the same as 4.0's, checked on 4.3.0 as
-// Spark41 on 4.1.4 (testdata/spark/schemas-4.3.json). Spark 4.2 is not
-// in the version matrix, so a 4.2 server infers every schema itself, as
-// does any version before 3.5.
+// Spark41 on 4.1.4 (testdata/spark/schemas-4.3.json). A server before
+// 3.5, or of a line after 4.3, infers every schema itself.
 var Spark43 = Rules{version: "4.3"}
 
 // known are the rule sets the package has, one per Spark line
 // (major.minor) whose inference they are known to reproduce.
-var known = []Rules{Spark35, Spark40, Spark41, Spark43}
+var known = []Rules{Spark35, Spark40, Spark41, Spark42, Spark43}
 
 // Known lists the Spark lines (major.minor) the package has rules for,
 // oldest first: "4.0", ...

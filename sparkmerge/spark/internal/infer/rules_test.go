@@ -8,13 +8,13 @@ import (
 )
 
 // Each line's rules are those of every release of that line, and of no
-// other version: 4.2 is in no version matrix.
+// other version: 4.4 and versions before 3.5 are in no version matrix.
 func TestRulesFor(t *testing.T) {
 	for v, want := range map[string]Rules{
 		"4.0.1": Spark40, "4.0.0": Spark40, "4.0": Spark40,
-		"4.1.4": Spark41, "4.3.0": Spark43,
+		"4.1.4": Spark41, "4.2.1": Spark42, "4.2.0": Spark42, "4.3.0": Spark43,
 		"3.5.7": Spark35, "3.5.2": Spark35,
-		"4.2.1": {}, "3.4.1": {}, "4.00.1": {}, "4.10.0": {}, "": {},
+		"4.4.0": {}, "3.4.1": {}, "4.00.1": {}, "4.10.0": {}, "": {},
 	} {
 		rules, ok := RulesFor(v)
 		if ok != (want != Rules{}) || rules != want {
