@@ -63,9 +63,11 @@ SPARKMERGE_CACHE=${SPARKMERGE_CACHE:-$SPARKMERGE_REPO/.cache}
 # Delta's artifact for it, delta-spark_4.1_2.13 4.3.1 (4.1.0 and 4.2.0
 # call a class Spark 4.1 no longer has), with the Delta Kernel jars it
 # needs and the one Kernel dependency Spark lacks, jackson-datatype-jdk8
-# at Spark 4.1.4's Jackson version. A line without rows here (4.3: no
-# Delta or Iceberg release is built for it; 4.2: no Iceberg, and Delta
-# 4.4.0 for 4.2 not tried yet) gets neither, and its server
+# at Spark 4.1.4's Jackson version. Spark 4.2 gets delta-spark_4.2_2.13
+# 4.4.0 and the same kind of companions (4.4.0's, with
+# delta-kernel-unitycatalog, which delta-spark 4.4.0 names too) but no
+# Iceberg: no runtime is built for 4.2. A line without rows here (4.3: no
+# Delta or Iceberg release is built for it) gets neither, and its server
 # no table format settings (scripts/start-connect.sh,
 # sparkmerge/localspark).
 #
@@ -83,6 +85,12 @@ SPARKMERGE_TABLE_FORMAT_PINS='
 4.1 delta   4.3.1  io/delta/delta-kernel-defaults/4.3.1/delta-kernel-defaults-4.3.1.jar                          27471cca7dd7a36289af2c8d52d2babb37e9e5a13cdaaea76730120f4c72e62f
 4.1 delta   4.3.1  com/fasterxml/jackson/datatype/jackson-datatype-jdk8/2.21.2/jackson-datatype-jdk8-2.21.2.jar  e581bbf3fc5622d16b57366dd41e10fc56921fb202879de2ef487f87dd9b30e7
 4.1 iceberg 1.11.0 org/apache/iceberg/iceberg-spark-runtime-4.1_2.13/1.11.0/iceberg-spark-runtime-4.1_2.13-1.11.0.jar d6ea6c5d099288daeb7d5a92061bd3d7d8f296492632b42378e5f2f0e3066242
+4.2 delta   4.4.0  io/delta/delta-spark_4.2_2.13/4.4.0/delta-spark_4.2_2.13-4.4.0.jar                            27d4fd8b1f879535c573ed1c718177d6a27f24d3e626ba02e216369725721ead
+4.2 delta   4.4.0  io/delta/delta-storage/4.4.0/delta-storage-4.4.0.jar                                          c46735481fa8e326b0957be02b4420cbcab4b325bb08009b7f2045a95133f1cc
+4.2 delta   4.4.0  io/delta/delta-kernel-api/4.4.0/delta-kernel-api-4.4.0.jar                                    ee9b5a14ac3b7efdff4d61a58478fe8eb0e5a3fbca43889dca7290795fe79a11
+4.2 delta   4.4.0  io/delta/delta-kernel-defaults/4.4.0/delta-kernel-defaults-4.4.0.jar                          225c975199e4718b38ee5b7e6da7f19e9585024262b2cec2656b32151a856b0b
+4.2 delta   4.4.0  io/delta/delta-kernel-unitycatalog/4.4.0/delta-kernel-unitycatalog-4.4.0.jar                  cea22dfb4ac562b3cd27bf652697750e8336009d73fb06631363aaaad5345ffa
+4.2 delta   4.4.0  com/fasterxml/jackson/datatype/jackson-datatype-jdk8/2.21.2/jackson-datatype-jdk8-2.21.2.jar  e581bbf3fc5622d16b57366dd41e10fc56921fb202879de2ef487f87dd9b30e7
 '
 # table_format_pins: the rows of SPARKMERGE_TABLE_FORMAT_PINS for
 # $SPARK_VERSION's line (none for a line without table formats).
