@@ -71,6 +71,8 @@ type sparkFake struct {
 	// merged are the rows per source a write of the merge stores (nil:
 	// read, every row kept).
 	merged sourceRows
+	// failed are the requests answered with an error, as "what: error".
+	failed []string
 	// hook, when set, answers an ExecutePlan before the fake does (ok
 	// true), e.g. to fail one call or to block until cancelled; of an
 	// AnalyzePlan schema call, only an error is taken. It runs in the
@@ -188,6 +190,23 @@ func (f *sparkFake) recorded(what string) []sparkCall {
 	return out
 }
 
+// noteFailure records call's error, if it was answered with one (not
+// cancelled by the client).
+func (f *sparkFake) noteFailure(call sparkCall, err *error) {
+	if *err != nil && status.Code(*err) != codes.Canceled {
+		f.mu.Lock()
+		f.failed = append(f.failed, call.what+": "+(*err).Error())
+		f.mu.Unlock()
+	}
+}
+
+// failures are the requests answered with an error so far, in order.
+func (f *sparkFake) failures() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.failed)
+}
+
 // fakeWrite is a WriteOperation as the fake received it.
 type fakeWrite struct {
 	Format, Mode, Path, Table string
@@ -291,7 +310,7 @@ var requestTypes = map[string]string{
 	"ReleaseSession":  "ReleaseSessionRequest",
 }
 
-func (f *sparkFake) handle(_ any, stream grpc.ServerStream) error {
+func (f *sparkFake) handle(_ any, stream grpc.ServerStream) (err error) {
 	full, _ := grpc.MethodFromServerStream(stream)
 	method := strings.TrimPrefix(full, "/spark.connect.SparkConnectService/")
 	typ, ok := requestTypes[method]
@@ -321,6 +340,7 @@ func (f *sparkFake) handle(_ any, stream grpc.ServerStream) error {
 	f.mu.Lock()
 	f.calls = append(f.calls, call)
 	f.mu.Unlock()
+	defer f.noteFailure(call, &err)
 
 	switch method {
 	case "AnalyzePlan":

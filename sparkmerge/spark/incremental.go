@@ -195,6 +195,9 @@ func stateTarget(state string) Target {
 // readState reads every row of STATE; none when it does not exist yet.
 func (c *Client) readState(ctx context.Context, state string) ([]stateRow, error) {
 	t := stateTarget(state)
+	if t.Path != "" && c.absentOnServer(ctx, t.Path) {
+		return nil, nil
+	}
 	frame := targetFrame(c.sess, t).SelectExpr("path", "size", "unix_millis(modified)", "run_id", "rows",
 		"unix_millis(merged_at)", "status", "coalesce(write_job, '')", "coalesce(jobs_before, '')")
 	rows, err := frame.Collect(ctx)

@@ -158,6 +158,9 @@ func (c *Client) appendTargetSchema(ctx context.Context, job Job, planned *Plann
 	if tt := planned.Table; tt != nil {
 		return tt.Schema, tt.Exists, nil
 	}
+	if job.Target.Path != "" && c.absentOnServer(ctx, job.Target.Path) {
+		return table, false, nil
+	}
 	table, err = c.server.targetSchema(ctx, job.Target)
 	switch errorClass(err) {
 	case "TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":

@@ -131,8 +131,12 @@ func (c *Client) rollForward(ctx context.Context, job Job) (*RolledForward, erro
 // readCopyRecord reads the copy record at path (nil when there is none,
 // or it was cleared).
 func (c *Client) readCopyRecord(ctx context.Context, at string) (*copyRecord, error) {
+	if c.absentOnServer(ctx, at) {
+		return nil, nil // the rule, told without a failing analysis
+	}
 	record := c.sess.Read(connect.ReadSpec{Format: "text", Paths: []string{literalPath(at)}})
-	// Its absence, the rule, costs one analysis (no job).
+	// Its absence where the client cannot tell it costs one analysis (no
+	// job), which fails.
 	_, err := record.Schema(ctx)
 	if errorClass(err) == "PATH_NOT_FOUND" {
 		return nil, nil

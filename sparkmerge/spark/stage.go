@@ -61,7 +61,7 @@ func (c *Client) stage(ctx context.Context, t Target, verify bool) (staged, erro
 		return c.stageRemote(ctx, t)
 	}
 	dir := filepath.Join(parent, stagingName(filepath.Base(target)))
-	if !c.sharesDirectory(ctx, dir) {
+	if !c.sharesParent(ctx, parent) {
 		return c.stageRemote(ctx, t)
 	}
 	s := staged{write: t, abort: func() { os.RemoveAll(dir) }}
@@ -329,6 +329,9 @@ func identifiesWriteJobs(format string) bool {
 // targetFiles lists the data files of path target t on the server (none
 // when it does not exist yet).
 func (c *Client) targetFiles(ctx context.Context, t Target) (map[string]bool, error) {
+	if c.absentOnServer(ctx, t.Path) {
+		return map[string]bool{}, nil
+	}
 	files, err := c.listFiles(ctx, literalPath(t.Path), nil, listingHeads{})
 	if err != nil {
 		switch errorClass(err) {

@@ -110,6 +110,9 @@ func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, er
 	switch {
 	case t.Path != "" && isDelta(t.Format):
 		tt := &TargetTable{Name: deltaPathTable(t.Path), Format: sparkmerge.FormatDelta, path: true}
+		if c.absentOnServer(ctx, t.Path) {
+			return tt, nil
+		}
 		schema, err := c.server.targetSchema(ctx, t)
 		switch errorClass(err) {
 		case "":

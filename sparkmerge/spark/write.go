@@ -91,6 +91,7 @@ func (e *VerifyError) Error() string {
 func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	start := time.Now()
 	ctx, _ = withProgress(ctx, job)
+	ctx = withSharedDirs(ctx)
 	job, rolled, unmatch, err := c.startMerge(ctx, job)
 	if err != nil {
 		return nil, err
@@ -147,6 +148,7 @@ func (c *Client) startMerge(ctx context.Context, job Job) (Job, *RolledForward, 
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
 	ctx, _ = withProgress(ctx, job)
+	ctx = withSharedDirs(ctx)
 	job, rolled, unmatch, err := c.startMerge(ctx, job)
 	if err != nil {
 		return nil, err
@@ -718,6 +720,9 @@ func (c *Client) checkTargetAbsent(ctx context.Context, t Target) error {
 	default:
 		return nil
 	}
+	if t.Path != "" && c.absentOnServer(ctx, t.Path) {
+		return nil
+	}
 	_, err := targetFrame(c.sess, t).Schema(ctx)
 	switch errorClass(err) {
 	case "PATH_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND":
@@ -834,6 +839,9 @@ func discards(t Target) bool { return strings.EqualFold(t.Format, "noop") }
 // countTarget counts the target's rows; a target that does not exist yet
 // has none when missingOK.
 func (c *Client) countTarget(ctx context.Context, t Target, missingOK bool) (int64, error) {
+	if missingOK && t.Path != "" && c.absentOnServer(ctx, t.Path) {
+		return 0, nil
+	}
 	return countFrame(ctx, targetFrame(c.sess, t), t, missingOK)
 }
 

@@ -100,16 +100,31 @@ func TestMergeToANewLocalPath(t *testing.T) {
 	if filepath.Dir(w.Path) != filepath.Dir(target) || !strings.HasPrefix(filepath.Base(w.Path), ".out.sparkmerge-") || w.Format != "parquet" || w.Mode != "errorifexists" {
 		t.Errorf("write %+v, want parquet, errorifexists, to a hidden staging directory beside %s", w, target)
 	}
-	// The client asked Spark whether it sees a probe file in the staging
-	// directory before choosing it: the files of a read of it, an
-	// analysis (no Spark job), not a listing query.
-	var probed bool
-	for _, l := range f.recorded("input files") {
-		ds := dataSourceBelow(pmsg(l.req, "input_files", "plan", "root"))
-		probed = probed || strings.HasPrefix(pstrs(ds, "paths")[0], w.Path+"/")
+	// The client asked Spark once whether it sees a probe file in a hidden
+	// directory beside the target, before anything else: the files of a
+	// read of it, an analysis (no Spark job), not a listing query. That
+	// answer chose the staging directory, and told that neither the
+	// target nor the record of an interrupted overwrite beside it exists
+	// (the client finds neither in a directory the server shares), so
+	// Spark was not asked to read them: no request failed.
+	probes := f.recorded("input files")
+	if len(probes) != 1 {
+		t.Fatalf("%d input files analyses, want 1 (the probe)", len(probes))
 	}
-	if !probed {
-		t.Errorf("no input files asked of a probe in the staging directory %s", w.Path)
+	probe := pstrs(dataSourceBelow(pmsg(probes[0].req, "input_files", "plan", "root")), "paths")[0]
+	if rel, err := filepath.Rel(filepath.Dir(target), probe); err != nil || !strings.HasPrefix(rel, ".sparkmerge-probe.sparkmerge-") || strings.Count(rel, "/") != 1 {
+		t.Errorf("the probe read %s, want a file in a hidden directory beside %s", probe, target)
+	}
+	if first := f.recorded("")[1]; first.what != "input files" {
+		t.Errorf("first call after connecting: %s %s, want the probe", first.method, first.what)
+	}
+	for _, a := range f.recorded("schema read") {
+		if p := pstrs(dataSourceBelow(pmsg(a.plan(), "root")), "paths"); len(p) == 1 && filepath.Dir(p[0]) == filepath.Dir(target) {
+			t.Errorf("Spark was asked to read %s, which the client knows is absent", p[0])
+		}
+	}
+	if failed := f.failures(); len(failed) != 0 {
+		t.Errorf("requests failed: %q, want none", failed)
 	}
 	if lists := f.recorded("list"); len(lists) != 0 {
 		t.Errorf("%d listing queries, want none (the probe is an analysis)", len(lists))
@@ -121,10 +136,6 @@ func TestMergeToANewLocalPath(t *testing.T) {
 	}
 	if sets := f.recorded("set"); len(sets) != 2 {
 		t.Errorf("%d session settings made, want the raise and the restore", len(sets))
-	}
-	// Nothing was read before the target was found absent.
-	if first := f.recorded("")[1]; first.what != "schema read" {
-		t.Errorf("first call after connecting: %s %s, want the target's analysis", first.method, first.what)
 	}
 }
 
@@ -146,8 +157,8 @@ func TestMergeProjectsEveryReadOntoThePlan(t *testing.T) {
 	if got := res.Plan.Target.Names(); !slices.Equal(got, []string{"id", "name", "amount"}) {
 		t.Errorf("target columns %v", got)
 	}
-	if n := len(f.recorded("schema read")); n != 4 {
-		t.Errorf("%d analyses of reads, want the record of an interrupted overwrite's, the target's and one per source", n)
+	if n := len(f.recorded("schema read")); n != 2 {
+		t.Errorf("%d analyses of reads, want one per source (the record of an interrupted overwrite and the target are absent beside a probe the server lists)", n)
 	}
 	writes := f.writes()
 	if len(writes) != 1 {
@@ -365,8 +376,14 @@ func TestMergeToAnExistingTarget(t *testing.T) {
 		if !strings.Contains(err.Error(), "already exists: choose the mode overwrite, append or ignore") {
 			t.Errorf("error text %q does not say what to do", err)
 		}
-		if n := len(f.recorded("")); n != 3 {
-			t.Errorf("%d calls, want the version, the analysis of the record of an interrupted overwrite and the target's only", n)
+		var calls []string
+		for _, c := range f.recorded("") {
+			calls = append(calls, c.what)
+		}
+		// The probe tells that the record of an interrupted overwrite is
+		// absent; the target, which the client finds, is asked of Spark.
+		if want := []string{"version", "input files", "schema read"}; !slices.Equal(calls, want) {
+			t.Errorf("calls %q, want %q: the version, the probe beside the target, the target's analysis", calls, want)
 		}
 	})
 	t.Run("an empty directory", func(t *testing.T) {

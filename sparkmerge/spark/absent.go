@@ -1,0 +1,112 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// A merge asks whether its own paths exist: the record of an interrupted
+// overwrite beside a path target (readCopyRecord), the target itself
+// (checkTargetAbsent, appendTargetSchema, describeTarget of a Delta path,
+// countTarget of what an append or ignore finds before it, targetFiles
+// of an incremental run) and an incremental run's STATE (readState). Spark answers a read of a
+// path that does not exist only by failing its analysis (PATH_NOT_FOUND):
+// a request, an exception with its stack trace in the server's log, and
+// the client's handling of the error, for the usual answer, "absent".
+//
+// For a local path the client decides absence itself where that is exact:
+// the client finds no entry of the path's name in its parent directory,
+// and the server shares that very directory (sharesParent: it lists a
+// probe file the client wrote there), so that the server's filesystem
+// holds no such entry either and Spark's read of the path would fail with
+// PATH_NOT_FOUND. Only absence is decided so: whatever has an entry (a
+// file, a directory, an empty one, a link, dangling or not, one the
+// server may not read) is asked of Spark as before, and so is every path
+// whose absence the client cannot tell exactly: an object store's, a
+// directory only the server sees, one the server does not share, a
+// parent the client cannot read or that does not exist, and paths Spark
+// reads otherwise than the client's filesystem does (patterns, relative
+// paths, "." or ".." components, URIs with escapes).
+//
+// Spark offers no read that tells a missing path without failing: every
+// path it is given must exist (an empty pattern fails too), and a listing
+// of the parent lists everything below it and leaves out hidden names
+// such as the record's. So paths the client cannot decide keep their
+// failing analysis.
+
+// absentOnServer reports whether Spark finds nothing at p, decided on the
+// client without asking Spark to read p (see above). false means "not
+// known here": ask Spark.
+func (c *Client) absentOnServer(ctx context.Context, p string) bool {
+	lp, ok := exactLocalPath(p)
+	if !ok {
+		return false
+	}
+	if _, err := os.Lstat(lp); !errors.Is(err, fs.ErrNotExist) {
+		return false // an entry (or the client cannot tell): Spark's answer
+	}
+	parent := filepath.Dir(lp)
+	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
+		return false
+	}
+	return c.sharesParent(ctx, parent)
+}
+
+// exactLocalPath is p as a path on the client's filesystem that Spark
+// (Hadoop's local filesystem) reads as the same absolute path: no
+// pattern, no relative path or component the client would resolve
+// otherwise, no escapes in a file: URI, no colon (which Hadoop reads as a
+// scheme).
+func exactLocalPath(p string) (string, bool) {
+	if !isLocalPath(p) || IsGlob(p) || strings.HasPrefix(p, "file:") && strings.Contains(p, "%") {
+		return "", false
+	}
+	lp := localPath(p)
+	trimmed := strings.TrimRight(lp, "/")
+	if !filepath.IsAbs(lp) || strings.Contains(lp, ":") || trimmed == "" || filepath.Clean(trimmed) != trimmed {
+		return "", false
+	}
+	return trimmed, true
+}
+
+// sharesParent reports whether the Spark server shares the client's
+// directory dir (sharesDirectory, with a probe in a fresh hidden
+// directory in dir), once per directory in a merge (withSharedDirs).
+func (c *Client) sharesParent(ctx context.Context, dir string) bool {
+	memo, _ := ctx.Value(sharedDirsKey{}).(*sharedDirs)
+	if memo != nil {
+		memo.mu.Lock()
+		defer memo.mu.Unlock()
+		if shared, ok := memo.dirs[dir]; ok {
+			return shared
+		}
+	}
+	shared := c.sharesDirectory(ctx, filepath.Join(dir, stagingName("sparkmerge-probe")))
+	if memo != nil {
+		memo.dirs[dir] = shared
+	}
+	return shared
+}
+
+// sharedDirs are the answers of sharesParent in one merge, by directory:
+// whether the server shares a directory does not change while it runs.
+type sharedDirs struct {
+	mu   sync.Mutex
+	dirs map[string]bool
+}
+
+type sharedDirsKey struct{}
+
+// withSharedDirs gives ctx a memo of sharesParent's answers, for one
+// merge (kept if it has one).
+func withSharedDirs(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(sharedDirsKey{}).(*sharedDirs); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, sharedDirsKey{}, &sharedDirs{dirs: map[string]bool{}})
+}
