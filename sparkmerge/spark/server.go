@@ -312,6 +312,8 @@ func listedFile(row []any) remoteFile {
 // starts from (see listingHeads), where a fetch of them was a job of its
 // own; a listing with heads that fails (a file the server may list but
 // not read) is asked again without them, and they are fetched as before.
+// A path that does not exist (PATH_NOT_FOUND, the analysis of the read
+// itself) is not asked again: every way of asking reads the same path.
 func (s sessionServer) listFiles(ctx context.Context, given string, options map[string]string, heads listingHeads) ([]remoteFile, error) {
 	read := func() connect.Frame {
 		return s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{given}, Options: options})
@@ -321,10 +323,10 @@ func (s sessionServer) listFiles(ctx context.Context, given string, options map[
 	if heads.head > 0 {
 		rows, err = headsListing(read, heads).Collect(ctx)
 	}
-	if err != nil {
+	if err != nil && errorClass(err) != "PATH_NOT_FOUND" {
 		rows, err = read().SelectExpr(listedColumns(serverRealPath("path"))...).Collect(ctx)
 	}
-	if err != nil {
+	if err != nil && errorClass(err) != "PATH_NOT_FOUND" {
 		rows, err = read().SelectExpr(listedColumns()...).Collect(ctx)
 	}
 	if err != nil {

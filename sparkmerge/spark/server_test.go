@@ -323,3 +323,17 @@ func TestPlanRefusesADuplicateHeader(t *testing.T) {
 		t.Errorf("error text %q", err)
 	}
 }
+
+// A target only the server sees (an object store's) that does not exist
+// yet costs one failed listing, not one for each way of listing (with
+// the real paths, then without them: both read the same missing path).
+func TestMissingRemoteTargetIsListedOnce(t *testing.T) {
+	c, f := sparkFakeClient(t)
+	files, err := c.targetFiles(context.Background(), Target{Path: "s3a://b/out"})
+	if err != nil || len(files) != 0 {
+		t.Fatalf("files %v, err %v; want none", files, err)
+	}
+	if failed := f.failures(); len(failed) != 1 || !strings.Contains(failed[0], "PATH_NOT_FOUND") {
+		t.Errorf("requests failed: %q, want the one listing", failed)
+	}
+}
