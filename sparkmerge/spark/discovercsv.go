@@ -214,8 +214,17 @@ func typesTogether(sparkVersion string) bool {
 // csvTogetherKey is the key of the options under which r may be typed
 // with others (reads of one key share an inference), or "" when r is
 // Spark's to type alone.
+//
+// A file of a partitioned tree is keyed as any file (issue 34: landing
+// zones are trees, each file else a request): discovery types its own
+// columns, read without basePath (withoutPartitionRoot), where Spark's
+// read of files named one by one finds no partition columns (each
+// file's directory is its base path), alone as in the lanes' reads; the
+// tree's columns are added once discovery is done, alike to files typed
+// either way (addPartitionColumns, and overlapExprs for a column of the
+// file's own named as one).
 func csvTogetherKey(r *Read) string {
-	if r.Format != "csv" || r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || r.patterns || IsGlob(r.Paths[0]) || r.partition != nil {
+	if r.Format != "csv" || r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || r.patterns || IsGlob(r.Paths[0]) {
 		return ""
 	}
 	if !strings.EqualFold(optionValue(r.Options, "header"), "true") {

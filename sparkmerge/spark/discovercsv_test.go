@@ -46,6 +46,17 @@ func TestCSVTogetherKey(t *testing.T) {
 	if csvTogetherKey(csv("/d/a.csv", header)) != csvTogetherKey(csv("/d/b.csv", withOption(header, "enforceSchema", "false"))) {
 		t.Error("enforceSchema sets files apart")
 	}
+	// A file of a partitioned tree is typed by its own columns, without
+	// basePath, as a file alone: among any others of its options.
+	inTree := csv("/d/k=1/a.csv", header)
+	inTree.partition = &partitionFile{tree: &partitionTree{given: "/d", root: "/d", columns: []string{"k"}}, values: []string{"1"}}
+	if key := csvTogetherKey(inTree); key == "" || key != csvTogetherKey(csv("/e/b.csv", header)) {
+		t.Errorf("a file of a tree: key %q, a flat file's %q", key, csvTogetherKey(csv("/e/b.csv", header)))
+	}
+	jsonInTree := &Read{Format: "json", Paths: []string{"/d/k=1/a.json"}, partition: inTree.partition}
+	if key := jsonTogetherKey(jsonInTree); key == "" || key != jsonTogetherKey(&Read{Format: "json", Paths: []string{"/e/b.json"}}) {
+		t.Errorf("a JSON file of a tree: key %q", key)
+	}
 	if csvTogetherKey(csv("/d/a.csv", header)) == csvTogetherKey(csv("/d/b.csv", withOption(header, "sep", ";"))) {
 		t.Error("files of two separators share a key")
 	}
@@ -65,7 +76,6 @@ func TestCSVTogetherKey(t *testing.T) {
 		"two paths":  {Format: "csv", Paths: []string{"/d/a.csv", "/d/b.csv"}, Options: header},
 		"a schema":   {Format: "csv", Paths: []string{"/d/a.csv"}, Options: header, UserSchema: "a INT"},
 		"a table":    {Table: "t"},
-		"in a tree":  {Format: "csv", Paths: []string{"/d/k=1/a.csv"}, Options: header, partition: &partitionFile{}},
 		"user paths": {Format: "csv", Paths: []string{"/d/a.csv"}, Options: header, patterns: true},
 	} {
 		if key := csvTogetherKey(r); key != "" {

@@ -76,9 +76,10 @@ var jsonTogetherOptions = map[string]bool{
 
 // jsonTogetherKey is the key of the options under which r may be typed
 // with others (reads of one key share an inference), or "" when r is
-// Spark's to type alone.
+// Spark's to type alone. A file of a partitioned tree is keyed as any
+// file (see csvTogetherKey).
 func jsonTogetherKey(r *Read) string {
-	if r.Format != "json" || r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || r.patterns || IsGlob(r.Paths[0]) || r.partition != nil {
+	if r.Format != "json" || r.relational() || r.UserSchema != "" || len(r.Paths) != 1 || r.patterns || IsGlob(r.Paths[0]) {
 		return ""
 	}
 	var b strings.Builder

@@ -64,6 +64,9 @@ type fakeServer struct {
 	csvLines   []csvFileLines
 	csvHeaders map[string]string
 	laneTypes  func(csvLanes) (sparkmerge.Schema, error)
+	// jsonTypes answers typeJSONTogether's inferences (see jsonLanes);
+	// without it they fail, and the files are asked alone.
+	jsonTypes func(jsonLanes) (sparkmerge.Schema, error)
 	// jsonDepths are how deep the deepest record of JSON files nests, by
 	// path, which jsonNesting answers (absent: not deep).
 	jsonDepths map[string]int
@@ -219,7 +222,10 @@ func (f *fakeServer) jsonLaneTypes(_ context.Context, lanes jsonLanes) (sparkmer
 	if err := f.record("jsonLaneTypes " + strings.Join(lanes.paths, ",")); err != nil {
 		return sparkmerge.Schema{}, err
 	}
-	return sparkmerge.Schema{}, fmt.Errorf("fake server: no JSON parsing")
+	if f.jsonTypes == nil {
+		return sparkmerge.Schema{}, fmt.Errorf("fake server: no JSON parsing")
+	}
+	return f.jsonTypes(lanes)
 }
 
 // partitionSchema answers "partitionSchema <given>", recording the options

@@ -1,9 +1,13 @@
 package spark
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -466,4 +470,184 @@ func TestPlanPartitionedTrees(t *testing.T) {
 			tt.run(t)
 		})
 	}
+}
+
+// treeFile is a file of a partitioned tree in TestPartitionedFilesTypedTogether:
+// its content, and the schema (DDL) Spark infers for it read alone.
+type treeFile struct {
+	content, alone string
+}
+
+// The files of partitioned trees Spark types are typed together, each as
+// alone (issue 34): CSV files in lanes, JSON files nested, local or only
+// on the server, never asked of Spark alone one by one. Each read ends
+// with the very fields a plan that asks every file alone gives it: its
+// own columns, then the tree's partition columns; read with the tree's
+// root as basePath, or, for a file with a column of its own named as a
+// partition column, without it and with that column replaced by its
+// directory's value, checked (overlapExprs); a file of its header alone
+// known as one (noRows).
+func TestPartitionedFilesTypedTogether(t *testing.T) {
+	csvTree := map[string]treeFile{
+		"day=1/a.csv": {"id,at\n1,2024-01-01 00:00:00\n", "id int, at timestamp"},
+		"day=2/b.csv": {"id,at,note\n2,2024-01-02 00:00:00,\"x,y\"\n", "id int, at timestamp, note string"},
+		// A column of its own named as the partition column.
+		"day=3/c.csv":                          {"id,day\n3,3\n", "id int, day int"},
+		"day=4/header.csv":                     {"id,at\n", "id string, at string"},
+		"day=__HIVE_DEFAULT_PARTITION__/d.csv": {"id,at\n4,2024-01-04\n", "id int, at date"},
+	}
+	jsonTree := map[string]treeFile{
+		"day=1/a.json": {`{"id":1,"at":"2024-01-01"}` + "\n", "id bigint, at string"},
+		"day=2/b.json": {`{"id":2,"o":{"k":true}}` + "\n", "id bigint, o struct<k: boolean>"},
+		"day=3/c.json": {`{"id":3,"day":3}` + "\n", "day bigint, id bigint"},
+	}
+	for _, tc := range []struct {
+		name   string
+		tree   map[string]treeFile
+		remote bool
+		// together: typeCSVTogether's requests (a text read of files only
+		// the server sees, a parse per header, one inference), or
+		// typeJSONTogether's (one inference).
+		together int
+	}{
+		{"CSV local", csvTree, false, 4},
+		{"CSV only on the server", csvTree, true, 5},
+		{"JSON only on the server", jsonTree, true, 1},
+		{"JSON local", jsonTree, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "t")
+			if tc.remote {
+				root = "/sparkmerge-server-only/t"
+			}
+			together, alone := planTree(t, root, tc.tree, tc.remote, false), planTree(t, root, tc.tree, tc.remote, true)
+			if together.planned.TypedTogether != len(tc.tree) || together.planned.TogetherRequests != tc.together {
+				t.Errorf("%d files typed together in %d requests, want %d in %d", together.planned.TypedTogether, together.planned.TogetherRequests, len(tc.tree), tc.together)
+			}
+			if asked := together.fake.askedAlone(); len(asked) != 0 {
+				t.Errorf("files asked of Spark alone: %v", asked)
+			}
+			if n := len(alone.fake.askedAlone()); n != len(tc.tree) {
+				t.Fatalf("each file alone: %d files asked, want %d", n, len(tc.tree))
+			}
+			if diff := cmp.Diff(treeReads(alone.planned), treeReads(together.planned)); diff != "" {
+				t.Errorf("reads (-alone +together):\n%s", diff)
+			}
+			overlapping := 0
+			for _, r := range together.planned.Reads {
+				if r.overlapExprs != nil {
+					overlapping++
+				}
+			}
+			if overlapping != 1 {
+				t.Errorf("%d files read with their directory's value in their own column's place, want 1", overlapping)
+			}
+		})
+	}
+}
+
+// plannedTree is a plan of a tree on a fake server.
+type plannedTree struct {
+	planned *Planned
+	fake    *fakeServer
+}
+
+// planTree plans the tree of files (by path below root) with Spark's
+// inference, on a fake server that types each file as files say:
+// together, or each alone (Job.InferEachFileAlone).
+func planTree(t *testing.T, root string, files map[string]treeFile, remote, eachAlone bool) plannedTree {
+	t.Helper()
+	client, fake := newFakeClient()
+	fake.nowMillis = 10_000
+	fake.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "4MB", "spark.sql.legacy.timeParserPolicy": "CORRECTED"}
+	fake.rows, fake.csvHeaders = map[string]bool{}, map[string]string{}
+	alone := map[string]string{} // Spark's schema of each file alone, by sparkPathKey
+	lineFiles := t.TempDir()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f, p := files[name], root+"/"+name
+		if remote {
+			fake.files["file:"+p] = fakeFile{content: f.content, mtimeMillis: 1000}
+		} else {
+			writeFiles(t, root, map[string]string{name: f.content})
+		}
+		fake.schemas["readSchema "+p], alone[p] = f.alone, f.alone
+		fake.rows[p] = strings.Count(f.content, "\n") > 1
+		if strings.HasSuffix(name, ".csv") {
+			// Its lines as Spark's text read finds them; its header's
+			// names.
+			writeFiles(t, lineFiles, map[string]string{"f.csv": f.content})
+			lines, _ := localCSVFileLines(filepath.Join(lineFiles, "f.csv"))
+			lines.path = "file:" + p
+			fake.csvLines = append(fake.csvLines, lines)
+			var names []string
+			for _, n := range strings.Split(lines.first, ",") {
+				names = append(names, n+" STRING")
+			}
+			fake.csvHeaders[lines.first] = strings.Join(names, ", ")
+		}
+	}
+	fake.schemas["partitionSchema "+root] = binaryFileSchema + "day int"
+	typesOf := func(path string) ([]sparkmerge.Field, error) {
+		s, err := sparkmerge.ParseSchema(alone[path])
+		if err != nil {
+			return nil, fmt.Errorf("fake server: no file %s among the lanes", path)
+		}
+		return s.Fields, nil
+	}
+	fake.laneTypes = func(l csvLanes) (sparkmerge.Schema, error) {
+		lanes := []sparkmerge.Field{{Name: "_c0", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}}}
+		for _, f := range l.files {
+			fields, err := typesOf(f.path)
+			if err != nil {
+				return sparkmerge.Schema{}, err
+			}
+			marker := sparkmerge.KindString
+			if f.data {
+				marker = sparkmerge.KindInt
+			}
+			for _, field := range append(fields, sparkmerge.Field{Type: sparkmerge.DataType{Kind: marker}}) {
+				lanes = append(lanes, sparkmerge.Field{Name: fmt.Sprintf("_c%d", len(lanes)), Type: field.Type, Nullable: true})
+			}
+		}
+		return sparkmerge.Schema{Fields: lanes}, nil
+	}
+	fake.jsonTypes = func(l jsonLanes) (sparkmerge.Schema, error) {
+		var lanes []sparkmerge.Field
+		for i, key := range l.keys {
+			fields, err := typesOf(key)
+			if err != nil {
+				return sparkmerge.Schema{}, err
+			}
+			lanes = append(lanes, sparkmerge.Field{Name: l.lane(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct, Fields: fields}, Nullable: true},
+				sparkmerge.Field{Name: l.marker(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true})
+		}
+		return sparkmerge.Schema{Fields: lanes}, nil
+	}
+	planned, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{root}}}, Strategy: StrategyUnion, SparkInference: true, InferEachFileAlone: eachAlone, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plannedTree{planned, fake}
+}
+
+// treeRead is what a plan says of a file of a partitioned tree.
+type treeRead struct {
+	Schema, Data, Pinned, Values string
+	Options                      map[string]string
+	Overlap                      []string
+	NoRows                       bool
+}
+
+// treeReads are the plan's reads of files of a tree, by name.
+func treeReads(p *Planned) map[string]treeRead {
+	out := map[string]treeRead{}
+	for _, r := range p.Reads {
+		var values string
+		if r.partition != nil {
+			values = strings.Join(r.partition.values, "/")
+		}
+		out[r.Name] = treeRead{Schema: r.Schema.String(), Data: r.dataSchema.String(), Pinned: r.pinned, Values: values,
+			Options: r.Options, Overlap: r.overlapExprs, NoRows: r.noRows}
+	}
+	return out
 }
