@@ -76,7 +76,7 @@ func TestCSVTypedTogetherAsAlone(t *testing.T) {
 	}{{"local files", local}, {"files only the server sees", remote}} {
 		for _, sparkInference := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s, spark inference %v", where.name, sparkInference), func(t *testing.T) {
-				got := plannedAsAlone(t, c, spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, SparkInference: sparkInference, DryRun: true})
+				got, _ := plannedAsAlone(t, c, spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, SparkInference: sparkInference, DryRun: true})
 				// Every file but those typed on the client and the one with
 				// a line of a tab, in one text read, a parse per header and
 				// few inferences.
@@ -100,16 +100,17 @@ func TestCSVTypedTogetherAsAlone(t *testing.T) {
 
 // plannedAsAlone plans job as it is and with every file typed alone, checks
 // that every file's schema is the one it has alone, and returns the plan
-// as it is (how many files it typed together, in how many requests).
-func plannedAsAlone(t *testing.T, c *spark.Client, job spark.Job) *spark.Planned {
+// as it is (how many files it typed together, in how many requests) and
+// the plan with every file typed alone (its requests).
+func plannedAsAlone(t *testing.T, c *spark.Client, job spark.Job) (got, alone *spark.Planned) {
 	t.Helper()
-	alone := job
-	alone.InferEachFileAlone = true
-	want, err := c.Plan(testContext(t), alone)
+	aloneJob := job
+	aloneJob.InferEachFileAlone = true
+	want, err := c.Plan(testContext(t), aloneJob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Plan(testContext(t), job)
+	got, err = c.Plan(testContext(t), job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func plannedAsAlone(t *testing.T, c *spark.Client, job spark.Job) *spark.Planned
 			t.Errorf("%s: typed together %s, alone %s", r.Name, r.Schema, w)
 		}
 	}
-	return got
+	return got, want
 }
 
 // recordsCorpus are CSV files read with multiLine whose types depend on
@@ -189,7 +190,7 @@ func TestCSVRecordsTypedTogetherAsAlone(t *testing.T) {
 		t.Run(where.name, func(t *testing.T) {
 			// Types the files' columns do not share become strings: the
 			// files' own types are compared, not the plan's.
-			got := plannedAsAlone(t, c, spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, ReaderOptions: map[string]string{"multiLine": "true"}, DryRun: true,
+			got, _ := plannedAsAlone(t, c, spark.Job{Sources: pathSources(where.root), Strategy: spark.StrategyUnion, ReaderOptions: map[string]string{"multiLine": "true"}, DryRun: true,
 				Policy: sparkmerge.Options{Types: sparkmerge.TypesString}})
 			if wantTogether := len(files) - 2; got.TypedTogether != wantTogether {
 				t.Errorf("%d files typed together, want %d", got.TypedTogether, wantTogether)
