@@ -584,6 +584,9 @@ func TestDifferentialReadPaths(t *testing.T) {
 					res, err := c.Merge(context.Background(), job)
 					if err == nil {
 						sawEmptyDrops(t, res, files)
+						// What discovery asked of Spark, to compare runs by.
+						t.Logf("planned: %d files typed together in %d requests; %d Spark requests (%+v)",
+							res.Planned.TypedTogether, res.Planned.TogetherRequests, res.Planned.Requests.SparkRequests(), res.Planned.Requests)
 					}
 					if csv := shape.format == "csv" || shape.format == "tsv"; err == nil && csv && !p.sparkInference {
 						where := "local"

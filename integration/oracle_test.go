@@ -43,7 +43,8 @@ func newMergedOracle(t *testing.T, c *spark.Client, job spark.Job) (*oracle, err
 
 // partitionOracle is the partitioned trees' second oracle, never written: each
 // data file below root read alone by Spark (a union of the files as
-// sources of their own, with Spark's inference, under options), joined by
+// sources of their own, with Spark's inference of each file alone
+// (Job.InferEachFileAlone), under options), joined by
 // file with its partition values as Spark's read of the tree types them
 // (the tree read as a binaryFile dataset, whose partition columns are
 // any format's), read whole in one query. Rows carry their file in
@@ -56,7 +57,7 @@ func partitionOracle(t *testing.T, c *spark.Client, format, root string, files [
 	}
 	ctx := testContext(t)
 	s := testSessionOf(t)
-	alone, planned, err := c.MergeFrame(ctx, spark.Job{Sources: sources, Strategy: spark.StrategyUnion, SparkInference: true,
+	alone, planned, err := c.MergeFrame(ctx, spark.Job{Sources: sources, Strategy: spark.StrategyUnion, SparkInference: true, InferEachFileAlone: true,
 		Policy: sparkmerge.Options{SourceColumn: "_source"}, ReaderOptions: options}, s)
 	if err != nil {
 		return nil, err
