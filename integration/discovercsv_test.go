@@ -48,21 +48,28 @@ func togetherCorpus() map[string][]byte {
 	for i := range 12 {
 		// Files of a few headers, the common case: many files, few
 		// headers, dates.
-		var b strings.Builder
-		b.WriteString([]string{"id,day,at", "id,at,day,amount", "id,day,note"}[i%3] + "\n")
-		for r := range 5 {
-			switch i % 3 {
-			case 0:
-				fmt.Fprintf(&b, "%d,2024-%02d-%02d,2024-01-01 0%d:00:00\n", r, 1+i%12, 1+r, r)
-			case 1:
-				fmt.Fprintf(&b, "%d,2024-01-01T0%d:00:00,2024-02-%02d,%d.5\n", r, r, 1+r, r)
-			default:
-				fmt.Fprintf(&b, "%d,2024-%02d-01,\"n, %d\"\n", r, 1+i%12, r)
-			}
-		}
-		files[fmt.Sprintf("many-%02d.csv", i)] = []byte(b.String())
+		files[fmt.Sprintf("many-%02d.csv", i)] = []byte(fewHeadersCSV(i, "day"))
 	}
 	return files
+}
+
+// fewHeadersCSV is the i-th of many CSV files of three headers (its date
+// column named date): dates, timestamps in two spellings, decimals and
+// quoted values holding the separator.
+func fewHeadersCSV(i int, date string) string {
+	var b strings.Builder
+	b.WriteString([]string{"id," + date + ",at", "id,at," + date + ",amount", "id," + date + ",note"}[i%3] + "\n")
+	for r := range 5 {
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&b, "%d,2024-%02d-%02d,2024-01-01 0%d:00:00\n", r, 1+i%12, 1+r, r)
+		case 1:
+			fmt.Fprintf(&b, "%d,2024-01-01T0%d:00:00,2024-02-%02d,%d.5\n", r, r, 1+r, r)
+		default:
+			fmt.Fprintf(&b, "%d,2024-%02d-01,\"n, %d\"\n", r, 1+i%12, r)
+		}
+	}
+	return b.String()
 }
 
 func TestCSVTypedTogetherAsAlone(t *testing.T) {
