@@ -179,16 +179,10 @@ func TestTypeCSVTogether(t *testing.T) {
 			}
 			f.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "40b"}
 			f.csvHeaders = map[string]string{"id,day": "id STRING, day STRING", "id,at": "id STRING, at STRING"}
-			var asked csvLanes
-			f.laneTypes = func(l csvLanes) (sparkmerge.Schema, error) {
-				asked = l
-				if fails {
-					return sparkmerge.Schema{}, errors.New("[SOME_ERROR] lanes failed")
-				}
-				// Lane 0, then a's, b's and c's, each with its marker: b's
-				// lines missed its lanes.
-				return sparkmerge.ParseSchema("_c0 STRING, _c1 INT, _c2 DATE, _c3 INT, _c4 STRING, _c5 TIMESTAMP, _c6 STRING, _c7 INT, _c8 BIGINT, _c9 INT")
-			}
+			// Lane 0, then a's, b's and c's, each with its marker: b's
+			// lines missed its lanes.
+			asked := f.answerLanes("_c0 STRING, _c1 INT, _c2 DATE, _c3 INT, _c4 STRING, _c5 TIMESTAMP, _c6 STRING, _c7 INT, _c8 BIGINT, _c9 INT",
+				failWith(fails, "[SOME_ERROR] lanes failed"))
 			planned, err := c.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, SparkInference: true})
 			if err != nil {
 				t.Fatal(err)
@@ -216,7 +210,7 @@ func TestTypeCSVTogether(t *testing.T) {
 				t.Errorf("files asked alone (-want +got):\n%s", diff)
 			}
 			if asked.width != 10 || len(asked.files) != 3 || asked.files[2].offset != 7 || asked.files[2].header != "id,at" || !asked.files[2].data {
-				t.Errorf("lanes %+v", asked)
+				t.Errorf("lanes %+v", *asked)
 			}
 		})
 	}
@@ -358,16 +352,10 @@ func TestTypeCSVTogetherByRecords(t *testing.T) {
 			// A split smaller than big.csv: read whole all the same.
 			f.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128MB", "spark.sql.files.openCostInBytes": "40b"}
 			f.csvHeaders = map[string]string{"id,note": "id STRING, note STRING", "id,at": "id STRING, at STRING", "id,,x": "id STRING, _c1 STRING, x STRING", "x0,x1": "x0 STRING, x1 STRING"}
-			var asked csvLanes
-			f.laneTypes = func(l csvLanes) (sparkmerge.Schema, error) {
-				asked = l
-				if fails {
-					return sparkmerge.Schema{}, errors.New("[_LEGACY_ERROR_TEMP_3241] CSV header does not conform to the schema")
-				}
-				// Lane 0, then a's, b's, big's, c's and x's, each with
-				// its marker.
-				return sparkmerge.ParseSchema("_c0 STRING, _c1 INT, _c2 STRING, _c3 INT, _c4 DATE, _c5 STRING, _c6 INT, _c7 INT, _c8 STRING, _c9 INT, _c10 INT, _c11 INT, _c12 INT, _c13 INT, _c14 BIGINT, _c15 INT")
-			}
+			// Lane 0, then a's, b's, big's, c's and x's, each with its
+			// marker.
+			asked := f.answerLanes("_c0 STRING, _c1 INT, _c2 STRING, _c3 INT, _c4 DATE, _c5 STRING, _c6 INT, _c7 INT, _c8 STRING, _c9 INT, _c10 INT, _c11 INT, _c12 INT, _c13 INT, _c14 BIGINT, _c15 INT",
+				failWith(fails, "[_LEGACY_ERROR_TEMP_3241] CSV header does not conform to the schema"))
 			planned, err := c.Plan(context.Background(), Job{Sources: sources, Strategy: StrategyUnion, SparkInference: true, ReaderOptions: map[string]string{"multiLine": "true"}})
 			if err != nil {
 				t.Fatal(err)
@@ -394,9 +382,32 @@ func TestTypeCSVTogetherByRecords(t *testing.T) {
 			if diff := cmp.Diff(wantAlone, f.askedAlone()); diff != "" {
 				t.Errorf("files asked alone (-want +got):\n%s", diff)
 			}
-			checkRecordLanes(t, asked)
+			checkRecordLanes(t, *asked)
 		})
 	}
+}
+
+// answerLanes has the fake answer typeCSVTogether's lane inference with
+// schema, or fail with err when it is not nil, and returns where it keeps
+// the lanes last asked for.
+func (f *fakeServer) answerLanes(schema string, err error) *csvLanes {
+	asked := new(csvLanes)
+	f.laneTypes = func(l csvLanes) (sparkmerge.Schema, error) {
+		*asked = l
+		if err != nil {
+			return sparkmerge.Schema{}, err
+		}
+		return sparkmerge.ParseSchema(schema)
+	}
+	return asked
+}
+
+// failWith is an error of message when fails, else nil.
+func failWith(fails bool, message string) error {
+	if !fails {
+		return nil
+	}
+	return errors.New(message)
 }
 
 // checkRecordLanes checks the lanes TestTypeCSVTogetherByRecords's
