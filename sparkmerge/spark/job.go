@@ -88,9 +88,11 @@ type Target struct {
 	Evolve bool `yaml:"evolve" json:"evolve"`
 	// Files caps the number of output files (partitions written, before
 	// PartitionBy splits them): the merged rows are coalesced without a
-	// shuffle. 0 means automatic: when every input is a local file, about
-	// one file per 128 MiB of input and at least min(8, inputs); otherwise
-	// one file per input partition, as Spark writes them.
+	// shuffle. 0 means automatic: when every input's size is known (a
+	// local file, or a file the server listed), about one file per 128
+	// MiB of input and at least min(8, inputs), unless Spark's partitions
+	// are large already (fewer than twice as many, at up to 128 MiB
+	// each); otherwise one file per input partition, as Spark writes them.
 	Files int `yaml:"files" json:"files,omitempty"`
 }
 

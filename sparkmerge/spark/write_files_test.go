@@ -2,6 +2,7 @@ package spark
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,6 +27,26 @@ func TestOutputFiles(t *testing.T) {
 		remote = append(remote, &Read{Paths: []string{p}, listed: true, listedSize: 1 << 20})
 		remotePaths = append(remotePaths, p)
 	}
+	// 40 groups of 5 files only the server sees (1 MiB each), and the
+	// shape of lake-json: 4 groups of 5 files of 53 MB.
+	var groups, lake []*Read
+	for i := 0; i < 40; i++ {
+		var members []*Read
+		var paths []string
+		for j := 0; j < 5; j++ {
+			p := fmt.Sprintf("/only/on/the/server/g%d/%d.json", i, j)
+			members = append(members, &Read{Paths: []string{p}, listed: true, listedSize: 1 << 20})
+			paths = append(paths, p)
+		}
+		groups = append(groups, &Read{Paths: paths, members: members})
+		if i < 4 {
+			var big []*Read
+			for _, m := range members {
+				big = append(big, &Read{Paths: m.Paths, listed: true, listedSize: 53_000_000})
+			}
+			lake = append(lake, &Read{Paths: paths, members: big})
+		}
+	}
 	var many []*Read
 	for i := 0; i < 400; i++ {
 		many = append(many, small[i%len(small)])
@@ -42,7 +63,13 @@ func TestOutputFiles(t *testing.T) {
 		{"5 small files: Spark's own partitions", 0, small[:5], 0},
 		{"a remote input: sizes unknown", 0, append(small[:3:3], &Read{Paths: []string{"s3a://b/x.csv"}}), 0},
 		{"20 files only the server sees, sized by their listing: 8 output files", 0, remote, 8},
-		{"a group of them, sized by its members", 0, []*Read{{Paths: remotePaths, members: remote}}, 8},
+		{"40 groups of 5 such files, sized by their members: 8 output files", 0, groups, 8},
+		// Spark packs each group's 5 files into 3 partitions (2, 2 and 1
+		// file) of at most 128 MiB: 12 partitions, fewer than twice the 8
+		// files coalescing would write, which would give 4 tasks 3 files
+		// and 4 tasks 2.
+		{"4 groups of 5 files of 53 MB: Spark's own partitions", 0, lake, 0},
+		{"one group of the 20 small files: Spark packs it into fewer partitions than 8", 0, []*Read{{Paths: remotePaths, members: remote}}, 0},
 		{"a table: sizes unknown", 0, []*Read{{Table: "db.t"}}, 0},
 		{"a dataset directory keeps its partitioning", 0, []*Read{{Paths: []string{dir}}}, 0},
 	}
