@@ -19,19 +19,23 @@ import (
 // a request, an exception with its stack trace in the server's log, and
 // the client's handling of the error, for the usual answer, "absent".
 //
-// For a local path the client decides absence itself where that is exact:
-// the client finds no entry of the path's name in its parent directory,
-// and the server shares that very directory (sharesParent: it lists a
-// probe file the client wrote there), so that the server's filesystem
-// holds no such entry either and Spark's read of the path would fail with
-// PATH_NOT_FOUND. Only absence is decided so: whatever has an entry (a
-// file, a directory, an empty one, a link, dangling or not, one the
-// server may not read) is asked of Spark as before, and so is every path
-// whose absence the client cannot tell exactly: an object store's, a
-// directory only the server sees, one the server does not share, a
-// parent the client cannot read or that does not exist, and paths Spark
-// reads otherwise than the client's filesystem does (patterns, relative
-// paths, "." or ".." components, URIs with escapes).
+// For a local path the client decides absence itself where that is
+// exact: the client finds no entry of the path's name in its parent
+// directory, and the server shares that very directory (sharesParent: it
+// lists a probe file the client wrote there), so that the server's
+// filesystem holds no such entry either and Spark's read of the path
+// would fail with PATH_NOT_FOUND. Only absence is decided so: whatever
+// has an entry (a file, a directory, an empty one, a link, dangling or
+// not, one the server may not read) is asked of Spark as before, and so
+// is every path whose absence the client cannot tell exactly: an object
+// store's, a directory only the server sees, one the server does not
+// share, a parent the client cannot read or that does not exist, and
+// paths Spark reads otherwise than the client's filesystem does
+// (patterns, relative paths, "." or ".." components, URIs with escapes).
+//
+// A probe is written only by a merge that writes (withSharedDirs): a plan
+// or a dry run writes nothing to the user's storage, not even briefly, so
+// there the client cannot tell and Spark is asked, as before.
 //
 // Spark offers no read that tells a missing path without failing: every
 // path it is given must exist (an empty pattern fails too), and a listing
@@ -76,21 +80,29 @@ func exactLocalPath(p string) (string, bool) {
 
 // sharesParent reports whether the Spark server shares the client's
 // directory dir (sharesDirectory, with a probe in a fresh hidden
-// directory in dir), once per directory in a merge (withSharedDirs).
+// directory in dir), once per directory in a merge (withSharedDirs). Out
+// of a merge that writes (a plan, a dry run) it writes no probe and
+// answers false: not known here.
 func (c *Client) sharesParent(ctx context.Context, dir string) bool {
 	memo, _ := ctx.Value(sharedDirsKey{}).(*sharedDirs)
-	if memo != nil {
-		memo.mu.Lock()
-		defer memo.mu.Unlock()
-		if shared, ok := memo.dirs[dir]; ok {
-			return shared
-		}
+	if memo == nil {
+		return false
+	}
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	if shared, ok := memo.dirs[dir]; ok {
+		return shared
 	}
 	shared := c.sharesDirectory(ctx, filepath.Join(dir, stagingName("sparkmerge-probe")))
-	if memo != nil {
-		memo.dirs[dir] = shared
-	}
+	memo.dirs[dir] = shared
 	return shared
+}
+
+// probes reports whether ctx is a merge that writes, whose probes
+// (sharesParent) may write to the user's directories.
+func probes(ctx context.Context) bool {
+	_, ok := ctx.Value(sharedDirsKey{}).(*sharedDirs)
+	return ok
 }
 
 // sharedDirs are the answers of sharesParent in one merge, by directory:
@@ -103,7 +115,8 @@ type sharedDirs struct {
 type sharedDirsKey struct{}
 
 // withSharedDirs gives ctx a memo of sharesParent's answers, for one
-// merge (kept if it has one).
+// merge that writes (kept if it has one), and with it leave to write
+// probes: only a merge that writes calls it, never a plan or a dry run.
 func withSharedDirs(ctx context.Context) context.Context {
 	if _, ok := ctx.Value(sharedDirsKey{}).(*sharedDirs); ok {
 		return ctx

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,6 +22,44 @@ func readPaths(f *sparkFake) []string {
 		out = append(out, pstrs(dataSourceBelow(pmsg(a.plan(), "root")), "paths")...)
 	}
 	return out
+}
+
+// pinnedDirs are directories as a test found them: their names, and a
+// modification time set far in the past, which any entry made or removed
+// in them (a probe, even one removed at once) sets to now.
+type pinnedDirs map[string][]string
+
+var pinnedTime = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+
+// pinDirs pins dirs (see pinnedDirs).
+func pinDirs(t *testing.T, dirs ...string) pinnedDirs {
+	t.Helper()
+	p := pinnedDirs{}
+	for _, d := range dirs {
+		if err := os.Chtimes(d, pinnedTime, pinnedTime); err != nil {
+			t.Fatal(err)
+		}
+		p[d] = dirNames(t, d)
+	}
+	return p
+}
+
+// unchanged fails t unless every pinned directory is as it was: the same
+// names, and no entry made or removed since.
+func (p pinnedDirs) unchanged(t *testing.T) {
+	t.Helper()
+	for d, names := range p {
+		if got := dirNames(t, d); !slices.Equal(got, names) {
+			t.Errorf("%s holds %q, was %q", d, got, names)
+		}
+		info, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.ModTime().Equal(pinnedTime) {
+			t.Errorf("%s was written to (modified %v): an entry was made or removed there", d, info.ModTime())
+		}
+	}
 }
 
 // A merge to a local path that does not exist yet, in every mode, asks
@@ -118,7 +158,7 @@ func TestLocalCopyRecord(t *testing.T) {
 	}
 	t.Run("absent", func(t *testing.T) {
 		c, f, at := setup(t)
-		rec, err := c.readCopyRecord(context.Background(), at)
+		rec, err := c.readCopyRecord(withSharedDirs(context.Background()), at)
 		if err != nil || rec != nil {
 			t.Fatalf("record %+v, err %v; want none", rec, err)
 		}
@@ -170,7 +210,7 @@ func TestLocalCopyRecord(t *testing.T) {
 			}
 			return sparkReply{}, false
 		}
-		rec, err := c.readCopyRecord(context.Background(), at)
+		rec, err := c.readCopyRecord(withSharedDirs(context.Background()), at)
 		if err != nil || rec != nil {
 			t.Fatalf("record %+v, err %v; want none", rec, err)
 		}
@@ -181,10 +221,10 @@ func TestLocalCopyRecord(t *testing.T) {
 }
 
 // An incremental run's STATE at a new local path is read as empty
-// without asking Spark to read it.
+// without asking Spark to read it (in a merge that writes).
 func TestNewLocalStateIsAbsentWithoutFailedAnalyses(t *testing.T) {
 	c, f := sparkFakeClient(t)
-	rows, err := c.readState(context.Background(), filepath.Join(t.TempDir(), "state"))
+	rows, err := c.readState(withSharedDirs(context.Background()), filepath.Join(t.TempDir(), "state"))
 	if err != nil || len(rows) != 0 {
 		t.Fatalf("rows %v, err %v; want none", rows, err)
 	}
@@ -241,7 +281,6 @@ func TestLocalTargetNotSharedIsAskedOfSpark(t *testing.T) {
 		}
 		return sparkReply{}, false
 	}
-	job.DryRun = true
 	if _, err := c.Merge(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
@@ -256,11 +295,11 @@ func TestLocalTargetNotSharedIsAskedOfSpark(t *testing.T) {
 }
 
 // A Delta path target that does not exist yet is described as new
-// without asking Spark for its schema.
+// without asking Spark for its schema (in a merge that writes).
 func TestNewLocalDeltaPathIsAbsentWithoutFailedAnalyses(t *testing.T) {
 	c, f := sparkFakeClient(t)
 	target := filepath.Join(t.TempDir(), "lake")
-	tt, err := c.describeTarget(context.Background(), Target{Path: target, Format: "delta"})
+	tt, err := c.describeTarget(withSharedDirs(context.Background()), Target{Path: target, Format: "delta"})
 	if err != nil || tt == nil || tt.Exists || tt.Name != deltaPathTable(target) {
 		t.Fatalf("described %+v, err %v; want a new Delta path", tt, err)
 	}
@@ -273,10 +312,11 @@ func TestNewLocalDeltaPathIsAbsentWithoutFailedAnalyses(t *testing.T) {
 }
 
 // The files of a local target that does not exist yet (an incremental
-// run's, an append's) are none, without a listing that fails.
+// run's, an append's) are none, without a listing that fails (in a merge
+// that writes).
 func TestNewLocalTargetHasNoFilesWithoutFailedListing(t *testing.T) {
 	c, f := sparkFakeClient(t)
-	files, err := c.targetFiles(context.Background(), Target{Path: filepath.Join(t.TempDir(), "out")})
+	files, err := c.targetFiles(withSharedDirs(context.Background()), Target{Path: filepath.Join(t.TempDir(), "out")})
 	if err != nil || len(files) != 0 {
 		t.Fatalf("files %v, err %v; want none", files, err)
 	}
@@ -285,5 +325,106 @@ func TestNewLocalTargetHasNoFilesWithoutFailedListing(t *testing.T) {
 	}
 	if n := len(f.recorded("list")); n != 0 {
 		t.Errorf("%d listings, want none", n)
+	}
+}
+
+// A plan or a dry run writes nothing to the user's directories, not even
+// a probe removed at once: whether the target, its record, a Delta path
+// or STATE exists is asked of Spark (a failed analysis where absent), the
+// directories of relative paths are taken as seen, and the plan is the
+// one a merge that writes makes with its probes.
+func TestPlanWritesNothingBesideTheTarget(t *testing.T) {
+	// Each case's plan asks whether a path of the merge's own exists (but
+	// errorifexists's, whose target a merge checks before it plans).
+	cases := map[string]func(t *testing.T, f *sparkFake, job *Job){
+		"an append":        func(_ *testing.T, _ *sparkFake, job *Job) { job.Target.Mode = "append" },
+		"an errorifexists": func(*testing.T, *sparkFake, *Job) {},
+		"a Delta path":     func(_ *testing.T, _ *sparkFake, job *Job) { job.Target.Mode, job.Target.Format = "append", "delta" },
+		"an incremental run": func(_ *testing.T, f *sparkFake, job *Job) {
+			state := filepath.Join(filepath.Dir(job.Target.Path), "state")
+			job.Incremental = &Incremental{State: state}
+			f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
+				// Spark's answer to a read of STATE, which does not exist
+				// (the fake answers no query of a read).
+				if call.method == "ExecutePlan" && slices.Contains(pstrs(dataSourceBelow(pmsg(call.plan(), "root")), "paths"), state) {
+					return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist: "+state)}, true
+				}
+				return sparkReply{}, false
+			}
+		},
+		"a relative append": func(t *testing.T, _ *sparkFake, job *Job) {
+			t.Chdir(filepath.Dir(job.Target.Path))
+			job.Target.Mode, job.Target.Path = "append", "out"
+		},
+	}
+	for name, setup := range cases {
+		for _, dry := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, dry run %v", name, dry), func(t *testing.T) {
+				c, f, paths, job := mergeSetup(t)
+				setup(t, f, &job)
+				job.DryRun = dry
+				dirs := []string{filepath.Dir(paths[0]), filepath.Dir(job.Target.Path)}
+				if !filepath.IsAbs(job.Target.Path) {
+					dirs[1], _ = os.Getwd()
+				}
+				if _, err := os.Stat(dirs[1]); err != nil {
+					dirs[1] = filepath.Dir(filepath.Dir(dirs[1]))
+				}
+				pinned := pinDirs(t, dirs...)
+				planned, err := c.Plan(context.Background(), job)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if dry {
+					if _, err := c.Merge(context.Background(), job); err != nil {
+						t.Fatalf("dry run: %v", err)
+					}
+				}
+				pinned.unchanged(t)
+				if n := len(f.recorded("input files")); n != 0 {
+					t.Errorf("%d probes, want none", n)
+				}
+				// The same plan as a merge that writes makes, deciding
+				// with its probe.
+				job.DryRun = false
+				merging, err := c.Plan(withSharedDirs(context.Background()), job)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := len(f.recorded("input files")); n == 0 && name != "an errorifexists" {
+					t.Errorf("a merge that writes made no probe")
+				}
+				if diff := cmp.Diff(merging.Plan, planned.Plan); diff != "" {
+					t.Errorf("plan (-merging +planned):\n%s", diff)
+				}
+				if diff := cmp.Diff(merging.Table, planned.Table, cmp.AllowUnexported(TargetTable{})); diff != "" {
+					t.Errorf("target table (-merging +planned):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// A merge to a view or a DataFrame reads the sources' rows: the directory
+// of a relative source is checked as a merge's is (the server must list
+// the probe), unlike a plan's, and refused where the server does not see
+// it.
+func TestMergeViewChecksRelativeSources(t *testing.T) {
+	c, f, paths, job := frameSetup(t)
+	t.Chdir(filepath.Dir(paths[0]))
+	job.Sources = []SourceSpec{{Paths: []string{filepath.Base(paths[0])}}}
+	f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
+		if call.what == "input files" {
+			return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist")}, true
+		}
+		return sparkReply{}, false
+	}
+	_, err := c.MergeView(context.Background(), job, "merged", false)
+	var rel *RelativePathError
+	if !errors.As(err, &rel) || !rel.ServerBlind || rel.Absolute != paths[0] {
+		t.Errorf("err = %v, want a RelativePathError: the server does not see %s", err, paths[0])
+	}
+	if _, err := c.Plan(context.Background(), job); err != nil {
+		t.Errorf("the plan, which takes the directory as seen: %v", err)
 	}
 }

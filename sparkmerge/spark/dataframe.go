@@ -81,5 +81,7 @@ func (c *Client) planResult(ctx context.Context, job Job, result string) (*Plann
 	if job.Verify {
 		return nil, fmt.Errorf("merge to %s: Verify counts the rows written, and nothing is written", result)
 	}
-	return c.Plan(ctx, job)
+	// Its rows are read: the directories of relative paths are checked
+	// as a merge's are (a probe the server must list), unlike a plan's.
+	return c.Plan(withSharedDirs(ctx), job)
 }

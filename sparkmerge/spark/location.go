@@ -122,10 +122,11 @@ func (e *RelativePathError) Error() string {
 }
 
 // resolveJobPaths makes every relative local path of the job absolute on
-// the client, refusing a source this machine does not have, and then asks
-// the server whether it sees the client's directories they name
-// (sharesDirectory): a relative path is the client's, and one the server
-// does not see would be read or written elsewhere. Absolute paths and
+// the client, refusing a source this machine does not have, and then, in
+// a merge that writes, asks the server whether it sees the client's
+// directories they name (seesClientDirectory): a relative path is the
+// client's, and one the server does not see would be read or written
+// elsewhere. Absolute paths and
 // URIs are left as given; a job without relative paths costs nothing.
 func (c *Client) resolveJobPaths(ctx context.Context, job Job) (Job, error) {
 	type named struct {
@@ -215,16 +216,23 @@ func existingDir(p string) string {
 }
 
 // seesClientDirectory reports whether the Spark server sees this
-// machine's directory dir (see sharesDirectory). A directory the client
-// cannot write a probe into is taken as seen: the client cannot tell, and
-// Spark still reports a path it does not find when it reads.
+// machine's directory dir (see sharesDirectory; one probe a directory in
+// a merge, shared with the checks of absent paths, sharesParent). A
+// directory the client cannot write a probe into is taken as seen: the
+// client cannot tell, and Spark still reports a path it does not find
+// when it reads. So is every directory in a plan or a dry run, which
+// write nothing to the user's directories (probes): the merge that
+// writes checks before it reads.
 func (c *Client) seesClientDirectory(ctx context.Context, dir string) (bool, error) {
+	if !probes(ctx) {
+		return true, nil
+	}
 	probe := filepath.Join(dir, stagingName("sparkmerge-probe"))
 	if err := os.Mkdir(probe, 0o777); err != nil {
 		return true, nil
 	}
 	os.Remove(probe)
-	return c.sharesDirectory(ctx, probe), nil
+	return c.sharesParent(ctx, dir), nil
 }
 
 // stagingDirName matches the hidden directories sparkmerge writes beside

@@ -199,14 +199,26 @@ func TestPlanComparesServerRealPaths(t *testing.T) {
 // A relative source is the client's: made absolute when this machine has
 // it, refused when it has not (the server would look in its own working
 // directory); a relative output is refused when the server does not see
-// the client's directory.
+// the client's directory, in a merge that writes (withSharedDirs). A plan
+// or a dry run writes no probe: the directories are taken as seen, and
+// the merge checks.
 func TestResolveJobPaths(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"in/a.csv": "id\n1\n"})
 	t.Chdir(dir)
 	c, fake := newFakeClient()
 
-	job, err := c.resolveJobPaths(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"in/a.csv"}}, {Paths: []string{"s3a://b/x.csv"}}, {Table: "db.t"}}})
+	pinned := pinDirs(t, dir, filepath.Join(dir, "in"))
+	job, err := c.resolveJobPaths(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"in/a.csv"}}}, Target: Target{Path: "out/x"}})
+	if err != nil || job.Sources[0].Paths[0] != filepath.Join(dir, "in/a.csv") || job.Target.Path != filepath.Join(dir, "out/x") {
+		t.Errorf("planned: job %+v, err %v; want the paths made absolute, no refusal", job, err)
+	}
+	if calls := fake.recorded(); len(calls) != 0 {
+		t.Errorf("planned: calls %v, want none (no probe)", calls)
+	}
+	pinned.unchanged(t)
+
+	job, err = c.resolveJobPaths(withSharedDirs(context.Background()), Job{Sources: []SourceSpec{{Paths: []string{"in/a.csv"}}, {Paths: []string{"s3a://b/x.csv"}}, {Table: "db.t"}}})
 	if err == nil {
 		t.Fatal("the server does not see the client's files: no error")
 	}
@@ -216,7 +228,7 @@ func TestResolveJobPaths(t *testing.T) {
 	}
 
 	fake.clientFS = true // a server that shares the client's filesystem
-	job, err = c.resolveJobPaths(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"in/a.csv"}}, {Paths: []string{"s3a://b/x.csv"}}, {Table: "db.t"}}, Target: Target{Path: "out/x"}})
+	job, err = c.resolveJobPaths(withSharedDirs(context.Background()), Job{Sources: []SourceSpec{{Paths: []string{"in/a.csv"}}, {Paths: []string{"s3a://b/x.csv"}}, {Table: "db.t"}}, Target: Target{Path: "out/x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +247,7 @@ func TestResolveJobPaths(t *testing.T) {
 
 	// Absolute paths and URIs cost no probe.
 	before := len(fake.recorded())
-	if _, err := c.resolveJobPaths(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"/sparkmerge-server-only/a.csv"}}}, Target: Target{Path: "s3a://b/out"}}); err != nil {
+	if _, err := c.resolveJobPaths(withSharedDirs(context.Background()), Job{Sources: []SourceSpec{{Paths: []string{"/sparkmerge-server-only/a.csv"}}}, Target: Target{Path: "s3a://b/out"}}); err != nil {
 		t.Fatal(err)
 	}
 	if calls := fake.recorded()[before:]; len(calls) != 0 {

@@ -91,7 +91,9 @@ func (e *VerifyError) Error() string {
 func (c *Client) Merge(ctx context.Context, job Job) (*Result, error) {
 	start := time.Now()
 	ctx, _ = withProgress(ctx, job)
-	ctx = withSharedDirs(ctx)
+	if !job.DryRun {
+		ctx = withSharedDirs(ctx) // a dry run writes no probe
+	}
 	job, rolled, unmatch, err := c.startMerge(ctx, job)
 	if err != nil {
 		return nil, err
@@ -148,7 +150,9 @@ func (c *Client) startMerge(ctx context.Context, job Job) (Job, *RolledForward, 
 func (c *Client) MergePlanned(ctx context.Context, job Job, planned *Planned) (*Result, error) {
 	start := time.Now()
 	ctx, _ = withProgress(ctx, job)
-	ctx = withSharedDirs(ctx)
+	if !job.DryRun {
+		ctx = withSharedDirs(ctx) // a dry run writes no probe
+	}
 	job, rolled, unmatch, err := c.startMerge(ctx, job)
 	if err != nil {
 		return nil, err
