@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/spark"
 )
 
 // pinnedDirs are directories as a test found them: their names, and a
@@ -119,4 +122,56 @@ func TestPlanLeavesTheDirectoriesAsTheyWere(t *testing.T) {
 		}
 		pinned.unchanged(t, what)
 	}
+}
+
+// A merge to a local target whose parent does not exist yet asks Spark
+// nothing that fails (on a server of the test's own, whose log is read):
+// the nearest directory the client has shows by the probe that client and
+// server share it, and it lacks the next name on the way. A dry run,
+// which writes no probe, asks Spark: its failed analysis is in the log,
+// as the merges' would be.
+func TestTargetUnderMissingParentWithoutFailedAnalysis(t *testing.T) {
+	t.Parallel()
+	dir := workDir(t)
+	srv, c := ownSpark(t, localspark.Options{Mounts: []string{dir}}, spark.ConnectOptions{})
+	ctx := testContext(t)
+	paths := writeFiles(t, dir, map[string]string{"a.csv": "id,v\n1,x\n", "b.json": "{\"id\":2,\"w\":1.5}\n"}, "a.csv", "b.json")
+	for _, mode := range []string{"errorifexists", "append", "overwrite", "ignore"} {
+		out := filepath.Join(dir, "new-"+mode, "day=1", "out")
+		res, err := c.Merge(ctx, spark.Job{Sources: pathSources(paths...), Verify: true, Target: spark.Target{Path: out, Mode: mode}})
+		if err != nil {
+			t.Fatalf("mode %s: %v", mode, err)
+		}
+		if !res.Verified || res.RowsWritten != 2 {
+			t.Errorf("mode %s: %d rows written, verified %v; want 2", mode, res.RowsWritten, res.Verified)
+		}
+		diff(t, "mode "+mode, [][]any{row("1", "x", nil), row("2", nil, "1.5")}, parquetRows(t, out, []string{"id", "v", "w"}, "id"))
+	}
+	if failed := pathNotFound(containerLog(t, srv.Container())); len(failed) != 0 {
+		t.Errorf("the merges' failed analyses in the server's log:\n%s", strings.Join(failed, "\n"))
+	}
+
+	planned := filepath.Join(dir, "planned", "day=1", "out")
+	if _, err := c.Merge(ctx, spark.Job{Sources: pathSources(paths...), DryRun: true, Target: spark.Target{Path: planned, Mode: "append"}}); err != nil {
+		t.Fatal(err)
+	}
+	var failed []string
+	for deadline := time.Now().Add(time.Minute); len(failed) == 0 && time.Now().Before(deadline); time.Sleep(time.Second) {
+		failed = pathNotFound(containerLog(t, srv.Container()))
+	}
+	if !slices.ContainsFunc(failed, func(l string) bool { return strings.Contains(l, planned) }) {
+		t.Errorf("the dry run's analysis of %s is not in the server's log (%q): the log does not show failed analyses", planned, failed)
+	}
+}
+
+// pathNotFound are the lines of a server's log that report a read of a
+// path that does not exist.
+func pathNotFound(log string) []string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "PATH_NOT_FOUND") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -24,13 +24,18 @@ import (
 // directory, and the server shares that very directory (sharesParent: it
 // lists a probe file the client wrote there), so that the server's
 // filesystem holds no such entry either and Spark's read of the path
-// would fail with PATH_NOT_FOUND. Only absence is decided so: whatever
-// has an entry (a file, a directory, an empty one, a link, dangling or
-// not, one the server may not read) is asked of Spark as before, and so
-// is every path whose absence the client cannot tell exactly: an object
-// store's, a directory only the server sees, one the server does not
-// share, a parent the client cannot read or that does not exist, and
-// paths Spark reads otherwise than the client's filesystem does
+// would fail with PATH_NOT_FOUND. A path whose parent does not exist yet
+// is decided the same way higher up: the nearest directory the client
+// has on the way (not the filesystem's root), which lacks the next name
+// on the way (missingEntry), so that if the server shares that directory
+// it lacks the name too, and everything below. Only absence is decided
+// so: whatever has an entry (a file, a directory, an empty one, a link,
+// dangling or not, one the server may not read) is asked of Spark as
+// before, and so is every path whose absence the client cannot tell
+// exactly: an object store's, a directory only the server sees, one the
+// server does not share, a directory on the way the client cannot read,
+// a file or a dangling link on the way, a top directory the client
+// lacks (/data/... where the client has no /data), and paths Spark reads otherwise than the client's filesystem does
 // (patterns, relative paths, "." or ".." components, URIs with escapes).
 //
 // A probe is written only by a merge that writes (withSharedDirs): a plan
@@ -51,14 +56,33 @@ func (c *Client) absentOnServer(ctx context.Context, p string) bool {
 	if !ok {
 		return false
 	}
-	if _, err := os.Lstat(lp); !errors.Is(err, fs.ErrNotExist) {
-		return false // an entry (or the client cannot tell): Spark's answer
+	dir, ok := missingEntry(lp)
+	return ok && c.sharesParent(ctx, dir)
+}
+
+// missingEntry is the nearest directory above lp that the client has,
+// when the name that comes next on the way to lp has no entry in it (lp's
+// parent when lp has none). false when lp has an entry, or when something
+// on the way is not a directory the client can look in: a file, a
+// dangling link, one it may not read (Spark's to judge). Never the
+// filesystem's root, which is no user's directory to write a probe in
+// and which a server in a container, with a root of its own, never
+// shares: a path below a top directory the client lacks (a mount only
+// the server has, such as /data/...) is asked of Spark without a probe.
+func missingEntry(lp string) (string, bool) {
+	for p := lp; ; {
+		parent := filepath.Dir(p)
+		if filepath.Dir(parent) == parent {
+			return "", false // p is at the root, or is the root
+		}
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			return "", false // an entry (or the client cannot tell)
+		}
+		if info, err := os.Stat(parent); err == nil {
+			return parent, info.IsDir()
+		}
+		p = parent // missing too, or not followed: told by Lstat next
 	}
-	parent := filepath.Dir(lp)
-	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
-		return false
-	}
-	return c.sharesParent(ctx, parent)
 }
 
 // exactLocalPath is p as a path on the client's filesystem that Spark

@@ -339,7 +339,11 @@ func TestPlanWritesNothingBesideTheTarget(t *testing.T) {
 	cases := map[string]func(t *testing.T, f *sparkFake, job *Job){
 		"an append":        func(_ *testing.T, _ *sparkFake, job *Job) { job.Target.Mode = "append" },
 		"an errorifexists": func(*testing.T, *sparkFake, *Job) {},
-		"a Delta path":     func(_ *testing.T, _ *sparkFake, job *Job) { job.Target.Mode, job.Target.Format = "append", "delta" },
+		"an append under a missing parent": func(_ *testing.T, _ *sparkFake, job *Job) {
+			job.Target.Mode = "append"
+			job.Target.Path = filepath.Join(filepath.Dir(job.Target.Path), "new", "day", "out")
+		},
+		"a Delta path": func(_ *testing.T, _ *sparkFake, job *Job) { job.Target.Mode, job.Target.Format = "append", "delta" },
 		"an incremental run": func(_ *testing.T, f *sparkFake, job *Job) {
 			state := filepath.Join(filepath.Dir(job.Target.Path), "state")
 			job.Incremental = &Incremental{State: state}
@@ -403,6 +407,108 @@ func TestPlanWritesNothingBesideTheTarget(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A local target whose parent does not exist yet (nor its parent's) is
+// told absent without asking Spark, in every mode: the nearest directory
+// the client has lacks the next name on the way, and the server lists the
+// probe written there. No request fails, the probe is made once, and the
+// rows are written.
+func TestNewLocalTargetUnderMissingParent(t *testing.T) {
+	for _, mode := range []string{"", "errorifexists", "overwrite", "append", "ignore"} {
+		t.Run("mode "+mode, func(t *testing.T) {
+			c, f, paths, job := mergeSetup(t)
+			dir := filepath.Dir(job.Target.Path)
+			job.Target.Path = filepath.Join(dir, "new", "day=1", "out")
+			job.Target.Mode = mode
+			var probed []string
+			f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
+				if call.what == "input files" {
+					probed = append(probed, pstrs(dataSourceBelow(pmsg(call.req, "input_files", "plan", "root")), "paths")...)
+				}
+				return sparkReply{}, false
+			}
+			if _, err := c.Merge(context.Background(), job); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(sourceRows{paths[0]: 2, paths[1]: 1}, f.storedRows(t, job.Target.Path)); diff != "" {
+				t.Errorf("target rows (-want +got):\n%s", diff)
+			}
+			if failed := f.failures(); len(failed) != 0 {
+				t.Errorf("requests failed: %q, want none", failed)
+			}
+			if got := readPaths(f); len(got) != 0 {
+				t.Errorf("analyses of reads %q, want none", got)
+			}
+			if len(probed) != 1 || filepath.Dir(filepath.Dir(localPath(probed[0]))) != dir {
+				t.Errorf("probes %q, want one in %s", probed, dir)
+			}
+		})
+	}
+}
+
+// What the client cannot tell on the way to a target under a missing
+// parent is asked of Spark: a file where a directory would be, a dangling
+// link, a directory the server does not share.
+func TestTargetUnderMissingParentAskedOfSpark(t *testing.T) {
+	cases := map[string]func(t *testing.T, f *sparkFake, dir string){
+		"a file on the way": func(t *testing.T, _ *sparkFake, dir string) {
+			writeFiles(t, dir, map[string]string{"new": "x"})
+		},
+		"a dangling link on the way": func(t *testing.T, _ *sparkFake, dir string) {
+			if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "new")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a directory not shared": func(_ *testing.T, f *sparkFake, _ string) {
+			f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
+				if call.what == "input files" {
+					return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist")}, true
+				}
+				return sparkReply{}, false
+			}
+		},
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, f := sparkFakeClient(t)
+			dir := t.TempDir()
+			setup(t, f, dir)
+			target := filepath.Join(dir, "new", "day=1", "out")
+			if c.absentOnServer(withSharedDirs(context.Background()), target) {
+				t.Errorf("%s told absent on the client", target)
+			}
+		})
+	}
+	t.Run("a first name the client lacks", func(t *testing.T) {
+		// A mount only the server has (/data/...): no probe in the
+		// client's root, which a server in a container never shares.
+		c, f := sparkFakeClient(t)
+		for _, p := range []string{"/sparkmerge-not-here-" + filepath.Base(t.TempDir()) + "/day=1/out", "/sparkmerge-not-here"} {
+			if c.absentOnServer(withSharedDirs(context.Background()), p) {
+				t.Errorf("%s told absent on the client", p)
+			}
+		}
+		if n := len(f.recorded("input files")); n != 0 {
+			t.Errorf("%d probes, want none", n)
+		}
+	})
+	t.Run("a link to a directory on the way", func(t *testing.T) {
+		c, f := sparkFakeClient(t)
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "real"), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
+		if !c.absentOnServer(withSharedDirs(context.Background()), filepath.Join(dir, "link", "new", "out")) {
+			t.Error("a missing path below a link to a shared directory: not told absent")
+		}
+		if n := len(f.recorded("input files")); n != 1 {
+			t.Errorf("%d probes, want 1", n)
+		}
+	})
 }
 
 // A merge to a view or a DataFrame reads the sources' rows: the directory
