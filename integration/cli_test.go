@@ -12,11 +12,13 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/spark-connect-go/spark/sql"
 	"github.com/apache/spark-connect-go/spark/sql/types"
@@ -471,6 +473,71 @@ func TestCLIDryRunWritesNothing(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("--dry-run created %s (stat: %v)", out, err)
 	}
+}
+
+// TestCLIDryRunRefusesWhatTheRunRefuses: `merge --dry-run` is the
+// library's dry run, not a plan alone: what the run would refuse before
+// reading a row, the dry run refuses with the same error and exit code
+// (it planned and exited 0 on an existing output in the default mode).
+func TestCLIDryRunRefusesWhatTheRunRefuses(t *testing.T) {
+	t.Parallel()
+	tides := filepath.Join(testdataRoot, "tides")
+	out := filepath.Join(workDir(t), "tides")
+	if code, _, stderr := cliRun(t, "merge", tides, "--out", out); code != 0 {
+		t.Fatalf("first merge: exit code %d; stderr:\n%s", code, stderr)
+	}
+	before := treeListing(t, out)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // in stderr, for both runs
+	}{
+		{"existing output", []string{"--out", out}, "already exists"},
+		{"partition column the merge lacks", []string{"--out", filepath.Join(workDir(t), "p"), "--partition-by", "no_such_column"}, "no_such_column"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dryCode, _, dryErr := cliRun(t, append([]string{"merge", tides, "--dry-run"}, c.args...)...)
+			runCode, _, runErr := cliRun(t, append([]string{"merge", tides}, c.args...)...)
+			if dryCode == 0 || dryCode != runCode {
+				t.Errorf("exit code: dry run %d, run %d; want the run's, not 0\ndry run's stderr:\n%s", dryCode, runCode, dryErr)
+			}
+			for _, stderr := range []string{dryErr, runErr} {
+				if !strings.Contains(stderr, c.want) {
+					t.Errorf("stderr does not say %q:\n%s", c.want, stderr)
+				}
+			}
+		})
+	}
+	// What the run takes, the dry run plans, exit 0.
+	code, stdout, stderr := cliRun(t, "merge", tides, "--out", out, "--mode", "append", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "target: 8 columns") {
+		t.Errorf("append dry run: exit code %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if after := treeListing(t, out); !slices.Equal(before, after) {
+		t.Errorf("the output changed: %v, then %v", before, after)
+	}
+}
+
+// treeListing is every entry under dir with its size and modification
+// time, to tell that nothing was written there.
+func treeListing(t *testing.T, dir string) []string {
+	t.Helper()
+	var entries []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		entries = append(entries, fmt.Sprintf("%s %d %s", path, info.Size(), info.ModTime().Format(time.RFC3339Nano)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
 }
 
 func TestCLIStrictConflictExitCode(t *testing.T) {

@@ -69,7 +69,7 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.StringArrayVar(&opts.writeOptions, "write-option", nil, "writer option key=value (repeatable), e.g. --write-option compression=zstd")
 	fs.BoolVar(&opts.target.Evolve, "evolve", false, "appending to or overwriting a table: evolve it first by its format's own statements instead of failing: add the columns and nested fields it lacks, widen types where the format can (Delta, Iceberg)")
 	fs.BoolVar(&opts.verify, "verify", false, "after writing, prove rows written = rows read, per source; fail otherwise")
-	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print; read no rows, write nothing")
+	fs.BoolVar(&opts.dryRun, "dry-run", false, "plan and print, refusing what the run would refuse (an existing --out in the default mode...); read no rows, write nothing")
 	fs.IntVar(&opts.show, "show", 0, "print the first N merged rows after writing, as Spark's show() prints them")
 	fs.StringVar(&opts.view, "view", "", "instead of writing, register the merged rows as this temporary view of the session (lazy; share the session with session_id in --remote)")
 	fs.StringVar(&opts.globalView, "global-view", "", "instead of writing, register the merged rows as global_temp.NAME, seen by every session of the server (lazy)")
@@ -97,7 +97,16 @@ func (opts *mergeOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 // else the result of the write, and with --show the first rows written.
 func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job spark.Job, view string, globalView bool, stdout io.Writer) error {
 	if job.DryRun {
-		return printPlan(ctx, client, job, stdout, opts.global.output, "plan", opts.report)
+		// The library's dry run, not a plan alone: it refuses what the
+		// run would refuse before reading a row (a target that exists in
+		// the default mode, an interrupted overwrite to complete, a
+		// partition column the merge lacks), so a dry run that passes
+		// says the run will get as far as its first read.
+		result, err := client.Merge(ctx, job)
+		if err != nil {
+			return err
+		}
+		return showPlan(result.Planned, stdout, opts.global.output, "plan", opts.report)
 	}
 	if view != "" {
 		return mergeToView(ctx, client, job, view, globalView, opts.global.output, stdout)

@@ -75,6 +75,11 @@ func printPlan(ctx context.Context, client *spark.Client, job spark.Job, w io.Wr
 	if err != nil {
 		return err
 	}
+	return showPlan(planned, w, output, emit, report)
+}
+
+// showPlan prints planned as printPlan does.
+func showPlan(planned *spark.Planned, w io.Writer, output, emit, report string) error {
 	if report != "" {
 		if err := writeReport(report, buildReport(planned, nil, "sparkmerge drift report")); err != nil {
 			return err
