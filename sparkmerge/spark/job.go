@@ -91,7 +91,7 @@ type Target struct {
 	// shuffle. 0 means automatic: when every input's size is known (a
 	// local file, or a file the server listed), about one file per 128
 	// MiB of input and at least min(8, inputs), unless Spark's partitions
-	// are large already (fewer than twice as many, at up to 128 MiB
+	// are large already (64 MiB or more on average, at up to 128 MiB
 	// each); otherwise one file per input partition, as Spark writes them.
 	Files int `yaml:"files" json:"files,omitempty"`
 }

@@ -1336,11 +1336,11 @@ const (
 //
 // Where Spark's own partitions are large already, it leaves them: a read
 // of files packs at most sparkMaxSplitBytes (counting each file's open
-// cost) into a partition, so the reads' partitions are at least
-// sparkPartitionsAtLeast; fewer than twice the files it would write, they
-// average half an output file or more, and coalescing them (without a
-// shuffle, whole partitions into a task) would only make some tasks one
-// partition and others two. On lake-json (20 files of 53 MB in 4 reads of
+// cost) into a partition, so the reads have at least a partition per
+// sparkMaxSplitBytes each; where that many average half an output file
+// (bytesPerOutputFile) or more, coalescing them (without a shuffle, whole
+// partitions into a task) would only make some tasks one partition and
+// others two. On lake-json (20 files of 53 MB in 4 reads of
 // 5: 12 partitions of 2, 2 and 1 file) the write coalesced into 8 ran 4
 // tasks of 3 files and 4 of 2, and its last 2.6 s on one core.
 func outputFiles(requested int, reads []*Read, scans int) int {
@@ -1370,7 +1370,7 @@ func outputFiles(requested int, reads []*Read, scans int) int {
 	if n >= inputs {
 		return 0 // no fewer files than Spark would write anyway
 	}
-	if partitions < 2*n {
+	if int64(partitions)*(bytesPerOutputFile/2) <= total {
 		return 0 // Spark's partitions are large: see above
 	}
 	return n

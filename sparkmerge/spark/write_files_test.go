@@ -58,6 +58,7 @@ func TestOutputFiles(t *testing.T) {
 		want      int
 	}{
 		{"20 small local files: 8 output files", 0, small, 8},
+		{"12 small local files: 8 output files", 0, small[:12], 8},
 		{"the user's number wins", 3, small, 3},
 		{"400 reads: at most 32 per task", 0, many, 13},
 		{"5 small files: Spark's own partitions", 0, small[:5], 0},
@@ -65,11 +66,11 @@ func TestOutputFiles(t *testing.T) {
 		{"20 files only the server sees, sized by their listing: 8 output files", 0, remote, 8},
 		{"40 groups of 5 such files, sized by their members: 8 output files", 0, groups, 8},
 		// Spark packs each group's 5 files into 3 partitions (2, 2 and 1
-		// file) of at most 128 MiB: 12 partitions, fewer than twice the 8
-		// files coalescing would write, which would give 4 tasks 3 files
-		// and 4 tasks 2.
+		// file) of at most 128 MiB: 12 partitions of 88 MB on average,
+		// which coalescing into 8 would make 4 tasks of 3 files and 4
+		// of 2.
 		{"4 groups of 5 files of 53 MB: Spark's own partitions", 0, lake, 0},
-		{"one group of the 20 small files: Spark packs it into fewer partitions than 8", 0, []*Read{{Paths: remotePaths, members: remote}}, 0},
+		{"a group of them, sized by its members", 0, []*Read{{Paths: remotePaths, members: remote}}, 8},
 		{"a table: sizes unknown", 0, []*Read{{Table: "db.t"}}, 0},
 		{"a dataset directory keeps its partitioning", 0, []*Read{{Paths: []string{dir}}}, 0},
 	}
