@@ -53,6 +53,7 @@ const (
 	lineColumn      = "__sparkmerge_line"     // string: a CSV file's line
 	linePosColumn   = "__sparkmerge_line_pos" // int: a CSV file's line's index, from 0
 	parsedColumn    = "__sparkmerge_parsed"   // struct: a CSV line with a quote as Spark's parser reads it (see fromCSV)
+	splitColumn     = "__sparkmerge_split"    // array<string>: in a batch with quoted values, a CSV line without a quote split at the separator, padded
 	rowPathColumn   = "__sparkmerge_row_path"
 	rowSizeColumn   = "__sparkmerge_row_size"
 	rowMTimeColumn  = "__sparkmerge_row_mtime"
@@ -74,10 +75,13 @@ const (
 type batchRows struct {
 	connect.Frame
 	routed bool
-	// lines: the values are a CSV line's split (see lineSeparator), an
-	// empty value "" rather than null, or its parse (see fromCSV), which
-	// gives no "".
+	// lines: the rows are a CSV batch's lines, their values by position
+	// (rawColumn).
 	lines bool
+	// empties: a value of a line may be "" where the CSV reader gives null
+	// (a line split at the separator, see lineSeparator), rather than
+	// null already wherever the reader's value is (see csvScan).
+	empties bool
 }
 
 // batchScan reads the batch's files positionally, in one load. An unrouted
@@ -225,7 +229,7 @@ func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) 
 		Filter(linePosColumn + " > " + skipColumn + " AND " + lineColumn + " != ''")
 	split := "split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1)"
 	if !b.quoted() {
-		return batchRows{Frame: rows.SelectExpr(append([]string{split + " AS " + rawColumn}, kept...)...), routed: true, lines: true}
+		return batchRows{Frame: rows.SelectExpr(append([]string{split + " AS " + rawColumn}, kept...)...), routed: true, lines: true, empties: true}
 	}
 	// A line with a quote is parsed by Spark's CSV parser (from_csv),
 	// under the read's options, as the reader parses each line of a file
@@ -235,14 +239,32 @@ func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) 
 	// projection of its own, referenced once per value after it: Spark
 	// does not inline an expression that costs more than a reference
 	// into each of its uses.
+	//
+	// Either way the line's values array holds null where the reader's
+	// value is null, and never "": the parser gives its nullValue ("" by
+	// default and in every read client inference types) as null, and a
+	// split line, padded as the parse is so that it is as wide as the
+	// batch, has each empty value made null as its array is built. So
+	// project takes each value as it is where its cast uses it
+	// (batchRows.empties false), with no projection of the values of
+	// their own (see project): dated-csv's merge written to noop took
+	// 11.9-13.4 s of task CPU so, against 14.1-14.3 s
+	// (docs/benchmarks-history.md#dated-csvs-scan-cpu-by-stage-2026-12-05).
 	hasQuote := "contains(" + lineColumn + `, '"')`
-	values := make([]string, b.width)
+	padded := "split(concat(" + lineColumn + ", " + routePadColumn + "), " + sparkmerge.QuoteString(sep) + ", -1)"
+	values, splitValues := make([]string, b.width), make([]string, b.width)
 	for j := range values {
 		values[j] = fmt.Sprintf("%s.c%d", parsedColumn, j)
+		v := fmt.Sprintf("%s[%d]", splitColumn, j)
+		splitValues[j] = "CASE WHEN " + v + " = '' THEN NULL ELSE " + v + " END"
 	}
-	kept = kept[:len(kept)-1] // the pad is parsed with the line, then dropped
-	parsed := rows.SelectExpr(append([]string{"CASE WHEN " + hasQuote + " THEN " + b.fromCSV(reads) + " END AS " + parsedColumn, lineColumn}, kept...)...)
-	rows = parsed.SelectExpr(append([]string{"CASE WHEN " + hasQuote + " THEN array(" + strings.Join(values, ", ") + ") ELSE " + split + " END AS " + rawColumn}, kept...)...)
+	kept = kept[:len(kept)-1] // the pad is parsed or split with the line, then dropped
+	parsed := rows.SelectExpr(append([]string{
+		"CASE WHEN " + hasQuote + " THEN " + b.fromCSV(reads) + " END AS " + parsedColumn,
+		"CASE WHEN NOT " + hasQuote + " THEN " + padded + " END AS " + splitColumn,
+	}, kept...)...)
+	// A parse is never null (FAILFAST): a null one is a line split.
+	rows = parsed.SelectExpr(append([]string{"CASE WHEN " + parsedColumn + " IS NOT NULL THEN array(" + strings.Join(values, ", ") + ") ELSE array(" + strings.Join(splitValues, ", ") + ") END AS " + rawColumn}, kept...)...)
 	return batchRows{Frame: rows, routed: true, lines: true}
 }
 
@@ -468,6 +490,18 @@ func (b scanBatch) routeTable(keys []string) []connect.LocalColumn {
 
 // project maps a batch scan onto target by the batch's layout: per target
 // column, the value at the row's file's position through the file's cast.
+//
+// The values are taken in a projection of their own first (see values),
+// but in a batch with quoted values, whose lines' values are null where
+// the reader's are and never "" (see csvScan): there each value is taken
+// from the row where its cast uses it (lineValue), in one step. A
+// positional merge runs with whole-stage code off (tuning.operatorCode),
+// so every projection copies its row, and the values' own projection (two,
+// as Spark 4 rewrites nullif) copied each of the 53 values of dated-csv's
+// 504,252 lines twice more, for taking a value that costs a pointer (an
+// array's element, not copied): in one step, and the values null-correct
+// in their array, that merge took 19.2-21.7 s of task CPU against
+// 22.1-25.1 s (docs/benchmarks-history.md#dated-csvs-scan-cpu-by-stage-2026-12-05).
 func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Frame {
 	l := b.layout
 	out := make([]string, len(target.Fields))
@@ -482,6 +516,9 @@ func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Fra
 			e = valueColumn(k) // parsed into the target's type
 		default:
 			raw := valueColumn(k)
+			if scan.lines && !scan.empties {
+				raw = lineValue(k)
+			}
 			uniform := true
 			for m := range l.codes {
 				uniform = uniform && l.codes[m][k] == 1
@@ -500,19 +537,30 @@ func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Fra
 		}
 		out[k] = "CAST(" + e + " AS " + tf.Type.String() + ") AS " + ident(tf.Name)
 	}
-	return scan.SelectExpr(b.values(len(target.Fields), scan.routed, scan.lines)...).SelectExpr(out...)
+	if scan.lines && !scan.empties {
+		return scan.SelectExpr(out...)
+	}
+	return scan.SelectExpr(b.values(len(target.Fields), scan.routed, scan.empties)...).SelectExpr(out...)
 }
 
-// values is project's first step: each of the n target columns' values
-// taken from the row once, in a projection of its own, rather than in
-// every branch of its CASE: smaller generated code, and faster on the
-// benchmark's 200 CSV files of 0.5 MB (measured). It keeps the
-// route's casts and the provenance if the rows hold them (routed). A split
-// line's empty value is null, as the CSV reader makes it (lines); a parsed
-// line's values are null already where the reader's are, and never ""
-// (the parser gives its nullValue, "" by default and in every read client
-// inference types, as null).
-func (b scanBatch) values(n int, routed, lines bool) []string {
+// lineValue is, in a CSV batch's line whose values are null where the CSV
+// reader's are (see csvScan), target column k's string: the value at the
+// position the row's file gives.
+func lineValue(k int) string {
+	return fmt.Sprintf("element_at(%s, element_at(%s, %d))", rawColumn, positionsColumn, k+1)
+}
+
+// values is project's first step, but for a batch with quoted values:
+// each of the n target columns' values taken from the row once, in a
+// projection of its own, rather than in every branch of its CASE: smaller
+// generated code, and faster on the benchmark's 200 CSV files of 0.5 MB
+// (measured; taken in the casts instead, each value tested for "" there,
+// wide-drift-csv's merge cost 20.0-22.0 s of task CPU against 16.4-17.2
+// s, docs/benchmarks-history.md#dated-csvs-scan-cpu-by-stage-2026-12-05).
+// It keeps the route's casts and the provenance if the rows hold them
+// (routed). A split line's empty value is null, as the CSV reader makes
+// it (empties).
+func (b scanBatch) values(n int, routed, empties bool) []string {
 	l := b.layout
 	var values []string
 	if routed {
@@ -528,7 +576,7 @@ func (b scanBatch) values(n int, routed, lines bool) []string {
 			values = append(values, fmt.Sprintf("coalesce(%s) AS %s", strings.Join(keys, ", "), valueColumn(k)))
 		case !l.provenance[k] && len(l.casts[k]) > 0:
 			value := fmt.Sprintf("element_at(%s, element_at(%s, %d))", rawColumn, positionsColumn, k+1)
-			if lines {
+			if empties {
 				value = "nullif(" + value + ", '')"
 			}
 			values = append(values, value+" AS "+valueColumn(k))

@@ -423,7 +423,7 @@ func TestJSONBatchUnrouted(t *testing.T) {
 		if rows.routed != withSource {
 			t.Errorf("withSource %v: routed %v", withSource, rows.routed)
 		}
-		scan, values := rows.String(), strings.Join(batches[0].values(len(p.Plan.Target.Fields), rows.routed, rows.lines), ", ")
+		scan, values := rows.String(), strings.Join(batches[0].values(len(p.Plan.Target.Fields), rows.routed, rows.empties), ", ")
 		for _, col := range []string{castsColumn, sourceColumn, fileColumn} {
 			if strings.Contains(scan, col) != withSource || strings.Contains(values, col) != withSource {
 				t.Errorf("withSource %v: %s in the scan %v, in its projection %v", withSource, col, strings.Contains(scan, col), strings.Contains(values, col))
@@ -637,10 +637,10 @@ func TestCSVBatchReadsWholeFiles(t *testing.T) {
 			t.Errorf("scan lacks %q:\n%s", want, plan)
 		}
 	}
-	if !rows.lines || strings.Contains(plan, "enforceSchema") || strings.Contains(plan, "from_csv") {
+	if !rows.lines || !rows.empties || strings.Contains(plan, "enforceSchema") || strings.Contains(plan, "from_csv") {
 		t.Errorf("lines %v, scan %s: want lines split, none parsed", rows.lines, plan)
 	}
-	if values := strings.Join(b.values(len(p.Plan.Target.Fields), rows.routed, rows.lines), ", "); !strings.Contains(values, "nullif(") {
+	if values := strings.Join(b.values(len(p.Plan.Target.Fields), rows.routed, rows.empties), ", "); !strings.Contains(values, "nullif(") {
 		t.Errorf("values of split lines: %s, want empty values null", values)
 	}
 	// The route holds each file's header line.
@@ -666,7 +666,9 @@ func TestCSVBatchReadsWholeFiles(t *testing.T) {
 // A CSV batch with a file of quoted values parses each line that holds a
 // quote with Spark's CSV parser (from_csv), under the reads' options and
 // FAILFAST, into the batch's width in strings, a narrower file's line
-// padded with separators to that width; other lines are split.
+// padded with separators to that width; other lines are split, padded
+// alike, their empty values made null in the array, so that the
+// projection takes each value as it is.
 func TestCSVBatchParsesQuotedLines(t *testing.T) {
 	files := map[string]string{
 		"q.csv": "id,note,x\n1,\"a,\\\"b\\\"\",2\n",
@@ -682,13 +684,16 @@ func TestCSVBatchParsesQuotedLines(t *testing.T) {
 	rows := c.batchScan(p.Reads, b, false)
 	plan := rows.String()
 	want := `from_csv(concat(__sparkmerge_line, __sparkmerge_route_pad), 'c0 STRING, c1 STRING, c2 STRING', map('enforceSchema', 'false', 'header', 'true', 'inferSchema', 'true', 'mode', 'FAILFAST'))`
-	for _, w := range []string{want, "CASE WHEN contains(__sparkmerge_line, ", "array(__sparkmerge_parsed.c0, __sparkmerge_parsed.c1, __sparkmerge_parsed.c2)", "split(__sparkmerge_line, ',', -1)", "its header line is now"} {
+	for _, w := range []string{want, "CASE WHEN contains(__sparkmerge_line, ", "array(__sparkmerge_parsed.c0, __sparkmerge_parsed.c1, __sparkmerge_parsed.c2)", "split(concat(__sparkmerge_line, __sparkmerge_route_pad), ',', -1)", "CASE WHEN __sparkmerge_split[2] = '' THEN NULL ELSE __sparkmerge_split[2] END", "its header line is now"} {
 		if !strings.Contains(plan, w) {
 			t.Errorf("scan lacks %s:\n%s", w, plan)
 		}
 	}
-	if !rows.lines {
-		t.Errorf("rows of lines not marked so: %+v", rows)
+	if !rows.lines || rows.empties {
+		t.Errorf("rows of lines not marked so, or marked as holding empty values: %+v", rows)
+	}
+	if projected := b.project(p.Plan.Target, rows).String(); !strings.Contains(projected, lineValue(0)) || strings.Contains(projected, "nullif(") || strings.Contains(projected, valueColumn(0)) {
+		t.Errorf("projection of parsed lines: %s, want each value as it is", projected)
 	}
 	// q.csv is as wide as the batch, p.csv one column narrower.
 	if pads, want := b.pads(","), []string{"", ","}; !slices.Equal(pads, want) || b.files[0].Paths[0] != p.Reads[0].Paths[0] {
