@@ -75,13 +75,14 @@ const (
 type batchRows struct {
 	connect.Frame
 	routed bool
-	// lines: the rows are a CSV batch's lines, their values by position
-	// (rawColumn).
-	lines bool
-	// empties: a value of a line may be "" where the CSV reader gives null
-	// (a line split at the separator, see lineSeparator), rather than
-	// null already wherever the reader's value is (see csvScan).
+	// empties: the rows are a CSV batch's lines split at the separator
+	// (see lineSeparator), whose values may be "" where the CSV reader
+	// gives null.
 	empties bool
+	// inPlace: the rows are a CSV batch's lines whose values are null
+	// wherever the reader's are and never "" (a batch with quoted values,
+	// see csvScan): project takes each where its cast uses it.
+	inPlace bool
 }
 
 // batchScan reads the batch's files positionally, in one load. An unrouted
@@ -229,7 +230,7 @@ func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) 
 		Filter(linePosColumn + " > " + skipColumn + " AND " + lineColumn + " != ''")
 	split := "split(" + lineColumn + ", " + sparkmerge.QuoteString(sep) + ", -1)"
 	if !b.quoted() {
-		return batchRows{Frame: rows.SelectExpr(append([]string{split + " AS " + rawColumn}, kept...)...), routed: true, lines: true, empties: true}
+		return batchRows{Frame: rows.SelectExpr(append([]string{split + " AS " + rawColumn}, kept...)...), routed: true, empties: true}
 	}
 	// A line with a quote is parsed by Spark's CSV parser (from_csv),
 	// under the read's options, as the reader parses each line of a file
@@ -246,7 +247,7 @@ func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) 
 	// split line, padded as the parse is so that it is as wide as the
 	// batch, has each empty value made null as its array is built. So
 	// project takes each value as it is where its cast uses it
-	// (batchRows.empties false), with no projection of the values of
+	// (batchRows.inPlace), with no projection of the values of
 	// their own (see project): dated-csv's merge written to noop took
 	// 11.9-13.4 s of task CPU so, against 14.1-14.3 s
 	// (docs/benchmarks-history.md#dated-csvs-scan-cpu-by-stage-2026-12-05).
@@ -265,7 +266,7 @@ func (c *Client) csvScan(reads []*Read, b scanBatch, paths, keys, row []string) 
 	}, kept...)...)
 	// A parse is never null (FAILFAST): a null one is a line split.
 	rows = parsed.SelectExpr(append([]string{"CASE WHEN " + parsedColumn + " IS NOT NULL THEN array(" + strings.Join(values, ", ") + ") ELSE array(" + strings.Join(splitValues, ", ") + ") END AS " + rawColumn}, kept...)...)
-	return batchRows{Frame: rows, routed: true, lines: true}
+	return batchRows{Frame: rows, routed: true, inPlace: true}
 }
 
 // pads are, per file of a CSV batch, the separators that make a line of
@@ -516,7 +517,7 @@ func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Fra
 			e = valueColumn(k) // parsed into the target's type
 		default:
 			raw := valueColumn(k)
-			if scan.lines && !scan.empties {
+			if scan.inPlace {
 				raw = lineValue(k)
 			}
 			uniform := true
@@ -537,15 +538,15 @@ func (b scanBatch) project(target sparkmerge.Schema, scan batchRows) connect.Fra
 		}
 		out[k] = "CAST(" + e + " AS " + tf.Type.String() + ") AS " + ident(tf.Name)
 	}
-	if scan.lines && !scan.empties {
+	if scan.inPlace {
 		return scan.SelectExpr(out...)
 	}
 	return scan.SelectExpr(b.values(len(target.Fields), scan.routed, scan.empties)...).SelectExpr(out...)
 }
 
-// lineValue is, in a CSV batch's line whose values are null where the CSV
-// reader's are (see csvScan), target column k's string: the value at the
-// position the row's file gives.
+// lineValue is a routed row's value for target column k: the value at the
+// position the row's file gives (as it is, in a CSV batch's line whose
+// values are null where the reader's are; see values for the others).
 func lineValue(k int) string {
 	return fmt.Sprintf("element_at(%s, element_at(%s, %d))", rawColumn, positionsColumn, k+1)
 }
@@ -575,7 +576,7 @@ func (b scanBatch) values(n int, routed, empties bool) []string {
 			}
 			values = append(values, fmt.Sprintf("coalesce(%s) AS %s", strings.Join(keys, ", "), valueColumn(k)))
 		case !l.provenance[k] && len(l.casts[k]) > 0:
-			value := fmt.Sprintf("element_at(%s, element_at(%s, %d))", rawColumn, positionsColumn, k+1)
+			value := lineValue(k)
 			if empties {
 				value = "nullif(" + value + ", '')"
 			}

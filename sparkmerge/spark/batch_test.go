@@ -637,8 +637,8 @@ func TestCSVBatchReadsWholeFiles(t *testing.T) {
 			t.Errorf("scan lacks %q:\n%s", want, plan)
 		}
 	}
-	if !rows.lines || !rows.empties || strings.Contains(plan, "enforceSchema") || strings.Contains(plan, "from_csv") {
-		t.Errorf("lines %v, scan %s: want lines split, none parsed", rows.lines, plan)
+	if !rows.empties || rows.inPlace || strings.Contains(plan, "enforceSchema") || strings.Contains(plan, "from_csv") {
+		t.Errorf("rows %+v, scan %s: want lines split, none parsed", rows, plan)
 	}
 	if values := strings.Join(b.values(len(p.Plan.Target.Fields), rows.routed, rows.empties), ", "); !strings.Contains(values, "nullif(") {
 		t.Errorf("values of split lines: %s, want empty values null", values)
@@ -689,7 +689,7 @@ func TestCSVBatchParsesQuotedLines(t *testing.T) {
 			t.Errorf("scan lacks %s:\n%s", w, plan)
 		}
 	}
-	if !rows.lines || rows.empties {
+	if !rows.inPlace || rows.empties {
 		t.Errorf("rows of lines not marked so, or marked as holding empty values: %+v", rows)
 	}
 	if projected := b.project(p.Plan.Target, rows).String(); !strings.Contains(projected, lineValue(0)) || strings.Contains(projected, "nullif(") || strings.Contains(projected, valueColumn(0)) {
