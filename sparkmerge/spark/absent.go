@@ -103,23 +103,29 @@ func exactLocalPath(p string) (string, bool) {
 }
 
 // sharesParent reports whether the Spark server shares the client's
-// directory dir (sharesDirectory, with a probe in a fresh hidden
-// directory in dir), once per directory in a merge (withSharedDirs). Out
-// of a merge that writes (a plan, a dry run) it writes no probe and
-// answers false: not known here.
+// directory dir (probeParent). Out of a merge that writes (a plan, a dry
+// run) it writes no probe and answers false: not known here.
 func (c *Client) sharesParent(ctx context.Context, dir string) bool {
+	return c.probeParent(ctx, dir) == probeShared
+}
+
+// probeParent probes the client's directory dir (probeDirectory, in a
+// fresh hidden directory in dir) once per directory in a merge
+// (withSharedDirs), and answers probeUnwritable out of a merge that
+// writes, which writes no probe.
+func (c *Client) probeParent(ctx context.Context, dir string) dirProbe {
 	memo, _ := ctx.Value(sharedDirsKey{}).(*sharedDirs)
 	if memo == nil {
-		return false
+		return probeUnwritable
 	}
 	memo.mu.Lock()
 	defer memo.mu.Unlock()
-	if shared, ok := memo.dirs[dir]; ok {
-		return shared
+	if probe, ok := memo.dirs[dir]; ok {
+		return probe
 	}
-	shared := c.sharesDirectory(ctx, filepath.Join(dir, stagingName("sparkmerge-probe")))
-	memo.dirs[dir] = shared
-	return shared
+	probe := c.probeDirectory(ctx, filepath.Join(dir, stagingName("sparkmerge-probe")))
+	memo.dirs[dir] = probe
+	return probe
 }
 
 // probes reports whether ctx is a merge that writes, whose probes
@@ -129,21 +135,21 @@ func probes(ctx context.Context) bool {
 	return ok
 }
 
-// sharedDirs are the answers of sharesParent in one merge, by directory:
+// sharedDirs are the answers of probeParent in one merge, by directory:
 // whether the server shares a directory does not change while it runs.
 type sharedDirs struct {
 	mu   sync.Mutex
-	dirs map[string]bool
+	dirs map[string]dirProbe
 }
 
 type sharedDirsKey struct{}
 
-// withSharedDirs gives ctx a memo of sharesParent's answers, for one
+// withSharedDirs gives ctx a memo of probeParent's answers, for one
 // merge that writes (kept if it has one), and with it leave to write
 // probes: only a merge that writes calls it, never a plan or a dry run.
 func withSharedDirs(ctx context.Context) context.Context {
 	if _, ok := ctx.Value(sharedDirsKey{}).(*sharedDirs); ok {
 		return ctx
 	}
-	return context.WithValue(ctx, sharedDirsKey{}, &sharedDirs{dirs: map[string]bool{}})
+	return context.WithValue(ctx, sharedDirsKey{}, &sharedDirs{dirs: map[string]dirProbe{}})
 }

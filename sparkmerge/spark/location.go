@@ -176,11 +176,7 @@ func (c *Client) resolveJobPaths(ctx context.Context, job Job) (Job, error) {
 		if dir == "" || slices.ContainsFunc(seen, func(s string) bool { return within(s, dir) }) {
 			continue
 		}
-		sees, err := c.seesClientDirectory(ctx, dir)
-		if err != nil {
-			return Job{}, err
-		}
-		if !sees {
+		if !c.seesClientDirectory(ctx, dir) {
 			return Job{}, &RelativePathError{Given: r.given, Absolute: r.abs, Output: r.output, ServerBlind: true}
 		}
 		seen = append(seen, dir)
@@ -216,23 +212,15 @@ func existingDir(p string) string {
 }
 
 // seesClientDirectory reports whether the Spark server sees this
-// machine's directory dir (see sharesDirectory; one probe a directory in
-// a merge, shared with the checks of absent paths, sharesParent). A
-// directory the client cannot write a probe into is taken as seen: the
-// client cannot tell, and Spark still reports a path it does not find
-// when it reads. So is every directory in a plan or a dry run, which
-// write nothing to the user's directories (probes): the merge that
-// writes checks before it reads.
-func (c *Client) seesClientDirectory(ctx context.Context, dir string) (bool, error) {
-	if !probes(ctx) {
-		return true, nil
-	}
-	probe := filepath.Join(dir, stagingName("sparkmerge-probe"))
-	if err := os.Mkdir(probe, 0o777); err != nil {
-		return true, nil
-	}
-	os.Remove(probe)
-	return c.sharesParent(ctx, dir), nil
+// machine's directory dir (probeParent: one probe a directory in a merge,
+// shared with the checks of absent paths and of the target). A directory
+// the client cannot write a probe into is taken as seen: the client
+// cannot tell, and Spark still reports a path it does not find when it
+// reads. So is every directory in a plan or a dry run, which write
+// nothing to the user's directories: the merge that writes checks before
+// it reads.
+func (c *Client) seesClientDirectory(ctx context.Context, dir string) bool {
+	return c.probeParent(ctx, dir) != probeNotShared
 }
 
 // stagingDirName matches the hidden directories sparkmerge writes beside

@@ -135,24 +135,38 @@ func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
 	return s, nil
 }
 
-// sharesDirectory reports whether the Spark server sees the client's
+// dirProbe is what a probe of a client directory found (probeDirectory).
+type dirProbe int
+
+const (
+	// probeUnwritable: the client could not write its probe there, so it
+	// cannot tell whether the server sees the directory.
+	probeUnwritable dirProbe = iota
+	probeShared              // the server listed the client's probe file
+	probeNotShared           // it did not
+)
+
+// probeDirectory tells whether the Spark server sees the client's
 // filesystem at dir's parent: the client writes a probe file of a fresh
 // random name into dir (a hidden directory, which no reader of the parent
 // lists) and asks Spark for the files of a read of it (an analysis, no
 // Spark job: Spark lists them as it plans the read); only a server that
 // sees the file lists it. It removes dir afterwards.
-func (c *Client) sharesDirectory(ctx context.Context, dir string) bool {
+func (c *Client) probeDirectory(ctx context.Context, dir string) dirProbe {
 	defer os.RemoveAll(dir)
 	if err := os.Mkdir(dir, 0o777); err != nil {
-		return false
+		return probeUnwritable
 	}
 	os.Chmod(dir, 0o777) // a server in a container may write as another user
 	name := "probe-" + uuid.NewString()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o666); err != nil {
-		return false
+		return probeUnwritable
 	}
 	files, err := c.server.inputFiles(ctx, literalPath(filepath.Join(dir, name)), nil)
-	return err == nil && len(files) == 1 && strings.HasSuffix(files[0], "/"+name)
+	if err == nil && len(files) == 1 && strings.HasSuffix(files[0], "/"+name) {
+		return probeShared
+	}
+	return probeNotShared
 }
 
 // moveFiles moves every data file below from to the same place below to
