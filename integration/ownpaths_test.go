@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sparkmerge/sparkmerge/localspark"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -125,15 +126,31 @@ func TestPlanLeavesTheDirectoriesAsTheyWere(t *testing.T) {
 }
 
 // A merge to a local target whose parent does not exist yet asks Spark
-// nothing that fails (on a server of the test's own, whose log is read):
-// the nearest directory the client has shows by the probe that client and
-// server share it, and it lacks the next name on the way. A dry run,
-// which writes no probe, asks Spark: its failed analysis is in the log,
-// as the merges' would be.
+// nothing that fails (the server's log shows no failed read of a path of
+// the test's): the nearest directory the client has shows by the probe
+// that client and server share it, and it lacks the next name on the
+// way. A dry run, which writes no probe, asks Spark: its failed analysis
+// of the target is in the log, as the merges' would be, and it comes
+// after theirs, so the log is read once it shows. The log is the
+// harness's server's, whose lines naming the test's own directory are
+// the test's (every path its merges read or write lies there); against a
+// server whose log the harness cannot read (SPARK_REMOTE), a server of
+// the test's own.
 func TestTargetUnderMissingParentWithoutFailedAnalysis(t *testing.T) {
 	t.Parallel()
 	dir := workDir(t)
-	srv, c := ownSpark(t, localspark.Options{Mounts: []string{dir}}, spark.ConnectOptions{})
+	var c *spark.Client
+	serverLog := func() string {
+		l, _ := sparktest.ServerLog(t)
+		return l
+	}
+	if _, ok := sparktest.ServerLog(t); ok {
+		c = newClient(t)
+	} else {
+		var srv *localspark.Server
+		srv, c = ownSpark(t, localspark.Options{Mounts: []string{dir}}, spark.ConnectOptions{})
+		serverLog = func() string { return containerLog(t, srv.Container()) }
+	}
 	ctx := testContext(t)
 	paths := writeFiles(t, dir, map[string]string{"a.csv": "id,v\n1,x\n", "b.json": "{\"id\":2,\"w\":1.5}\n"}, "a.csv", "b.json")
 	for _, mode := range []string{"errorifexists", "append", "overwrite", "ignore"} {
@@ -147,20 +164,32 @@ func TestTargetUnderMissingParentWithoutFailedAnalysis(t *testing.T) {
 		}
 		diff(t, "mode "+mode, [][]any{row("1", "x", nil), row("2", nil, "1.5")}, parquetRows(t, out, []string{"id", "v", "w"}, "id"))
 	}
-	if failed := pathNotFound(containerLog(t, srv.Container())); len(failed) != 0 {
-		t.Errorf("the merges' failed analyses in the server's log:\n%s", strings.Join(failed, "\n"))
-	}
 
 	planned := filepath.Join(dir, "planned", "day=1", "out")
 	if _, err := c.Merge(ctx, spark.Job{Sources: pathSources(paths...), DryRun: true, Target: spark.Target{Path: planned, Mode: "append"}}); err != nil {
 		t.Fatal(err)
 	}
 	var failed []string
-	for deadline := time.Now().Add(time.Minute); len(failed) == 0 && time.Now().Before(deadline); time.Sleep(time.Second) {
-		failed = pathNotFound(containerLog(t, srv.Container()))
+	namesPlanned := func(l string) bool { return strings.Contains(l, planned) }
+	for deadline := time.Now().Add(time.Minute); !slices.ContainsFunc(failed, namesPlanned) && time.Now().Before(deadline); time.Sleep(time.Second) {
+		failed = nil
+		for _, l := range pathNotFound(serverLog()) {
+			if strings.Contains(l, dir+"/") {
+				failed = append(failed, l)
+			}
+		}
 	}
-	if !slices.ContainsFunc(failed, func(l string) bool { return strings.Contains(l, planned) }) {
+	if !slices.ContainsFunc(failed, namesPlanned) {
 		t.Errorf("the dry run's analysis of %s is not in the server's log (%q): the log does not show failed analyses", planned, failed)
+	}
+	var merges []string
+	for _, l := range failed {
+		if !strings.Contains(l, filepath.Join(dir, "planned")+"/") {
+			merges = append(merges, l)
+		}
+	}
+	if len(merges) != 0 {
+		t.Errorf("the merges' failed analyses in the server's log:\n%s", strings.Join(merges, "\n"))
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/containerd/errdefs"
+	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
 )
@@ -531,6 +533,27 @@ func logTail(ctr testcontainers.Container, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// ContainerLog returns everything the container id (a server [Start]
+// started, in this process or another) has written to stdout and stderr
+// so far, as Docker keeps it.
+func ContainerLog(ctx context.Context, id string) (string, error) {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connect to docker: %w", err)
+	}
+	defer cli.Close()
+	r, err := cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
+	if err != nil {
+		return "", fmt.Errorf("read the log of container %s: %w", id, err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if _, err := stdcopy.StdCopy(&b, &b, r); err != nil {
+		return "", fmt.Errorf("read the log of container %s: %w", id, err)
+	}
+	return b.String(), nil
 }
 
 // writerConsumer copies container log output to an io.Writer.

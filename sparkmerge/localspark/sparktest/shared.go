@@ -58,6 +58,7 @@ func (s *Shared) Env() []string {
 		EnvSharedWorkRoot + "=" + s.work,
 		EnvSharedClusterRoot + "=" + s.cluster,
 		EnvSharedMounts + "=" + strings.Join(s.mounts, string(os.PathListSeparator)),
+		EnvSharedContainer + "=" + s.srv.Container().GetContainerID(),
 	}
 	if s.srv.store != nil {
 		return append(env, EnvSharedObjectStore+"="+s.srv.store.endpoint)

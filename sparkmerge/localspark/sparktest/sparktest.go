@@ -39,6 +39,9 @@ var (
 	// mounted: the server sees workRoot and clusterRoot (its own
 	// container, or a shared one), unlike a SPARK_REMOTE server.
 	mounted bool
+	// container is the server's Docker container (its own, or a shared
+	// one's when the environment names it): "" for a SPARK_REMOTE server.
+	container string
 )
 
 // ClusterMount is where the container sees [ClusterDir]'s directories: a
@@ -65,6 +68,9 @@ const (
 	// empty: there is none, for the reason in EnvSharedNoObjectStore.
 	EnvSharedObjectStore   = "SPARKTEST_SHARED_OBJECT_STORE"
 	EnvSharedNoObjectStore = "SPARKTEST_SHARED_NO_OBJECT_STORE"
+	// EnvSharedContainer is the shared server's Docker container, whose
+	// log [ServerLog] reads.
+	EnvSharedContainer = "SPARKTEST_SHARED_CONTAINER"
 )
 
 // Main finds or starts Spark, runs the tests and stops what it started.
@@ -137,6 +143,7 @@ func mainShared(m *testing.M, r string, mounts []string) int {
 			noStore = "no object store: the shared server has none"
 		}
 	}
+	container = os.Getenv(EnvSharedContainer)
 	return withDirs(work, cluster, func() int {
 		remote, mounted = r, true
 		clusterSpark = ClusterMount + "/" + filepath.Base(clusterRoot)
@@ -177,6 +184,7 @@ func mainOwn(ctx context.Context, m *testing.M, mounts []string, started chan<- 
 	defer srv.Stop()
 	store, noStore = srv.store, srv.noStore
 	remote, mounted, clusterSpark = srv.Remote(), true, ClusterMount
+	container = srv.Container().GetContainerID()
 	return m.Run()
 }
 
@@ -487,6 +495,26 @@ func ClusterDir(t testing.TB) (host, spark string) {
 	}
 	os.Chmod(dir, 0o777)
 	return dir, clusterSpark + "/" + filepath.Base(dir)
+}
+
+// ServerLog returns the harness's server's log as Docker keeps it, the
+// whole of it so far, for a test to find the lines its own requests made
+// (those naming its own paths) as on a server of its own. ok is false
+// where the harness has no container to read: a SPARK_REMOTE server, or a
+// shared one whose environment does not name it ([EnvSharedContainer]).
+func ServerLog(t testing.TB) (log string, ok bool) {
+	t.Helper()
+	Remote(t)
+	if container == "" {
+		return "", false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	log, err := localspark.ContainerLog(ctx, container)
+	if err != nil {
+		t.Fatalf("read the harness's server's log: %v", err)
+	}
+	return log, true
 }
 
 // LogBuffer collects a container's log ([localspark.Options.Log]), written
