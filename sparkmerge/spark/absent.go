@@ -128,13 +128,6 @@ func (c *Client) probeParent(ctx context.Context, dir string) dirProbe {
 	return probe
 }
 
-// probes reports whether ctx is a merge that writes, whose probes
-// (sharesParent) may write to the user's directories.
-func probes(ctx context.Context) bool {
-	_, ok := ctx.Value(sharedDirsKey{}).(*sharedDirs)
-	return ok
-}
-
 // sharedDirs are the answers of probeParent in one merge, by directory:
 // whether the server shares a directory does not change while it runs.
 type sharedDirs struct {
