@@ -354,14 +354,14 @@ func (p *Planned) writeDiscovery(b *strings.Builder) {
 		if n := scans.quotedFiles(); n > 0 {
 			quoted = fmt.Sprintf("; %d CSV %s with quoted values, their lines parsed by Spark's CSV parser", n, plural(n, "file", "files"))
 		}
-		fmt.Fprintf(b, "  %d files read in %d positional %s (files typed on the client, read together%s)\n",
-			scans.files(), len(scans.batches), plural(len(scans.batches), "scan", "scans"), quoted)
+		fmt.Fprintf(b, "  %d %s read in %d positional %s (files typed on the client, read together%s)\n",
+			scans.files(), plural(scans.files(), "file", "files"), len(scans.batches), plural(len(scans.batches), "scan", "scans"), quoted)
 	}
 	if p.RemoteTyped > 0 {
-		fmt.Fprintf(b, "  %d files only the server sees typed by the client, from their contents fetched with their listing and in %d more Spark %s\n", p.RemoteTyped, p.RemoteFetchJobs, plural(p.RemoteFetchJobs, "job", "jobs"))
+		fmt.Fprintf(b, "  %d %s only the server sees typed by the client, from their contents fetched with their listing and in %d more Spark %s\n", p.RemoteTyped, plural(p.RemoteTyped, "file", "files"), p.RemoteFetchJobs, plural(p.RemoteFetchJobs, "job", "jobs"))
 	}
 	if p.TypedTogether > 0 {
-		fmt.Fprintf(b, "  %d files typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
+		fmt.Fprintf(b, "  %d %s typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, plural(p.TypedTogether, "file", "files"), p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
 	}
 	if p.InferenceNote != "" {
 		fmt.Fprintf(b, "  %s\n", p.InferenceNote)

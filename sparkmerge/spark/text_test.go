@@ -2,6 +2,7 @@ package spark
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,6 +179,27 @@ func TestPlural(t *testing.T) {
 	for n, want := range map[int]string{0: "rows", 1: "row", 2: "rows"} {
 		if got := plural(n, "row", "rows"); got != want {
 			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// The plan's discovery lines count one file as one: "1 files typed by
+// Spark together" was printed for a drop of one dated CSV file beside
+// files the client typed.
+func TestDiscoveryLinesCountOneFile(t *testing.T) {
+	for _, tc := range []struct {
+		planned Planned
+		want    string
+	}{
+		{Planned{TypedTogether: 1, TogetherRequests: 2}, "  1 file typed by Spark together, each as alone, in 2 requests\n"},
+		{Planned{TypedTogether: 3, TogetherRequests: 1}, "  3 files typed by Spark together, each as alone, in 1 request\n"},
+		{Planned{RemoteTyped: 1, RemoteFetchJobs: 1}, "  1 file only the server sees typed by the client, from their contents fetched with their listing and in 1 more Spark job\n"},
+		{Planned{RemoteTyped: 2, RemoteFetchJobs: 0}, "  2 files only the server sees typed by the client, from their contents fetched with their listing and in 0 more Spark jobs\n"},
+	} {
+		var b strings.Builder
+		tc.planned.writeDiscovery(&b)
+		if got := b.String(); got != tc.want {
+			t.Errorf("writeDiscovery = %q, want %q", got, tc.want)
 		}
 	}
 }
