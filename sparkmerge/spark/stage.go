@@ -139,8 +139,9 @@ func (c *Client) stageRemote(ctx context.Context, t Target) (staged, error) {
 type dirProbe int
 
 const (
-	// probeUnwritable: the client could not write its probe there, so it
-	// cannot tell whether the server sees the directory.
+	// probeUnwritable: the client wrote no probe there (it could not, or
+	// the run is a plan or a dry run, which write none), so it cannot
+	// tell whether the server sees the directory.
 	probeUnwritable dirProbe = iota
 	probeShared              // the server listed the client's probe file
 	probeNotShared           // it did not
