@@ -4,7 +4,6 @@ package integration
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,14 +82,9 @@ func containerLog(t *testing.T, ctr testcontainers.Container) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := ctr.Logs(ctx)
+	log, err := localspark.ContainerLog(ctx, ctr.GetContainerID())
 	if err != nil {
-		t.Fatalf("read the container's log: %v", err)
+		t.Fatal(err)
 	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("read the container's log: %v", err)
-	}
-	return string(b)
+	return log
 }
