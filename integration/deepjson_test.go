@@ -231,7 +231,10 @@ func stringsJSON() string {
 // multi-line records (a record over several lines), from files the
 // client reads and files only the cluster sees. A file at the bound
 // merges value for value as Spark reads it alone; a line of many
-// brackets nested shallowly and brackets in strings plan.
+// brackets nested shallowly and brackets in strings plan. Among other
+// files, which Spark types together, a deep file's lines are kept from the
+// batch's inference by its own read (jsonLanes.lineExpr; let through,
+// stack.json's 500 levels were typed) and the file is refused as alone.
 func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
 	t.Parallel()
 	const bound = 256
@@ -242,6 +245,9 @@ func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
 		"past.json":    deepJSON(bound + 1),
 		"farpast.json": deepJSON(100000),
 		"pretty.json":  prettyDeepJSON(300),
+		// Past the bound, and shallow enough for Spark's JSON parser
+		// to take (past 1,000 levels it fails the record as malformed).
+		"stack.json": deepJSON(500),
 	})
 	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
 	ways := []struct {
@@ -289,6 +295,21 @@ func TestDeepJSONTypedBySparkIsRefused(t *testing.T) {
 					for _, want := range []string{dir + "/" + file, depth + " levels deep", "past the 256", "flatten such records"} {
 						if !strings.Contains(err.Error(), want) {
 							t.Errorf("%s: the error does not say %q: %v", file, want, err)
+						}
+					}
+				}
+				// Among other files, which Spark types together in one
+				// inference over their lines (a single file is asked
+				// alone), a deep file's lines never reach that inference:
+				// its file goes alone, measured first, and is refused.
+				// (Let through, stack.json was typed, 500 levels deep.)
+				among := pathSources(dir+"/at.json", dir+"/wide.json", dir+"/strings.json", dir+"/stack.json")
+				if _, err := c.Plan(testContext(t), way.job(among)); err == nil {
+					t.Errorf("stack.json, nested 500 levels deep among files nested at most %d, planned", bound)
+				} else {
+					for _, want := range []string{dir + "/stack.json", "500 levels deep", "past the 256"} {
+						if !strings.Contains(err.Error(), want) {
+							t.Errorf("stack.json among other files: the error does not say %q: %v", want, err)
 						}
 					}
 				}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // JSON files the client does not type (files past its size bound, files
@@ -22,7 +23,11 @@ import (
 // it alone (JsonInferSchema over the file's lines), by nesting each file's
 // records one level down, in a field of its own:
 //
-//	{"m<i>_<nonce>":1,"l<i>_<nonce>":<the line as written>}
+//	{"l<i>_<nonce>":<the line as written>}
+//
+// Each file is a text read of its own in the batch's plan, its lane a
+// literal of that read, so every line of file i reaches l<i> and no other
+// lane.
 //
 // Spark's JSON inference types a record's fields from that record alone
 // and merges records field by field (compatibleType: the same fold at
@@ -47,9 +52,8 @@ import (
 //     adds fields the batch does not know, which fails the batch as
 //     corrupt lines do: the nonce keeps a line from naming another
 //     file's field;
-//   - a file whose records are all {} has no struct left (l<i> absent),
-//     and one whose lines never reached the batch no marker (m<i>
-//     absent): both go to Spark alone.
+//   - a file whose records are all {}, or that has no line with content,
+//     has no struct left (l<i> absent): it goes to Spark alone.
 //
 // Lines without content (empty, or JSON whitespace) type nothing
 // alone (the null root merged with the file's objects) and are left out.
@@ -96,21 +100,14 @@ func jsonTogetherKey(r *Read) string {
 	return b.String()
 }
 
-// Bounds of one batch of typeJSONTogether: its files, and their bytes
-// (the batch's inference reads them all, as reading each alone would).
+// Bounds of one batch of typeJSONTogether: its files (each a text read
+// of its own in the batch's plan), and their bytes (the batch's inference
+// reads them all, as reading each alone would; a batch split in two reads
+// them again, so a file's corrupt line costs at most a few such reads).
 const (
-	maxJSONBatchFiles = 1000
+	maxJSONBatchFiles = 64
 	maxJSONBatchBytes = 512 << 20
 )
-
-// maxJSONTogetherFile bounds the files typeJSONTogether types: a larger
-// file is asked of Spark alone, not for its result (equal whatever the
-// split) but for speed: its nested lines (each line's file found by its
-// path, tested and wrapped) cost the server more per byte than its
-// inference alone, and a request's overhead is small beside it. On
-// lake-json (20 files of 53 MB, only on the server, load 14-22) the
-// batched plan discovered in 219 s, one request per file in 44 s.
-const maxJSONTogetherFile = 16 << 20
 
 // jsonLanes is one batch of JSON files Spark types in one inference.
 type jsonLanes struct {
@@ -123,9 +120,8 @@ type jsonLanes struct {
 	options map[string]string
 }
 
-func (l jsonLanes) lane(i int) string   { return fmt.Sprintf("l%d_%s", i, l.nonce) }
-func (l jsonLanes) marker(i int) string { return fmt.Sprintf("m%d_%s", i, l.nonce) }
-func (l jsonLanes) other(i int) string  { return fmt.Sprintf("x%d_%s", i, l.nonce) }
+func (l jsonLanes) lane(i int) string  { return fmt.Sprintf("l%d_%s", i, l.nonce) }
+func (l jsonLanes) other(i int) string { return fmt.Sprintf("x%d_%s", i, l.nonce) }
 
 // jsonLineHasContent is the SQL condition of a line Spark's JSON
 // inference types: one with a character other than JSON whitespace.
@@ -134,22 +130,29 @@ const jsonLineHasContent = `value RLIKE '[^ \\t\\r\\n]'`
 // jsonLineIsObject is the SQL condition of a line that starts an object.
 const jsonLineIsObject = `value RLIKE '^[ \\t\\r\\n]*[{]'`
 
-// laneLineExpr is the SQL of each line of a file of the batch as a
-// record of the batch (NULL for a line without content or of a file not
-// in the batch).
-func (l jsonLanes) laneLineExpr() string {
-	var parts []string
-	for i, key := range l.keys {
-		parts = append(parts, sparkmerge.QuoteString(key), sparkmerge.QuoteString(fmt.Sprint(i)))
-	}
-	lane := "element_at(map(" + strings.Join(parts, ", ") + "), " + sparkPathKeyExpr + ")"
+// lineExpr is the SQL of each line of file i of the batch, read alone, as
+// a record of the batch (NULL for a line without content). The file is
+// named by a literal, not looked up by each line's path, and a line that
+// starts with '{', as nearly every line of JSON lines does, is known to
+// have content and to start an object without a pattern match: on
+// lake-json (1,058 MB) a path looked up per line and the two patterns
+// tried on every line cost three times the task CPU of the inference.
+//
+// A line that may nest deeper than infer.MaxJSONDepth (jsonDeeperFilter,
+// then jsonNestingExpr, as checkNestingOnServer measures) is never handed
+// to the inference: it marks its file as one of other lines, which goes
+// to Spark alone, measured first. So the batch's files need no text read
+// of their own to be measured: the inference's read does it.
+func (l jsonLanes) lineExpr(i int) string {
 	q := func(s string) string { return sparkmerge.QuoteString(s) }
-	return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR NOT %[2]s THEN NULL"+
-		" WHEN %[3]s THEN concat('{\"', %[4]s, %[1]s, %[5]s, %[1]s, %[6]s, value, '}')"+
-		" ELSE concat('{\"', %[7]s, %[1]s, %[8]s) END AS value",
-		lane, jsonLineHasContent, jsonLineIsObject,
-		q("m"), q("_"+l.nonce+`":1,"l`), q("_"+l.nonce+`":`),
-		q("x"), q("_"+l.nonce+`":1}`))
+	object := fmt.Sprintf("concat(%s, value, '}')", q(fmt.Sprintf(`{"%s":`, l.lane(i))))
+	return fmt.Sprintf("CASE WHEN %[5]s AND %[6]s > 0 THEN %[4]s"+
+		" WHEN startswith(value, '{') THEN %[1]s"+
+		" WHEN NOT %[2]s THEN NULL"+
+		" WHEN %[3]s THEN %[1]s"+
+		" ELSE %[4]s END AS value",
+		object, jsonLineHasContent, jsonLineIsObject, q(fmt.Sprintf(`{"%s":1}`, l.other(i))),
+		jsonDeeperFilter(infer.MaxJSONDepth), jsonNestingExpr(infer.MaxJSONDepth))
 }
 
 // jsonBatch is one inference of typeJSONTogether over its reads' files.
@@ -185,7 +188,7 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 		if key != "" {
 			size, known = csvFileSize(r)
 		}
-		if !known || size > maxJSONTogetherFile {
+		if !known {
 			t.rest = append(t.rest, r)
 			continue
 		}
@@ -196,7 +199,9 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 		sizes[r] = size
 	}
 	// A file larger than Spark's split is read alone in several
-	// partitions, and here too (at other offsets): the result is the same
+	// partitions, and here too (a read of its own, so split alike; the
+	// batch's files past the split were one read, at other offsets,
+	// until 2026-12-06): the result is the same
 	// whatever the split, for JsonInferSchema.infer types each record
 	// alone (inferField) and merges the records' types by compatibleType,
 	// within a partition and across partitions, and compatibleType is
@@ -313,7 +318,7 @@ func (t *jsonTogether) takeTypes(b *jsonBatch, schema sparkmerge.Schema) bool {
 	}
 	known := 0
 	for i := range b.reads {
-		for _, name := range []string{b.lanes.lane(i), b.lanes.marker(i), b.lanes.other(i)} {
+		for _, name := range []string{b.lanes.lane(i), b.lanes.other(i)} {
 			if _, ok := fields[name]; ok {
 				known++
 			}
@@ -324,9 +329,8 @@ func (t *jsonTogether) takeTypes(b *jsonBatch, schema sparkmerge.Schema) bool {
 	}
 	for i, r := range b.reads {
 		lane, hasLane := fields[b.lanes.lane(i)]
-		_, hasMarker := fields[b.lanes.marker(i)]
 		_, other := fields[b.lanes.other(i)]
-		if !hasLane || !hasMarker || other || lane.Type.Kind != sparkmerge.KindStruct || len(lane.Type.Fields) == 0 {
+		if !hasLane || other || lane.Type.Kind != sparkmerge.KindStruct || len(lane.Type.Fields) == 0 {
 			t.rest = append(t.rest, r)
 			continue
 		}

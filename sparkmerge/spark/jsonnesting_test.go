@@ -91,11 +91,14 @@ func TestPlanMeasuresNestingInOneRequest(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `source "`+deep+`": a record nests objects and arrays 257 levels deep`) {
 		t.Errorf("err = %v, want %s refused for its 257 levels", err, deep)
 	}
+	// The files of default options are typed together first (the fake
+	// refuses, so they go alone): then every file left is measured, in
+	// one request.
 	calls := fake.recorded()
-	if len(calls) != 1 || !strings.HasPrefix(calls[0], "jsonNesting ") {
-		t.Fatalf("calls %q, want one jsonNesting", calls)
+	if len(calls) != 2 || !strings.HasPrefix(calls[0], "jsonLaneTypes ") || !strings.HasPrefix(calls[1], "jsonNesting ") {
+		t.Fatalf("calls %q, want jsonLaneTypes, then one jsonNesting", calls)
 	}
-	if measures := strings.Fields(strings.TrimPrefix(calls[0], "jsonNesting ")); len(measures) != 3 {
+	if measures := strings.Fields(strings.TrimPrefix(calls[1], "jsonNesting ")); len(measures) != 3 {
 		t.Errorf("%d text reads (%q), want 3: one per kind of text", len(measures), measures)
 	}
 }

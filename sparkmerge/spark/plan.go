@@ -279,9 +279,6 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	if err := checkNesting(remote); err != nil {
 		return discovered{}, err
 	}
-	if err := c.checkNestingOnServer(ctx, remote); err != nil {
-		return discovered{}, err
-	}
 	if !job.InferEachFileAlone {
 		// CSV files Spark types in a few inferences, each file as alone.
 		rest, together, err := c.typeCSVTogether(ctx, remote, job.Parallelism, split)
@@ -306,6 +303,11 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		found.typedTogether += together.files
 		found.togetherRequests += together.requests
 		remote = rest
+	}
+	// The JSON files Spark is to type alone, measured first (typed
+	// together, a file's lines were measured by the inference's read).
+	if err := c.checkNestingOnServer(ctx, remote); err != nil {
+		return discovered{}, err
 	}
 	// Every other file's own schema, as Spark reads the file alone.
 	if len(found.reads) > 0 {

@@ -420,14 +420,17 @@ func planTargetCases() []planCase {
 			wantCalls: nil,
 		},
 		{
-			name:       "a JSON file Spark types is measured first, and refused past the depth Spark reads safely",
+			name:       "a JSON file Spark types alone is measured first and refused past the depth Spark reads safely",
 			files:      map[string]string{"a.csv": csvA, "deep.json": jsonC},
 			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/deep.json"}}, {Paths: []string{"s3a://b/in"}}}, SparkInference: true},
 			remote:     map[string]string{"s3a://b/in/c.json": jsonC},
 			jsonDepths: map[string]int{"$D/deep.json": 300},
 			wantErr:    `source "$D/deep.json": a record nests objects and arrays 300 levels deep (as Spark measured the file's text), past the 256 that Spark reads safely (a record of 400 levels ran a Spark server out of stack, which ended it, and Spark takes one of more than 1,000 for a malformed record): flatten such records before merging; Spark was not asked to infer or read the file`,
-			// The CSV file is not measured, and nothing is inferred.
-			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "jsonNesting $D/deep.json,s3a://b/in/c.json"},
+			// The CSV file is not measured, and nothing is inferred alone:
+			// typed together (which the fake refuses; a line past the
+			// depth keeps its file out of the batch: jsonLanes.lineExpr),
+			// the JSON files are measured before either is asked alone.
+			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "jsonLaneTypes $D/deep.json,s3a://b/in/c.json", "jsonNesting $D/deep.json,s3a://b/in/c.json"},
 		},
 		{
 			name:       "a JSON file read with the user's schema is not measured",
