@@ -102,12 +102,20 @@ func jsonTogetherKey(r *Read) string {
 
 // Bounds of one batch of typeJSONTogether: its files (each a text read
 // of its own in the batch's plan), and their bytes (the batch's inference
-// reads them all, as reading each alone would; a batch split in two reads
-// them again, so a file's corrupt line costs at most a few such reads).
+// reads them all, as reading each alone would).
 const (
 	maxJSONBatchFiles = 64
 	maxJSONBatchBytes = 512 << 20
 )
+
+// maxJSONSplitFile is the mean file size up to which a batch that shows a
+// line it could not type nested (a corrupt line, text after an object) is
+// split in two to find the files that hold one, each half inferred again:
+// for small files cheaper than a request each, for large ones a reading
+// of their bytes again per halving (about log2 of the files in all): a
+// batch of larger files goes to Spark alone, a request a file, each
+// file's bytes read once more, as before such files were batched.
+const maxJSONSplitFile = 16 << 20
 
 // jsonLanes is one batch of JSON files Spark types in one inference.
 type jsonLanes struct {
@@ -159,6 +167,7 @@ func (l jsonLanes) lineExpr(i int) string {
 type jsonBatch struct {
 	lanes jsonLanes
 	reads []*Read
+	bytes int64 // the reads' files' sizes, summed
 }
 
 // jsonTogether is one typeJSONTogether: its requests (from several
@@ -238,12 +247,27 @@ func jsonBatches(reads []*Read, sizes map[*Read]int64) []*jsonBatch {
 			batches = append(batches, cur)
 		}
 		cur.reads = append(cur.reads, r)
+		cur.bytes += sizes[r]
 		bytes += sizes[r]
 	}
 	for _, b := range batches {
 		b.lanes = newJSONLanes(b.reads)
 	}
 	return batches
+}
+
+// halves are b's reads in two batches, each under a new nonce.
+func (b *jsonBatch) halves() []*jsonBatch {
+	half := len(b.reads) / 2
+	out := []*jsonBatch{{reads: b.reads[:half]}, {reads: b.reads[half:]}}
+	for _, h := range out {
+		h.lanes = newJSONLanes(h.reads)
+		for _, r := range h.reads {
+			size, _ := csvFileSize(r) // known: typeJSONTogether batches no other
+			h.bytes += size
+		}
+	}
+	return out
 }
 
 // newJSONLanes are the lanes of reads, under a new nonce.
@@ -288,13 +312,11 @@ func (t *jsonTogether) typeBatches(ctx context.Context, batches []*jsonBatch) er
 					return nil
 				}
 				if !t.takeTypes(b, schema) {
-					if len(b.reads) == 1 {
+					if len(b.reads) == 1 || b.bytes > maxJSONSplitFile*int64(len(b.reads)) {
 						t.rest = append(t.rest, b.reads...)
 						return nil
 					}
-					half := len(b.reads) / 2
-					split = append(split, &jsonBatch{lanes: newJSONLanes(b.reads[:half]), reads: b.reads[:half]},
-						&jsonBatch{lanes: newJSONLanes(b.reads[half:]), reads: b.reads[half:]})
+					split = append(split, b.halves()...)
 				}
 				return nil
 			})

@@ -93,3 +93,56 @@ func TestJSONLineExpr(t *testing.T) {
 		t.Errorf("line %s looks its file up by path", got)
 	}
 }
+
+// A batch whose inference shows a line it could not type nested (here a
+// corrupt record) is split in two until the files that hold one are
+// alone, when its files are small; a batch of large files goes to Spark
+// alone at once, each file's bytes read once more, not once per halving.
+func TestJSONBatchOfLargeFilesNotSplit(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		size      int64
+		inference int // inferences of the batch and its halves
+	}{
+		{"small files halved", 1 << 20, 5},
+		{"large files alone", 50 << 20, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, fake := newFakeClient()
+			const corrupt = "s3a://b/lake/part-002.json"
+			fake.jsonTypes = func(l jsonLanes) (sparkmerge.Schema, error) {
+				var fields []sparkmerge.Field
+				for i, key := range l.keys {
+					if key == corrupt {
+						fields = append(fields, sparkmerge.Field{Name: "_corrupt_record", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}, Nullable: true})
+					}
+					fields = append(fields, sparkmerge.Field{Name: l.lane(i), Nullable: true, Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct,
+						Fields: []sparkmerge.Field{{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true}}}})
+				}
+				return sparkmerge.Schema{Fields: fields}, nil
+			}
+			var reads []*Read
+			for i := range 4 {
+				p := fmt.Sprintf("s3a://b/lake/part-%03d.json", i)
+				reads = append(reads, &Read{Name: p, Format: "json", Paths: []string{p}, listed: true, listedSize: tc.size, order: i})
+			}
+			rest, done, err := client.typeJSONTogether(context.Background(), reads, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inferences := 0
+			for _, call := range fake.recorded() {
+				if strings.HasPrefix(call, "jsonLaneTypes ") {
+					inferences++
+				}
+			}
+			wantAlone := 4
+			if tc.size < maxJSONSplitFile {
+				wantAlone = 1 // the corrupt file's
+			}
+			if inferences != tc.inference || len(rest) != wantAlone || done.files != 4-wantAlone {
+				t.Errorf("%d inferences, %d files typed together, %d alone; want %d inferences, %d alone", inferences, done.files, len(rest), tc.inference, wantAlone)
+			}
+		})
+	}
+}
