@@ -191,3 +191,86 @@ func sortedNames(files map[string][]byte) []string {
 	sort.Strings(names)
 	return names
 }
+
+// JSON files past 16 MiB, as a lake holds them, are typed together in one
+// inference, each file a text read of its own, each exactly as Spark types
+// it alone; one whose last line is cut off (a corrupt record) sends its
+// batch of large files to Spark alone at once, not halved. Only on the
+// server, where such files are.
+func TestLargeJSONFilesTypedTogetherAsAlone(t *testing.T) {
+	t.Parallel()
+	const size = 17 << 20
+	lines := func(line func(i int) string) []byte {
+		var b strings.Builder
+		for i := 0; b.Len() < size; i++ {
+			b.WriteString(line(i))
+			b.WriteByte('\n')
+		}
+		return []byte(b.String())
+	}
+	files := map[string][]byte{
+		"big-a.json": lines(func(i int) string {
+			return fmt.Sprintf(`{"id":%d,"v":%d,"o":{"k":%d,"t":"2024-01-%02d"},"tags":["x","y"]}`, i, i, i%7, i%28+1)
+		}),
+		"big-b.json": lines(func(i int) string {
+			if i%1000 == 999 {
+				return fmt.Sprintf(`{"id":"%d","v":%d.5,"gone":null,"o":{"k":"s%d"}}`, i, i, i)
+			}
+			return fmt.Sprintf(`{"id":%d,"v":%d,"gone":null,"extra":{"n":[%d,2.5]}}`, i, i, i)
+		}),
+	}
+	remote := clusterFiles(t, files)
+	c := newClient(t)
+	plan := func(t *testing.T, alone bool, names ...string) *spark.Planned {
+		t.Helper()
+		var paths []string
+		for _, n := range names {
+			paths = append(paths, filepath.Join(remote, n))
+		}
+		p, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: true,
+			InferEachFileAlone: alone, DryRun: true, Policy: sparkmerge.Options{Types: sparkmerge.TypesString}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	alone := plan(t, true, "big-a.json", "big-b.json")
+	want := map[string]string{}
+	for _, r := range alone.Reads {
+		want[filepath.Base(r.Name)] = r.Schema.String()
+	}
+	got := plan(t, false, "big-a.json", "big-b.json")
+	for _, r := range got.Reads {
+		if name := filepath.Base(r.Name); r.Schema.String() != want[name] {
+			t.Errorf("%s: typed together %s, alone %s", name, r.Schema, want[name])
+		}
+	}
+	if got.TypedTogether != 2 || got.TogetherRequests != 1 {
+		t.Errorf("%d files typed together in %d requests, want 2 in 1", got.TypedTogether, got.TogetherRequests)
+	}
+	t.Run("a cut-off line", func(t *testing.T) {
+		cut := map[string][]byte{"big-c.json": append(append([]byte(nil), files["big-a.json"]...), `{"id":1,"v":`...)}
+		dir := clusterFiles(t, cut)
+		p, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(filepath.Join(remote, "big-a.json"), filepath.Join(remote, "big-b.json"), filepath.Join(dir, "big-c.json")),
+			Strategy: spark.StrategyUnion, SparkInference: true, DryRun: true, Policy: sparkmerge.Options{Types: sparkmerge.TypesString},
+			ReaderOptions: map[string]string{"mode": "PERMISSIVE"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Reads {
+			name := filepath.Base(r.Name)
+			if name == "big-c.json" {
+				if !strings.Contains(r.Schema.String(), "_corrupt_record") {
+					t.Errorf("%s: %s, want Spark's corrupt record column", name, r.Schema)
+				}
+			} else if r.Schema.String() != want[name] {
+				t.Errorf("%s among a file with a cut-off line: %s, alone %s", name, r.Schema, want[name])
+			}
+		}
+		// One inference of the three, which shows the corrupt record: all
+		// three alone then, none halved.
+		if p.TypedTogether != 0 || p.TogetherRequests != 1 {
+			t.Errorf("%d files typed together in %d requests, want 0 in 1", p.TypedTogether, p.TogetherRequests)
+		}
+	})
+}

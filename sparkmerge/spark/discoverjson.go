@@ -23,11 +23,14 @@ import (
 // it alone (JsonInferSchema over the file's lines), by nesting each file's
 // records one level down, in a field of its own:
 //
-//	{"l<i>_<nonce>":<the line as written>}
+//	{"m<i>_<nonce>":1,"l<i>_<nonce>":<the line as written>}
 //
-// Each file is a text read of its own in the batch's plan, its lane a
-// literal of that read, so every line of file i reaches l<i> and no other
-// lane.
+// Small files are one text read, each line's file found by its path (the
+// marker m<i> proves that file i's lines reached its lane); files larger
+// than maxJSONSplitFile are each a text read of its own in the batch's
+// plan, their lane a literal of that read (no marker: every line of file i
+// reaches l<i>), since a lookup of each line's path costs more per byte
+// than the inference, and small files read alone would be a task each.
 //
 // Spark's JSON inference types a record's fields from that record alone
 // and merges records field by field (compatibleType: the same fold at
@@ -52,8 +55,9 @@ import (
 //     adds fields the batch does not know, which fails the batch as
 //     corrupt lines do: the nonce keeps a line from naming another
 //     file's field;
-//   - a file whose records are all {}, or that has no line with content,
-//     has no struct left (l<i> absent): it goes to Spark alone.
+//   - a file whose records are all {} has no struct left (l<i> absent),
+//     and one whose lines never reached the batch no marker (m<i>
+//     absent): both go to Spark alone.
 //
 // Lines without content (empty, or JSON whitespace) type nothing
 // alone (the null root merged with the file's objects) and are left out.
@@ -100,21 +104,30 @@ func jsonTogetherKey(r *Read) string {
 	return b.String()
 }
 
-// Bounds of one batch of typeJSONTogether: its files (each a text read
-// of its own in the batch's plan), and their bytes (the batch's inference
-// reads them all, as reading each alone would).
+// Bounds of one batch of typeJSONTogether: its files, and their bytes
+// (the batch's inference reads them all, as reading each alone would). A
+// batch of large files (each a read of its own) holds at most
+// maxJSONBatchBytes / maxJSONSplitFile of them.
 const (
-	maxJSONBatchFiles = 64
+	maxJSONBatchFiles = 1000
 	maxJSONBatchBytes = 512 << 20
 )
 
-// maxJSONSplitFile is the mean file size up to which a batch that shows a
-// line it could not type nested (a corrupt line, text after an object) is
-// split in two to find the files that hold one, each half inferred again:
-// for small files cheaper than a request each, for large ones a reading
-// of their bytes again per halving (about log2 of the files in all): a
-// batch of larger files goes to Spark alone, a request a file, each
-// file's bytes read once more, as before such files were batched.
+// maxJSONSplitFile divides small files from large ones. Small files are
+// batched in one text read (jsonLanes.laneLineExpr), large ones each in a
+// read of its own (jsonLanes.lineExpr): measured with sparkmerge plan on
+// one server, 1,000 files of 2 KB as reads of their own took 44-52 s (a
+// task each) where one read took 4.6 s, and 20 files of 50 MiB in one
+// read cost 30-32 s of task CPU where reads of their own cost 10-11 s
+// (and each alone 9-10 s).
+//
+// It is also the mean file size up to which a batch that shows a line it
+// could not type nested (a corrupt line, text after an object) is split
+// in two to find the files that hold one, each half inferred again: for
+// small files cheaper than a request each, for large ones a reading of
+// their bytes again per halving (about log2 of the files in all): a batch
+// of larger files goes to Spark alone, a request a file, each file's
+// bytes read once more, as before such files were batched.
 const maxJSONSplitFile = 16 << 20
 
 // jsonLanes is one batch of JSON files Spark types in one inference.
@@ -126,10 +139,14 @@ type jsonLanes struct {
 	nonce string
 	// options are the files' reader options (one jsonTogetherKey).
 	options map[string]string
+	// perFile: each file is a text read of its own, its lane a literal
+	// (lineExpr); otherwise one text read of them all (laneLineExpr).
+	perFile bool
 }
 
-func (l jsonLanes) lane(i int) string  { return fmt.Sprintf("l%d_%s", i, l.nonce) }
-func (l jsonLanes) other(i int) string { return fmt.Sprintf("x%d_%s", i, l.nonce) }
+func (l jsonLanes) lane(i int) string   { return fmt.Sprintf("l%d_%s", i, l.nonce) }
+func (l jsonLanes) marker(i int) string { return fmt.Sprintf("m%d_%s", i, l.nonce) }
+func (l jsonLanes) other(i int) string  { return fmt.Sprintf("x%d_%s", i, l.nonce) }
 
 // jsonLineHasContent is the SQL condition of a line Spark's JSON
 // inference types: one with a character other than JSON whitespace.
@@ -138,29 +155,60 @@ const jsonLineHasContent = `value RLIKE '[^ \\t\\r\\n]'`
 // jsonLineIsObject is the SQL condition of a line that starts an object.
 const jsonLineIsObject = `value RLIKE '^[ \\t\\r\\n]*[{]'`
 
-// lineExpr is the SQL of each line of file i of the batch, read alone, as
-// a record of the batch (NULL for a line without content). The file is
-// named by a literal, not looked up by each line's path, and a line that
-// starts with '{', as nearly every line of JSON lines does, is known to
-// have content and to start an object without a pattern match: on
-// lake-json (1,058 MB) a path looked up per line and the two patterns
+// lineExpr is the SQL of each line of file i of the batch, read alone
+// (perFile), as a record of the batch (NULL for a line without content).
+// The file is named by a literal, not looked up by each line's path, and
+// a line that starts with '{', as nearly every line of JSON lines does, is
+// known to have content and to start an object without a pattern match:
+// on lake-json (1,058 MB) a path looked up per line and the two patterns
 // tried on every line cost three times the task CPU of the inference.
+func (l jsonLanes) lineExpr(i int) string {
+	q := func(s string) string { return sparkmerge.QuoteString(s) }
+	object := fmt.Sprintf("concat(%s, value, '}')", q(fmt.Sprintf(`{"%s":`, l.lane(i))))
+	return jsonRecordExpr(object, q(fmt.Sprintf(`{"%s":1}`, l.other(i)))) + " AS value"
+}
+
+// laneExpr is the SQL of the lane of each line of the batch's files, all
+// read as one: its file found by its path (NULL for a file not in the
+// batch).
+func (l jsonLanes) laneExpr() string {
+	var parts []string
+	for i, key := range l.keys {
+		parts = append(parts, sparkmerge.QuoteString(key), sparkmerge.QuoteString(fmt.Sprint(i)))
+	}
+	return "element_at(map(" + strings.Join(parts, ", ") + "), " + sparkPathKeyExpr + ")"
+}
+
+// laneLineExpr is the SQL of each line of a file of the batch, all read
+// as one, as a record of the batch (NULL for a line without content or of
+// a file not in the batch), its lane (laneExpr) in the column lane: found
+// once a line, not once a use (on lake-json, 26-27 s of task CPU against
+// 30-32 s).
+func (l jsonLanes) laneLineExpr() string {
+	const lane = "lane"
+	q := func(s string) string { return sparkmerge.QuoteString(s) }
+	object := fmt.Sprintf("concat('{\"', %[2]s, %[1]s, %[3]s, %[1]s, %[4]s, value, '}')", lane, q("m"), q("_"+l.nonce+`":1,"l`), q("_"+l.nonce+`":`))
+	other := fmt.Sprintf("concat('{\"', %s, %s, %s)", q("x"), lane, q("_"+l.nonce+`":1}`))
+	return fmt.Sprintf("CASE WHEN %s IS NULL THEN NULL ELSE %s END AS value", lane, jsonRecordExpr(object, other))
+}
+
+// jsonRecordExpr is the SQL of a line as a record of the batch: object,
+// the line in its lane, where it starts an object; other, its file's mark
+// of a line that does not, where it has other content; NULL where it has
+// none.
 //
 // A line that may nest deeper than infer.MaxJSONDepth (jsonDeeperFilter,
 // then jsonNestingExpr, as checkNestingOnServer measures) is never handed
 // to the inference: it marks its file as one of other lines, which goes
 // to Spark alone, measured first. So the batch's files need no text read
 // of their own to be measured: the inference's read does it.
-func (l jsonLanes) lineExpr(i int) string {
-	q := func(s string) string { return sparkmerge.QuoteString(s) }
-	object := fmt.Sprintf("concat(%s, value, '}')", q(fmt.Sprintf(`{"%s":`, l.lane(i))))
-	return fmt.Sprintf("CASE WHEN %[5]s AND %[6]s > 0 THEN %[4]s"+
+func jsonRecordExpr(object, other string) string {
+	return fmt.Sprintf("CASE WHEN %[3]s AND %[4]s > 0 THEN %[2]s"+
 		" WHEN startswith(value, '{') THEN %[1]s"+
-		" WHEN NOT %[2]s THEN NULL"+
-		" WHEN %[3]s THEN %[1]s"+
-		" ELSE %[4]s END AS value",
-		object, jsonLineHasContent, jsonLineIsObject, q(fmt.Sprintf(`{"%s":1}`, l.other(i))),
-		jsonDeeperFilter(infer.MaxJSONDepth), jsonNestingExpr(infer.MaxJSONDepth))
+		" WHEN NOT %[5]s THEN NULL"+
+		" WHEN %[6]s THEN %[1]s"+
+		" ELSE %[2]s END",
+		object, other, jsonDeeperFilter(infer.MaxJSONDepth), jsonNestingExpr(infer.MaxJSONDepth), jsonLineHasContent, jsonLineIsObject)
 }
 
 // jsonBatch is one inference of typeJSONTogether over its reads' files.
@@ -226,7 +274,16 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 			t.rest = append(t.rest, byKey[key]...)
 			continue
 		}
-		batches = append(batches, jsonBatches(byKey[key], sizes)...)
+		var small, large []*Read
+		for _, r := range byKey[key] {
+			if sizes[r] > maxJSONSplitFile {
+				large = append(large, r)
+			} else {
+				small = append(small, r)
+			}
+		}
+		batches = append(batches, jsonBatches(small, sizes, false)...)
+		batches = append(batches, jsonBatches(large, sizes, true)...)
 	}
 	if err := t.typeBatches(ctx, batches); err != nil {
 		return nil, t.done, err
@@ -237,7 +294,7 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 
 // jsonBatches lays reads of one key out in batches within
 // maxJSONBatchFiles and maxJSONBatchBytes.
-func jsonBatches(reads []*Read, sizes map[*Read]int64) []*jsonBatch {
+func jsonBatches(reads []*Read, sizes map[*Read]int64, perFile bool) []*jsonBatch {
 	var batches []*jsonBatch
 	var cur *jsonBatch
 	var bytes int64
@@ -251,7 +308,7 @@ func jsonBatches(reads []*Read, sizes map[*Read]int64) []*jsonBatch {
 		bytes += sizes[r]
 	}
 	for _, b := range batches {
-		b.lanes = newJSONLanes(b.reads)
+		b.lanes = newJSONLanes(b.reads, perFile)
 	}
 	return batches
 }
@@ -261,7 +318,7 @@ func (b *jsonBatch) halves() []*jsonBatch {
 	half := len(b.reads) / 2
 	out := []*jsonBatch{{reads: b.reads[:half]}, {reads: b.reads[half:]}}
 	for _, h := range out {
-		h.lanes = newJSONLanes(h.reads)
+		h.lanes = newJSONLanes(h.reads, b.lanes.perFile)
 		for _, r := range h.reads {
 			size, _ := csvFileSize(r) // known: typeJSONTogether batches no other
 			h.bytes += size
@@ -271,7 +328,7 @@ func (b *jsonBatch) halves() []*jsonBatch {
 }
 
 // newJSONLanes are the lanes of reads, under a new nonce.
-func newJSONLanes(reads []*Read) jsonLanes {
+func newJSONLanes(reads []*Read, perFile bool) jsonLanes {
 	nonce := make([]byte, 8)
 	if _, err := rand.Read(nonce); err != nil {
 		panic(err) // crypto/rand does not fail on supported platforms
@@ -282,7 +339,7 @@ func newJSONLanes(reads []*Read) jsonLanes {
 			options[k] = v
 		}
 	}
-	l := jsonLanes{nonce: hex.EncodeToString(nonce), options: options}
+	l := jsonLanes{nonce: hex.EncodeToString(nonce), options: options, perFile: perFile}
 	for _, r := range reads {
 		l.paths = append(l.paths, literalPath(r.Paths[0]))
 		l.keys = append(l.keys, sparkPathKey(r.Paths[0]))
@@ -340,7 +397,7 @@ func (t *jsonTogether) takeTypes(b *jsonBatch, schema sparkmerge.Schema) bool {
 	}
 	known := 0
 	for i := range b.reads {
-		for _, name := range []string{b.lanes.lane(i), b.lanes.other(i)} {
+		for _, name := range []string{b.lanes.lane(i), b.lanes.marker(i), b.lanes.other(i)} {
 			if _, ok := fields[name]; ok {
 				known++
 			}
@@ -351,8 +408,9 @@ func (t *jsonTogether) takeTypes(b *jsonBatch, schema sparkmerge.Schema) bool {
 	}
 	for i, r := range b.reads {
 		lane, hasLane := fields[b.lanes.lane(i)]
+		_, hasMarker := fields[b.lanes.marker(i)]
 		_, other := fields[b.lanes.other(i)]
-		if !hasLane || other || lane.Type.Kind != sparkmerge.KindStruct || len(lane.Type.Fields) == 0 {
+		if !hasLane || (!hasMarker && !b.lanes.perFile) || other || lane.Type.Kind != sparkmerge.KindStruct || len(lane.Type.Fields) == 0 {
 			t.rest = append(t.rest, r)
 			continue
 		}

@@ -15,8 +15,7 @@ import (
 // little more per line than the inference): twenty files of 50 MiB in
 // two inferences within maxJSONBatchBytes, each file a read of its own; a
 // file past those bytes in an inference of its own (one Spark job, its
-// nesting measured by the same read); many small files in batches of
-// maxJSONBatchFiles.
+// nesting measured by the same read); small files in one read.
 func TestJSONFilesOfAnySizeTypedTogether(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -26,17 +25,15 @@ func TestJSONFilesOfAnySizeTypedTogether(t *testing.T) {
 	}{
 		{"a lake's files", 20, 50 << 20, []int{10, 10}},
 		{"files past the batch's bytes", 3, 600 << 20, []int{1, 1, 1}},
-		{"small files", 100, 1 << 10, []int{36, 64}},
+		{"small files", 100, 1 << 10, []int{100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client, fake := newFakeClient()
 			fake.jsonTypes = func(l jsonLanes) (sparkmerge.Schema, error) {
-				var fields []sparkmerge.Field
-				for i := range l.paths {
-					fields = append(fields, sparkmerge.Field{Name: l.lane(i), Nullable: true, Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct,
-						Fields: []sparkmerge.Field{{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true}}}})
+				if l.perFile != (tc.size > maxJSONSplitFile) {
+					t.Errorf("files of %d bytes read each alone: %v", tc.size, l.perFile)
 				}
-				return sparkmerge.Schema{Fields: fields}, nil
+				return lanesOfIDs(l, ""), nil
 			}
 			var reads []*Read
 			for i := range tc.files {
@@ -92,6 +89,22 @@ func TestJSONLineExpr(t *testing.T) {
 	if strings.Contains(got, "_metadata") {
 		t.Errorf("line %s looks its file up by path", got)
 	}
+	// Files read as one: the lane a column, each line's file found by its
+	// path once, and the marker beside the line; the same depth bound.
+	l.keys = []string{"/d/a.json", "/d/b.json"}
+	if want := "element_at(map('/d/a.json', '0', '/d/b.json', '1'), " + sparkPathKeyExpr + ")"; l.laneExpr() != want {
+		t.Errorf("lane %s, want %s", l.laneExpr(), want)
+	}
+	got = l.laneLineExpr()
+	for _, want := range []string{
+		"CASE WHEN lane IS NULL THEN NULL ELSE CASE WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN concat('{"', 'x', lane, '_n0":1}')`,
+		` WHEN startswith(value, '{') THEN concat('{"', 'm', lane, '_n0":1,"l', lane, '_n0":', value, '}')`,
+		` END END AS value`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("line %s\nlacks %s", got, want)
+		}
+	}
 }
 
 // A batch whose inference shows a line it could not type nested (here a
@@ -111,15 +124,7 @@ func TestJSONBatchOfLargeFilesNotSplit(t *testing.T) {
 			client, fake := newFakeClient()
 			const corrupt = "s3a://b/lake/part-002.json"
 			fake.jsonTypes = func(l jsonLanes) (sparkmerge.Schema, error) {
-				var fields []sparkmerge.Field
-				for i, key := range l.keys {
-					if key == corrupt {
-						fields = append(fields, sparkmerge.Field{Name: "_corrupt_record", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}, Nullable: true})
-					}
-					fields = append(fields, sparkmerge.Field{Name: l.lane(i), Nullable: true, Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct,
-						Fields: []sparkmerge.Field{{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true}}}})
-				}
-				return sparkmerge.Schema{Fields: fields}, nil
+				return lanesOfIDs(l, corrupt), nil
 			}
 			var reads []*Read
 			for i := range 4 {
@@ -145,4 +150,23 @@ func TestJSONBatchOfLargeFilesNotSplit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lanesOfIDs is Spark's inference of the lanes l as the fake server gives
+// it: each file's lane a struct of one id, with its marker where the
+// files are read as one, and a corrupt record column where the file
+// corrupt is among them.
+func lanesOfIDs(l jsonLanes, corrupt string) sparkmerge.Schema {
+	var fields []sparkmerge.Field
+	for i, key := range l.keys {
+		if key == corrupt {
+			fields = append(fields, sparkmerge.Field{Name: "_corrupt_record", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}, Nullable: true})
+		}
+		fields = append(fields, sparkmerge.Field{Name: l.lane(i), Nullable: true, Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct,
+			Fields: []sparkmerge.Field{{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true}}}})
+		if !l.perFile {
+			fields = append(fields, sparkmerge.Field{Name: l.marker(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true})
+		}
+	}
+	return sparkmerge.Schema{Fields: fields}
 }

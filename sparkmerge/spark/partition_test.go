@@ -618,7 +618,8 @@ func planTree(t *testing.T, root string, files map[string]treeFile, remote, each
 			if err != nil {
 				return sparkmerge.Schema{}, err
 			}
-			lanes = append(lanes, sparkmerge.Field{Name: l.lane(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct, Fields: fields}, Nullable: true})
+			lanes = append(lanes, sparkmerge.Field{Name: l.lane(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct, Fields: fields}, Nullable: true},
+				sparkmerge.Field{Name: l.marker(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true})
 		}
 		return sparkmerge.Schema{Fields: lanes}, nil
 	}

@@ -555,10 +555,17 @@ func (s sessionServer) csvLaneTypes(ctx context.Context, lanes csvLanes) (sparkm
 	return connect.UnionAll(frames).ParseCSV(lanes.laneInferenceOptions()).Schema(ctx)
 }
 
-// jsonLaneTypes is one inference over the files' lines, each file read
-// as text alone and each of its lines nested in the file's field (see
-// jsonLanes.lineExpr).
+// jsonLaneTypes is one inference over the files' lines, each nested in
+// its file's field: the files read as text together (jsonLanes.laneLineExpr)
+// or each alone (perFile: jsonLanes.lineExpr).
 func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (sparkmerge.Schema, error) {
+	if !lanes.perFile {
+		return s.sess.Read(connect.ReadSpec{Format: "text", Paths: lanes.paths}).
+			SelectExpr(lanes.laneExpr()+" AS lane", "value").
+			SelectExpr(lanes.laneLineExpr()).
+			Filter("value IS NOT NULL").
+			ParseJSON(lanes.options).Schema(ctx)
+	}
 	frames := make([]connect.Frame, len(lanes.paths))
 	for i, p := range lanes.paths {
 		frames[i] = s.sess.Read(connect.ReadSpec{Format: "text", Paths: []string{p}}).SelectExpr(lanes.lineExpr(i))
