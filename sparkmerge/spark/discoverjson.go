@@ -121,13 +121,13 @@ const (
 // read cost 30-32 s of task CPU where reads of their own cost 10-11 s
 // (and each alone 9-10 s).
 //
-// It is also the mean file size up to which a batch that shows a line it
-// could not type nested (a corrupt line, text after an object) is split
-// in two to find the files that hold one, each half inferred again: for
-// small files cheaper than a request each, for large ones a reading of
-// their bytes again per halving (about log2 of the files in all): a batch
-// of larger files goes to Spark alone, a request a file, each file's
-// bytes read once more, as before such files were batched.
+// A batch of small files that shows a line it could not type nested (a
+// corrupt line, text after an object) is split in two to find the files
+// that hold one, each half inferred again: cheaper than a request a file.
+// For large files each halving would read their bytes again (about log2
+// of the files in all): a batch of large files goes to Spark alone, a
+// request a file, each file's bytes read once more, as before such files
+// were batched.
 const maxJSONSplitFile = 16 << 20
 
 // jsonLanes is one batch of JSON files Spark types in one inference.
@@ -215,7 +215,6 @@ func jsonRecordExpr(object, other string) string {
 type jsonBatch struct {
 	lanes jsonLanes
 	reads []*Read
-	bytes int64 // the reads' files' sizes, summed
 }
 
 // jsonTogether is one typeJSONTogether: its requests (from several
@@ -256,9 +255,9 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 		sizes[r] = size
 	}
 	// A file larger than Spark's split is read alone in several
-	// partitions, and here too (a read of its own, so split alike; the
-	// batch's files past the split were one read, at other offsets,
-	// until 2026-12-06): the result is the same
+	// partitions, and here too (alike where it is a read of its own, at
+	// other offsets where the batch's small files are one read): the
+	// result is the same
 	// whatever the split, for JsonInferSchema.infer types each record
 	// alone (inferField) and merges the records' types by compatibleType,
 	// within a partition and across partitions, and compatibleType is
@@ -304,7 +303,6 @@ func jsonBatches(reads []*Read, sizes map[*Read]int64, perFile bool) []*jsonBatc
 			batches = append(batches, cur)
 		}
 		cur.reads = append(cur.reads, r)
-		cur.bytes += sizes[r]
 		bytes += sizes[r]
 	}
 	for _, b := range batches {
@@ -319,10 +317,6 @@ func (b *jsonBatch) halves() []*jsonBatch {
 	out := []*jsonBatch{{reads: b.reads[:half]}, {reads: b.reads[half:]}}
 	for _, h := range out {
 		h.lanes = newJSONLanes(h.reads, b.lanes.perFile)
-		for _, r := range h.reads {
-			size, _ := csvFileSize(r) // known: typeJSONTogether batches no other
-			h.bytes += size
-		}
 	}
 	return out
 }
@@ -369,7 +363,7 @@ func (t *jsonTogether) typeBatches(ctx context.Context, batches []*jsonBatch) er
 					return nil
 				}
 				if !t.takeTypes(b, schema) {
-					if len(b.reads) == 1 || b.bytes > maxJSONSplitFile*int64(len(b.reads)) {
+					if len(b.reads) == 1 || b.lanes.perFile {
 						t.rest = append(t.rest, b.reads...)
 						return nil
 					}
