@@ -35,6 +35,7 @@ func jsonTogetherCorpus() map[string][]byte {
 		"empty-objects.json": []byte("{}\n{}\n"),
 		"empty-nested.json":  []byte(`{"o":{}}` + "\n" + `{"o":[{}]}` + "\n" + `{"id":1}` + "\n"),
 		"blank-lines.json":   []byte("\n  \n" + `{"a":1}` + "\r\n\t\n" + `{"a":2}` + "\n"),
+		"blank-only.json":    []byte("\n \r\n\t\n"),
 		"bom.json":           []byte("\ufeff" + `{"a":1}` + "\n" + `{"a":2.5}` + "\n"),
 		"crlf.json":          []byte(`{"a":1}` + "\r\n" + `{"b":"x"}` + "\r\n"),
 		"case.json":          []byte(`{"k":1,"K":"x"}` + "\n"),
@@ -96,8 +97,8 @@ func TestJSONTypedTogetherAsAlone(t *testing.T) {
 	// Each local file alone, by option set: its schema, or Spark's
 	// refusal; asked once (the subtests run one after another).
 	type aloneEach struct {
-		want           map[string]string
-		typed, refused []string
+		want                  map[string]string
+		typed, refused, empty []string
 	}
 	asked := map[int]*aloneEach{}
 	eachAlone := func(t *testing.T, i int, options map[string]string) *aloneEach {
@@ -108,6 +109,10 @@ func TestJSONTypedTogetherAsAlone(t *testing.T) {
 		a := &aloneEach{want: map[string]string{}}
 		for _, name := range sortedNames(files) {
 			p, err := plan(t, local, options, true, name)
+			if err != nil && strings.Contains(err.Error(), "every source is empty") {
+				a.empty = append(a.empty, name) // no rows: blank lines only
+				continue
+			}
 			if err != nil {
 				a.refused = append(a.refused, name)
 				continue
@@ -175,6 +180,20 @@ func TestJSONTypedTogetherAsAlone(t *testing.T) {
 				for _, name := range refused {
 					if _, err := plan(false, name, "plain.json", "many-00.json", "many-01.json"); err == nil {
 						t.Errorf("%s: refused alone, planned among others", name)
+					}
+				}
+				// A file without rows alone is one among others, not read.
+				if len(each.empty) == 0 {
+					t.Error("no file of blank lines only in the corpus")
+				}
+				for _, name := range each.empty {
+					p, err := plan(false, name, "plain.json", "many-00.json", "many-01.json")
+					if err != nil {
+						t.Errorf("%s: empty alone, refused among others: %v", name, err)
+						continue
+					}
+					if len(p.Empty) != 1 || filepath.Base(p.Empty[0]) != name {
+						t.Errorf("%s: empty alone, among others empty %v", name, p.Empty)
 					}
 				}
 			})

@@ -78,7 +78,7 @@ func TestJSONLineExpr(t *testing.T) {
 	for _, want := range []string{
 		"CASE WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN '{"x3_n0":1}'`,
 		` WHEN startswith(value, '{') THEN concat('{"l3_n0":', value, '}')`,
-		" WHEN NOT " + jsonLineHasContent + " THEN NULL",
+		" WHEN NOT " + jsonLineHasContent + " THEN ''",
 		" WHEN " + jsonLineIsObject + ` THEN concat('{"l3_n0":', value, '}')`,
 		` ELSE '{"x3_n0":1}' END AS value`,
 	} {
@@ -97,7 +97,7 @@ func TestJSONLineExpr(t *testing.T) {
 	}
 	got = l.laneLineExpr()
 	for _, want := range []string{
-		"CASE WHEN lane IS NULL THEN NULL ELSE CASE WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN concat('{"', 'x', lane, '_n0":1}')`,
+		"CASE WHEN lane IS NULL THEN '' ELSE CASE WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN concat('{"', 'x', lane, '_n0":1}')`,
 		` WHEN startswith(value, '{') THEN concat('{"', 'm', lane, '_n0":1,"l', lane, '_n0":', value, '}')`,
 		` END END AS value`,
 	} {

@@ -563,12 +563,11 @@ func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (spar
 		return s.sess.Read(connect.ReadSpec{Format: "text", Paths: lanes.paths}).
 			SelectExpr(lanes.laneExpr()+" AS lane", "value").
 			SelectExpr(lanes.laneLineExpr()).
-			Filter("value IS NOT NULL").
 			ParseJSON(lanes.options).Schema(ctx)
 	}
 	frames := make([]connect.Frame, len(lanes.paths))
 	for i, p := range lanes.paths {
 		frames[i] = s.sess.Read(connect.ReadSpec{Format: "text", Paths: []string{p}}).SelectExpr(lanes.lineExpr(i))
 	}
-	return connect.UnionAll(frames).Filter("value IS NOT NULL").ParseJSON(lanes.options).Schema(ctx)
+	return connect.UnionAll(frames).ParseJSON(lanes.options).Schema(ctx)
 }
