@@ -3,9 +3,12 @@
 package integration
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -312,6 +315,66 @@ func withEmptyDrops(seed uint64, shape corpusShape, files map[string][]byte) map
 	return out
 }
 
+// withGzipped compresses about half of a CSV, TSV or JSON corpus's data
+// files with gzip (name.csv.gz), as landing zones hold them, one of them
+// in two gzip members (a file appended to, which Spark's codec reads
+// whole); the empty drops (withEmptyDrops) stay as they are. Spark reads
+// each decompressed and never splits it; the client types local ones
+// from their text.
+func withGzipped(seed uint64, shape corpusShape, files map[string][]byte) map[string][]byte {
+	if shape.columnar() || shape.partitioned {
+		return files
+	}
+	r := rand.New(rand.NewPCG(seed, seed*17+5))
+	out := map[string][]byte{}
+	members := 2
+	for _, name := range sortedNames(files) {
+		content := files[name]
+		base := path.Base(name)
+		if len(content) == 0 || strings.HasPrefix(base, "header.") || strings.HasPrefix(base, "empty.") || r.IntN(2) == 0 {
+			out[name] = content
+			continue
+		}
+		var b bytes.Buffer
+		cut := len(content)
+		if members == 2 {
+			// The second member starts at a line.
+			if i := bytes.IndexByte(content[len(content)/2:], '\n'); i >= 0 {
+				cut = len(content)/2 + i + 1
+			}
+			members = 1
+		}
+		for _, part := range [][]byte{content[:cut], content[cut:]} {
+			if len(part) == 0 {
+				continue
+			}
+			zw := gzip.NewWriter(&b)
+			zw.Write(part)
+			zw.Close()
+		}
+		out[name+".gz"] = b.Bytes()
+	}
+	return out
+}
+
+// gunzipped is the text of a corpus file: content, decompressed when
+// name ends with .gz (withGzipped).
+func gunzipped(t *testing.T, name string, content []byte) []byte {
+	t.Helper()
+	if !strings.HasSuffix(name, ".gz") {
+		return content
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
 // sawEmptyDrops checks that a merge of files listed their files of 0
 // bytes as empty and planned their header-only file (withEmptyDrops) as
 // a source without rows.
@@ -464,6 +527,8 @@ func TestDifferentialReadPaths(t *testing.T) {
 		// of them with quoted values, whose lines Spark's CSV parser reads
 		// there (not a split at the separator).
 		csvScanned, quotedScanned = map[string]int{}, map[string]int{}
+		// Reads of local gzip files (withGzipped) the client typed.
+		gzipTyped int
 	)
 	t.Cleanup(func() {
 		for _, where := range []string{"local", "server only"} {
@@ -472,6 +537,10 @@ func TestDifferentialReadPaths(t *testing.T) {
 			}
 			t.Logf("%s: merges of CSV and TSV corpora read %d files in positional scans, %d of them with quoted values", where, csvScanned[where], quotedScanned[where])
 		}
+		if !t.Failed() && total > 0 && gzipTyped == 0 {
+			t.Error("no local gzip file was typed on the client: the suite does not prove its typing")
+		}
+		t.Logf("%d reads of local gzip files typed on the client", gzipTyped)
 		// Corpora every path refuses alike prove little: most must merge.
 		if !t.Failed() && total == 0 {
 			t.Errorf("no corpus was merged (SPARKMERGE_DIFF_CORPORA=%d): the run proves nothing", corpora)
@@ -515,7 +584,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 				files = partitionCorpus(k, seed, files)
 				name += " partitioned"
 			}
-			files = withEmptyDrops(seed, shape, files)
+			files = withGzipped(seed, shape, withEmptyDrops(seed, shape, files))
 			runs = append(runs, diffRun{fmt.Sprintf("%s seed %d", name, seed), shape, files, false})
 		}
 	}
@@ -600,7 +669,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 							}
 							scanned++
 							for name, content := range files {
-								if strings.HasSuffix(f, "/"+name) && strings.Contains(string(content), `"`) {
+								if strings.HasSuffix(f, "/"+name) && strings.Contains(string(gunzipped(t, name, content)), `"`) {
 									quoted++
 								}
 							}
@@ -612,6 +681,18 @@ func TestDifferentialReadPaths(t *testing.T) {
 					}
 					if err == nil && run.casts {
 						sawCastProbesScanned(t, res, files)
+					}
+					if err == nil && !p.sparkInference && !p.cluster && !p.objectStore && !p.linked {
+						// Local gzip files the client typed from their text.
+						typed := 0
+						for _, r := range res.Planned.Reads {
+							if r.InferredLocally && slices.ContainsFunc(r.Paths, func(p string) bool { return strings.HasSuffix(p, ".gz") }) {
+								typed++
+							}
+						}
+						countMu.Lock()
+						gzipTyped += typed
+						countMu.Unlock()
 					}
 					switch {
 					case refErr != nil && err == nil:

@@ -1,8 +1,13 @@
 package spark
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -22,14 +27,54 @@ import (
 
 // errNotPlainLocal refuses a path the client does not read to infer its
 // schema: not local, a glob, or not of its format's plain extension (a
-// compressed file, say).
+// file compressed otherwise than with gzip, say).
 var errNotPlainLocal = errors.New("not a plain local file of its format")
+
+// fileKind is how the client may read a file to type it.
+type fileKind int
+
+const (
+	// notPlain: Spark types the file.
+	notPlain fileKind = iota
+	// plain: the file's bytes are its text.
+	plain
+	// gzipped: a local file of a plain extension compressed with gzip
+	// (a.csv.gz), which Spark reads decompressed (Hadoop's GzipCodec,
+	// chosen by the suffix) and never splits; the client types its text,
+	// up to maxGzipText of it, as a plain file's. Copies of files only
+	// the server sees are fetched plain only (plainExtensions).
+	gzipped
+)
+
+// maxGzipText bounds the text the client decompresses from a gzip file to
+// type it: past it Spark types the file. A positional scan reads such a
+// file as one string (batchFileLimit, by the file's compressed size), so
+// its text stays within a plain CSV file's bound there.
+const maxGzipText = 8 << 20
+
+// kindOf is the kind of the file at path, plain when its name ends with
+// one of a plain extension (isPlain).
+func kindOf(path string, isPlain func(string) bool) fileKind {
+	switch {
+	case isPlain(path):
+		return plain
+	case strings.HasSuffix(strings.ToLower(path), ".gz") && isPlain(path[:len(path)-len(".gz")]):
+		return gzipped
+	}
+	return notPlain
+}
+
+// isPlainJSON reports whether p names a JSON lines file by its extension.
+func isPlainJSON(p string) bool {
+	lower := strings.ToLower(p)
+	return strings.HasSuffix(lower, ".json") || strings.HasSuffix(lower, ".jsonl")
+}
 
 // localCSVFile infers the schema of the plain local .csv or .tsv file at
 // path (a path or file: URI as the read names it) by rules; or, when
 // fetched is not nil, of the remote file at path whose contents those are.
 func localCSVFile(rules infer.Rules, path string, fetched []byte, options map[string]string) (infer.CSVFile, error) {
-	return inferFile(path, fetched, isPlainCSV(path),
+	return inferFile(path, fetched, kindOf(path, isPlainCSV),
 		func(data []byte) (infer.CSVFile, error) { return rules.CSV(data, options) },
 		func(local string) (infer.CSVFile, error) { return rules.CSVFile(local, options) })
 }
@@ -38,29 +83,63 @@ func localCSVFile(rules infer.Rules, path string, fetched []byte, options map[st
 // file at path by rules; or, when fetched is not nil, of the remote file at
 // path whose contents those are.
 func localJSONFile(rules infer.Rules, path string, fetched []byte, options map[string]string) (infer.JSONFile, error) {
-	lower := strings.ToLower(path)
-	plain := strings.HasSuffix(lower, ".json") || strings.HasSuffix(lower, ".jsonl")
-	return inferFile(path, fetched, plain,
+	return inferFile(path, fetched, kindOf(path, isPlainJSON),
 		func(data []byte) (infer.JSONFile, error) { return rules.JSONLines(data, options) },
 		func(local string) (infer.JSONFile, error) { return rules.JSONFile(local, options) })
 }
 
-// inferFile infers what a file of its format's plain extension (plain)
-// holds: from fetched, a remote file's contents, when not nil, else from
-// the local file at path.
-func inferFile[T any](path string, fetched []byte, plain bool, fromContents func([]byte) (T, error), fromFile func(string) (T, error)) (T, error) {
+// inferFile infers what a file of its format's plain extension holds:
+// from fetched, a remote file's contents, when not nil, else from the
+// local file at path (decompressed when gzipped).
+func inferFile[T any](path string, fetched []byte, kind fileKind, fromContents func([]byte) (T, error), fromFile func(string) (T, error)) (T, error) {
 	var none T
 	switch {
-	case !plain || IsGlob(path):
+	case kind == notPlain || IsGlob(path):
 		// A name with glob characters is Spark's to type, fetched or
 		// local (isLocalFile), so that both plan alike.
 		return none, errNotPlainLocal
+	case kind == gzipped && (fetched != nil || !isLocalFile(path)):
+		return none, errNotPlainLocal
+	case kind == gzipped:
+		text, err := gunzipLocal(localPath(path), maxGzipText)
+		if err != nil {
+			return none, err
+		}
+		return fromContents(text)
 	case fetched != nil:
 		return fromContents(fetched)
 	case !isLocalFile(path):
 		return none, errNotPlainLocal
 	}
 	return fromFile(localPath(path))
+}
+
+// gunzipLocal is the text of the gzip file at path, every member of it
+// (as Hadoop's GzipCodec reads concatenated members), or an
+// *infer.Unsupported when it is not a regular file, not gzip, or holds
+// more than limit bytes: Spark types such a file.
+func gunzipLocal(path string, limit int64) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: "not a regular local file"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: err.Error(), Err: err}
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, &infer.Unsupported{Reason: infer.UnsupportedContents, Msg: "not gzip: " + err.Error(), Err: err}
+	}
+	text, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	switch {
+	case err != nil:
+		return nil, &infer.Unsupported{Reason: infer.UnsupportedContents, Msg: "not gzip: " + err.Error(), Err: err}
+	case int64(len(text)) > limit:
+		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: fmt.Sprintf("more than %d bytes decompressed", limit)}
+	}
+	return text, nil
 }
 
 // localParquetFile types the plain local .parquet file at path from its

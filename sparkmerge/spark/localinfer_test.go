@@ -1,7 +1,10 @@
 package spark
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -343,5 +346,79 @@ func TestPlanAsksTheSplitOnce(t *testing.T) {
 	}
 	if len(asked) != 1 {
 		t.Errorf("the split asked %d times, want once: %q", len(asked), asked)
+	}
+}
+
+// A local file of a plain extension compressed with gzip is typed from its
+// text, every member of it, as the plain file is; past maxGzipText, or
+// not gzip at all, Spark types it; a copy of a file only the server sees
+// is typed only when plain.
+func TestGzipFilesTypedFromTheirText(t *testing.T) {
+	rules, ok := infer.RulesFor("4.0.1")
+	if !ok {
+		t.Fatal("no rules for 4.0.1")
+	}
+	dir := t.TempDir()
+	csvOptions := map[string]string{"header": "true", "inferSchema": "true"}
+	gz := func(parts ...string) []byte {
+		var b bytes.Buffer
+		for _, p := range parts {
+			zw := gzip.NewWriter(&b)
+			zw.Write([]byte(p))
+			zw.Close()
+		}
+		return b.Bytes()
+	}
+	write := func(name string, content []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	text := "id,amount,day\n1,2,2024-01-02\n2,2.5,2024-01-03\n"
+	plainCSV, err := localCSVFile(rules, write("a.csv", []byte(text)), nil, csvOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipped, err := localCSVFile(rules, write("a.csv.gz", gz(text[:30], text[30:])), nil, csvOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zipped.Schema.String() != plainCSV.Schema.String() || zipped.Header != plainCSV.Header {
+		t.Errorf("gzip file typed %s (header %q), plain %s (header %q)", zipped.Schema, zipped.Header, plainCSV.Schema, plainCSV.Header)
+	}
+	lines := `{"a":1,"b":{"c":"x"}}` + "\n" + `{"a":1.5}` + "\n"
+	plainJSON, err := localJSONFile(rules, write("b.json", []byte(lines)), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zippedJSON, err := localJSONFile(rules, write("b.jsonl.gz", gz(lines)), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !zippedJSON.Raw.Equal(plainJSON.Raw) {
+		t.Errorf("gzip JSON typed %s, plain %s", zippedJSON.Raw, plainJSON.Raw)
+	}
+	var unsupported *infer.Unsupported
+	big := "v\n" + strings.Repeat("1234567\n", maxGzipText/8+1)
+	for name, content := range map[string][]byte{
+		"big.csv.gz":  gz(big),
+		"fake.csv.gz": []byte(text),
+	} {
+		if _, err := localCSVFile(rules, write(name, content), nil, csvOptions); !errors.As(err, &unsupported) {
+			t.Errorf("%s: %v, want an *infer.Unsupported (Spark types it)", name, err)
+		}
+	}
+	for _, name := range []string{"c.csv.bz2", "c.csv.zst", "c.gz"} {
+		if _, err := localCSVFile(rules, write(name, gz(text)), nil, csvOptions); !errors.Is(err, errNotPlainLocal) {
+			t.Errorf("%s: %v, want errNotPlainLocal", name, err)
+		}
+	}
+	if _, err := localCSVFile(rules, "s3a://b/a.csv.gz", gz(text), csvOptions); !errors.Is(err, errNotPlainLocal) {
+		t.Errorf("a fetched gzip copy: %v, want errNotPlainLocal", err)
+	}
+	if got := splitSensitiveSize(infer.CSVFile{SplitSensitive: true}, filepath.Join(dir, "a.csv.gz"), nil); got != 0 {
+		t.Errorf("a gzip file's split-sensitive size %d, want 0: Spark never splits it", got)
 	}
 }

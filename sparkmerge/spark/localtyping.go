@@ -232,8 +232,8 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 // types hold only if Spark reads it in one partition, else 0.
 func splitSensitiveSize(f infer.CSVFile, src string, fetched []byte) int64 {
 	switch {
-	case !f.SplitSensitive:
-		return 0
+	case !f.SplitSensitive || kindOf(src, isPlainCSV) == gzipped:
+		return 0 // Spark reads a gzip file in one partition
 	case fetched != nil:
 		return int64(len(fetched))
 	}
