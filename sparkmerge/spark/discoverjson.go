@@ -182,9 +182,9 @@ func (l jsonLanes) laneExpr() string {
 
 // laneLineExpr is the SQL of each line of a file of the batch, all read
 // as one, as a record of the batch (an empty string for a line without
-// content or of a file not in the batch), its lane (laneExpr) in the column lane: found
-// once a line, not once a use (on lake-json, 26-27 s of task CPU against
-// 30-32 s).
+// content or of a file not in the batch), its lane (laneExpr) in the
+// column lane: found once a line, not once a use (on lake-json, 26-27 s
+// of task CPU against 30-32 s).
 func (l jsonLanes) laneLineExpr() string {
 	const lane = "lane"
 	q := func(s string) string { return sparkmerge.QuoteString(s) }
@@ -196,12 +196,13 @@ func (l jsonLanes) laneLineExpr() string {
 // jsonRecordExpr is the SQL of a line as a record of the batch: object,
 // the line in its lane, where it starts an object; other, its file's mark
 // of a line that does not, where it has other content; an empty string
-// where it has none, which Spark's inference types as nothing, as it does a blank line
-// of a file it reads (the parser finds no token: NullType, no corrupt
-// record). So the batch's records need no filter: on lake-json a filter
-// dropping NULL lines evaluated the whole expression a second time (its
-// depth gate keeps the projection out of whole-stage code generation),
-// 4.4-5.6 s of task CPU for 10 files against 4.0-5.2 s without.
+// where it has none, which Spark's inference types as nothing, as it
+// does a blank line of a file it reads (the parser finds no token:
+// NullType, no corrupt record). So the batch's records need no filter:
+// on lake-json a filter dropping NULL lines evaluated the whole
+// expression a second time (its depth gate keeps both out of whole-stage
+// code generation), 4.4-5.6 s of task CPU for 10 files against 4.0-5.2 s
+// without.
 //
 // A line that may nest deeper than infer.MaxJSONDepth (jsonDeeperFilter,
 // then jsonNestingExpr, as checkNestingOnServer measures) is never handed
