@@ -527,8 +527,9 @@ func TestDifferentialReadPaths(t *testing.T) {
 		// of them with quoted values, whose lines Spark's CSV parser reads
 		// there (not a split at the separator).
 		csvScanned, quotedScanned = map[string]int{}, map[string]int{}
-		// Reads of local gzip files (withGzipped) the client typed.
-		gzipTyped int
+		// Reads of gzip files (withGzipped) the client typed, by where
+		// the files lie.
+		gzipTyped = map[string]int{}
 	)
 	t.Cleanup(func() {
 		for _, where := range []string{"local", "server only"} {
@@ -537,10 +538,12 @@ func TestDifferentialReadPaths(t *testing.T) {
 			}
 			t.Logf("%s: merges of CSV and TSV corpora read %d files in positional scans, %d of them with quoted values", where, csvScanned[where], quotedScanned[where])
 		}
-		if !t.Failed() && total > 0 && gzipTyped == 0 {
-			t.Error("no local gzip file was typed on the client: the suite does not prove its typing")
+		for _, where := range []string{"local", "server only"} {
+			if !t.Failed() && total > 0 && gzipTyped[where] == 0 {
+				t.Errorf("no gzip file (%s) was typed on the client: the suite does not prove its typing", where)
+			}
+			t.Logf("%s: %d reads of gzip files typed on the client", where, gzipTyped[where])
 		}
-		t.Logf("%d reads of local gzip files typed on the client", gzipTyped)
 		// Corpora every path refuses alike prove little: most must merge.
 		if !t.Failed() && total == 0 {
 			t.Errorf("no corpus was merged (SPARKMERGE_DIFF_CORPORA=%d): the run proves nothing", corpora)
@@ -682,8 +685,12 @@ func TestDifferentialReadPaths(t *testing.T) {
 					if err == nil && run.casts {
 						sawCastProbesScanned(t, res, files)
 					}
-					if err == nil && !p.sparkInference && !p.cluster && !p.objectStore && !p.linked {
-						// Local gzip files the client typed from their text.
+					if err == nil && !p.sparkInference && !p.linked && !p.objectStore {
+						// Gzip files the client typed from their text.
+						where := "local"
+						if p.cluster {
+							where = "server only"
+						}
 						typed := 0
 						for _, r := range res.Planned.Reads {
 							if r.InferredLocally && slices.ContainsFunc(r.Paths, func(p string) bool { return strings.HasSuffix(p, ".gz") }) {
@@ -691,7 +698,7 @@ func TestDifferentialReadPaths(t *testing.T) {
 							}
 						}
 						countMu.Lock()
-						gzipTyped += typed
+						gzipTyped[where] += typed
 						countMu.Unlock()
 					}
 					switch {

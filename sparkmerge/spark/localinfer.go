@@ -2,6 +2,7 @@ package spark
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -38,11 +39,12 @@ const (
 	notPlain fileKind = iota
 	// plain: the file's bytes are its text.
 	plain
-	// gzipped: a local file of a plain extension compressed with gzip
+	// gzipped: a file of a plain extension compressed with gzip
 	// (a.csv.gz), which Spark reads decompressed (Hadoop's GzipCodec,
 	// chosen by the suffix) and never splits; the client types its text,
-	// up to maxGzipText of it, as a plain file's. Copies of files only
-	// the server sees are fetched plain only (plainExtensions).
+	// up to maxGzipText of it, as a plain file's: a local file, or a
+	// copy of one only the server sees, fetched compressed (see
+	// copyKeeper.screen for its head).
 	gzipped
 )
 
@@ -98,7 +100,13 @@ func inferFile[T any](path string, fetched []byte, kind fileKind, fromContents f
 		// A name with glob characters is Spark's to type, fetched or
 		// local (isLocalFile), so that both plan alike.
 		return none, errNotPlainLocal
-	case kind == gzipped && (fetched != nil || !isLocalFile(path)):
+	case kind == gzipped && fetched != nil:
+		text, err := gunzip(bytes.NewReader(fetched), maxGzipText)
+		if err != nil {
+			return none, err
+		}
+		return fromContents(text)
+	case kind == gzipped && !isLocalFile(path):
 		return none, errNotPlainLocal
 	case kind == gzipped:
 		text, err := gunzipLocal(localPath(path), maxGzipText)
@@ -128,7 +136,13 @@ func gunzipLocal(path string, limit int64) ([]byte, error) {
 		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: err.Error(), Err: err}
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(bufio.NewReader(f))
+	return gunzip(bufio.NewReader(f), limit)
+}
+
+// gunzip is the text of the gzip stream in, every member of it, or an
+// *infer.Unsupported when it is not gzip or holds more than limit bytes.
+func gunzip(in io.Reader, limit int64) ([]byte, error) {
+	zr, err := gzip.NewReader(in)
 	if err != nil {
 		return nil, &infer.Unsupported{Reason: infer.UnsupportedContents, Msg: "not gzip: " + err.Error(), Err: err}
 	}
@@ -140,6 +154,21 @@ func gunzipLocal(path string, limit int64) ([]byte, error) {
 		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: fmt.Sprintf("more than %d bytes decompressed", limit)}
 	}
 	return text, nil
+}
+
+// gunzipHead is the text the head of a gzip file (its first bytes)
+// decompresses to, cut at its last line break: what a plain file's head
+// is to headRefused. ok is false when head is not the start of gzip.
+func gunzipHead(head []byte) (text []byte, ok bool) {
+	zr, err := gzip.NewReader(bytes.NewReader(head))
+	if err != nil {
+		return nil, false
+	}
+	text, err = io.ReadAll(io.LimitReader(zr, maxGzipText))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, false
+	}
+	return text[:bytes.LastIndexByte(text, '\n')+1], true
 }
 
 // localParquetFile types the plain local .parquet file at path from its

@@ -367,8 +367,8 @@ func fetchCandidates(reads []*Read, listed map[string]remoteFile) (order []*list
 			continue
 		}
 		f, ok := listed[r.Paths[0]]
-		if !ok || f.size > maxRemoteInferFile || f.listing == nil {
-			continue
+		if !ok || f.size > maxRemoteInferFile || f.listing == nil || gzippedText(r) && f.size > maxGzipText {
+			continue // (a gzip file holds more text than its size)
 		}
 		if byListing[f.listing] == nil {
 			order = append(order, f.listing)
@@ -518,7 +518,9 @@ func (k *copyKeeper) screen(r *Read, file fetchedFile) {
 		r.encodingProblem = unsupported.Error()
 	case errors.As(err, &tooDeep):
 		r.nestingProblem = tooDeep.Error()
-	case file.notUTF8:
+	case file.notUTF8 && !gzippedText(r):
+		// (The server checks a gzip file's compressed bytes; the rules
+		// check its text once it is fetched whole.)
 		r.encodingProblem = fmt.Sprintf("not UTF-8: Spark found a byte that is not valid UTF-8 past its first %d bytes (the part of it the client read)", len(file.content))
 	}
 }
@@ -529,7 +531,18 @@ func (k *copyKeeper) screen(r *Read, file fetchedFile) {
 // first line they leave to Spark, so a file whose whole lines in head
 // they refuse is refused whole (err says why). A head with no whole line
 // with content tells nothing (false).
+//
+// A gzip file's head is the text it decompresses to, read as a plain
+// file's head.
 func headRefused(r *Read, rules infer.Rules, head []byte) (bool, error) {
+	name := r.Paths[0]
+	if gzippedText(r) {
+		text, ok := gunzipHead(head)
+		if !ok {
+			return true, &infer.Unsupported{Reason: infer.UnsupportedContents, Msg: "not gzip"}
+		}
+		head, name = text, name[:len(name)-len(".gz")]
+	}
 	lines := head[:bytes.LastIndexByte(head, '\n')+1]
 	if !bytes.ContainsFunc(lines, func(c rune) bool { return c > ' ' }) {
 		return false, nil
@@ -537,11 +550,23 @@ func headRefused(r *Read, rules infer.Rules, head []byte) (bool, error) {
 	var err error
 	switch r.Format {
 	case "csv":
-		_, err = localCSVFile(rules, r.Paths[0], lines, r.Options)
+		_, err = localCSVFile(rules, name, lines, r.Options)
 	case "json":
-		_, err = localJSONFile(rules, r.Paths[0], lines, r.Options)
+		_, err = localJSONFile(rules, name, lines, r.Options)
 	}
 	return err != nil, err
+}
+
+// gzippedText reports whether r's file is a CSV or JSON file of a plain
+// extension compressed with gzip.
+func gzippedText(r *Read) bool {
+	switch r.Format {
+	case "csv":
+		return kindOf(r.Paths[0], isPlainCSV) == gzipped
+	case "json":
+		return kindOf(r.Paths[0], isPlainJSON) == gzipped
+	}
+	return false
 }
 
 // keepFile takes in the file of r, as the listing named it (given).

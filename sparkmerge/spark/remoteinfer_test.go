@@ -1,6 +1,8 @@
 package spark
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -122,14 +124,50 @@ func TestHeadRefused(t *testing.T) {
 			}
 		})
 	}
-	// A file whose reader options the rules refuse is not fetched at all.
+	// A file whose reader options the rules refuse, or compressed but
+	// with gzip, is not fetched at all.
 	multiLine := &Read{Format: "csv", Paths: []string{"s3a://b/f.csv"}, Options: map[string]string{"header": "true", "inferSchema": "true", "multiLine": "true"}}
 	plain := &Read{Format: "csv", Paths: []string{"s3a://b/f.csv"}, Options: map[string]string{"header": "true", "inferSchema": "true"}}
 	gzipped := &Read{Format: "csv", Paths: []string{"s3a://b/f.csv.gz"}, Options: plain.Options}
-	if clientMayType(multiLine, rules) || clientMayType(gzipped, rules) || !clientMayType(plain, rules) {
-		t.Errorf("client may type: multiLine %v, .csv.gz %v, plain %v; want false, false, true",
-			clientMayType(multiLine, rules), clientMayType(gzipped, rules), clientMayType(plain, rules))
+	bzipped := &Read{Format: "csv", Paths: []string{"s3a://b/f.csv.bz2"}, Options: plain.Options}
+	if clientMayType(multiLine, rules) || clientMayType(bzipped, rules) || !clientMayType(gzipped, rules) || !clientMayType(plain, rules) {
+		t.Errorf("client may type: multiLine %v, .csv.bz2 %v, .csv.gz %v, plain %v; want false, false, true, true",
+			clientMayType(multiLine, rules), clientMayType(bzipped, rules), clientMayType(gzipped, rules), clientMayType(plain, rules))
 	}
+	// A gzip file's head is its text's: cut anywhere in the compressed
+	// bytes, it gives the lines before the cut.
+	var rows strings.Builder
+	rows.WriteString("id,day\n")
+	for i := range 20000 {
+		fmt.Fprintf(&rows, "%d,2024-01-%02d\n", i, 1+i%28)
+	}
+	clean := gzipBytes(rows.String())
+	refusedRows := gzipBytes("id,day\n1,2024-1-2\n" + rows.String()[len("id,day\n"):])
+	if len(clean) <= 4096 {
+		t.Fatalf("the gzip file is %d bytes: too small to cut", len(clean))
+	}
+	for _, tc := range []struct {
+		name    string
+		head    []byte
+		refused bool
+	}{
+		{"clean, cut", clean[:4096], false},
+		{"a date with a one-digit month, cut", refusedRows[:4096], true},
+		{"not gzip", []byte(rows.String()[:4096]), true},
+	} {
+		if refused, err := headRefused(gzipped, rules, tc.head); refused != tc.refused {
+			t.Errorf("%s: refused %v (%v), want %v", tc.name, refused, err, tc.refused)
+		}
+	}
+}
+
+// gzipBytes is text compressed with gzip.
+func gzipBytes(text string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(text))
+	zw.Close()
+	return b.Bytes()
 }
 
 // A CSV file only the server sees whose head the client's rules refuse
