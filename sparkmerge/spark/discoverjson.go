@@ -264,9 +264,9 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 	// A file larger than Spark's split is read alone in several
 	// partitions, and here too (alike where it is a read of its own, at
 	// other offsets where the batch's small files are one read): the
-	// result is the same
-	// whatever the split, for JsonInferSchema.infer types each record
-	// alone (inferField) and merges the records' types by compatibleType,
+	// result is the same whatever the split, for JsonInferSchema.infer
+	// types each record alone (inferField) and merges the records' types
+	// by compatibleType,
 	// within a partition and across partitions, and compatibleType is
 	// associative and commutative (per field by name at every depth; on
 	// primitives TypeCoercion's tightest common type, decimals widened to

@@ -127,15 +127,14 @@ func inferFile[T any](path string, fetched []byte, kind fileKind, fromContents f
 // *infer.Unsupported when it is not a regular file, not gzip, or holds
 // more than limit bytes: Spark types such a file.
 func gunzipLocal(path string, limit int64) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil || !info.Mode().IsRegular() {
-		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: "not a regular local file"}
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: err.Error(), Err: err}
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, &infer.Unsupported{Reason: infer.UnsupportedFile, Msg: "not a regular local file"}
+	}
 	return gunzip(bufio.NewReader(f), limit)
 }
 
