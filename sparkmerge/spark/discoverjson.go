@@ -266,14 +266,14 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 	// other offsets where the batch's small files are one read): the
 	// result is the same whatever the split, for JsonInferSchema.infer
 	// types each record alone (inferField) and merges the records' types
-	// by compatibleType,
-	// within a partition and across partitions, and compatibleType is
-	// associative and commutative (per field by name at every depth; on
-	// primitives TypeCoercion's tightest common type, decimals widened to
-	// the largest range and scale or double, anything else string). The
-	// root's own rules (arrays, scalars, corrupt records) are kept out as
-	// for any file (see the top of this file). TestJSONTypedTogetherPastTheSplit
-	// proves it on files split at every line.
+	// by compatibleType, within a partition and across partitions, and
+	// compatibleType is associative and commutative (per field by name at
+	// every depth; on primitives TypeCoercion's tightest common type,
+	// decimals widened to the largest range and scale or double, anything
+	// else string). The root's own rules (arrays, scalars, corrupt
+	// records) are kept out as for any file (see the top of this file).
+	// TestJSONTypedTogetherPastTheSplit proves it on files split at every
+	// line.
 	var batches []*jsonBatch
 	for _, key := range order {
 		if len(byKey[key]) < 2 {
