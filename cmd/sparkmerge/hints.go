@@ -1,6 +1,10 @@
 package main
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge/spark"
+)
 
 // The library's errors name what to change in its own terms (Go options
 // and fields, e.g. "(Options.Types = TypesString)"); the CLI says the
@@ -22,6 +26,7 @@ var flagHints = strings.NewReplacer(
 	"(Options.CaseSensitive)", "(--case-sensitive)",
 	"(Job.Format or SourceSpec.Format)", "(--format, or format per source in a job file)",
 	"the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", "--option encoding=ISO-8859-1 (or options per source in a job file)",
+	"(SourceSpec.Options, SourceSpec.Schema)", "(options and schema per source in a job file; --option and --schema when every source is such a file)",
 	"(SourceSpec.Schema)", "(--schema)",
 	"(Job.Strategy = StrategyAuto or StrategyUnion)", "(--strategy auto or union)",
 	`(Target.Mode = "overwrite")`, "(--mode overwrite)",
@@ -37,3 +42,27 @@ var flagHints = strings.NewReplacer(
 
 // withFlagHints is an error's message as the CLI prints it.
 func withFlagHints(msg string) string { return flagHints.Replace(msg) }
+
+// inCLITerms rewrites a plan's warnings as the CLI prints them, in text
+// and in JSON: with its flags (see flagHints).
+func inCLITerms(p *spark.Planned) {
+	if p == nil {
+		return
+	}
+	for i, w := range p.Warnings {
+		p.Warnings[i] = withFlagHints(w)
+	}
+}
+
+// resultInCLITerms is inCLITerms for a merge's result, if any.
+func resultInCLITerms(r *spark.Result) {
+	if r != nil {
+		inCLITerms(r.Planned)
+	}
+}
+
+// planText is a plan's text as the CLI prints it (see inCLITerms).
+func planText(p *spark.Planned) string {
+	inCLITerms(p)
+	return withFlagHints(p.String())
+}

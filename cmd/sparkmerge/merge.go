@@ -117,13 +117,14 @@ func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job s
 	if opts.global.output == "text" && opts.status != nil {
 		opts.status.onPlan = func(p *spark.Planned) {
 			opts.status.pause()
-			fmt.Fprintln(stdout, strings.TrimRight(p.String(), "\n"))
+			fmt.Fprintln(stdout, strings.TrimRight(planText(p), "\n"))
 			fmt.Fprintln(stdout)
 			planShown = true
 		}
 	}
 	result, err := client.Merge(ctx, job)
 	opts.status.close()
+	resultInCLITerms(result)
 	if result != nil && opts.report != "" {
 		var rows map[string]int64
 		if len(result.RowsRead) > 0 {
@@ -148,7 +149,7 @@ func (opts *mergeOptions) merge(ctx context.Context, client *spark.Client, job s
 		}{result, rows}, nil)
 	}
 	if result != nil && (err == nil || opts.global.output != "json") {
-		text := result.String
+		text := func() string { return withFlagHints(result.String()) }
 		if planShown {
 			text = result.Summary
 		}
@@ -332,7 +333,7 @@ func mergeToView(ctx context.Context, client *spark.Client, job spark.Job, name 
 		View      string `json:"view"`
 		SessionID string `json:"session_id"`
 	}{planned, shown, client.SessionID()}, func() string {
-		return planned.String() + fmt.Sprintf("\nview %s registered in session %s (nothing read yet)\n", shown, client.SessionID())
+		return planText(planned) + fmt.Sprintf("\nview %s registered in session %s (nothing read yet)\n", shown, client.SessionID())
 	})
 }
 

@@ -97,7 +97,8 @@ func showPlan(planned *spark.Planned, w io.Writer, output, emit, report string) 
 			SQL string `json:"sql"`
 		}{stmt}, func() string { return stmt })
 	}
-	if err := writeOutput(w, output, planned, planned.String); err != nil {
+	text := planText(planned) // rewrites the warnings for JSON too
+	if err := writeOutput(w, output, planned, func() string { return text }); err != nil {
 		return err
 	}
 	if err := planned.Err(); err != nil {

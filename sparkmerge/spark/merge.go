@@ -30,6 +30,11 @@ type Planned struct {
 	// null there. An earlier merge's provenance column is one when the
 	// merge names no provenance column (Options.SourceColumn).
 	NullColumns Columns `json:"null_columns,omitempty"`
+	// Warnings are what the plan saw of sources read, by their schema,
+	// otherwise than their files look meant: a CSV file of one column
+	// whose name holds another separator, or one whose header line reads
+	// as a row of data. Each names the source and the option to change.
+	Warnings []string `json:"warnings,omitempty"`
 	// Table is the table the merge writes (or a Delta path), as the
 	// catalog describes it: its format, its schema, and how --evolve
 	// changes it.

@@ -378,6 +378,9 @@ func sourceError(r *Read, err error) error {
 	case "DATA_SOURCE_NOT_FOUND":
 		hint = "set the right format (Job.Format or SourceSpec.Format), or add the data source's package to the Spark server"
 	}
+	if hint == "" && strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") && r.Format == "json" && !strings.EqualFold(optionValue(r.Options, "multiLine"), "true") {
+		hint = jsonDocumentHint(r)
+	}
 	if named := namedFormat(r); hint == "" && named != "" {
 		// A file read as another format than its name says fails deep
 		// in Spark (a task's "not a Parquet file", its cause often cut
@@ -391,6 +394,44 @@ func sourceError(r *Read, err error) error {
 }
 
 func quoteName(s string) string { return fmt.Sprintf("%q", s) }
+
+// jsonDocumentHint is the hint for a JSON read Spark's inference found
+// malformed: Spark reads JSON as one record a line, and the commonest such
+// file is one JSON document (an array of records, or a record printed over
+// several lines), which multiLine reads. Spark's own message suggests
+// mode=PERMISSIVE, which reads every line of such a file as a corrupt
+// record. When the client sees the file, its head says which.
+func jsonDocumentHint(r *Read) string {
+	const fix = "read it with the reader option multiLine=true (Job.ReaderOptions or SourceSpec.Options); mode=PERMISSIVE would read its lines as corrupt records, not its records"
+	if len(r.Paths) == 1 {
+		switch head := localJSONHead(r.Paths[0]); {
+		case strings.HasPrefix(head, "["):
+			return "its text starts with '[': it is one JSON array, where Spark reads one JSON record a line: " + fix
+		case strings.HasPrefix(head, "{"):
+			if first, _, whole := strings.Cut(head, "\n"); whole && !json.Valid([]byte(first)) {
+				return "its first line is not a whole JSON record: Spark reads one record a line, and a record printed over several lines is one JSON document: " + fix
+			}
+		}
+	}
+	return "Spark reads one JSON record a line: if the file is one JSON document (an array of records, or a record printed over several lines), " + fix
+}
+
+// localJSONHead is the first 64 KiB of a local file, from its first
+// character that is not white space (a byte-order mark skipped); "" when
+// the client cannot read it.
+func localJSONHead(p string) string {
+	if !isLocalFile(p) {
+		return ""
+	}
+	f, err := os.Open(localPath(p))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	return strings.TrimLeft(strings.TrimPrefix(string(head[:n]), "\ufeff"), " \t\r\n")
+}
 
 // namedFormat is the format r's file names say when it differs from the
 // format r is read as ("" otherwise, or when its files say none or

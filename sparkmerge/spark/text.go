@@ -73,6 +73,9 @@ func (p *Planned) String() string {
 		}
 		b.WriteString("\n")
 	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\n", w)
+	}
 	if t := p.Table; t != nil {
 		writeTable(&b, t)
 	}

@@ -759,3 +759,34 @@ func decimalFor(t csvType) csvType {
 
 // decimalWider is DecimalType.isWiderThan for two scale-0 decimals.
 func decimalWider(a, b csvType) bool { return a.precision >= b.precision }
+
+// CSVValueOfType reports whether v, as a CSV value, is a value of a column
+// of type t to Spark's inference: its own type (the one Spark's inference
+// gives a column of v alone) widens to t. A header name that is a value of
+// its column's type suggests the header line is a row of data. It is
+// false for a type the rules do not reach and for a value whose type
+// Spark alone decides.
+func CSVValueOfType(v string, t sparkmerge.DataType) bool {
+	own, ok, _ := inferCSVField(csvType{}, []byte(v))
+	if !ok || own.kind == sparkmerge.KindNull || own.kind == sparkmerge.KindString {
+		return false
+	}
+	var want csvType
+	switch t.Kind {
+	case sparkmerge.KindInt, sparkmerge.KindLong, sparkmerge.KindDouble, sparkmerge.KindBoolean,
+		sparkmerge.KindDate, sparkmerge.KindTimestamp:
+		want = csvType{kind: t.Kind}
+	case sparkmerge.KindDecimal:
+		if t.Scale != 0 {
+			return false
+		}
+		want = csvDecimal(t.Precision)
+	default:
+		return false
+	}
+	if own.kind == sparkmerge.KindDate && want.kind == sparkmerge.KindTimestamp {
+		return true // a date parses as a timestamp (its midnight)
+	}
+	wider, ok := compatibleCSVType(own, want)
+	return ok && wider == want
+}

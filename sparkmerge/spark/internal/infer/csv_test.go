@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
 )
 
 // The expected types follow Spark 4.0's CSVInferSchema; the integration
@@ -347,5 +349,40 @@ func TestInferCSVYearAfterDatetimeOnlyInOnePartition(t *testing.T) {
 	dates := "d,t\n" + pad(splitFreeBytes) + "2024-02-01,y\n"
 	if schema, _, err := inferCSV([]byte(dates), ','); err != nil || schema.String() != "d date, t string" {
 		t.Errorf("dates over %d bytes: %v, %v; want d date, t string", splitFreeBytes, schema, err)
+	}
+}
+
+func TestCSVValueOfType(t *testing.T) {
+	dec := func(p, s int) sparkmerge.DataType { return sparkmerge.NewDecimal(p, s) }
+	simple := sparkmerge.Simple
+	for _, tc := range []struct {
+		v    string
+		t    sparkmerge.DataType
+		want bool
+	}{
+		{"7", simple(sparkmerge.KindInt), true},
+		{"-7", simple(sparkmerge.KindLong), true},
+		{"3000000000", simple(sparkmerge.KindInt), false}, // a bigint
+		{"3000000000", simple(sparkmerge.KindLong), true},
+		{"7", simple(sparkmerge.KindDouble), true},
+		{"1.5", simple(sparkmerge.KindDouble), true},
+		{"1.5", simple(sparkmerge.KindInt), false},
+		{"12345678901234567890", dec(20, 0), true},
+		{"7", dec(20, 0), true},
+		{"7", dec(10, 2), false}, // no CSV value infers a scale
+		{"TRUE", simple(sparkmerge.KindBoolean), true},
+		{"2024-01-02", simple(sparkmerge.KindDate), true},
+		{"2024-01-02", simple(sparkmerge.KindTimestamp), true},
+		{"2024-01-02 10:00:00", simple(sparkmerge.KindTimestamp), true},
+		{"2024-01-02 10:00:00", simple(sparkmerge.KindDate), false},
+		{"id", simple(sparkmerge.KindInt), false},
+		{"amount", simple(sparkmerge.KindString), false},
+		{"7", simple(sparkmerge.KindString), false}, // says nothing
+		{"", simple(sparkmerge.KindInt), false},
+		{"NaN", simple(sparkmerge.KindDouble), false}, // Spark decides
+	} {
+		if got := CSVValueOfType(tc.v, tc.t); got != tc.want {
+			t.Errorf("CSVValueOfType(%q, %s) = %v, want %v", tc.v, tc.t, got, tc.want)
+		}
 	}
 }

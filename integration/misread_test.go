@@ -1,0 +1,134 @@
+//go:build integration
+
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// Files read with the wrong reader options, as they come from the field:
+// an Excel export separated by ';', a CSV file without a header line, a
+// JSON file that is one array, a JSON record printed over several lines.
+// The CSV files plan and merge as Spark reads them alone (one column of
+// whole lines; the first row taken for names), so the plan warns, naming
+// the file and the option; the JSON files fail Spark's inference, and the
+// error says to read them with multiLine, not (as Spark's message does)
+// with mode=PERMISSIVE, which would make every line a corrupt record.
+// Each advice, followed, merges every row. Local files and files only the
+// server sees.
+func TestMisreadFilesAreNamedWithTheirOption(t *testing.T) {
+	t.Parallel()
+	files := textFiles(map[string]string{
+		"comma.csv":   "id,name,amount\n1,a,10\n2,b,20\n",
+		"semi.csv":    "id;name;amount;pincode\n3;c;30;560001\n4;d;40;560002\n",
+		"nohdr.csv":   "5,e,50\n6,f,60\n",
+		"array.json":  "[{\"id\":7,\"name\":\"g\"},\n{\"id\":8,\"name\":\"h\"}]\n",
+		"pretty.json": "{\n  \"id\": 9,\n  \"name\": \"i\"\n}\n",
+	})
+	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
+	for _, where := range []string{"local", "cluster"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			c := newClient(t)
+			dir := dirs[where]
+			path := func(name string) string { return dir + "/" + name }
+
+			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(path("comma.csv"), path("semi.csv"), path("nohdr.csv"))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(planned.Warnings) != 2 {
+				t.Fatalf("warnings %q, want one for semi.csv and one for nohdr.csv", planned.Warnings)
+			}
+			for i, want := range [][]string{
+				{fmt.Sprintf("%q", path("semi.csv")), `named "id;name;amount;pincode"`, "separated by ';'", "sep=';'"},
+				{fmt.Sprintf("%q", path("nohdr.csv")), "names columns 5, 50", "is not merged", "header=false"},
+			} {
+				for _, w := range want {
+					if !strings.Contains(planned.Warnings[i], w) {
+						t.Errorf("warning %d does not say %s: %s", i, w, planned.Warnings[i])
+					}
+				}
+			}
+			if text := planned.String(); strings.Count(text, "  warning: source ") != 2 {
+				t.Errorf("the plan's text does not show both warnings:\n%s", text)
+			}
+
+			// The advice followed: no warning, every row merged.
+			advised := spark.Job{Sources: []spark.SourceSpec{
+				{Paths: []string{path("comma.csv")}},
+				{Paths: []string{path("semi.csv")}, Options: map[string]string{"sep": ";"}},
+				{Paths: []string{path("nohdr.csv")}, Options: map[string]string{"header": "false"}, Schema: "id int, name string, amount int"},
+			}}
+			res, out := merge(t, c, advised)
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings after the advice: %q", res.Warnings)
+			}
+			rows := queryRows(t, fmt.Sprintf("SELECT id, name, amount, pincode FROM parquet.`%s` ORDER BY id", out))
+			want := "[[1 a 10 <nil>] [2 b 20 <nil>] [3 c 30 560001] [4 d 40 560002] [5 e 50 <nil>] [6 f 60 <nil>]]"
+			if got := fmt.Sprint(rows); got != want {
+				t.Errorf("merged %s, want %s", got, want)
+			}
+
+			for _, tc := range []struct{ file, local, ids string }{
+				{"array.json", "its text starts with '['", "[[7 g] [8 h]]"},
+				{"pretty.json", "its first line is not a whole JSON record", "[[9 i]]"},
+			} {
+				_, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(path(tc.file))})
+				if err == nil {
+					t.Fatalf("%s planned as JSON lines", tc.file)
+				}
+				wants := []string{fmt.Sprintf("%q", path(tc.file)), "multiLine=true", "would read its lines as corrupt records"}
+				if where == "local" {
+					wants = append(wants, tc.local) // the client reads the file's head
+				} else {
+					wants = append(wants, "if the file is one JSON document")
+				}
+				for _, w := range wants {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("%s: the error does not say %s: %v", tc.file, w, err)
+					}
+				}
+				_, out := merge(t, c, spark.Job{Sources: pathSources(path(tc.file)), ReaderOptions: map[string]string{"multiLine": "true"},
+					Target: spark.Target{Path: filepath.Join(workDir(t), tc.file)}})
+				if got := fmt.Sprint(queryRows(t, fmt.Sprintf("SELECT id, name FROM parquet.`%s` ORDER BY id", out))); got != tc.ids {
+					t.Errorf("%s with multiLine merged %s, want %s", tc.file, got, tc.ids)
+				}
+			}
+		})
+	}
+}
+
+// The CLI says the warnings with its flags, in its text and in -o json.
+func TestCLIWarnsOfMisreadCSVWithItsFlags(t *testing.T) {
+	t.Parallel()
+	dir := localFiles(t, textFiles(map[string]string{
+		"comma.csv": "id,name\n1,a\n",
+		"tabs.csv":  "id\tname\n2\tb\n",
+	}))
+	code, stdout, stderr := cliRun(t, "plan", dir+"/comma.csv", dir+"/tabs.csv", "-o", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
+	}
+	var plan struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
+		t.Fatalf("plan -o json is not JSON: %v\n%s", err, stdout)
+	}
+	want := fmt.Sprintf(`source %q: one column, named "id\tname": its values look separated by '\t', not ','; if so, each row is merged as one string: read it with the reader option sep='\t' (--option, or options per source in a job file)`, dir+"/tabs.csv")
+	if !slices.Equal(plan.Warnings, []string{want}) {
+		t.Errorf("warnings %q, want [%q]", plan.Warnings, want)
+	}
+	code, stdout, stderr = cliRun(t, "plan", dir+"/comma.csv", dir+"/tabs.csv")
+	if code != 0 || !strings.Contains(stdout, "  warning: "+want+"\n") {
+		t.Errorf("plan text (exit code %d) does not show %q:\n%s\n%s", code, want, stdout, stderr)
+	}
+}

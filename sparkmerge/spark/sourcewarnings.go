@@ -1,0 +1,100 @@
+package spark
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
+)
+
+// Two CSV files read with the wrong options still give a schema, and the
+// merge runs: a file separated by ';' (Excel's export in much of Europe)
+// is one column named after its whole header line, each row one string;
+// a file with no header line has its first row taken for names, and that
+// row is not merged. Spark does the same reading either alone, so nothing
+// here fails; the plan says what it sees, by name, with the option that
+// would read the file as meant.
+
+// separatorCandidates are the separators a CSV file read as one column is
+// checked for, besides the one it was read with.
+var separatorCandidates = []string{";", "\t", "|", ","}
+
+// sourceWarnings are the plan's warnings about reads whose schema suggests
+// a reader option the read lacks, in the reads' order.
+func sourceWarnings(reads []*Read) []string {
+	var out []string
+	for _, r := range reads {
+		if r.Format != "csv" || !strings.EqualFold(optionValue(r.Options, "header"), "true") {
+			continue
+		}
+		schema := r.Schema
+		if r.partition != nil {
+			schema = r.dataSchema // the file's own columns, not the tree's
+		}
+		if w := separatorWarning(r, schema); w != "" {
+			out = append(out, w)
+			continue
+		}
+		if w := headerAsDataWarning(r, schema); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// separatorWarning is the warning for a CSV read of one column whose name
+// splits at another separator into several names, "" for any other read.
+func separatorWarning(r *Read, schema sparkmerge.Schema) string {
+	if len(schema.Fields) != 1 {
+		return ""
+	}
+	name := schema.Fields[0].Name
+	sep := optionValue(r.Options, "sep")
+	if sep == "" {
+		sep = optionValue(r.Options, "delimiter")
+	}
+	if sep == "" {
+		sep = ","
+	}
+	for _, candidate := range separatorCandidates {
+		if candidate == sep {
+			continue
+		}
+		parts := strings.Split(name, candidate)
+		if len(parts) < 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+			continue
+		}
+		shown := candidate
+		if candidate == "\t" {
+			shown = `\t` // as Spark's sep option takes a tab too
+		}
+		return fmt.Sprintf("source %s: one column, named %q: its values look separated by '%s', not '%s'; if so, each row is merged as one string: read it with the reader option sep='%s' (Job.ReaderOptions or SourceSpec.Options)",
+			quoteName(r.Name), name, shown, sep, shown)
+	}
+	return ""
+}
+
+// headerAsDataWarning is the warning for a CSV read whose typed columns
+// are all named by values of their own types (a header line "7,g,70" over
+// columns of int, string, int): the file's first row of data taken for its
+// header, "" for any other read. A column of strings says nothing either
+// way; at least one typed column must.
+func headerAsDataWarning(r *Read, schema sparkmerge.Schema) string {
+	var valued []string
+	for _, f := range schema.Fields {
+		if f.Type.Kind == sparkmerge.KindString {
+			continue
+		}
+		if !infer.CSVValueOfType(f.Name, f.Type) {
+			return ""
+		}
+		valued = append(valued, f.Name)
+	}
+	if len(valued) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("source %s: its header line names %s %s, %s of %s own %s: if the file has no header line, its first row was taken for names and is not merged: read it with the reader option header=false and its columns' names in its schema (SourceSpec.Options, SourceSpec.Schema)",
+		quoteName(r.Name), plural(len(valued), "a column", "columns"), strings.Join(valued, ", "),
+		plural(len(valued), "a value", "values"), plural(len(valued), "its", "their"), plural(len(valued), "type", "types"))
+}

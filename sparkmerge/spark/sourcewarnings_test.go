@@ -1,0 +1,119 @@
+package spark
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+)
+
+func TestSourceWarnings(t *testing.T) {
+	str, integer := sparkmerge.Simple(sparkmerge.KindString), sparkmerge.Simple(sparkmerge.KindInt)
+	date := sparkmerge.Simple(sparkmerge.KindDate)
+	schema := func(fields ...sparkmerge.Field) sparkmerge.Schema { return sparkmerge.Schema{Fields: fields} }
+	field := func(name string, t sparkmerge.DataType) sparkmerge.Field {
+		return sparkmerge.Field{Name: name, Type: t, Nullable: true}
+	}
+	csv := func(options map[string]string, s sparkmerge.Schema) *Read {
+		if options == nil {
+			options = map[string]string{"header": "true", "inferSchema": "true"}
+		}
+		return &Read{Name: "/in/f.csv", Format: "csv", Options: options, Schema: s}
+	}
+	for _, tc := range []struct {
+		name string
+		read *Read
+		want []string // what the one warning says; none when empty
+	}{
+		{"semicolons", csv(nil, schema(field("id;name;amount", str))), []string{`"/in/f.csv"`, `named "id;name;amount"`, "separated by ';', not ','", "sep=';'"}},
+		{"tabs", csv(nil, schema(field("id\tname", str))), []string{`separated by '\t'`, `sep='\t'`}},
+		{"pipes", csv(nil, schema(field("a|b", str))), []string{"sep='|'"}},
+		{"commas where semicolons were asked", csv(map[string]string{"header": "true", "sep": ";"}, schema(field("a,b", str))), []string{"separated by ',', not ';'", "sep=','"}},
+		{"one column of one name", csv(nil, schema(field("id", str))), nil},
+		{"a name with a separator at its end", csv(nil, schema(field("total;", str))), nil},
+		{"two columns", csv(nil, schema(field("a;b", str), field("c", str))), nil},
+		{"no header line asked", csv(map[string]string{"header": "false"}, schema(field("a;b", str))), nil},
+		{"not CSV", &Read{Name: "/in/f.json", Format: "json", Options: map[string]string{"header": "true"}, Schema: schema(field("a;b", str))}, nil},
+		{"a row of data for a header", csv(nil, schema(field("7", integer), field("g", str), field("70", integer))), []string{"names columns 7, 70, values of their own types", "is not merged", "header=false"}},
+		{"a date for a header", csv(nil, schema(field("2024-01-02", date), field("x", str))), []string{"names a column 2024-01-02, a value of its own type"}},
+		{"a typed column named as no value", csv(nil, schema(field("7", integer), field("amount", integer))), nil},
+		{"strings only", csv(nil, schema(field("7", str), field("70", str))), nil},
+		{"a number over a string column", csv(nil, schema(field("2019", str), field("region", str))), nil},
+		{"a decimal name over an int column", csv(nil, schema(field("1.5", integer))), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := sourceWarnings([]*Read{tc.read})
+			if len(tc.want) == 0 {
+				if len(got) != 0 {
+					t.Errorf("warnings %q, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("warnings %q, want one", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("the warning does not say %s: %s", w, got[0])
+				}
+			}
+		})
+	}
+
+	// A file of a partitioned tree is judged by its own columns.
+	tree := csv(nil, schema(field("id;name", str), field("day", date)))
+	tree.partition, tree.dataSchema = &partitionFile{}, schema(field("id;name", str))
+	if got := sourceWarnings([]*Read{tree}); len(got) != 1 || !strings.Contains(got[0], "sep=';'") {
+		t.Errorf("a partition file's warnings %q, want sep=';'", got)
+	}
+}
+
+func TestJSONDocumentHint(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	read := func(p string) *Read { return &Read{Format: "json", Paths: []string{p}} }
+	for _, tc := range []struct{ name, path, want string }{
+		{"an array", write("a.json", "\ufeff  [{\"id\":1},\n{\"id\":2}]\n"), "its text starts with '['"},
+		{"a record over lines", write("p.json", "{\n  \"id\": 1\n}\n"), "its first line is not a whole JSON record"},
+		{"JSON lines broken further on", write("l.json", "{\"id\":1}\n{\"id\":\n"), "if the file is one JSON document"},
+		{"only the server sees it", "/nowhere/x.json", "if the file is one JSON document"},
+	} {
+		got := jsonDocumentHint(read(tc.path))
+		if !strings.Contains(got, tc.want) || !strings.Contains(got, "multiLine=true") {
+			t.Errorf("%s: hint %q, want it to say %q and multiLine=true", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Spark's error for a JSON file its inference found malformed gets the
+// multiLine hint; a read with multiLine already, or of another format,
+// keeps Spark's error as it is.
+func TestSourceErrorHintsMultiLine(t *testing.T) {
+	malformed := &connect.SparkError{ErrorClass: "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION", Message: "[MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed records are detected in record parsing"}
+	for _, tc := range []struct {
+		read *Read
+		hint bool
+	}{
+		{&Read{Name: "/srv/a.json", Format: "json", Paths: []string{"/srv/a.json"}}, true},
+		{&Read{Name: "/srv/a.json", Format: "json", Paths: []string{"/srv/a.json"}, Options: map[string]string{"multiline": "true"}}, false},
+		{&Read{Name: "/srv/a.csv", Format: "csv", Paths: []string{"/srv/a.csv"}}, false},
+	} {
+		err := sourceError(tc.read, malformed)
+		if got := strings.Contains(err.Error(), "hint: Spark reads one JSON record a line") && strings.Contains(err.Error(), "multiLine=true"); got != tc.hint {
+			t.Errorf("%s %v: hint %v, want %v: %v", tc.read.Name, tc.read.Options, got, tc.hint, err)
+		}
+		if !errors.Is(err, malformed) {
+			t.Errorf("%s: Spark's error is not kept: %v", tc.read.Name, err)
+		}
+	}
+}
