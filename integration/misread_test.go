@@ -117,6 +117,7 @@ func TestCLIWarnsOfMisreadCSVWithItsFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
 	}
+	validateJSON(t, "plan", stdout)
 	var plan struct {
 		Warnings []string `json:"warnings"`
 	}
@@ -130,5 +131,13 @@ func TestCLIWarnsOfMisreadCSVWithItsFlags(t *testing.T) {
 	code, stdout, stderr = cliRun(t, "plan", dir+"/comma.csv", dir+"/tabs.csv")
 	if code != 0 || !strings.Contains(stdout, "  warning: "+want+"\n") {
 		t.Errorf("plan text (exit code %d) does not show %q:\n%s\n%s", code, want, stdout, stderr)
+	}
+	code, stdout, stderr = cliRun(t, "merge", dir+"/comma.csv", dir+"/tabs.csv", "--out", filepath.Join(workDir(t), "out"), "-o", "json")
+	if code != 0 {
+		t.Fatalf("merge: exit code %d; stderr:\n%s", code, stderr)
+	}
+	validateJSON(t, "merge", stdout)
+	if !strings.Contains(stdout, `"warnings":`) || !strings.Contains(stdout, "(--option, or options per source in a job file)") {
+		t.Errorf("merge -o json does not hold the warning in the CLI's terms:\n%s", stdout)
 	}
 }
