@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
@@ -213,6 +215,88 @@ func TestHeaderOnlyCSVGainingRowsFailsTheMerge(t *testing.T) {
 		_, err = c.MergePlanned(context.Background(), job, planned)
 		if err == nil || !strings.Contains(err.Error(), dir+"/header.csv") {
 			t.Errorf("spark inference %v: err = %v, want the merge refused naming header.csv", sparkInference, err)
+		}
+	}
+}
+
+// A column empty in one file (a sparse column on a quiet day: every CSV
+// value empty, every JSON value null), which Spark's inference of that file
+// makes a string, takes the type the other files give it, whoever typed
+// the file: the client (local, or fetched from where only the server sees
+// it; it read every value) or Spark (--spark-inference; then Spark is
+// asked whether the column holds a value). Before, one such file made a
+// column of numbers a string in the merge, and an append of it to a table
+// of numbers failed. Its values stay null, the merge is verified, and its
+// other columns keep their own types. A value written into that column
+// after planning fails the merge naming the file.
+func TestColumnWithoutValuesTakesTheOthersType(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := textFiles(map[string]string{
+		"csv/full.csv":     "id,amount,note\n1,10,x\n",
+		"csv/sparse.csv":   "id,amount,note\n2,,y\n3,,z\n",
+		"json/full.json":   "{\"id\":4,\"amount\":2.5,\"tag\":\"a\"}\n",
+		"json/sparse.json": "{\"id\":5,\"amount\":null,\"tag\":null}\n{\"id\":6,\"amount\":null,\"tag\":\"b\"}\n",
+	})
+	dirs := map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)}
+	for _, where := range []string{"local", "cluster"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			dir := dirs[where]
+			for _, tc := range []struct {
+				format, target, rows string
+				sparkInference       bool
+			}{
+				{"csv", "id int, amount int, note string", "[[1 10 x] [2 <nil> y] [3 <nil> z]]", false},
+				{"json", "amount double, id bigint, tag string", "[[<nil> 5 <nil>] [<nil> 6 b] [2.5 4 a]]", false},
+				{"csv", "id int, amount int, note string", "[[1 10 x] [2 <nil> y] [3 <nil> z]]", true},
+				{"json", "amount double, id bigint, tag string", "[[<nil> 5 <nil>] [<nil> 6 b] [2.5 4 a]]", true},
+			} {
+				res, out := merge(t, c, spark.Job{Sources: pathSources(dir + "/" + tc.format), SparkInference: tc.sparkInference, Verify: true,
+					Target: spark.Target{Path: fmt.Sprintf("%s/out-%s-%v", workDir(t), tc.format, tc.sparkInference)}})
+				if got := res.Plan.Target.String(); got != tc.target || !res.Verified {
+					t.Errorf("%s, spark inference %v: target %s (verified %v), want %s", tc.format, tc.sparkInference, got, res.Verified, tc.target)
+				}
+				if !strings.Contains(res.Planned.String(), "typed as the other sources amount string -> ") {
+					t.Errorf("%s, spark inference %v: the plan does not say the sparse file's amount is typed by the others:\n%s", tc.format, tc.sparkInference, res.Planned)
+				}
+				cols := "id, amount, note"
+				if tc.format == "json" {
+					cols = "amount, id, tag"
+				}
+				if got := fmt.Sprint(queryRows(t, fmt.Sprintf("SELECT %s FROM parquet.`%s` ORDER BY 1 NULLS FIRST, 2", cols, out))); got != tc.rows {
+					t.Errorf("%s, spark inference %v: merged %s, want %s", tc.format, tc.sparkInference, got, tc.rows)
+				}
+			}
+
+			// Appended alone to a table of ints.
+			table := "spark_catalog.default.sm_sparse_" + where + "_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+			exec(t, "CREATE TABLE "+table+" (id int, amount int, note string) USING parquet", "INSERT INTO "+table+" VALUES (1, 10, 'x')")
+			t.Cleanup(func() { exec(t, "DROP TABLE IF EXISTS "+table) })
+			res, _ := merge(t, c, spark.Job{Sources: pathSources(dir + "/csv/sparse.csv"), Verify: true, Target: spark.Target{Table: table, Mode: "append"}})
+			exec(t, "REFRESH TABLE "+table)
+			if got := fmt.Sprint(queryRows(t, "SELECT id, amount, note FROM "+table+" ORDER BY id")); got != "[[1 10 x] [2 <nil> y] [3 <nil> z]]" || !res.Verified {
+				t.Errorf("appended (verified %v): %s", res.Verified, got)
+			}
+		})
+	}
+
+	// A value written into the column after planning fails the merge,
+	// in a positional scan (auto: the file's size and time) and read alone
+	// (union: the typed null's guard).
+	for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
+		dir := localFiles(t, textFiles(map[string]string{"full.csv": "id,amount\n1,10\n", "sparse.csv": "id,amount\n2,\n"}))
+		job := spark.Job{Sources: pathSources(dir+"/full.csv", dir+"/sparse.csv"), Strategy: strategy, Target: spark.Target{Path: filepath.Join(workDir(t), fmt.Sprintf("gained-%v", strategy))}}
+		planned, err := c.Plan(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := planned.Plan.Target.String(); got != "id int, amount int" {
+			t.Fatalf("%s: target %s, want id int, amount int", strategy, got)
+		}
+		putFiles(t, dir, textFiles(map[string]string{"sparse.csv": "id,amount\n2,7\n"}))
+		if _, err = c.MergePlanned(context.Background(), job, planned); err == nil || !strings.Contains(err.Error(), dir+"/sparse.csv") {
+			t.Errorf("%s: err = %v, want the merge refused naming sparse.csv", strategy, err)
 		}
 	}
 }

@@ -101,3 +101,14 @@ func snakeCase(name string) string {
 	}
 	return b.String()
 }
+
+// ColumnKey is the key NewPlan matches a source column's name by under
+// opts (normalized, renamed, case-folded unless CaseSensitive): two
+// columns of one key are one target column.
+func ColumnKey(opts Options) func(name string) string {
+	n := newNamer(opts)
+	return func(name string) string {
+		_, key := n.name(name)
+		return key
+	}
+}

@@ -2,6 +2,7 @@ package sparkmerge
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -17,7 +18,19 @@ type Source struct {
 	// own type only where no other source has the column; its projection
 	// gives that column a typed null (there is no value to cast).
 	NoRows bool
+	// NoValues are the indexes (into Schema.Fields) of the columns whose
+	// types were inferred from no value, the others holding values: a CSV
+	// column of empty values, a JSON key whose every value is null, which
+	// Spark's inference makes strings. As a source's under NoRows, their
+	// types are no evidence: a daily file whose column happens to be empty
+	// does not make a column of numbers a string (or fail an append to a
+	// table of numbers). Only what the client read itself is known so.
+	NoValues []int
 }
+
+// fromNoValue reports whether the type of the source's column j was
+// inferred from no value (NoRows, NoValues).
+func (s *Source) fromNoValue(j int) bool { return s.NoRows || slices.Contains(s.NoValues, j) }
 
 // Plan is the result of NewPlan: the target schema and, for every source,
 // how its columns map onto it. It is a plain value: compare plans with
@@ -66,7 +79,13 @@ type SourcePlan struct {
 	Excluded []int
 	// NoRows is Source.NoRows.
 	NoRows bool
+	// NoValues is Source.NoValues.
+	NoValues []int
 }
+
+// fromNoValue reports whether the type of the source's column j was
+// inferred from no value (NoRows, NoValues).
+func (sp *SourcePlan) fromNoValue(j int) bool { return sp.NoRows || slices.Contains(sp.NoValues, j) }
 
 // Diagnostics says what merging does to one source.
 type Diagnostics struct {
@@ -85,8 +104,9 @@ type Diagnostics struct {
 	// Renamed are the columns whose source spelling differs from the
 	// target's (case, normalizing or Options.Renames).
 	Renamed []Rename
-	// Untyped are the columns of a source without rows (Source.NoRows)
-	// whose type, inferred from no value, yields to the target's.
+	// Untyped are the columns whose type, inferred from no value (a
+	// source without rows, Source.NoRows, or Source.NoValues), yields to
+	// the target's.
 	Untyped []TypeChange
 }
 
@@ -107,9 +127,9 @@ type column struct {
 	key     string
 	present int        // sources that have it
 	types   []DataType // distinct types in first-seen order
-	// guesses are the distinct types of the sources without rows
-	// (Source.NoRows) that have it, which count only when no other
-	// source has it.
+	// guesses are the distinct types of the sources that have it
+	// inferred from no value (Source.NoRows, Source.NoValues), which
+	// count only when no other source has it.
 	guesses  []DataType
 	nullable bool
 	refPos   int // position in the reference, -1 if not there
@@ -327,7 +347,7 @@ func (b *builder) scan() error {
 			c.present++
 			c.nullable = c.nullable || f.Nullable
 			types := &c.types
-			if src.NoRows {
+			if src.fromNoValue(j) {
 				types = &c.guesses
 			}
 			if !containsType(*types, &f.Type) {
@@ -711,11 +731,11 @@ func (b *builder) conflict(id int32, name string, withRef bool) ColumnConflict {
 		cc.Types = append(cc.Types, *b.cols[id].refType)
 	}
 	for s, src := range b.sources {
-		if src.NoRows && len(b.cols[id].types) > 0 {
-			continue // its type yields to the others'
-		}
 		for j, fid := range b.fieldCols[s] {
 			if fid == id {
+				if src.fromNoValue(j) && len(b.cols[id].types) > 0 {
+					break // its type yields to the others'
+				}
 				cc.Sources = append(cc.Sources, src.Name)
 				cc.Types = append(cc.Types, src.Schema.Fields[j].Type)
 				break
@@ -745,7 +765,7 @@ func (b *builder) project(p *Plan) {
 				cols[pos] = j
 			}
 		}
-		p.Sources[s] = SourcePlan{Name: src.Name, Schema: src.Schema, Columns: cols, Excluded: excluded, NoRows: src.NoRows}
+		p.Sources[s] = SourcePlan{Name: src.Name, Schema: src.Schema, Columns: cols, Excluded: excluded, NoRows: src.NoRows, NoValues: src.NoValues}
 	}
 }
 
@@ -771,7 +791,7 @@ func (p *Plan) Diagnostics(i int) Diagnostics {
 		if sameExact(f.Type, tf.Type) {
 			continue
 		}
-		if sp.NoRows {
+		if sp.fromNoValue(j) {
 			d.Untyped = append(d.Untyped, TypeChange{Column: tf.Name, From: f.Type, To: tf.Type})
 			continue
 		}

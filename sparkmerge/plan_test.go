@@ -564,7 +564,7 @@ func TestNewPlanSourceWithoutRows(t *testing.T) {
 	// Typed nulls, guarded: a value there would be rows the file gained
 	// since it was planned without.
 	guard := func(col, t string) string {
-		return "CASE WHEN `" + col + "` IS NULL THEN CAST(NULL AS " + t + ") ELSE raise_error(concat('sparkmerge: column " + col + ": ', 'h.csv', ' had no rows when the merge was planned and now has the value ', `" + col + "`, ': plan the merge again')) END AS `" + col + "`"
+		return "CASE WHEN `" + col + "` IS NULL THEN CAST(NULL AS " + t + ") ELSE raise_error(concat('sparkmerge: column " + col + ": ', 'h.csv', ' had no value there when the merge was planned and now has the value ', `" + col + "`, ': plan the merge again')) END AS `" + col + "`"
 	}
 	wantExprs := []string{guard("id", "bigint"), guard("ts", "timestamp"), guard("s", "struct<x:int>"), "`extra`"}
 	if diff := cmp.Diff(wantExprs, p.SelectExprs(1)); diff != "" {
@@ -579,7 +579,7 @@ func TestNewPlanSourceWithoutRows(t *testing.T) {
 		t.Errorf("Diagnostics (-want +got):\n%s", diff)
 	}
 	text := p.String()
-	if !strings.Contains(text, "h.csv: 4 columns; no rows; typed as the other sources id string -> bigint, ts string -> timestamp, s string -> struct<x:int>") || !strings.Contains(text, "+ null (no rows)") {
+	if !strings.Contains(text, "h.csv: 4 columns; no rows; typed as the other sources id string -> bigint, ts string -> timestamp, s string -> struct<x:int>") || !strings.Contains(text, "+ null (no value)") {
 		t.Errorf("plan text:\n%s", text)
 	}
 	// The same file with rows: string wins, as before.
@@ -599,5 +599,51 @@ func TestNewPlanSourceWithoutRows(t *testing.T) {
 	}
 	if got, want := p.Target.String(), "id string, ts string, extra string, s string"; got != want {
 		t.Errorf("no rows anywhere: target %s, want %s", got, want)
+	}
+}
+
+// A column whose values were all empty in one file (a sparse column on a
+// quiet day), typed a string by Spark's inference from no value, is no
+// evidence either (Source.NoValues): the column takes the others' type,
+// that file's projection is a guarded typed null, the file's other
+// columns keep their types, an append to a table of numbers fits, and
+// --types strict sees no conflict. A column empty in every file keeps its
+// type; the same file with values in the column makes it a string, as
+// before.
+func TestNewPlanColumnWithoutValues(t *testing.T) {
+	full := Source{Name: "full.csv", Schema: schema(t, "id int, amount int, note string")}
+	sparse := Source{Name: "sparse.csv", Schema: schema(t, "id string, amount string, note string"), NoValues: []int{1}}
+	sparse.Schema.Fields[0].Type = Simple(KindString) // a column with values: string wins over int
+	p, err := NewPlan([]Source{full, sparse}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Target.String(), "id string, amount int, note string"; got != want {
+		t.Errorf("target %s, want %s", got, want)
+	}
+	want := []string{"`id`", "CASE WHEN `amount` IS NULL THEN CAST(NULL AS int) ELSE raise_error(concat('sparkmerge: column amount: ', 'sparse.csv', ' had no value there when the merge was planned and now has the value ', `amount`, ': plan the merge again')) END AS `amount`", "`note`"}
+	if diff := cmp.Diff(want, p.SelectExprs(1)); diff != "" {
+		t.Errorf("SelectExprs of the sparse file (-want +got):\n%s", diff)
+	}
+	if d := p.Diagnostics(1); !cmp.Equal(d.Untyped, []TypeChange{{Column: "amount", From: Simple(KindString), To: Simple(KindInt)}}) || len(d.Conflicts) != 0 {
+		t.Errorf("Diagnostics of the sparse file: %+v", d)
+	}
+	if text := p.String(); !strings.Contains(text, "sparse.csv: 3 columns; typed as the other sources amount string -> int") || !strings.Contains(text, "+ null (no value)") {
+		t.Errorf("plan text:\n%s", text)
+	}
+
+	sparse.Schema = schema(t, "id int, amount string, note string")
+	if _, err := NewPlan([]Source{full, sparse}, Options{Types: TypesStrict}); err != nil {
+		t.Errorf("strict: %v", err)
+	}
+	if _, err := NewPlan([]Source{sparse}, Options{Missing: MissingReference, Reference: ptr(schema(t, "id int, amount int, note string"))}); err != nil {
+		t.Errorf("appended to a table of ints: %v", err)
+	}
+	if p, err := NewPlan([]Source{sparse, {Name: "sparse2.csv", Schema: schema(t, "amount string"), NoValues: []int{0}}}, Options{}); err != nil || p.Target.String() != "id int, amount string, note string" {
+		t.Errorf("empty everywhere: %v, %v", p, err)
+	}
+	sparse.NoValues = nil
+	if p, err := NewPlan([]Source{full, sparse}, Options{}); err != nil || p.Target.String() != "id int, amount string, note string" {
+		t.Errorf("with values: %v, %v", p, err)
 	}
 }

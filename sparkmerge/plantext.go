@@ -115,8 +115,8 @@ func cell(pr Projection) string {
 	case ProjectRebuild:
 		return "* " + pr.From.String() + renamed
 	case ProjectNull:
-		if pr.NoRows {
-			return "+ null (no rows)"
+		if pr.NoValue {
+			return "+ null (no value)"
 		}
 		return "+ null"
 	case ProjectLiteral:

@@ -56,10 +56,11 @@ type Projection struct {
 	// the value and its source, or, with Options.Rescue, to give null
 	// and rescue the value.
 	MayFail bool
-	// NoRows marks a null (ProjectNull) that stands for the column
-	// Source of a source without rows (Source.NoRows), whose type, From,
-	// yields to the target's: there is no value to cast.
-	NoRows bool
+	// NoValue marks a null (ProjectNull) that stands for the column
+	// Source, whose type, From, was inferred from no value (a source
+	// without rows, Source.NoRows, or Source.NoValues) and yields to the
+	// target's: there is no value to cast.
+	NoValue bool
 }
 
 // Projections returns, for source i, one projection per target column, in
@@ -87,10 +88,10 @@ func (p *Plan) projection(sp *SourcePlan, k int) Projection {
 	}
 	f := &sp.Schema.Fields[j]
 	pr := Projection{Column: tf.Name, Source: f.Name, From: f.Type, To: tf.Type, Nullable: f.Nullable}
-	if sp.NoRows && !sameExact(f.Type, tf.Type) {
+	if sp.fromNoValue(j) && !sameExact(f.Type, tf.Type) {
 		// A cast of no value: a typed null says the same, and casts
 		// (string to struct) Spark would refuse.
-		pr.Kind, pr.NoRows = ProjectNull, true
+		pr.Kind, pr.NoValue = ProjectNull, true
 		return pr
 	}
 	switch {
@@ -166,8 +167,8 @@ func (p *Plan) selectExpr(i int, pr Projection) string {
 	case ProjectCast:
 		return p.CastExpr(pr, ident(pr.Source), QuoteString(pr.Input)) + alias
 	case ProjectNull:
-		if pr.NoRows {
-			return noRowsNull(pr, QuoteString(p.Sources[i].Name)) + alias
+		if pr.NoValue {
+			return noValueNull(pr, QuoteString(p.Sources[i].Name)) + alias
 		}
 		return typedNull(pr.To) + alias
 	case ProjectRebuild:
@@ -298,13 +299,13 @@ func castMayFail(from, to DataType) bool {
 
 func typedNull(t DataType) string { return "CAST(NULL AS " + t.String() + ")" }
 
-// noRowsNull is the typed null of a NoRows projection, guarded: a value
-// in the column means its source gained rows since it was planned
-// without, and the query fails naming the value and its source (where, a
-// SQL string expression) rather than merge it as null.
-func noRowsNull(pr Projection, where string) string {
+// noValueNull is the typed null of a NoValue projection, guarded: a
+// value in the column means its source changed since it was planned
+// without one there, and the query fails naming the value and its source
+// (where, a SQL string expression) rather than merge it as null.
+func noValueNull(pr Projection, where string) string {
 	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+pr.Column+": ") + ", " + where + ", " +
-		QuoteString(" had no rows when the merge was planned and now has the value ") + ", " + valueText(ident(pr.Source), pr.From) + ", " +
+		QuoteString(" had no value there when the merge was planned and now has the value ") + ", " + valueText(ident(pr.Source), pr.From) + ", " +
 		QuoteString(": plan the merge again") + "))"
 	return "CASE WHEN " + ident(pr.Source) + " IS NULL THEN " + typedNull(pr.To) + " ELSE " + fail + " END"
 }

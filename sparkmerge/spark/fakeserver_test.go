@@ -42,6 +42,9 @@ type fakeServer struct {
 	// directories (by path as given), which listings and realPaths
 	// answer.
 	realPathsOf map[string]string
+	// valueless are the string columns without a value
+	// (columnsHaveValues answers), by a read's paths and the column.
+	valueless map[string]bool
 	// rows are whether a read has rows (haveRows answers), by its paths.
 	rows map[string]bool
 	// clientFS: the server shares the client's filesystem, where it lists
@@ -432,6 +435,21 @@ func (f *fakeServer) fetched(p string, want fileFetch) fetchedFile {
 	f.fetchedBytes += int64(len(content))
 	f.mu.Unlock()
 	return fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis, notUTF8: notUTF8}
+}
+
+// columnsHaveValues answers "columnsHaveValues <paths> <column>" per
+// probe: a column has values unless valueless names it (paths and
+// column).
+func (f *fakeServer) columnsHaveValues(_ context.Context, probes []valueProbe) ([]bool, error) {
+	out := make([]bool, len(probes))
+	for i, p := range probes {
+		call := "columnsHaveValues " + strings.Join(p.read.Paths, ",") + " " + p.column
+		if err := f.record(call); err != nil {
+			return nil, err
+		}
+		out[i] = !f.valueless[strings.Join(p.read.Paths, ",")+" "+p.column]
+	}
+	return out, nil
 }
 
 // haveRows answers "haveRows <paths>" per read from rows.

@@ -54,6 +54,7 @@ type localTyping struct {
 	// shortNumbers holds of a file read even when Spark must type it.
 	shortNumbers bool
 	noRows       bool
+	noValues     []string
 	headerLine   string
 	quotedValues bool
 	// options are the read's options once typed (a CSV file's with
@@ -79,10 +80,11 @@ func (t *localTyping) applyTo(r *Read) {
 		r.nestingProblem = t.nestingProblem
 	}
 	if !t.typed {
-		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false
+		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.noValues = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false, nil
 		return
 	}
 	r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.stamp = t.schema, t.raw, t.headerLine, t.quotedValues, t.noRows, t.stamp
+	r.noValues = t.noValues
 	if t.options != nil {
 		r.Options = t.options
 	}
@@ -207,6 +209,9 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 		t.shortNumbers = f.ShortNumbers // holds for a file read even when Spark must type it
 		if err == nil {
 			t.schema, t.headerLine, t.quotedValues, t.noRows = f.Schema, f.Header, f.Quoted, f.NoRows
+			for _, j := range f.NoValues {
+				t.noValues = append(t.noValues, f.Schema.Fields[j].Name)
+			}
 			t.options = withOption(r.Options, "enforceSchema", "false")
 			t.splitSensitive = splitSensitiveSize(f, src, fetched)
 		}

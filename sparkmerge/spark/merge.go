@@ -122,7 +122,7 @@ func (p *Planned) scanPlan() scanPlan {
 func planSources(reads []*Read) []sparkmerge.Source {
 	out := make([]sparkmerge.Source, len(reads))
 	for i, r := range reads {
-		out[i] = sparkmerge.Source{Name: r.Name, Schema: r.Schema, NoRows: r.withoutRows()}
+		out[i] = sparkmerge.Source{Name: r.Name, Schema: r.Schema, NoRows: r.withoutRows(), NoValues: r.noValueColumns()}
 	}
 	return out
 }
@@ -141,6 +141,9 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 	}
 	table, hasProvenance, hasRescue, err := withoutOwnColumns(job, policy, table)
 	if err != nil {
+		return err
+	}
+	if err := c.markNoValues(ctx, planned.Reads, *policy, table); err != nil {
 		return err
 	}
 	if job.Target.Evolve {

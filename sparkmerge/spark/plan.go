@@ -506,6 +506,13 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 			return nil, err
 		}
 	}
+	var reference []sparkmerge.Schema
+	if policy.Reference != nil {
+		reference = append(reference, *policy.Reference)
+	}
+	if err := c.markNoValues(ctx, reads, policy, reference...); err != nil {
+		return nil, err
+	}
 	plan, err := sparkmerge.NewPlan(planSources(reads), policy)
 	var extra *sparkmerge.MissingColumnsError
 	if appending && job.ReferenceTable == "" && errors.As(err, &extra) && extra.Policy == sparkmerge.MissingReference {

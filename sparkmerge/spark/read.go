@@ -90,6 +90,13 @@ type Read struct {
 	// known by the client that typed it, or asked of Spark (see
 	// markHeaderOnly).
 	noRows bool
+	// noValues are the columns of a locally inferred file without a value
+	// (see sparkmerge.Source.NoValues): a CSV file's columns of empty
+	// values, a JSON file's keys whose every value is null.
+	noValues []string
+	// valueless are r's string columns Spark found without a value
+	// (markNoValues), valuesAsked those it was asked of.
+	valueless, valuesAsked []string
 	// headerLine is a locally inferred CSV file's header line as written,
 	// when no other line of the file is equal to it (infer.CSVFile.Header):
 	// a positional scan may then read the file as text, one row a line,
@@ -679,6 +686,28 @@ func (r *Read) withoutRows() bool {
 		}
 	}
 	return true
+}
+
+// noValueColumns are the indexes of r's columns whose types were inferred
+// from no value (sparkmerge.Source.NoValues): columns of CSV files the
+// client typed without a value in any of them, and columns Spark found
+// without one (markNoValues). None for a file of a tree whose own column
+// gives way to a partition column's values.
+func (r *Read) noValueColumns() []int {
+	if r.overlapExprs != nil {
+		return nil
+	}
+	var out []int
+	for j, f := range r.Schema.Fields {
+		known := r.Format == "csv"
+		for _, part := range r.parts() {
+			known = known && part.InferredLocally && (part.noRows || slices.Contains(part.noValues, f.Name))
+		}
+		if known || slices.Contains(r.valueless, f.Name) {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // exactDoubles reports whether every file of r is known to hold only

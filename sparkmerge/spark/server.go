@@ -59,6 +59,10 @@ type server interface {
 	// haveRows says, of each read, whether it has a row: one Spark job
 	// reading at most the first row of each (see withoutColumnlessFiles).
 	haveRows(ctx context.Context, reads []*Read) ([]bool, error)
+	// columnsHaveValues reads, of each probe's read, at most the first
+	// row with a value in the probe's column, all in one Spark request
+	// (see [Client.markNoValues]).
+	columnsHaveValues(ctx context.Context, probes []valueProbe) ([]bool, error)
 	// jsonNesting measures how deep the records of JSON files nest, by
 	// the measures' text reads, in one Spark request: of each read (an
 	// index of the reads the measures were made of) with a file past
@@ -412,6 +416,24 @@ func (s sessionServer) haveRows(ctx context.Context, reads []*Read) ([]bool, err
 		return nil, err
 	}
 	has := make([]bool, len(reads))
+	for _, row := range rows.Values {
+		if i, ok := row[0].(int64); ok && i >= 0 && int(i) < len(has) {
+			has[i] = true
+		}
+	}
+	return has, nil
+}
+
+func (s sessionServer) columnsHaveValues(ctx context.Context, probes []valueProbe) ([]bool, error) {
+	frames := make([]connect.Frame, len(probes))
+	for i, p := range probes {
+		frames[i] = readFrame(s.sess, p.read).Filter(ident(p.column) + " IS NOT NULL").Limit(1).SelectExpr(fmt.Sprintf("CAST(%d AS BIGINT) AS i", i))
+	}
+	rows, err := connect.UnionAll(frames).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	has := make([]bool, len(probes))
 	for _, row := range rows.Values {
 		if i, ok := row[0].(int64); ok && i >= 0 && int(i) < len(has) {
 			has[i] = true

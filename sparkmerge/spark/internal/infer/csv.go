@@ -46,6 +46,11 @@ type CSVFile struct {
 	// ones, so Spark's reader gives no row of it. Its columns' types were
 	// inferred from no value (every one a string) and say nothing.
 	NoRows bool
+	// NoValues are the columns (indexes into Schema.Fields) without a
+	// value in any row (every one empty, which Spark reads as null): a
+	// string to Spark's inference, inferred from no value. Not set when
+	// NoRows says so of every column.
+	NoValues []int
 	// SplitSensitive: a column's type holds only if Spark reads the file
 	// in one partition (a year after a date or timestamp, see
 	// inferDatetimeField): under the default settings a file of up to 4
@@ -87,8 +92,12 @@ func (r Rules) CSV(data []byte, options map[string]string) (CSVFile, error) {
 // csvFile is what the rules learn from a CSV file's text, which
 // checkText accepted.
 func csvFile(data []byte, sep byte) (CSVFile, error) {
-	schema, header, quoted, splitSensitive, err := inferCSVFolds(data, sep)
-	return CSVFile{Schema: schema, ShortNumbers: shortNumbers(data), Header: header, Quoted: quoted, NoRows: err == nil && headerOnly(data), SplitSensitive: splitSensitive}, err
+	f, err := inferCSVFolds(data, sep)
+	noRows := err == nil && headerOnly(data)
+	if noRows {
+		f.noValues = nil // said of every column by NoRows
+	}
+	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues}, err
 }
 
 // headerOnly reports whether data, a CSV file inferCSV accepts, holds one
@@ -141,36 +150,52 @@ func (r Rules) csvSeparator(options map[string]string) (byte, error) {
 // inferCSV is the schema of a CSV file's bytes with separator sep, and
 // its header line when no other line repeats it (see CSVFile.Header).
 func inferCSV(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, err error) {
-	schema, onlyHeader, _, _, err = inferCSVFolds(data, sep)
-	return schema, onlyHeader, err
+	f, err := inferCSVFolds(data, sep)
+	return f.schema, f.onlyHeader, err
 }
 
-// inferCSVFolds is inferCSV, whether a value is quoted (CSVFile.Quoted)
-// and whether a column's type holds only if Spark reads the file in one
-// partition (CSVFile.SplitSensitive).
-func inferCSVFolds(data []byte, sep byte) (schema sparkmerge.Schema, onlyHeader string, quoted, splitSensitive bool, err error) {
+// csvFolds is what inferCSVFolds learns of a file: inferCSV's schema and
+// header, whether a value is quoted (CSVFile.Quoted), whether a column's
+// type holds only if Spark reads the file in one partition
+// (CSVFile.SplitSensitive) and the columns without a value
+// (CSVFile.NoValues).
+type csvFolds struct {
+	schema                 sparkmerge.Schema
+	onlyHeader             string
+	quoted, splitSensitive bool
+	noValues               []int
+}
+
+// inferCSVFolds is inferCSV and what else its folds learn (csvFolds).
+func inferCSVFolds(data []byte, sep byte) (csvFolds, error) {
 	if err := checkText(data); err != nil {
-		return schema, "", false, false, err
+		return csvFolds{}, err
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
-		return schema, "", false, false, unsupported(UnsupportedContents, "has NUL bytes")
+		return csvFolds{}, unsupported(UnsupportedContents, "has NUL bytes")
 	}
 	fold := csvFold{sep: sep, size: len(data)}
 	for len(data) > 0 {
 		var line []byte
 		var ok bool
 		if line, data, ok = nextLine(data); !ok {
-			return schema, "", false, false, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
+			return csvFolds{}, unsupported(UnsupportedContents, "has a carriage return that does not end a line")
 		}
 		if err := fold.line(line); err != nil {
-			return schema, "", false, false, err
+			return csvFolds{}, err
 		}
 	}
 	if !fold.haveHeader {
-		return schema, "", false, false, unsupported(UnsupportedContents, "has no header line")
+		return csvFolds{}, unsupported(UnsupportedContents, "has no header line")
 	}
-	schema, onlyHeader = fold.result()
-	return schema, onlyHeader, fold.quoted, fold.splitSensitive, nil
+	out := csvFolds{quoted: fold.quoted, splitSensitive: fold.splitSensitive}
+	out.schema, out.onlyHeader = fold.result()
+	for i, t := range fold.types {
+		if t.kind == sparkmerge.KindNull {
+			out.noValues = append(out.noValues, i)
+		}
+	}
+	return out, nil
 }
 
 // csvFold is Spark's CSV inference over a file's lines so far: its header,
