@@ -385,7 +385,7 @@ func sourceError(r *Read, err error) error {
 	case "DATA_SOURCE_NOT_FOUND":
 		hint = "set the right format (Job.Format or SourceSpec.Format), or add the data source's package to the Spark server"
 	}
-	if hint == "" && strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") && r.Format == "json" && !strings.EqualFold(optionValue(r.Options, "multiLine"), "true") {
+	if hint == "" && malformedRecords(err) && r.Format == "json" && !strings.EqualFold(optionValue(r.Options, "multiLine"), "true") {
 		hint = jsonDocumentHint(r)
 	}
 	if named := namedFormat(r); hint == "" && named != "" {
@@ -401,6 +401,16 @@ func sourceError(r *Read, err error) error {
 }
 
 func quoteName(s string) string { return fmt.Sprintf("%q", s) }
+
+// malformedRecords reports whether err is Spark's failure of a reader
+// (or its inference) under FAILFAST on a malformed record: error class
+// MALFORMED_RECORD_IN_PARSING on Spark 4, a SparkException without a
+// class on 3.5.
+func malformedRecords(err error) bool {
+	return strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") ||
+		strings.Contains(err.Error(), "Malformed records are detected in schema inference") ||
+		strings.Contains(err.Error(), "Malformed records are detected in record parsing")
+}
 
 // jsonDocumentHint is the hint for a JSON read Spark's inference found
 // malformed: Spark reads JSON as one record a line, and the commonest such

@@ -117,3 +117,13 @@ func TestSourceErrorHintsMultiLine(t *testing.T) {
 		}
 	}
 }
+
+// Spark 3.5 fails the inference of a malformed JSON file with a
+// SparkException of no error class, which gets the hint too.
+func TestSourceErrorHintsMultiLineOnSpark35(t *testing.T) {
+	err := sourceError(&Read{Name: "/srv/a.json", Format: "json", Paths: []string{"/srv/a.json"}},
+		&connect.SparkError{Message: "Job aborted due to stage failure: ... org.apache.spark.SparkException: Malformed records are detected in schema inference. Parse Mode: FAILFAST."})
+	if !strings.Contains(err.Error(), "hint: Spark reads one JSON record a line") {
+		t.Errorf("no multiLine hint: %v", err)
+	}
+}
