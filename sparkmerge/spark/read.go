@@ -90,9 +90,10 @@ type Read struct {
 	// known by the client that typed it, or asked of Spark (see
 	// markHeaderOnly).
 	noRows bool
-	// noValues are the columns of a locally inferred file without a value
-	// (see sparkmerge.Source.NoValues): a CSV file's columns of empty
-	// values, a JSON file's keys whose every value is null.
+	// noValues are the columns of a CSV file the client typed without a
+	// value, every one empty (see sparkmerge.Source.NoValues). Of a JSON
+	// file the client does not know it: its inference types an empty
+	// string as it types a null, and Spark reads it as an empty string.
 	noValues []string
 	// valueless are r's string columns Spark found without a value
 	// (markNoValues), valuesAsked those it was asked of.

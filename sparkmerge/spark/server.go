@@ -409,31 +409,31 @@ func (s sessionServer) realPaths(ctx context.Context, paths []string) (map[strin
 func (s sessionServer) haveRows(ctx context.Context, reads []*Read) ([]bool, error) {
 	frames := make([]connect.Frame, len(reads))
 	for i, r := range reads {
-		frames[i] = readFrame(s.sess, r).Limit(1).SelectExpr(fmt.Sprintf("CAST(%d AS BIGINT) AS i", i))
+		frames[i] = readFrame(s.sess, r)
 	}
-	rows, err := connect.UnionAll(frames).Collect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	has := make([]bool, len(reads))
-	for _, row := range rows.Values {
-		if i, ok := row[0].(int64); ok && i >= 0 && int(i) < len(has) {
-			has[i] = true
-		}
-	}
-	return has, nil
+	return anyRow(ctx, frames)
 }
 
 func (s sessionServer) columnsHaveValues(ctx context.Context, probes []valueProbe) ([]bool, error) {
 	frames := make([]connect.Frame, len(probes))
 	for i, p := range probes {
-		frames[i] = readFrame(s.sess, p.read).Filter(ident(p.column) + " IS NOT NULL").Limit(1).SelectExpr(fmt.Sprintf("CAST(%d AS BIGINT) AS i", i))
+		frames[i] = readFrame(s.sess, p.read).Filter(ident(p.column) + " IS NOT NULL")
 	}
-	rows, err := connect.UnionAll(frames).Collect(ctx)
+	return anyRow(ctx, frames)
+}
+
+// anyRow says, of each frame, whether it has a row, in one Spark request
+// that reads at most the first row of each.
+func anyRow(ctx context.Context, frames []connect.Frame) ([]bool, error) {
+	limited := make([]connect.Frame, len(frames))
+	for i, f := range frames {
+		limited[i] = f.Limit(1).SelectExpr(fmt.Sprintf("CAST(%d AS BIGINT) AS i", i))
+	}
+	rows, err := connect.UnionAll(limited).Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	has := make([]bool, len(probes))
+	has := make([]bool, len(frames))
 	for _, row := range rows.Values {
 		if i, ok := row[0].(int64); ok && i >= 0 && int(i) < len(has) {
 			has[i] = true
