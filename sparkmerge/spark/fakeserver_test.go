@@ -437,17 +437,21 @@ func (f *fakeServer) fetched(p string, want fileFetch) fetchedFile {
 	return fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis, notUTF8: notUTF8}
 }
 
-// columnsHaveValues answers "columnsHaveValues <paths> <column>" per
-// probe: a column has values unless valueless names it (paths and
-// column).
+// columnsHaveValues answers "columnsHaveValues <paths> <column>; ..."
+// per probe: a probe has a value unless valueless names each of its reads
+// (paths and column).
 func (f *fakeServer) columnsHaveValues(_ context.Context, probes []valueProbe) ([]bool, error) {
 	out := make([]bool, len(probes))
 	for i, p := range probes {
-		call := "columnsHaveValues " + strings.Join(p.read.Paths, ",") + " " + p.column
-		if err := f.record(call); err != nil {
+		var asked []string
+		for j, r := range p.reads {
+			one := strings.Join(r.Paths, ",") + " " + p.columns[j]
+			asked = append(asked, one)
+			out[i] = out[i] || !f.valueless[one]
+		}
+		if err := f.record("columnsHaveValues " + strings.Join(asked, "; ")); err != nil {
 			return nil, err
 		}
-		out[i] = !f.valueless[strings.Join(p.read.Paths, ",")+" "+p.column]
 	}
 	return out, nil
 }

@@ -16,24 +16,31 @@ import (
 // numbers. Such a column is no evidence of its type
 // (sparkmerge.Source.NoValues). The client knows it of the CSV files it
 // types (it reads every value); of the other reads Spark is asked, in one
-// request, and only of the string columns that another source or the
-// target types otherwise, where the answer changes the merge. Each probe
-// stops at the column's first value: a file is read whole only where the
-// column has none, where the merge then reads it again.
+// request, and only where the answer can change the merge: of a column
+// some source types otherwise than string, and no source is known to hold
+// a string in (a CSV file the client typed with a value there, a JSON file
+// whose values there the client saw not null). Then the column is a
+// string in the target if any read holds a value in it, and none of its
+// reads needs flagging; so one probe a column asks whether any of its
+// reads holds a value, and stops at the first.
 
-// valueProbe asks whether one string column of a read holds a value.
+// valueProbe asks whether any of some reads holds a value in one column.
 type valueProbe struct {
-	read   *Read // the read, its schema pinned (not inferred again)
-	column string
+	// reads are the reads, their schemas pinned (not inferred again), and
+	// columns the column's name in each.
+	reads   []*Read
+	columns []string
 }
 
-// markNoValues finds, of the reads' string columns that others type
+// markNoValues flags, of the reads' string columns that others type
 // otherwise (the other reads, and the schemas of also: the table appended
-// to, the reference), those without a value, which the client did not
-// type: each read's valueless. A column is asked once per plan.
+// to, the reference), those without a value in any read the client did
+// not type: each read's valueless. A column of a read is asked once per
+// plan.
 func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkmerge.Options, also ...sparkmerge.Schema) error {
 	key := sparkmerge.ColumnKey(policy)
-	typed := map[string]bool{} // keys some column types otherwise than string
+	typed := map[string]bool{}  // keys some column types otherwise than string
+	valued := map[string]bool{} // keys some read is known to hold a string in
 	note := func(s sparkmerge.Schema) {
 		for _, f := range s.Fields {
 			if f.Type.Kind != sparkmerge.KindString {
@@ -43,19 +50,24 @@ func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkme
 	}
 	for _, r := range reads {
 		note(r.Schema)
+		for _, name := range r.stringsHeld() {
+			valued[key(name)] = true
+		}
 	}
 	for _, s := range also {
 		note(s)
 	}
-	var probes []valueProbe
-	var of []*Read
+	byKey := map[string]*valueProbe{}
+	var keys []string
+	var of [][]*Read // by probe: the reads asked
 	for _, r := range reads {
 		if !r.typesFromValues() {
 			continue
 		}
 		var pinned *Read
 		for _, name := range r.ownColumns() {
-			if !typed[key(name)] || slices.Contains(r.valuesAsked, name) {
+			k := key(name)
+			if !typed[k] || valued[k] || slices.Contains(r.valuesAsked, name) {
 				continue
 			}
 			if pinned == nil {
@@ -67,16 +79,27 @@ func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkme
 				pinned = &copied
 			}
 			r.valuesAsked = append(r.valuesAsked, name)
-			probes, of = append(probes, valueProbe{read: pinned, column: name}), append(of, r)
+			p := byKey[k]
+			if p == nil {
+				p = &valueProbe{}
+				byKey[k], keys, of = p, append(keys, k), append(of, nil)
+			}
+			p.reads, p.columns = append(p.reads, pinned), append(p.columns, name)
+			i := slices.Index(keys, k)
+			of[i] = append(of[i], r)
 		}
 	}
-	if len(probes) == 0 {
+	if len(keys) == 0 {
 		return nil
+	}
+	probes := make([]valueProbe, len(keys))
+	for i, k := range keys {
+		probes[i] = *byKey[k]
 	}
 	has, err := c.server.columnsHaveValues(ctx, probes)
 	if err != nil {
 		if stop, e := stopTogether(ctx, err); stop {
-			return fmt.Errorf("find the columns without a value among the string columns of %s, which other sources type: %w", of[0].Name, e)
+			return fmt.Errorf("find the columns without a value among the string columns of %s, which other sources type: %w", of[0][0].Name, e)
 		}
 		// Spark could not read a file (a malformed line under FAILFAST,
 		// which the merge meets too): its columns stay evidence, as they
@@ -85,10 +108,46 @@ func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkme
 	}
 	for i, p := range probes {
 		if !has[i] {
-			of[i].valueless = append(of[i].valueless, p.column)
+			for j, r := range of[i] {
+				r.valueless = append(r.valueless, p.columns[j])
+			}
 		}
 	}
 	return nil
+}
+
+// stringsHeld are the names of r's string columns the client knows r to
+// hold a value in: of the CSV files it typed, a column with a value in
+// one; of the JSON files, a key whose values it saw not all null (an
+// empty string, typed as a null by inference, is not known so).
+func (r *Read) stringsHeld() []string {
+	var out []string
+	for _, name := range r.ownColumns() {
+		for _, part := range r.parts() {
+			if part.InferredLocally && part.holdsString(name) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// holdsString reports whether the client, having typed the file r, saw a
+// value in its string column name.
+func (r *Read) holdsString(name string) bool {
+	switch r.Format {
+	case "csv":
+		return !r.noRows && !slices.Contains(r.noValues, name) &&
+			slices.ContainsFunc(r.Schema.Fields, func(f sparkmerge.Field) bool { return f.Name == name && f.Type.Kind == sparkmerge.KindString })
+	case "json":
+		for _, f := range r.raw.Fields {
+			if f.Name == name {
+				return f.Type.Kind != sparkmerge.KindNull
+			}
+		}
+	}
+	return false
 }
 
 // typesFromValues reports whether r's types are Spark's inference of its

@@ -12,15 +12,15 @@ import (
 	"github.com/sparkmerge/sparkmerge"
 )
 
-// Spark is asked only of the string columns of reads it typed that
-// another source or the target types otherwise (here amount, not note),
-// once each; a CSV file the client typed is never asked (it read every
-// value), and neither is a read of the user's schema or without
-// inference. A column found without a value is no evidence: the target
-// takes the others' type.
+// Spark is asked only where the answer can change the merge: of a string
+// column (amount, not note) that another source or the target types
+// otherwise and that no source is known to hold a string in, once per
+// column for all its reads, once per plan; never of a CSV file the client
+// typed (it read every value), a read of the user's schema or one without
+// inference. A column none of whose reads holds a value is no evidence:
+// the target takes the others' type; where one read holds a value, the
+// column is a string and nothing is flagged.
 func TestMarkNoValuesAsksOnlyWhatChangesTheMerge(t *testing.T) {
-	c, fake := newFakeClient()
-	fake.valueless = map[string]bool{"/s/sparse.csv amount": true}
 	csvOptions := map[string]string{"header": "true", "inferSchema": "true"}
 	schema := func(ddl string) sparkmerge.Schema {
 		s, err := sparkmerge.ParseSchema(ddl)
@@ -29,35 +29,60 @@ func TestMarkNoValuesAsksOnlyWhatChangesTheMerge(t *testing.T) {
 		}
 		return s
 	}
-	sparse := &Read{Name: "/s/sparse.csv", Format: "csv", Paths: []string{"/s/sparse.csv"}, Options: csvOptions, Schema: schema("id int, amount string, note string")}
-	valued := &Read{Name: "/s/valued.json", Format: "json", Paths: []string{"/s/valued.json"}, Schema: schema("AMOUNT string")}
-	client := &Read{Name: "/l/full.csv", Format: "csv", Paths: []string{"/l/full.csv"}, Options: csvOptions, InferredLocally: true, Schema: schema("id int, amount string, note string")}
-	declared := &Read{Name: "/s/declared.csv", Format: "csv", Paths: []string{"/s/declared.csv"}, Options: csvOptions, UserSchema: "amount string", Schema: schema("amount string")}
-	untyped := &Read{Name: "/s/untyped.csv", Format: "csv", Paths: []string{"/s/untyped.csv"}, Options: map[string]string{"header": "true"}, Schema: schema("amount string")}
-	reads := []*Read{sparse, valued, client, declared, untyped}
 	table := schema("id int, amount int, note string")
+	reads := func() (sparse, valued, emptyHere, declared, untyped *Read) {
+		sparse = &Read{Name: "/s/sparse.csv", Format: "csv", Paths: []string{"/s/sparse.csv"}, Options: csvOptions, Schema: schema("id int, amount string, note string")}
+		valued = &Read{Name: "/s/valued.json", Format: "json", Paths: []string{"/s/valued.json"}, Schema: schema("AMOUNT string")}
+		emptyHere = &Read{Name: "/l/empty.csv", Format: "csv", Paths: []string{"/l/empty.csv"}, Options: csvOptions, InferredLocally: true, Schema: schema("id int, amount string"), noValues: []string{"amount"}}
+		declared = &Read{Name: "/s/declared.csv", Format: "csv", Paths: []string{"/s/declared.csv"}, Options: csvOptions, UserSchema: "amount string", Schema: schema("amount string")}
+		untyped = &Read{Name: "/s/untyped.csv", Format: "csv", Paths: []string{"/s/untyped.csv"}, Options: map[string]string{"header": "true"}, Schema: schema("amount string")}
+		return
+	}
+
+	// Alone with the table: asked, none holds a value, the append fits.
+	c, fake := newFakeClient()
+	fake.valueless = map[string]bool{"/s/sparse.csv amount": true}
+	sparse, _, emptyHere, declared, untyped := reads()
 	for range 2 { // asked once
-		if err := c.markNoValues(context.Background(), reads, sparkmerge.Options{}, table); err != nil {
+		if err := c.markNoValues(context.Background(), []*Read{sparse, emptyHere, declared, untyped}, sparkmerge.Options{}, table); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"columnsHaveValues /s/sparse.csv amount", "columnsHaveValues /s/valued.json AMOUNT"}
-	if diff := cmp.Diff(want, fake.recorded()); diff != "" {
+	if diff := cmp.Diff([]string{"columnsHaveValues /s/sparse.csv amount"}, fake.recorded()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	if !slices.Equal(sparse.noValueColumns(), []int{1}) || valued.noValueColumns() != nil || client.noValueColumns() != nil {
-		t.Errorf("no-value columns: sparse %v, valued %v, client %v; want [1], none, none", sparse.noValueColumns(), valued.noValueColumns(), client.noValueColumns())
+	if !slices.Equal(sparse.noValueColumns(), []int{1}) || !slices.Equal(emptyHere.noValueColumns(), []int{1}) {
+		t.Errorf("no-value columns: sparse %v, empty %v; want [1] and [1]", sparse.noValueColumns(), emptyHere.noValueColumns())
 	}
-	plan, err := sparkmerge.NewPlan(planSources([]*Read{sparse, valued}), sparkmerge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := plan.Target.String(); got != "id int, amount string, note string" {
-		t.Errorf("target %s: valued.json's strings still make amount a string", got)
-	}
-	plan, err = sparkmerge.NewPlan(planSources([]*Read{sparse}), sparkmerge.Options{Missing: sparkmerge.MissingReference, Reference: &table})
+	plan, err := sparkmerge.NewPlan(planSources([]*Read{sparse, emptyHere}), sparkmerge.Options{Missing: sparkmerge.MissingReference, Reference: &table})
 	if err != nil || plan.Target.String() != "id int, amount int, note string" {
 		t.Errorf("appended to the table: %v, %v", plan, err)
+	}
+
+	// With a JSON file holding strings there: one probe for the column's
+	// two reads; a value, so nothing flagged and amount a string.
+	c, fake = newFakeClient()
+	fake.valueless = map[string]bool{"/s/sparse.csv amount": true}
+	sparse, valued, _, _, _ := reads()
+	if err := c.markNoValues(context.Background(), []*Read{sparse, valued}, sparkmerge.Options{}, table); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"columnsHaveValues /s/sparse.csv amount; /s/valued.json AMOUNT"}, fake.recorded()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if sparse.noValueColumns() != nil || valued.noValueColumns() != nil {
+		t.Errorf("no-value columns: sparse %v, valued %v; want none", sparse.noValueColumns(), valued.noValueColumns())
+	}
+
+	// A CSV file the client typed with strings in amount: nothing asked.
+	c, fake = newFakeClient()
+	sparse, _, _, _, _ = reads()
+	text := &Read{Name: "/l/text.csv", Format: "csv", Paths: []string{"/l/text.csv"}, Options: csvOptions, InferredLocally: true, Schema: schema("amount string")}
+	if err := c.markNoValues(context.Background(), []*Read{sparse, text}, sparkmerge.Options{}, table); err != nil {
+		t.Fatal(err)
+	}
+	if calls := fake.recorded(); len(calls) != 0 {
+		t.Errorf("calls %q, want none", calls)
 	}
 }
 

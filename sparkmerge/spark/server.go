@@ -59,9 +59,9 @@ type server interface {
 	// haveRows says, of each read, whether it has a row: one Spark job
 	// reading at most the first row of each (see withoutColumnlessFiles).
 	haveRows(ctx context.Context, reads []*Read) ([]bool, error)
-	// columnsHaveValues reads, of each probe's read, at most the first
-	// row with a value in the probe's column, all in one Spark request
-	// (see [Client.markNoValues]).
+	// columnsHaveValues says, of each probe, whether any of its reads
+	// holds a value in its column, reading up to the first such value,
+	// all in one Spark request (see [Client.markNoValues]).
 	columnsHaveValues(ctx context.Context, probes []valueProbe) ([]bool, error)
 	// jsonNesting measures how deep the records of JSON files nest, by
 	// the measures' text reads, in one Spark request: of each read (an
@@ -417,7 +417,11 @@ func (s sessionServer) haveRows(ctx context.Context, reads []*Read) ([]bool, err
 func (s sessionServer) columnsHaveValues(ctx context.Context, probes []valueProbe) ([]bool, error) {
 	frames := make([]connect.Frame, len(probes))
 	for i, p := range probes {
-		frames[i] = readFrame(s.sess, p.read).Filter(ident(p.column) + " IS NOT NULL")
+		reads := make([]connect.Frame, len(p.reads))
+		for j, r := range p.reads {
+			reads[j] = readFrame(s.sess, r).Filter(ident(p.columns[j]) + " IS NOT NULL").SelectExpr("1 AS v")
+		}
+		frames[i] = connect.UnionAll(reads)
 	}
 	return anyRow(ctx, frames)
 }
