@@ -235,6 +235,7 @@ func TestColumnWithoutValuesTakesTheOthersType(t *testing.T) {
 	files := textFiles(map[string]string{
 		"csv/full.csv":     "id,amount,note\n1,10,x\n",
 		"csv/sparse.csv":   "id,amount,note\n2,,y\n3,,z\n",
+		"csv/sparse2.csv":  "id,amount,note\n7,,w\n",
 		"json/full.json":   "{\"id\":4,\"amount\":2.5,\"tag\":\"a\"}\n",
 		"json/sparse.json": "{\"id\":5,\"amount\":null,\"tag\":null}\n{\"id\":6,\"amount\":null,\"tag\":\"b\"}\n",
 	})
@@ -247,9 +248,9 @@ func TestColumnWithoutValuesTakesTheOthersType(t *testing.T) {
 				format, target, rows string
 				sparkInference       bool
 			}{
-				{"csv", "id int, amount int, note string", "[[1 10 x] [2 <nil> y] [3 <nil> z]]", false},
+				{"csv", "id int, amount int, note string", "[[1 10 x] [2 <nil> y] [3 <nil> z] [7 <nil> w]]", false},
 				{"json", "amount double, id bigint, tag string", "[[<nil> 5 <nil>] [<nil> 6 b] [2.5 4 a]]", false},
-				{"csv", "id int, amount int, note string", "[[1 10 x] [2 <nil> y] [3 <nil> z]]", true},
+				{"csv", "id int, amount int, note string", "[[1 10 x] [2 <nil> y] [3 <nil> z] [7 <nil> w]]", true},
 				{"json", "amount double, id bigint, tag string", "[[<nil> 5 <nil>] [<nil> 6 b] [2.5 4 a]]", true},
 			} {
 				res, out := merge(t, c, spark.Job{Sources: pathSources(dir + "/" + tc.format), SparkInference: tc.sparkInference, Verify: true,

@@ -21,8 +21,10 @@ import (
 // a string in (a CSV file the client typed with a value there, a JSON file
 // whose values there the client saw not null). Then the column is a
 // string in the target if any read holds a value in it, and none of its
-// reads needs flagging; so one probe a column asks whether any of its
-// reads holds a value, and stops at the first.
+// reads needs flagging; so a probe asks whether any of a column's reads
+// holds a value, and stops at the first: the column's first read first
+// (a column of text has a value there), then the others of the columns
+// without, in a second request.
 
 // valueProbe asks whether any of some reads holds a value in one column.
 type valueProbe struct {
@@ -96,7 +98,7 @@ func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkme
 	for i, k := range keys {
 		probes[i] = *byKey[k]
 	}
-	has, err := c.server.columnsHaveValues(ctx, probes)
+	has, err := c.anyValues(ctx, probes)
 	if err != nil {
 		if stop, e := stopTogether(ctx, err); stop {
 			return fmt.Errorf("find the columns without a value among the string columns of %s, which other sources type: %w", of[0][0].Name, e)
@@ -114,6 +116,39 @@ func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkme
 		}
 	}
 	return nil
+}
+
+// anyValues says, of each probe, whether any of its reads holds a value
+// in its column: first of each probe's first read (a column of text has a
+// value there, and one scan a column answers), then, in a second request,
+// of the other reads of the probes without.
+func (c *Client) anyValues(ctx context.Context, probes []valueProbe) ([]bool, error) {
+	first := make([]valueProbe, len(probes))
+	for i, p := range probes {
+		first[i] = valueProbe{reads: p.reads[:1], columns: p.columns[:1]}
+	}
+	has, err := c.server.columnsHaveValues(ctx, first)
+	if err != nil {
+		return nil, err
+	}
+	var rest []valueProbe
+	var restOf []int // by probe of rest: its index in probes
+	for i, p := range probes {
+		if !has[i] && len(p.reads) > 1 {
+			rest, restOf = append(rest, valueProbe{reads: p.reads[1:], columns: p.columns[1:]}), append(restOf, i)
+		}
+	}
+	if len(rest) == 0 {
+		return has, nil
+	}
+	restHas, err := c.server.columnsHaveValues(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range restOf {
+		has[i] = restHas[j]
+	}
+	return has, nil
 }
 
 // stringsHeld are the names of r's string columns the client knows r to

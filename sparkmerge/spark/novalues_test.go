@@ -59,19 +59,32 @@ func TestMarkNoValuesAsksOnlyWhatChangesTheMerge(t *testing.T) {
 		t.Errorf("appended to the table: %v, %v", plan, err)
 	}
 
-	// With a JSON file holding strings there: one probe for the column's
-	// two reads; a value, so nothing flagged and amount a string.
-	c, fake = newFakeClient()
-	fake.valueless = map[string]bool{"/s/sparse.csv amount": true}
-	sparse, valued, _, _, _ := reads()
-	if err := c.markNoValues(context.Background(), []*Read{sparse, valued}, sparkmerge.Options{}, table); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"columnsHaveValues /s/sparse.csv amount; /s/valued.json AMOUNT"}, fake.recorded()); diff != "" {
-		t.Errorf("calls (-want +got):\n%s", diff)
-	}
-	if sparse.noValueColumns() != nil || valued.noValueColumns() != nil {
-		t.Errorf("no-value columns: sparse %v, valued %v; want none", sparse.noValueColumns(), valued.noValueColumns())
+	// With a JSON file holding strings there: the column's first read
+	// asked, then, without a value, the others; a value, so nothing
+	// flagged and amount a string. A value in the first read ends it.
+	for _, tc := range []struct {
+		jsonFirst bool
+		calls     []string
+	}{
+		{false, []string{"columnsHaveValues /s/sparse.csv amount", "columnsHaveValues /s/valued.json AMOUNT"}},
+		{true, []string{"columnsHaveValues /s/valued.json AMOUNT"}},
+	} {
+		c, fake = newFakeClient()
+		fake.valueless = map[string]bool{"/s/sparse.csv amount": true}
+		sparse, valued, _, _, _ := reads()
+		both := []*Read{sparse, valued}
+		if tc.jsonFirst {
+			both = []*Read{valued, sparse}
+		}
+		if err := c.markNoValues(context.Background(), both, sparkmerge.Options{}, table); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.calls, fake.recorded()); diff != "" {
+			t.Errorf("JSON first %v: calls (-want +got):\n%s", tc.jsonFirst, diff)
+		}
+		if sparse.noValueColumns() != nil || valued.noValueColumns() != nil {
+			t.Errorf("no-value columns: sparse %v, valued %v; want none", sparse.noValueColumns(), valued.noValueColumns())
+		}
 	}
 
 	// A CSV file the client typed with strings in amount: nothing asked.
