@@ -41,6 +41,8 @@ command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / {
 # 573 s at 69bccfd, 593 s at 0e623a5, 535 s at 2f58a12, 601 s at 05daf8d
 # (1,678 tests, a fresh machine), 579 s at 6906178, 568 s at dd2961b
 # (1,679 tests, the differential corpora half gzipped), 571 s at 5a8df25;
+# 629 s at 82afed6 (1,707 tests: warnings of misread files, columns
+# without a value);
 # 1,942 s at a0d9406 on a machine whose 2 cores other sessions'
 # benchmarks kept busy (load 9-24), not a quiet figure (docs/testing.md#time).
 integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-900}

@@ -24,7 +24,9 @@ type Source struct {
 	// Spark's inference makes strings. As a source's under NoRows, their
 	// types are no evidence: a daily file whose column happens to be empty
 	// does not make a column of numbers a string (or fail an append to a
-	// table of numbers). Only what the client read itself is known so.
+	// table of numbers). The caller says what it knows so (the spark
+	// package: of the CSV files the client typed, and what Spark found
+	// asked); a column left out is evidence, as before.
 	NoValues []int
 }
 
