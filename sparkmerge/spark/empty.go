@@ -127,9 +127,7 @@ func (c *Client) markHeaderOnly(ctx context.Context, reads []*Read, parallelism 
 		if !inferredFromValues(r) || !allStrings(r) {
 			continue
 		}
-		probe := *r
-		probe.pinned = r.Schema.String() // not inferred again
-		probes, of = append(probes, &probe), append(of, r)
+		probes, of = append(probes, pinnedCopy(r)), append(of, r)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(parallelism, 1))

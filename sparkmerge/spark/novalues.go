@@ -59,9 +59,9 @@ func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkme
 	for _, s := range also {
 		note(s)
 	}
-	byKey := map[string]*valueProbe{}
-	var keys []string
-	var of [][]*Read // by probe: the reads asked
+	var probes []valueProbe
+	var of [][]*Read            // by probe: the reads asked
+	probeOf := map[string]int{} // by key: its probe
 	for _, r := range reads {
 		if !r.typesFromValues() {
 			continue
@@ -73,30 +73,20 @@ func (c *Client) markNoValues(ctx context.Context, reads []*Read, policy sparkme
 				continue
 			}
 			if pinned == nil {
-				copied := *r
-				copied.pinned = r.Schema.String()
-				if r.partition != nil {
-					copied.pinned = r.dataSchema.String()
-				}
-				pinned = &copied
+				pinned = pinnedCopy(r)
 			}
 			r.valuesAsked = append(r.valuesAsked, name)
-			p := byKey[k]
-			if p == nil {
-				p = &valueProbe{}
-				byKey[k], keys, of = p, append(keys, k), append(of, nil)
+			i, seen := probeOf[k]
+			if !seen {
+				i = len(probes)
+				probeOf[k], probes, of = i, append(probes, valueProbe{}), append(of, nil)
 			}
-			p.reads, p.columns = append(p.reads, pinned), append(p.columns, name)
-			i := slices.Index(keys, k)
+			probes[i].reads, probes[i].columns = append(probes[i].reads, pinned), append(probes[i].columns, name)
 			of[i] = append(of[i], r)
 		}
 	}
-	if len(keys) == 0 {
+	if len(probes) == 0 {
 		return nil
-	}
-	probes := make([]valueProbe, len(keys))
-	for i, k := range keys {
-		probes[i] = *byKey[k]
 	}
 	has, err := c.anyValues(ctx, probes)
 	if err != nil {
@@ -227,4 +217,16 @@ func (r *Read) ownColumns() []string {
 		}
 	}
 	return out
+}
+
+// pinnedCopy is r read with its discovered schema, as pinSchemas pins it
+// (a file of a tree without its partition columns), for a probe of its
+// rows that must not have Spark infer the schema again.
+func pinnedCopy(r *Read) *Read {
+	copied := *r
+	copied.pinned = r.Schema.String()
+	if r.partition != nil {
+		copied.pinned = r.dataSchema.String()
+	}
+	return &copied
 }
