@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -139,5 +140,69 @@ func TestCLIWarnsOfMisreadCSVWithItsFlags(t *testing.T) {
 	validateJSON(t, "merge", stdout)
 	if !strings.Contains(stdout, `"warnings":`) || !strings.Contains(stdout, "(--option, or options per source in a job file)") {
 		t.Errorf("merge -o json does not hold the warning in the CLI's terms:\n%s", stdout)
+	}
+}
+
+// A column spelled two ways, as headers edited by hand or written by
+// other tools spell it (" amount", "amount "; "Order Id", "order_id"), is
+// two columns to Spark, and so to the merge: each null in the rows of the
+// files that spell it otherwise. The plan warns, naming the files and the
+// rewrite of names that makes them one; an append to a table whose column
+// a file spells otherwise fails naming it. Each advice, followed, merges
+// every value into one column.
+func TestCLINamesColumnsSpelledTwoWays(t *testing.T) {
+	t.Parallel()
+	dir := localFiles(t, textFiles(map[string]string{
+		"a.csv": "id,amount,Order Id\n1,10,o1\n",
+		"b.csv": "id, amount,order_id\n2,20,o2\n",
+		"c.csv": "id,amount ,order_id\n3,30,o3\n",
+	}))
+	files := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv"}
+	code, stdout, stderr := cliRun(t, append([]string{"plan", "-o", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
+	}
+	validateJSON(t, "plan", stdout)
+	var plan struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
+		t.Fatalf("plan -o json is not JSON: %v\n%s", err, stdout)
+	}
+	want := []string{
+		fmt.Sprintf(`columns "amount", " amount" and "amount " differ only by white space around them: each is merged as a column of its own, null in the rows of the sources that spell it otherwise ("amount" in source 1 %q; " amount" in source 2 %q; "amount " in source 3 %q); to merge them as one column, normalize names with --normalize trim`, files[0], files[1], files[2]),
+		fmt.Sprintf(`columns "Order Id" and "order_id" are one name in snake_case: each is merged as a column of its own, null in the rows of the sources that spell it otherwise ("Order Id" in source 1 %q; "order_id" in source 2 %q and 1 more); to merge them as one column, normalize names with --normalize snake_case`, files[0], files[1]),
+	}
+	if !slices.Equal(plan.Warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", plan.Warnings, want)
+	}
+
+	// The advice followed: one column of each, every value in it.
+	out := filepath.Join(workDir(t), "out")
+	code, _, stderr = cliRun(t, append([]string{"merge", "--normalize", "snake_case", "--out", out, "--verify", "-o", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("merge --normalize snake_case: exit code %d; stderr:\n%s", code, stderr)
+	}
+	if got := fmt.Sprint(queryRows(t, fmt.Sprintf("SELECT * FROM parquet.`%s` ORDER BY id", out))); got != "[[1 10 o1] [2 20 o2] [3 30 o3]]" {
+		t.Errorf("merged %s", got)
+	}
+
+	// Appended to a table of a.csv's columns, b.csv's " amount" is a
+	// column the table lacks; trimmed, it is the table's.
+	table := "spark_catalog.default.sm_spelled_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	t.Cleanup(func() { exec(t, "DROP TABLE IF EXISTS "+table) })
+	if code, _, stderr := cliRun(t, "merge", files[0], "--table", table); code != 0 {
+		t.Fatalf("create %s: exit code %d; stderr:\n%s", table, code, stderr)
+	}
+	code, _, stderr = cliRun(t, "merge", files[1], "--table", table, "--mode", "append", "--rename", "order_id=Order Id")
+	if wantErr := fmt.Sprintf(`source 1 %q has " amount"; columns "amount" and " amount" differ only by white space around them: to merge them as one column, normalize names with --normalize trim; add them to it first (--evolve)`, files[1]); code == 0 || !strings.Contains(stderr, wantErr) {
+		t.Errorf("append of b.csv: exit code %d, stderr:\n%s\nwant it to say %s", code, stderr, wantErr)
+	}
+	code, _, stderr = cliRun(t, "merge", files[1], "--table", table, "--mode", "append", "--rename", "order_id=Order Id", "--normalize", "trim", "--verify")
+	if code != 0 {
+		t.Fatalf("append of b.csv with --normalize trim: exit code %d; stderr:\n%s", code, stderr)
+	}
+	if got := fmt.Sprint(queryRows(t, "SELECT * FROM "+table+" ORDER BY id")); got != "[[1 10 o1] [2 20 o2]]" {
+		t.Errorf("table %s", got)
 	}
 }

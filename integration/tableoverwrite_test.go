@@ -100,7 +100,7 @@ func TestTableOverwriteKeepsTable(t *testing.T) {
 
 	// A column the table lacks.
 	_, err = c.Merge(context.Background(), spark.Job{Sources: append(sources, pathSources(local[1])...), Target: spark.Target{Table: table, Mode: "overwrite"}})
-	if err == nil || !strings.Contains(err.Error(), "sources have columns it lacks") || !strings.Contains(err.Error(), "has w") {
+	if err == nil || !strings.Contains(err.Error(), "sources have columns it lacks") || !strings.Contains(err.Error(), `has "w"`) {
 		t.Errorf("an overwrite bringing column w: err = %v, want it refused naming w", err)
 	}
 	diff(t, "rows after a refused overwrite", oldRows, rowsOf())

@@ -136,6 +136,10 @@ func writeNames(b *strings.Builder, names []string, max int) {
 type MissingColumnsError struct {
 	Policy  MissingPolicy
 	Sources []SourceColumns
+	// Near are the groups of columns, one of them listed, that a rewrite
+	// of names would make one (NearNames): likely one column spelled two
+	// ways.
+	Near []NearNames
 }
 
 // SourceColumns lists the columns one source lacks or has in excess.
@@ -170,6 +174,10 @@ func (e *MissingColumnsError) Error() string {
 			b.WriteString(" has extra ")
 			writeNames(&b, s.Extra, 10)
 		}
+	}
+	for _, n := range e.Near {
+		b.WriteString("; ")
+		b.WriteString(n.Hint())
 	}
 	if e.Policy == MissingReference {
 		b.WriteString("; drop them (Options.DropExtra), add them to the reference, or rename them (Options.Renames)")

@@ -66,6 +66,10 @@ type Plan struct {
 	// Hinted are the target columns whose type a hint set
 	// (Options.Hints), in target order.
 	Hinted []string
+	// NearNames are the groups of target columns that a rewrite of names
+	// not in Options.Normalize would make one column, of which no source
+	// has two: likely one column spelled two ways, merged as two.
+	NearNames []NearNames
 }
 
 // SourcePlan maps one source onto the target.
@@ -194,6 +198,7 @@ func NewPlan(sources []Source, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	b.project(p)
+	p.NearNames = b.nearTarget(p)
 	return p, nil
 }
 
@@ -459,6 +464,7 @@ func (b *builder) choose() error {
 func (b *builder) missingError(want func(*column) bool, extra bool) error {
 	e := &MissingColumnsError{Policy: b.opts.Missing}
 	has := make([]bool, len(b.cols))
+	listed := make([]bool, len(b.cols))
 	for s, src := range b.sources {
 		clear(has)
 		sc := SourceColumns{Source: src.Name, Index: s}
@@ -469,12 +475,14 @@ func (b *builder) missingError(want func(*column) bool, extra bool) error {
 			has[id] = true
 			if extra && !want(&b.cols[id]) {
 				sc.Extra = append(sc.Extra, src.Schema.Fields[j].Name)
+				listed[id] = true
 			}
 		}
 		if !extra {
 			for id := range b.cols {
 				if !has[id] && want(&b.cols[id]) {
 					sc.Missing = append(sc.Missing, b.cols[id].name)
+					listed[id] = true
 				}
 			}
 		}
@@ -482,7 +490,27 @@ func (b *builder) missingError(want func(*column) bool, extra bool) error {
 			e.Sources = append(e.Sources, sc)
 		}
 	}
+	e.Near = b.nearListed(listed)
 	return e
+}
+
+// nearListed are the groups of columns a rewrite of names would make one
+// (nearNames) with a listed column in it.
+func (b *builder) nearListed(listed []bool) []NearNames {
+	names := make([]string, len(b.cols))
+	isListed := map[string]bool{}
+	for id := range b.cols {
+		names[id] = b.cols[id].name
+		isListed[names[id]] = listed[id]
+	}
+	spelled := b.spellings()
+	var out []NearNames
+	for _, g := range nearNames(names, func(id int) []string { return spelled[id] }, b.opts) {
+		if slices.ContainsFunc(g.Names, func(n string) bool { return isListed[n] }) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // order sorts b.target by the order policy. Column ids are in first-seen

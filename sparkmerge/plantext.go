@@ -31,7 +31,7 @@ func (p *Plan) String() string {
 		if !f.Nullable {
 			t += " NOT NULL"
 		}
-		rows = append(rows, []string{f.Name, t})
+		rows = append(rows, []string{shownName(f.Name), t})
 	}
 	writeTable(&b, "  ", rows)
 
@@ -64,7 +64,7 @@ func (p *Plan) String() string {
 				if j > 0 {
 					b.WriteString(", ")
 				}
-				b.WriteString(r.From + " -> " + r.To)
+				b.WriteString(shownName(r.From) + " -> " + shownName(r.To))
 			}
 		}
 		b.WriteByte('\n')
@@ -93,7 +93,7 @@ func (p *Plan) writeMatrix(b *strings.Builder, rows [][]string) {
 		projs[i] = p.Projections(i)
 	}
 	for k, f := range p.Target.Fields {
-		row := []string{f.Name}
+		row := []string{shownName(f.Name)}
 		for i := range p.Sources {
 			row = append(row, cell(projs[i][k]))
 		}
@@ -105,7 +105,7 @@ func (p *Plan) writeMatrix(b *strings.Builder, rows [][]string) {
 func cell(pr Projection) string {
 	renamed := ""
 	if pr.Source != pr.Column {
-		renamed = " (" + pr.Source + ")"
+		renamed = " (" + shownName(pr.Source) + ")"
 	}
 	switch pr.Kind {
 	case ProjectTake:
@@ -132,7 +132,12 @@ func writeList(b *strings.Builder, label string, names []string) {
 		return
 	}
 	b.WriteString("; " + label + " ")
-	b.WriteString(strings.Join(names, ", "))
+	for j, n := range names {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(shownName(n))
+	}
 }
 
 func writeChanges(b *strings.Builder, label string, cs []TypeChange) {
@@ -144,7 +149,7 @@ func writeChanges(b *strings.Builder, label string, cs []TypeChange) {
 		if j > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(c.Column + " " + c.From.String() + " -> " + c.To.String())
+		b.WriteString(shownName(c.Column) + " " + c.From.String() + " -> " + c.To.String())
 	}
 }
 
@@ -174,4 +179,15 @@ func writeTable(b *strings.Builder, indent string, rows [][]string) {
 		b.WriteString(strings.TrimRight(line, " "))
 		b.WriteByte('\n')
 	}
+}
+
+// shownName is a name as the text shows it: as it is, or quoted where
+// that would hide what it is (white space around it, which aligned
+// columns swallow, a character not printed, a comma, which lists use).
+func shownName(name string) string {
+	if name == "" || name != strings.TrimSpace(name) || strings.Contains(name, ",") ||
+		strings.IndexFunc(name, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(name)
+	}
+	return name
 }

@@ -37,6 +37,9 @@ var flagHints = strings.NewReplacer(
 	"--option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)",
 	"(Job.ReaderOptions or SourceSpec.Options)", "(--option, or options per source in a job file)",
 	"(Job.ReaderOptions)", "(--option)",
+	"normalize names with trim (Options.Normalize)", "normalize names with --normalize trim",
+	"normalize names with snake_case (Options.Normalize)", "normalize names with --normalize snake_case",
+	"(Options.Normalize)", "(--normalize)",
 	"(check the connection string, and that a Spark Connect server runs there)", "(check --remote or SPARK_REMOTE, and that a Spark Connect server runs there; or use --local to start Spark in Docker for this run)",
 )
 

@@ -460,7 +460,10 @@ type appendColumnsError struct {
 func (e *appendColumnsError) Error() string {
 	var parts []string
 	for _, s := range e.columns.Sources {
-		parts = append(parts, fmt.Sprintf("source %d %q has %s", s.Index+1, s.Source, strings.Join(s.Extra, ", ")))
+		parts = append(parts, fmt.Sprintf("source %d %q has %s", s.Index+1, s.Source, quotedNames(s.Extra)))
+	}
+	for _, near := range e.columns.Near {
+		parts = append(parts, near.Hint())
 	}
 	if e.overwrite {
 		return fmt.Sprintf("overwrite %s: sources have columns it lacks: %s; an overwrite keeps the table and its columns: add them to it first (Target.Evolve), drop them (Options.DropExtra), or rename them (Options.Renames)",
@@ -522,7 +525,7 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, err
 	}
 	planned.Plan = plan
-	planned.Warnings = sourceWarnings(reads)
+	planned.Warnings = append(sourceWarnings(reads), nameWarnings(plan)...)
 	if policy.Missing == sparkmerge.MissingReference {
 		planned.NullColumns = columnsInNoSource(plan)
 	}
@@ -599,4 +602,13 @@ func keepUnsplit(ctx context.Context, sessionSplit *planSplit, typings []*localT
 		}
 	}
 	return kept
+}
+
+// quotedNames are names quoted (a name's white space shows), comma-separated.
+func quotedNames(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = quoteName(n)
+	}
+	return strings.Join(quoted, ", ")
 }

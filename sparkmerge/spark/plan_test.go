@@ -655,7 +655,7 @@ func planTargetCases() []planCase {
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}}, Target: Target{Table: "db.t", Mode: "append"}},
 			schemas:   map[string]string{"tableSchema db.t": "id bigint"},
 			providers: map[string]string{"db.t": "parquet"},
-			wantErr:   `append to table "db.t": sources have columns it lacks: source 1 "$D/a.csv" has name; add them to it first (Target.Evolve)`,
+			wantErr:   `append to table "db.t": sources have columns it lacks: source 1 "$D/a.csv" has "name"; add them to it first (Target.Evolve)`,
 			wantCalls: []string{"tableSchema db.t", "tableProvider db.t"},
 		},
 		{

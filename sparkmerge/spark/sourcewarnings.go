@@ -2,6 +2,7 @@ package spark
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -97,4 +98,39 @@ func headerAsDataWarning(r *Read, schema sparkmerge.Schema) string {
 	return fmt.Sprintf("source %s: its header line names %s %s, %s of %s own %s: if the file has no header line, its first row was taken for names and is not merged: read it with the reader option header=false and its columns' names in its schema (SourceSpec.Options, SourceSpec.Schema)",
 		quoteName(r.Name), plural(len(valued), "a column", "columns"), strings.Join(valued, ", "),
 		plural(len(valued), "a value", "values"), plural(len(valued), "its", "their"), plural(len(valued), "type", "types"))
+}
+
+// nameWarnings are the plan's warnings of columns likely spelled two ways
+// (sparkmerge.Plan.NearNames), each spelling with the first source that
+// has it.
+func nameWarnings(p *sparkmerge.Plan) []string {
+	var out []string
+	for _, near := range p.NearNames {
+		var from []string
+		for _, name := range near.Names {
+			j := slices.IndexFunc(p.Target.Fields, func(f sparkmerge.Field) bool { return f.Name == name })
+			first, more := -1, 0
+			for i, sp := range p.Sources {
+				if j < 0 || j >= len(sp.Columns) || sp.Columns[j] < 0 {
+					continue
+				}
+				if first < 0 {
+					first = i
+				} else {
+					more++
+				}
+			}
+			if first < 0 {
+				continue // the reference's or table's alone
+			}
+			s := fmt.Sprintf("%q in source %d %s", name, first+1, quoteName(p.Sources[first].Name))
+			if more > 0 {
+				s += fmt.Sprintf(" and %d more", more)
+			}
+			from = append(from, s)
+		}
+		out = append(out, fmt.Sprintf("%s: each is merged as a column of its own, null in the rows of the sources that spell it otherwise (%s); %s",
+			near.What(), strings.Join(from, "; "), near.Remedy()))
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,32 @@ func TestSourceErrorHintsMultiLineOnSpark35(t *testing.T) {
 		&connect.SparkError{Message: "Job aborted due to stage failure: ... org.apache.spark.SparkException: Malformed records are detected in schema inference. Parse Mode: FAILFAST."})
 	if !strings.Contains(err.Error(), "hint: Spark reads one JSON record a line") {
 		t.Errorf("no multiLine hint: %v", err)
+	}
+}
+
+// A column spelled two ways is named in the plan's warnings with the
+// first source of each spelling and the rewrite that makes them one.
+func TestNameWarnings(t *testing.T) {
+	source := func(name string, fields ...string) sparkmerge.Source {
+		s := sparkmerge.Source{Name: name}
+		for _, f := range fields {
+			s.Schema.Fields = append(s.Schema.Fields, sparkmerge.Field{Name: f, Type: sparkmerge.Simple(sparkmerge.KindInt), Nullable: true})
+		}
+		return s
+	}
+	p, err := sparkmerge.NewPlan([]sparkmerge.Source{source("/in/a.csv", "id", "amount"), source("/in/b.csv", "id", " amount"), source("/in/c.csv", "id", " amount")}, sparkmerge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`columns "amount" and " amount" differ only by white space around them: each is merged as a column of its own, null in the rows of the sources that spell it otherwise ("amount" in source 1 "/in/a.csv"; " amount" in source 2 "/in/b.csv" and 1 more); to merge them as one column, normalize names with trim (Options.Normalize)`}
+	if got := nameWarnings(p); !slices.Equal(got, want) {
+		t.Errorf("warnings\n got %q\nwant %q", got, want)
+	}
+	p, err = sparkmerge.NewPlan([]sparkmerge.Source{source("/in/a.csv", "id", "amount")}, sparkmerge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := nameWarnings(p); len(got) != 0 {
+		t.Errorf("warnings %q, want none", got)
 	}
 }

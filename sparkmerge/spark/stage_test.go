@@ -235,7 +235,7 @@ func TestMergeTableOverwriteKeepsColumns(t *testing.T) {
 		_, err := c.Merge(context.Background(), job)
 		var missing *sparkmerge.MissingColumnsError
 		if !errors.As(err, &missing) || !strings.Contains(err.Error(), "overwrite table \"db.t\": sources have columns it lacks") ||
-			!strings.Contains(err.Error(), "has name") || !strings.Contains(err.Error(), "has amount") {
+			!strings.Contains(err.Error(), `has "name"`) || !strings.Contains(err.Error(), `has "amount"`) {
 			t.Fatalf("err = %v, want the columns the table lacks named", err)
 		}
 		if w := f.writes(); len(w) != 0 {
