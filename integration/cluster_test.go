@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -592,18 +593,33 @@ func TestClusterListingRules(t *testing.T) {
 	}
 }
 
-// A README among a directory's CSV files is skipped and named in the plan,
-// not merged as rows, wherever the directory lives.
+// A README or notes among a directory's CSV files are skipped and named
+// in the plan, not merged as rows, wherever the directory lives; so are
+// they in a local directory of CSV and JSON files, each read as its name
+// says (a README.txt there was merged as rows of a column "value", and
+// notes.md among CSV files failed the plan).
 func TestStrayFilesInADirectoryAreSkipped(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	files := textFiles(map[string]string{"a.csv": "id,v\n1,a\n", "b.csv": "v,id\nb,2\n", "README.txt": "id,v\nthis,is not data\n"})
-	for _, dir := range []string{localFiles(t, files), clusterFiles(t, files)} {
-		res, out := merge(t, c, spark.Job{Sources: pathSources(dir), Verify: true})
-		if len(res.Skipped) != 1 || filepath.Base(res.Skipped[0]) != "README.txt" || !strings.Contains(res.Planned.String(), "README.txt") {
-			t.Errorf("%s: skipped %v; plan:\n%s", dir, res.Skipped, res.Planned)
+	files := textFiles(map[string]string{"a.csv": "id,v\n1,a\n", "b.csv": "v,id\nb,2\n", "README.txt": "id,v\nthis,is not data\n", "notes.md": "# id,v\n"})
+	mixed := textFiles(map[string]string{"a.csv": "id,v\n1,a\n", "b.json": `{"v":"b","id":2}` + "\n", "README.txt": "id,v\nthis,is not data\n"})
+	for _, tc := range []struct {
+		dir     string
+		skipped []string
+	}{
+		{localFiles(t, files), []string{"README.txt", "notes.md"}},
+		{clusterFiles(t, files), []string{"README.txt", "notes.md"}},
+		{localFiles(t, mixed), []string{"README.txt"}},
+	} {
+		res, out := merge(t, c, spark.Job{Sources: pathSources(tc.dir), Verify: true})
+		var skipped []string
+		for _, s := range res.Skipped {
+			skipped = append(skipped, filepath.Base(s))
 		}
-		diff(t, dir+" rows", [][]any{row("1", "a"), row("2", "b")}, parquetRows(t, out, []string{"id", "v"}, "id"))
+		if !slices.Equal(skipped, tc.skipped) || !strings.Contains(res.Planned.String(), "README.txt") {
+			t.Errorf("%s: skipped %v, want %v; plan:\n%s", tc.dir, res.Skipped, tc.skipped, res.Planned)
+		}
+		diff(t, tc.dir+" rows", [][]any{row("1", "a"), row("2", "b")}, parquetRows(t, out, []string{"id", "v"}, "id"))
 	}
 }
 

@@ -357,13 +357,14 @@ func listLocalTree(dir string) ([]string, error) {
 }
 
 // namesFormat is the one format the files' names say, or "". Text files
-// (.txt: a README) count only when no other format is there.
+// (.txt: a README) and files of extensions that say no format (notes.md)
+// count only when no other format is there.
 func namesFormat(files []string) string {
 	for _, withText := range []bool{false, true} {
 		format := ""
 		for _, f := range files {
 			ff := InferFormat(f)
-			if ff == "text" && !withText {
+			if notData(f) && !withText {
 				continue
 			}
 			if ff == "" || (format != "" && ff != format) {
@@ -411,7 +412,7 @@ func directoryFormatOf(dir string, withText bool) string {
 			continue
 		}
 		f := InferFormat(name)
-		if f == "text" && !withText {
+		if notData(name) && !withText {
 			continue
 		}
 		if f == "" || (format != "" && f != format) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/apache/spark-connect-go/spark/sql"
@@ -121,13 +122,19 @@ func hasTSVExtension(p string) bool {
 
 // splitByFormat keeps the files whose names say format (or have no
 // extension) and returns the others apart. When no file's name says
-// format (the user reads .txt files as CSV), it keeps them all.
+// format (the user reads .txt files as CSV), it keeps them all. Without a
+// format (a directory of files of several formats, each read as its name
+// says), the files whose names say no data format (README.txt, notes.md,
+// a spreadsheet) are returned apart when another file's name says one.
 func splitByFormat(files []string, format string) (kept, others []string) {
+	if format == "" {
+		return splitNotData(files)
+	}
 	says := false
 	for _, f := range files {
 		says = says || InferFormat(f) == format
 	}
-	if format == "" || !says {
+	if !says {
 		return files, nil
 	}
 	for _, f := range files {
@@ -140,6 +147,34 @@ func splitByFormat(files []string, format string) (kept, others []string) {
 		kept = append(kept, f)
 	}
 	return kept, others
+}
+
+// splitNotData returns apart, of files whose names say several formats,
+// those whose names say no data format (notData), if any name says one.
+func splitNotData(files []string) (kept, others []string) {
+	if !slices.ContainsFunc(files, func(f string) bool { return !notData(f) && InferFormat(f) != "" }) {
+		return files, nil
+	}
+	for _, f := range files {
+		if notData(f) {
+			others = append(others, f)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return kept, others
+}
+
+// notData reports whether a file's name says it is no data among data
+// files: an extension of no format (notes.md, a spreadsheet, a log), or
+// of text (README.txt, which Spark's text source would read as rows of
+// one column). A file without an extension (part-00000) may be data.
+func notData(f string) bool {
+	if path.Ext(path.Base(f)) == "" {
+		return false
+	}
+	format := InferFormat(f)
+	return format == "" || format == "text"
 }
 
 // defaultReaderOptions are the options a data engineer expects per format

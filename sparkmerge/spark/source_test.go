@@ -652,6 +652,50 @@ func TestExpandLocalSkipsOtherFormats(t *testing.T) {
 			t.Errorf("skipped (-want +got):\n%s", d)
 		}
 	}
+	// Without a format: a README, notes or a spreadsheet among files of
+	// one format or of several are skipped and named (a README.txt among
+	// CSV and JSON files was merged as rows of a column "value"; notes.md
+	// among CSV files failed the plan: no format from its name).
+	for _, tc := range []struct {
+		files         []string
+		kept, skipped []string
+		format        string // the one format the names say (a directory only the server sees), if any
+	}{
+		{[]string{"a.csv", "b.json", "README.txt", "notes.md", "report.xlsx"}, []string{"a.csv", "b.json"}, []string{"README.txt", "notes.md", "report.xlsx"}, ""},
+		{[]string{"a.csv", "b.csv", "notes.md"}, []string{"a.csv", "b.csv"}, []string{"notes.md"}, "csv"},
+		{[]string{"a.txt", "b.txt"}, []string{"a.txt", "b.txt"}, nil, "text"},
+	} {
+		dir := t.TempDir()
+		files := map[string]string{}
+		for _, f := range tc.files {
+			files[f] = "id\n1\n"
+		}
+		writeFiles(t, dir, files)
+		specs, skipped, err := expandLocal([]SourceSpec{{Paths: []string{dir}}}, "", nil, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.files, err)
+		}
+		var got []string
+		for _, s := range specs {
+			got = append(got, filepath.Base(s.Paths[0]))
+		}
+		for i := range skipped {
+			skipped[i] = filepath.Base(skipped[i])
+		}
+		if d := cmp.Diff(tc.kept, got); d != "" {
+			t.Errorf("%v: kept (-want +got):\n%s", tc.files, d)
+		}
+		if d := cmp.Diff(tc.skipped, skipped); d != "" {
+			t.Errorf("%v: skipped (-want +got):\n%s", tc.files, d)
+		}
+		if _, err := resolveSources(specs, "", nil); err != nil {
+			t.Errorf("%v: %v", tc.files, err)
+		}
+		if got := namesFormat(tc.files); got != tc.format {
+			t.Errorf("%v: the names say %q, want %q", tc.files, got, tc.format)
+		}
+	}
+
 	// Only .txt files, read as CSV: all kept.
 	dir = t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.txt": "id\n1\n", "b.txt": "id\n2\n"})
