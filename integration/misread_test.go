@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -204,5 +205,53 @@ func TestCLINamesColumnsSpelledTwoWays(t *testing.T) {
 	}
 	if got := fmt.Sprint(queryRows(t, "SELECT * FROM "+table+" ORDER BY id")); got != "[[1 10 o1] [2 20 o2]]" {
 		t.Errorf("table %s", got)
+	}
+}
+
+// Integers written with leading zeros (ZIP codes, account numbers) in a
+// column Spark types as a number lose their zeros, as when Spark reads
+// the file alone: the plan warns, naming the column, a file and a value;
+// typed as a string, as it advises, every value is merged as written,
+// value for value as Spark reads the files' text. Local files and files
+// only the server sees.
+func TestZeroPaddedNumbersAreNamed(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := textFiles(map[string]string{
+		"a.csv": "id,zip,amount\n1,94105,10\n2,02134,12\n",
+		"b.csv": "zip,id,amount\n00501,3,5\n10001,4,7\n",
+		"c.csv": "id,zip,amount,note\n5,60601,8,x\n",
+	})
+	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
+		t.Run(where, func(t *testing.T) {
+			paths := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv"}
+			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{fmt.Sprintf(`column zip is merged as int, and source %q and another file hold integers written with leading zeros ("02134", merged as 2134): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, zip=string)`, paths[0])}
+			if !slices.Equal(planned.Warnings, want) {
+				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
+			}
+			res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true,
+				Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"zip": sparkmerge.Simple(sparkmerge.KindString)}}})
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings with the hint: %q", res.Warnings)
+			}
+			var text [][]any
+			for i, p := range paths {
+				idAt, zipAt := "_c0", "_c1"
+				if i == 1 {
+					idAt, zipAt = "_c1", "_c0"
+				}
+				text = append(text, queryRows(t, fmt.Sprintf("SELECT %s, %s FROM csv.`%s` WHERE %s <> 'id'", idAt, zipAt, p, idAt))...)
+			}
+			sortCells(text)
+			got := queryRows(t, fmt.Sprintf("SELECT CAST(id AS string), zip FROM parquet.`%s`", out))
+			sortCells(got)
+			if len(text) != 5 || fmt.Sprint(got) != fmt.Sprint(text) {
+				t.Errorf("merged %v, Spark reads the text %v", got, text)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ var flagHints = strings.NewReplacer(
 	"(Options.LossyWidening)", "(--lossy-widening)",
 	"(Options.DropExtra)", "(--drop-extra)",
 	"(Options.Hints)", "(--hint column=type)",
+	"(Options.Hints, ", "(--hint ",
 	"(Options.Rescue)", "(--rescue COLUMN)",
 	"(Options.SourceColumn, --source-column NAME)", "(--source-column NAME)",
 	"(Options.SourceColumn)", "(--source-column)",

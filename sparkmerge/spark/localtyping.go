@@ -55,6 +55,7 @@ type localTyping struct {
 	shortNumbers bool
 	noRows       bool
 	noValues     []string
+	zeroPadded   map[string]string
 	headerLine   string
 	quotedValues bool
 	// options are the read's options once typed (a CSV file's with
@@ -80,11 +81,11 @@ func (t *localTyping) applyTo(r *Read) {
 		r.nestingProblem = t.nestingProblem
 	}
 	if !t.typed {
-		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.noValues = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false, nil
+		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.noValues, r.zeroPadded = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false, nil, nil
 		return
 	}
 	r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.stamp = t.schema, t.raw, t.headerLine, t.quotedValues, t.noRows, t.stamp
-	r.noValues = t.noValues
+	r.noValues, r.zeroPadded = t.noValues, t.zeroPadded
 	if t.options != nil {
 		r.Options = t.options
 	}
@@ -211,6 +212,12 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 			t.schema, t.headerLine, t.quotedValues, t.noRows = f.Schema, f.Header, f.Quoted, f.NoRows
 			for _, j := range f.NoValues {
 				t.noValues = append(t.noValues, f.Schema.Fields[j].Name)
+			}
+			for j, v := range f.ZeroPadded {
+				if t.zeroPadded == nil {
+					t.zeroPadded = map[string]string{}
+				}
+				t.zeroPadded[f.Schema.Fields[j].Name] = v
 			}
 			t.options = withOption(r.Options, "enforceSchema", "false")
 			t.splitSensitive = splitSensitiveSize(f, src, fetched)

@@ -525,7 +525,7 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, err
 	}
 	planned.Plan = plan
-	planned.Warnings = append(sourceWarnings(reads), nameWarnings(plan)...)
+	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads))
 	if policy.Missing == sparkmerge.MissingReference {
 		planned.NullColumns = columnsInNoSource(plan)
 	}

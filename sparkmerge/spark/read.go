@@ -95,6 +95,10 @@ type Read struct {
 	// file the client does not know it: its inference types an empty
 	// string as it types a null, and Spark reads it as an empty string.
 	noValues []string
+	// zeroPadded are, by column, the first integer written with leading
+	// zeros of a CSV file the client typed whose column is a number
+	// (infer.CSVFile.ZeroPadded): the zeros are lost (zeroWarnings).
+	zeroPadded map[string]string
 	// valueless are r's string columns Spark found without a value
 	// (markNoValues), valuesAsked those it was asked of.
 	valueless, valuesAsked []string

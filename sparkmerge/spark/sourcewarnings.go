@@ -134,3 +134,68 @@ func nameWarnings(p *sparkmerge.Plan) []string {
 	}
 	return out
 }
+
+// zeroWarnings are the plan's warnings of columns merged as numbers that
+// hold integers written with leading zeros in CSV files the client typed
+// ("02134", a ZIP code): Spark reads the number, 2134, and the zeros are
+// lost, as when Spark reads the file alone; a column typed as a string
+// (a hint, or another source's text) keeps the values as written. One
+// warning a column, naming its first such file and value and how many
+// other files hold such values. The files Spark types are not checked (it
+// would take a scan of their text).
+func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
+	type padded struct {
+		file, value string
+		others      int
+	}
+	byColumn := map[int]*padded{}
+	for i, r := range reads {
+		if i >= len(p.Sources) {
+			break
+		}
+		for k, f := range r.Schema.Fields {
+			j := slices.Index(p.Sources[i].Columns, k)
+			if j < 0 || p.Target.Fields[j].Type.Kind == sparkmerge.KindString {
+				continue
+			}
+			for _, part := range r.parts() {
+				v, ok := part.zeroPadded[f.Name]
+				switch {
+				case !ok:
+				case byColumn[j] == nil:
+					byColumn[j] = &padded{file: part.Name, value: v}
+				default:
+					byColumn[j].others++
+				}
+			}
+		}
+	}
+	var out []string
+	for j, f := range p.Target.Fields {
+		z := byColumn[j]
+		if z == nil {
+			continue
+		}
+		others := ""
+		if z.others > 0 {
+			others = fmt.Sprintf(" and %s", plural(z.others, "another file", "other files"))
+		}
+		out = append(out, fmt.Sprintf("column %s is merged as %s, and source %s%s hold%s integers written with leading zeros (%q, merged as %s): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, %s=string)",
+			f.Name, f.Type, quoteName(z.file), others, map[bool]string{true: "", false: "s"}[z.others > 0], z.value, withoutLeadingZeros(z.value), f.Name))
+	}
+	return out
+}
+
+// withoutLeadingZeros is an integer's text as the number it is read as:
+// "-012" is -12, "000" is 0.
+func withoutLeadingZeros(v string) string {
+	sign := ""
+	if v[0] == '-' {
+		sign = "-"
+	}
+	digits := strings.TrimLeft(strings.TrimLeft(v, "+-"), "0")
+	if digits == "" {
+		return "0"
+	}
+	return sign + digits
+}

@@ -155,3 +155,34 @@ func TestNameWarnings(t *testing.T) {
 		t.Errorf("warnings %q, want none", got)
 	}
 }
+
+// A column merged as a number whose values some CSV files write with
+// leading zeros is named once, with its first file and value and how many
+// other files hold such values; typed as a string, it keeps them.
+func TestZeroWarnings(t *testing.T) {
+	read := func(name string, zeroPadded map[string]string) *Read {
+		return &Read{Name: name, Format: "csv", Schema: sparkmerge.Schema{Fields: []sparkmerge.Field{
+			{Name: "id", Type: sparkmerge.Simple(sparkmerge.KindInt), Nullable: true},
+			{Name: "zip", Type: sparkmerge.Simple(sparkmerge.KindInt), Nullable: true},
+		}}, zeroPadded: zeroPadded}
+	}
+	reads := []*Read{read("/in/a.csv", nil), read("/in/b.csv", map[string]string{"zip": "02134"}), read("/in/c.csv", map[string]string{"zip": "-007"})}
+	for _, tc := range []struct {
+		hints map[string]sparkmerge.DataType
+		want  []string
+	}{
+		{nil, []string{`column zip is merged as int, and source "/in/b.csv" and another file hold integers written with leading zeros ("02134", merged as 2134): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, zip=string)`}},
+		{map[string]sparkmerge.DataType{"zip": sparkmerge.Simple(sparkmerge.KindString)}, nil},
+	} {
+		p, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{Hints: tc.hints})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := zeroWarnings(p, reads); !slices.Equal(got, tc.want) {
+			t.Errorf("hints %v: warnings\n got %q\nwant %q", tc.hints, got, tc.want)
+		}
+	}
+	if got := withoutLeadingZeros("-007") + " " + withoutLeadingZeros("000") + " " + withoutLeadingZeros("+0120"); got != "-7 0 120" {
+		t.Errorf("withoutLeadingZeros: %s", got)
+	}
+}

@@ -58,6 +58,11 @@ type CSVFile struct {
 	// smaller spark.sql.files.openCostInBytes or maxPartitionBytes splits
 	// smaller files, which Spark must then type.
 	SplitSensitive bool
+	// ZeroPadded are the columns typed as numbers that hold an integer
+	// written with leading zeros ("02134", a ZIP code, an account
+	// number): Spark reads it as the number (2134), and the zeros are
+	// lost. By column index, the first such value.
+	ZeroPadded map[int]string
 }
 
 // CSVFile infers the schema of the CSV file at path, a path of this
@@ -97,7 +102,7 @@ func csvFile(data []byte, sep byte) (CSVFile, error) {
 	if noRows {
 		f.noValues = nil // said of every column by NoRows
 	}
-	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues}, err
+	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues, ZeroPadded: f.zeroPadded}, err
 }
 
 // headerOnly reports whether data, a CSV file inferCSV accepts, holds one
@@ -164,6 +169,7 @@ type csvFolds struct {
 	onlyHeader             string
 	quoted, splitSensitive bool
 	noValues               []int
+	zeroPadded             map[int]string
 }
 
 // inferCSVFolds is inferCSV and what else its folds learn (csvFolds).
@@ -194,6 +200,12 @@ func inferCSVFolds(data []byte, sep byte) (csvFolds, error) {
 		if t.kind == sparkmerge.KindNull {
 			out.noValues = append(out.noValues, i)
 		}
+		if v, ok := fold.zeroPadded[i]; ok && t.kind != sparkmerge.KindString {
+			if out.zeroPadded == nil {
+				out.zeroPadded = map[int]string{}
+			}
+			out.zeroPadded[i] = v
+		}
 	}
 	return out, nil
 }
@@ -214,6 +226,9 @@ type csvFold struct {
 	// quoted: a value is quoted (CSVFile.Quoted).
 	quoted         bool
 	splitSensitive bool
+	// zeroPadded are, by column, the first integer written with leading
+	// zeros (CSVFile.ZeroPadded, once the column is a number).
+	zeroPadded map[int]string
 }
 
 // line folds one line of the file in: the header, a repeat of it, or a
@@ -279,12 +294,36 @@ func (f *csvFold) foldRow(line []byte) error {
 			return unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", f.names[i])
 		}
 		f.splitSensitive = f.splitSensitive || orderDependent
+		if len(v) > 1 && (v[0] == '0' || v[1] == '0' && (v[0] == '-' || v[0] == '+')) && t.kind != sparkmerge.KindString && zeroPadded(v) {
+			f.notePadded(i, v)
+		}
 		if orderDependent && f.size > splitFreeBytes {
 			return unsupported(UnsupportedContents, "column %q has a year after a date or timestamp, which Spark types by the partitions it splits the file into", f.names[i])
 		}
 		f.types[i] = t
 	}
 	return nil
+}
+
+// notePadded keeps v as column i's first integer with leading zeros.
+func (f *csvFold) notePadded(i int, v []byte) {
+	if _, ok := f.zeroPadded[i]; ok {
+		return
+	}
+	if f.zeroPadded == nil {
+		f.zeroPadded = map[int]string{}
+	}
+	f.zeroPadded[i] = string(v)
+}
+
+// zeroPadded reports whether v is an integer written with a leading zero
+// that a number does not keep: "007", "-012", not "0" or "0.5".
+func zeroPadded(v []byte) bool {
+	digits := v
+	if v[0] == '+' || v[0] == '-' {
+		digits = v[1:]
+	}
+	return len(digits) > 1 && digits[0] == '0' && leadingDigits(digits) == len(digits)
 }
 
 // result is the file's schema, and its header line when a scan may drop

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -383,6 +384,34 @@ func TestCSVValueOfType(t *testing.T) {
 	} {
 		if got := CSVValueOfType(tc.v, tc.t); got != tc.want {
 			t.Errorf("CSVValueOfType(%q, %s) = %v, want %v", tc.v, tc.t, got, tc.want)
+		}
+	}
+}
+
+// An integer written with leading zeros in a column typed as a number is
+// noted, its first value a column: Spark reads the number and the zeros
+// are lost. Not in a column of text, nor for 0, a fraction or a date.
+func TestCSVZeroPadded(t *testing.T) {
+	tests := []struct {
+		csv  string
+		want map[int]string
+	}{
+		{"id,zip\n1,94105\n2,02134\n3,00501\n", map[int]string{1: "02134"}},
+		{"id,zip\n1,-012\n2,+007\n", map[int]string{1: "-012"}},
+		{"id,zip\n1,\"02134\"\n", map[int]string{1: "02134"}}, // quoted, still an int to Spark
+		{"id,zip\n1,007\n2,A1\n", nil},                        // a string: kept as written
+		{"id,x\n0,0\n-0,0.5\n", nil},
+		{"id,x\n1,00.5\n2,2024-01-05\n", nil},
+		{"id,x\n10,7\n", nil},
+		{"id,big\n1,012345678901\n", map[int]string{1: "012345678901"}}, // a bigint
+	}
+	for _, tt := range tests {
+		f, err := csvFile([]byte(tt.csv), ',')
+		if err != nil {
+			t.Fatalf("%q: %v", tt.csv, err)
+		}
+		if !maps.Equal(f.ZeroPadded, tt.want) {
+			t.Errorf("%q: ZeroPadded = %v, want %v", tt.csv, f.ZeroPadded, tt.want)
 		}
 	}
 }
