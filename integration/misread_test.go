@@ -255,3 +255,73 @@ func TestZeroPaddedNumbersAreNamed(t *testing.T) {
 		})
 	}
 }
+
+// A CSV column of numbers or dates that says "no value" with a text
+// ("NA") is a string to Spark's inference of its file, and so is the
+// merged column; appended to a table of ints, it fails. The plan warns
+// and the failure advises, naming the column, the text, a file and the
+// type of the other values, which is Spark's with the text read as null;
+// followed, the advice (the reader option nullValue) merges every value
+// as Spark reads each file alone with it. Local files and files only the
+// server sees.
+func TestNullTokensAreNamed(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := textFiles(map[string]string{
+		"a.csv": "id,amount,day\n1,10,2024-01-01\n2,12,2024-01-02\n",
+		"b.csv": "id,amount,day\n3,NA,2024-01-03\n4,25,NA\n5,7,2024-01-05\n",
+	})
+	table := "spark_catalog.default.sm_tokens_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	t.Cleanup(func() { exec(t, "DROP TABLE IF EXISTS "+table) })
+	exec(t, "CREATE TABLE "+table+" (id int, amount int, day date) USING parquet")
+	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
+		t.Run(where, func(t *testing.T) {
+			paths := []string{dir + "/a.csv", dir + "/b.csv"}
+			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			advice := `if "NA" means no value, read the files with the reader option nullValue=NA (Job.ReaderOptions or SourceSpec.Options), which reads it as null in every column`
+			want := []string{
+				fmt.Sprintf(`column amount is merged as string only for the text "NA" in source %q, where its other values are int: %s`, paths[1], advice),
+				fmt.Sprintf(`column day is merged as string only for the text "NA" in source %q, where its other values are date: %s`, paths[1], advice),
+			}
+			if !slices.Equal(planned.Warnings, want) {
+				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
+			}
+			// Spark's types of b.csv with "NA" read as null are the
+			// warnings' types of its other values.
+			view := "tokens_" + where
+			exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path '%s', header 'true', inferSchema 'true', nullValue 'NA')", view, paths[1]))
+			if got := fmt.Sprint(queryRows(t, "SELECT typeof(amount), typeof(day) FROM "+view+" LIMIT 1")); got != "[[int date]]" {
+				t.Errorf("Spark types b.csv with nullValue=NA as %s", got)
+			}
+
+			_, err = c.Merge(testContext(t), spark.Job{Sources: pathSources(paths[1]), Target: spark.Target{Table: table, Mode: "append"}})
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf(`column amount is a string for the text "NA" in source %q, where its other values are int: %s`, paths[1], advice)) {
+				t.Errorf("append of b.csv to a table of ints: %v", err)
+			}
+
+			advised := spark.Job{Sources: pathSources(paths...), ReaderOptions: map[string]string{"nullValue": "NA"}, Verify: true}
+			res, out := merge(t, c, advised)
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings after the advice: %q", res.Warnings)
+			}
+			var alone [][]any
+			for i, p := range paths {
+				view := fmt.Sprintf("tokens_%s_%d", where, i)
+				exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path '%s', header 'true', inferSchema 'true', nullValue 'NA')", view, p))
+				alone = append(alone, queryRows(t, "SELECT CAST(id AS string), CAST(amount AS string), CAST(day AS string) FROM "+view)...)
+			}
+			got := queryRows(t, fmt.Sprintf("SELECT CAST(id AS string), CAST(amount AS string), CAST(day AS string) FROM parquet.`%s`", out))
+			sortCells(alone)
+			sortCells(got)
+			if len(got) != 5 || fmt.Sprint(got) != fmt.Sprint(alone) {
+				t.Errorf("merged %v, Spark reads each file alone %v", got, alone)
+			}
+			if typ := fmt.Sprint(queryRows(t, fmt.Sprintf("SELECT typeof(amount), typeof(day) FROM parquet.`%s` LIMIT 1", out))); typ != "[[int date]]" {
+				t.Errorf("merged as %s", typ)
+			}
+		})
+	}
+}

@@ -56,6 +56,7 @@ type localTyping struct {
 	noRows       bool
 	noValues     []string
 	zeroPadded   map[string]string
+	nullTokens   map[string]infer.NullTokens
 	headerLine   string
 	quotedValues bool
 	// options are the read's options once typed (a CSV file's with
@@ -81,11 +82,11 @@ func (t *localTyping) applyTo(r *Read) {
 		r.nestingProblem = t.nestingProblem
 	}
 	if !t.typed {
-		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.noValues, r.zeroPadded = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false, nil, nil
+		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.noValues, r.zeroPadded, r.nullTokens = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false, nil, nil, nil
 		return
 	}
 	r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.stamp = t.schema, t.raw, t.headerLine, t.quotedValues, t.noRows, t.stamp
-	r.noValues, r.zeroPadded = t.noValues, t.zeroPadded
+	r.noValues, r.zeroPadded, r.nullTokens = t.noValues, t.zeroPadded, t.nullTokens
 	if t.options != nil {
 		r.Options = t.options
 	}
@@ -218,6 +219,12 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 					t.zeroPadded = map[string]string{}
 				}
 				t.zeroPadded[f.Schema.Fields[j].Name] = v
+			}
+			for j, tokens := range f.NullTokens {
+				if t.nullTokens == nil {
+					t.nullTokens = map[string]infer.NullTokens{}
+				}
+				t.nullTokens[f.Schema.Fields[j].Name] = tokens
 			}
 			t.options = withOption(r.Options, "enforceSchema", "false")
 			t.splitSensitive = splitSensitiveSize(f, src, fetched)

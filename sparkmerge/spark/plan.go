@@ -522,10 +522,10 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, appendExtraError(job.Target, extra)
 	}
 	if err != nil {
-		return nil, err
+		return nil, withTokenAdvice(err, reads)
 	}
 	planned.Plan = plan
-	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads))
+	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), tokenWarnings(plan, reads))
 	if policy.Missing == sparkmerge.MissingReference {
 		planned.NullColumns = columnsInNoSource(plan)
 	}

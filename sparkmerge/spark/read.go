@@ -19,6 +19,7 @@ import (
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // Read is one relation Spark reads for a merge: a single source, or several
@@ -99,6 +100,10 @@ type Read struct {
 	// zeros of a CSV file the client typed whose column is a number
 	// (infer.CSVFile.ZeroPadded): the zeros are lost (zeroWarnings).
 	zeroPadded map[string]string
+	// nullTokens are, by column, the texts that say "no value" ("NA")
+	// that alone make a column of a CSV file the client typed a string
+	// (infer.CSVFile.NullTokens; see tokenWarnings).
+	nullTokens map[string]infer.NullTokens
 	// valueless are r's string columns Spark found without a value
 	// (markNoValues), valuesAsked those it was asked of.
 	valueless, valuesAsked []string

@@ -1,8 +1,10 @@
 package spark
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -198,4 +200,191 @@ func withoutLeadingZeros(v string) string {
 		return "0"
 	}
 	return sign + digits
+}
+
+// A CSV column of numbers or dates that says "no value" with a text
+// ("NA", "N/A", "null") is a string to Spark's inference, and so is the
+// merged column, or an append of it to a table of numbers fails. The
+// client knows it of the CSV files it types (infer.CSVFile.NullTokens):
+// the plan warns, and an append's type conflict says so, with the option
+// that reads the text as null. The files Spark types are not checked.
+
+// columnTokens are the texts saying "no value" that make a target column
+// a string in the reads the client typed: the texts (distinct, in order),
+// the first file and how many other files hold them, and the type of the
+// first file's other values.
+type columnTokens struct {
+	tokens []string
+	file   string
+	others int
+	typ    sparkmerge.DataType
+}
+
+// tokensOf are the texts saying "no value" of target column j in reads
+// (columnTokens), nil if no read holds any; with onlyCause, also nil when
+// a read types the column as a string for other values (or Spark typed
+// it: the client does not know why).
+func tokensOf(p *sparkmerge.Plan, reads []*Read, j int, onlyCause bool) *columnTokens {
+	var out *columnTokens
+	for i, r := range reads {
+		if i >= len(p.Sources) {
+			break
+		}
+		k := p.Sources[i].Columns[j]
+		if k < 0 {
+			continue
+		}
+		f := r.Schema.Fields[k]
+		for _, part := range r.parts() {
+			tokens, ok := part.nullTokens[f.Name]
+			switch {
+			case !ok && onlyCause && f.Type.Kind == sparkmerge.KindString && !slices.Contains(p.Sources[i].NoValues, k) && !p.Sources[i].NoRows:
+				return nil
+			case !ok:
+			case out == nil:
+				out = &columnTokens{tokens: slices.Clone(tokens.Tokens), file: part.Name, typ: tokens.Type}
+			default:
+				out.others++
+				for _, t := range tokens.Tokens {
+					if !slices.Contains(out.tokens, t) {
+						out.tokens = append(out.tokens, t)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// advice is what to do if the texts mean "no value": where one text says
+// it in every column advised (sole), the reader option nullValue reads it
+// as null; else typing the column and rescuing the values that do not
+// convert.
+func (c *columnTokens) advice(column string, sole bool) string {
+	if sole {
+		return fmt.Sprintf("if %q means no value, read the files with the reader option nullValue=%s (Job.ReaderOptions or SourceSpec.Options), which reads it as null in every column", c.tokens[0], c.tokens[0])
+	}
+	texts := "they mean"
+	if len(c.tokens) == 1 {
+		texts = strconv.Quote(c.tokens[0]) + " means"
+	}
+	return fmt.Sprintf("if %s no value, type the column (Options.Hints, %s=%s) and keep its values that are no %s aside (Options.Rescue)", texts, column, c.typ, c.typ)
+}
+
+// soleToken reports whether the columns' texts are one text.
+func soleToken(cs []*columnTokens) bool {
+	for _, c := range cs {
+		if len(c.tokens) != 1 || c.tokens[0] != cs[0].tokens[0] {
+			return false
+		}
+	}
+	return len(cs) > 0
+}
+
+// what names the texts and where they are.
+func (c *columnTokens) what() string {
+	quoted := make([]string, len(c.tokens))
+	for i, t := range c.tokens {
+		quoted[i] = strconv.Quote(t)
+	}
+	texts := "the text " + quoted[0]
+	if len(quoted) > 1 {
+		texts = "the texts " + strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1]
+	}
+	where := "source " + quoteName(c.file)
+	if c.others > 0 {
+		where += " and " + plural(c.others, "another file", "other files")
+	}
+	return fmt.Sprintf("%s in %s, where its other values are %s", texts, where, c.typ)
+}
+
+// tokenWarnings are the plan's warnings of string target columns that
+// are strings only for texts saying "no value" in CSV files the client
+// typed.
+func tokenWarnings(p *sparkmerge.Plan, reads []*Read) []string {
+	var names []string
+	var found []*columnTokens
+	for j, f := range p.Target.Fields {
+		if f.Type.Kind != sparkmerge.KindString || f.Name == p.SourceColumn || f.Name == p.Rescue {
+			continue
+		}
+		if c := tokensOf(p, reads, j, true); c != nil {
+			names, found = append(names, f.Name), append(found, c)
+		}
+	}
+	var out []string
+	sole := soleToken(found)
+	for i, c := range found {
+		out = append(out, fmt.Sprintf("column %s is merged as string only for %s: %s", names[i], c.what(), c.advice(names[i], sole)))
+	}
+	return out
+}
+
+// tokenConflictError is a type conflict of columns that texts saying "no
+// value" made strings, with the advice (errors.As finds the conflict).
+type tokenConflictError struct {
+	err    *sparkmerge.TypeConflictError
+	advice []string
+}
+
+func (e *tokenConflictError) Error() string {
+	return e.err.Error() + "; " + strings.Join(e.advice, "; ")
+}
+
+func (e *tokenConflictError) Unwrap() error { return e.err }
+
+// withTokenAdvice is err, a type conflict of reads planned as sources,
+// with the advice for its columns that texts saying "no value" made
+// strings in CSV files the client typed; err itself otherwise.
+func withTokenAdvice(err error, reads []*Read) error {
+	var conflict *sparkmerge.TypeConflictError
+	if !errors.As(err, &conflict) {
+		return err
+	}
+	var names []string
+	var found []*columnTokens
+	for _, col := range conflict.Conflicts {
+		if col.Path != col.Column {
+			continue // nested
+		}
+		if c := readTokens(reads, col.Column); c != nil {
+			names, found = append(names, col.Column), append(found, c)
+		}
+	}
+	if len(found) == 0 {
+		return err
+	}
+	var advice []string
+	sole := soleToken(found)
+	for i, c := range found {
+		advice = append(advice, fmt.Sprintf("column %s is a string for %s: %s", names[i], c.what(), c.advice(names[i], sole)))
+	}
+	return &tokenConflictError{err: conflict, advice: advice}
+}
+
+// readTokens are the texts saying "no value" of the reads' column name,
+// matched case-insensitively as conflicts name columns by their target
+// spelling; nil if none.
+func readTokens(reads []*Read, name string) *columnTokens {
+	var out *columnTokens
+	for _, r := range reads {
+		for _, part := range r.parts() {
+			for col, tokens := range part.nullTokens {
+				if !strings.EqualFold(col, name) {
+					continue
+				}
+				if out == nil {
+					out = &columnTokens{tokens: slices.Clone(tokens.Tokens), file: part.Name, typ: tokens.Type}
+					continue
+				}
+				out.others++
+				for _, t := range tokens.Tokens {
+					if !slices.Contains(out.tokens, t) {
+						out.tokens = append(out.tokens, t)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 func TestSourceWarnings(t *testing.T) {
@@ -184,5 +185,61 @@ func TestZeroWarnings(t *testing.T) {
 	}
 	if got := withoutLeadingZeros("-007") + " " + withoutLeadingZeros("000") + " " + withoutLeadingZeros("+0120"); got != "-7 0 120" {
 		t.Errorf("withoutLeadingZeros: %s", got)
+	}
+}
+
+// A string column that only texts saying "no value" made a string is
+// named with the texts, a file and the type of the other values: with
+// one text everywhere, the reader option nullValue; with several, a hint
+// and the rescue column. A column with text of its own elsewhere is not
+// named. A type conflict with a table says the same.
+func TestTokenWarnings(t *testing.T) {
+	field := func(name string, k sparkmerge.Kind) sparkmerge.Field {
+		return sparkmerge.Field{Name: name, Type: sparkmerge.Simple(k), Nullable: true}
+	}
+	read := func(name string, amount, day sparkmerge.Kind, tokens map[string]infer.NullTokens) *Read {
+		return &Read{Name: name, Format: "csv", InferredLocally: true, nullTokens: tokens,
+			Schema: sparkmerge.Schema{Fields: []sparkmerge.Field{field("id", sparkmerge.KindInt), field("amount", amount), field("day", day)}}}
+	}
+	integer, date, str := sparkmerge.KindInt, sparkmerge.KindDate, sparkmerge.KindString
+	na := func(typ sparkmerge.Kind, texts ...string) infer.NullTokens {
+		return infer.NullTokens{Tokens: texts, Type: sparkmerge.Simple(typ)}
+	}
+	a := read("/in/a.csv", integer, date, nil)
+	b := read("/in/b.csv", str, str, map[string]infer.NullTokens{"amount": na(integer, "NA"), "day": na(date, "NA")})
+	c := read("/in/c.csv", str, date, map[string]infer.NullTokens{"amount": na(integer, "N/A")})
+	text := read("/in/text.csv", str, date, nil) // amount holds text of its own
+	for _, tc := range []struct {
+		name  string
+		reads []*Read
+		want  []string
+	}{
+		{"one text", []*Read{a, b}, []string{
+			`column amount is merged as string only for the text "NA" in source "/in/b.csv", where its other values are int: if "NA" means no value, read the files with the reader option nullValue=NA (Job.ReaderOptions or SourceSpec.Options), which reads it as null in every column`,
+			`column day is merged as string only for the text "NA" in source "/in/b.csv", where its other values are date: if "NA" means no value, read the files with the reader option nullValue=NA (Job.ReaderOptions or SourceSpec.Options), which reads it as null in every column`,
+		}},
+		{"two texts", []*Read{a, b, c}, []string{
+			`column amount is merged as string only for the texts "NA" and "N/A" in source "/in/b.csv" and another file, where its other values are int: if they mean no value, type the column (Options.Hints, amount=int) and keep its values that are no int aside (Options.Rescue)`,
+			`column day is merged as string only for the text "NA" in source "/in/b.csv", where its other values are date: if "NA" means no value, type the column (Options.Hints, day=date) and keep its values that are no date aside (Options.Rescue)`,
+		}},
+		{"text of its own", []*Read{a, text, c}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := sparkmerge.NewPlan(planSources(tc.reads), sparkmerge.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tokenWarnings(p, tc.reads); !slices.Equal(got, tc.want) {
+				t.Errorf("warnings\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+
+	table := sparkmerge.Schema{Fields: []sparkmerge.Field{field("id", integer), field("amount", integer), field("day", date)}}
+	_, err := sparkmerge.NewPlan(planSources([]*Read{b}), sparkmerge.Options{Missing: sparkmerge.MissingReference, Reference: &table})
+	err = withTokenAdvice(err, []*Read{b})
+	var conflict *sparkmerge.TypeConflictError
+	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), `; column amount is a string for the text "NA" in source "/in/b.csv", where its other values are int: if "NA" means no value, read the files with the reader option nullValue=NA`) {
+		t.Errorf("conflict with a table: %v", err)
 	}
 }

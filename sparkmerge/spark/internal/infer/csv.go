@@ -2,6 +2,7 @@ package infer
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -63,6 +64,21 @@ type CSVFile struct {
 	// number): Spark reads it as the number (2134), and the zeros are
 	// lost. By column index, the first such value.
 	ZeroPadded map[int]string
+	// NullTokens are the columns that are strings only for texts that
+	// say "no value" ("NA", "N/A", "null", "None"): without them, Spark
+	// would type the column as NullTokens' Type. By column index.
+	NullTokens map[int]NullTokens
+}
+
+// NullTokens are the texts that say "no value" of a column that holds
+// them, and the type of its other values.
+type NullTokens struct {
+	// Tokens are the distinct texts, in the order of the file.
+	Tokens []string
+	// Type is the type of the column's other values, as Spark would
+	// infer it with the tokens read as null (the reader option
+	// nullValue, when there is one token).
+	Type sparkmerge.DataType
 }
 
 // CSVFile infers the schema of the CSV file at path, a path of this
@@ -102,7 +118,7 @@ func csvFile(data []byte, sep byte) (CSVFile, error) {
 	if noRows {
 		f.noValues = nil // said of every column by NoRows
 	}
-	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues, ZeroPadded: f.zeroPadded}, err
+	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues, ZeroPadded: f.zeroPadded, NullTokens: f.nullTokens}, err
 }
 
 // headerOnly reports whether data, a CSV file inferCSV accepts, holds one
@@ -170,6 +186,7 @@ type csvFolds struct {
 	quoted, splitSensitive bool
 	noValues               []int
 	zeroPadded             map[int]string
+	nullTokens             map[int]NullTokens
 }
 
 // inferCSVFolds is inferCSV and what else its folds learn (csvFolds).
@@ -206,6 +223,14 @@ func inferCSVFolds(data []byte, sep byte) (csvFolds, error) {
 			}
 			out.zeroPadded[i] = v
 		}
+		if t.kind == sparkmerge.KindString && i < len(fold.shadows) {
+			if sh := fold.shadows[i]; sh != nil && sh != noShadow && sh.t.kind != sparkmerge.KindNull {
+				if out.nullTokens == nil {
+					out.nullTokens = map[int]NullTokens{}
+				}
+				out.nullTokens[i] = NullTokens{Tokens: sh.tokens, Type: sh.t.dataType()}
+			}
+		}
 	}
 	return out, nil
 }
@@ -229,6 +254,76 @@ type csvFold struct {
 	// zeroPadded are, by column, the first integer written with leading
 	// zeros (CSVFile.ZeroPadded, once the column is a number).
 	zeroPadded map[int]string
+	// shadows are, by column, the type of the values other than texts
+	// that say "no value" (CSVFile.NullTokens), from the value that made
+	// the column a string, if one such text did; noShadow where another
+	// value did. nil until a column is a string.
+	shadows []*shadow
+}
+
+// shadow is the type of a column's values other than the texts that say
+// "no value", and those texts.
+type shadow struct {
+	t      csvType
+	tokens []string
+}
+
+// noShadow is the shadow of a column that is a string for other texts.
+var noShadow = &shadow{}
+
+// maxNullTokens is the most distinct texts a shadow keeps: more are not
+// a way of saying "no value" but values.
+const maxNullTokens = 4
+
+// nullToken reports whether v is a text that commonly says "no value" in
+// CSV files, and that the rules read as a string (an unquoted "NaN" and
+// "#N/A" are Spark's to type).
+func nullToken(v []byte) bool {
+	switch len(v) {
+	case 2, 3, 4, 7:
+	default:
+		return false
+	}
+	switch strings.ToLower(string(v)) {
+	case "na", "n/a", "nan", "nil", "null", "none", "missing":
+		return true
+	}
+	return false
+}
+
+// shadowValue folds v into column i's shadow, where v made the column a
+// string or came after (before is the column's type before v).
+func (f *csvFold) shadowValue(i int, before csvType, v []byte) {
+	if f.shadows == nil {
+		f.shadows = make([]*shadow, len(f.types))
+	}
+	sh := f.shadows[i]
+	switch {
+	case sh == noShadow:
+		return
+	case sh == nil && (before.kind == sparkmerge.KindString || !nullToken(v)):
+		f.shadows[i] = noShadow // text of its own
+		return
+	case sh == nil:
+		sh = &shadow{t: before}
+		f.shadows[i] = sh
+	}
+	if nullToken(v) {
+		if !slices.Contains(sh.tokens, string(v)) {
+			if len(sh.tokens) == maxNullTokens {
+				f.shadows[i] = noShadow
+				return
+			}
+			sh.tokens = append(sh.tokens, string(v))
+		}
+		return
+	}
+	t, ok, orderDependent := inferCSVField(sh.t, v)
+	if !ok || orderDependent || t.kind == sparkmerge.KindString {
+		f.shadows[i] = noShadow
+		return
+	}
+	sh.t = t
 }
 
 // line folds one line of the file in: the header, a repeat of it, or a
@@ -292,6 +387,9 @@ func (f *csvFold) foldRow(line []byte) error {
 		t, ok, orderDependent := inferCSVField(f.types[i], v)
 		if !ok {
 			return unsupported(UnsupportedContents, "column %q has a value whose type only Spark can tell", f.names[i])
+		}
+		if t.kind == sparkmerge.KindString && (f.shadows == nil || f.shadows[i] != noShadow) {
+			f.shadowValue(i, f.types[i], v)
 		}
 		f.splitSensitive = f.splitSensitive || orderDependent
 		if len(v) > 1 && (v[0] == '0' || v[1] == '0' && (v[0] == '-' || v[0] == '+')) && t.kind != sparkmerge.KindString && zeroPadded(v) {

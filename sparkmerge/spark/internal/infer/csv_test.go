@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -412,6 +413,35 @@ func TestCSVZeroPadded(t *testing.T) {
 		}
 		if !maps.Equal(f.ZeroPadded, tt.want) {
 			t.Errorf("%q: ZeroPadded = %v, want %v", tt.csv, f.ZeroPadded, tt.want)
+		}
+	}
+}
+
+// A column that is a string only for texts that say "no value" ("NA",
+// "N/A", "null") is noted with those texts and the type of its other
+// values; a column with text of its own is not.
+func TestCSVNullTokens(t *testing.T) {
+	str := func(k sparkmerge.Kind) sparkmerge.DataType { return sparkmerge.Simple(k) }
+	tests := []struct {
+		csv  string
+		want map[int]NullTokens
+	}{
+		{"id,amount\n1,10\n2,NA\n3,12\n", map[int]NullTokens{1: {Tokens: []string{"NA"}, Type: str(sparkmerge.KindInt)}}},
+		{"id,amount\n1,NA\n2,\n3,1.5\n4,N/A\n5,null\n", map[int]NullTokens{1: {Tokens: []string{"NA", "N/A", "null"}, Type: str(sparkmerge.KindDouble)}}},
+		{"id,day\n1,None\n2,2024-01-05\n", map[int]NullTokens{1: {Tokens: []string{"None"}, Type: str(sparkmerge.KindDate)}}},
+		{"id,amount\n1,NA\n2,ten\n", nil},                                 // text of its own
+		{"id,amount\n1,ten\n2,NA\n", nil},                                 // text first
+		{"id,amount\n1,NA\n2,NA\n", nil},                                  // no other value
+		{"id,amount\n1,na\n2,nil\n3,none\n4,missing\n5,NULL\n6,7\n", nil}, // five texts: values, not tokens
+		{"id,amount\n1,10\n", nil},
+	}
+	for _, tt := range tests {
+		f, err := csvFile([]byte(tt.csv), ',')
+		if err != nil {
+			t.Fatalf("%q: %v", tt.csv, err)
+		}
+		if !reflect.DeepEqual(f.NullTokens, tt.want) {
+			t.Errorf("%q: NullTokens = %+v, want %+v", tt.csv, f.NullTokens, tt.want)
 		}
 	}
 }
