@@ -5,6 +5,7 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -323,5 +324,28 @@ func TestNullTokensAreNamed(t *testing.T) {
 				t.Errorf("merged as %s", typ)
 			}
 		})
+	}
+}
+
+// A Parquet file as pandas writes it by default has its timestamps in
+// nanoseconds, which Spark refuses to read ("Illegal Parquet type: INT64
+// (TIMESTAMP(NANOS,false))"): the error names the file and says how to
+// write it so that Spark reads it, or how to read the column as a number.
+// Local files and files only the server sees.
+func TestPandasNanosecondTimestampsAreNamed(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	data, err := os.ReadFile("testdata/pandas/nanos.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"nanos.parquet": data}
+	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
+		_, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(dir + "/nanos.parquet")})
+		for _, want := range []string{fmt.Sprintf("read source %q", dir+"/nanos.parquet"), "TIMESTAMP(NANOS", `coerce_timestamps="us"`, "spark.sql.legacy.parquet.nanosAsLong=true"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: the error does not say %s: %v", where, want, err)
+			}
+		}
 	}
 }

@@ -398,6 +398,9 @@ func sourceError(r *Read, err error) error {
 	if hint == "" && malformedRecords(err) && r.Format == "json" && !strings.EqualFold(optionValue(r.Options, "multiLine"), "true") {
 		hint = jsonDocumentHint(r)
 	}
+	if hint == "" && strings.Contains(err.Error(), "TIMESTAMP(NANOS") {
+		hint = nanosHint
+	}
 	if named := namedFormat(r); hint == "" && named != "" {
 		// A file read as another format than its name says fails deep
 		// in Spark (a task's "not a Parquet file", its cause often cut
@@ -411,6 +414,13 @@ func sourceError(r *Read, err error) error {
 }
 
 func quoteName(s string) string { return fmt.Sprintf("%q", s) }
+
+// nanosHint is the hint for a Parquet file with a timestamp in
+// nanoseconds, which Spark refuses to read as a timestamp ("Illegal
+// Parquet type: INT64 (TIMESTAMP(NANOS,false))"): pandas writes its
+// datetime64[ns] columns so, and pyarrow keeps them in nanoseconds in
+// Parquet 2.6, its default format version since pyarrow 13.
+const nanosHint = `a column of the file is a timestamp in nanoseconds (INT64 TIMESTAMP(NANOS), as pandas and pyarrow write them by default), which Spark does not read as a timestamp: write the file's timestamps in microseconds (pandas: df.to_parquet(path, coerce_timestamps="us"); pyarrow: pq.write_table(table, path, coerce_timestamps="us")), or read such columns as bigint nanoseconds since the epoch with the session setting spark.sql.legacy.parquet.nanosAsLong=true (ConnectOptions.Conf)`
 
 // malformedRecords reports whether err is Spark's failure of a reader
 // (or its inference) under FAILFAST on a malformed record: error class

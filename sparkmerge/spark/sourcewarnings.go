@@ -152,9 +152,6 @@ func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 	}
 	byColumn := map[int]*padded{}
 	for i, r := range reads {
-		if i >= len(p.Sources) {
-			break
-		}
 		for k, f := range r.Schema.Fields {
 			j := slices.Index(p.Sources[i].Columns, k)
 			if j < 0 || p.Target.Fields[j].Type.Kind == sparkmerge.KindString {
@@ -178,12 +175,12 @@ func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 		if z == nil {
 			continue
 		}
-		others := ""
+		holders := "source " + quoteName(z.file) + " holds"
 		if z.others > 0 {
-			others = fmt.Sprintf(" and %s", plural(z.others, "another file", "other files"))
+			holders = fmt.Sprintf("source %s and %s hold", quoteName(z.file), plural(z.others, "another file", "other files"))
 		}
-		out = append(out, fmt.Sprintf("column %s is merged as %s, and source %s%s hold%s integers written with leading zeros (%q, merged as %s): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, %s=string)",
-			f.Name, f.Type, quoteName(z.file), others, map[bool]string{true: "", false: "s"}[z.others > 0], z.value, withoutLeadingZeros(z.value), f.Name))
+		out = append(out, fmt.Sprintf("column %s is merged as %s, and %s integers written with leading zeros (%q, merged as %s): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, %s=string)",
+			f.Name, f.Type, holders, z.value, withoutLeadingZeros(z.value), f.Name))
 	}
 	return out
 }
@@ -220,36 +217,41 @@ type columnTokens struct {
 	typ    sparkmerge.DataType
 }
 
-// tokensOf are the texts saying "no value" of target column j in reads
-// (columnTokens), nil if no read holds any; with onlyCause, also nil when
-// a read types the column as a string for other values (or Spark typed
-// it: the client does not know why).
-func tokensOf(p *sparkmerge.Plan, reads []*Read, j int, onlyCause bool) *columnTokens {
+// add notes file's texts of a column in c, a new columnTokens if c is
+// nil.
+func (c *columnTokens) add(file string, t infer.NullTokens) *columnTokens {
+	if c == nil {
+		return &columnTokens{tokens: slices.Clone(t.Tokens), file: file, typ: t.Type}
+	}
+	c.others++
+	for _, text := range t.Tokens {
+		if !slices.Contains(c.tokens, text) {
+			c.tokens = append(c.tokens, text)
+		}
+	}
+	return c
+}
+
+// tokensOf are the texts saying "no value" that alone make target column
+// j a string (columnTokens): nil if no read holds any, or if a read types
+// the column as a string for other values (or Spark typed it: the client
+// does not know why).
+func tokensOf(p *sparkmerge.Plan, reads []*Read, j int) *columnTokens {
 	var out *columnTokens
 	for i, r := range reads {
-		if i >= len(p.Sources) {
-			break
-		}
 		k := p.Sources[i].Columns[j]
 		if k < 0 {
 			continue
 		}
 		f := r.Schema.Fields[k]
+		valueless := p.Sources[i].NoRows || slices.Contains(p.Sources[i].NoValues, k)
 		for _, part := range r.parts() {
 			tokens, ok := part.nullTokens[f.Name]
 			switch {
-			case !ok && onlyCause && f.Type.Kind == sparkmerge.KindString && !slices.Contains(p.Sources[i].NoValues, k) && !p.Sources[i].NoRows:
+			case ok:
+				out = out.add(part.Name, tokens)
+			case f.Type.Kind == sparkmerge.KindString && !valueless:
 				return nil
-			case !ok:
-			case out == nil:
-				out = &columnTokens{tokens: slices.Clone(tokens.Tokens), file: part.Name, typ: tokens.Type}
-			default:
-				out.others++
-				for _, t := range tokens.Tokens {
-					if !slices.Contains(out.tokens, t) {
-						out.tokens = append(out.tokens, t)
-					}
-				}
 			}
 		}
 	}
@@ -308,7 +310,7 @@ func tokenWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 		if f.Type.Kind != sparkmerge.KindString || f.Name == p.SourceColumn || f.Name == p.Rescue {
 			continue
 		}
-		if c := tokensOf(p, reads, j, true); c != nil {
+		if c := tokensOf(p, reads, j); c != nil {
 			names, found = append(names, f.Name), append(found, c)
 		}
 	}
@@ -370,18 +372,8 @@ func readTokens(reads []*Read, name string) *columnTokens {
 	for _, r := range reads {
 		for _, part := range r.parts() {
 			for col, tokens := range part.nullTokens {
-				if !strings.EqualFold(col, name) {
-					continue
-				}
-				if out == nil {
-					out = &columnTokens{tokens: slices.Clone(tokens.Tokens), file: part.Name, typ: tokens.Type}
-					continue
-				}
-				out.others++
-				for _, t := range tokens.Tokens {
-					if !slices.Contains(out.tokens, t) {
-						out.tokens = append(out.tokens, t)
-					}
+				if strings.EqualFold(col, name) {
+					out = out.add(part.Name, tokens)
 				}
 			}
 		}

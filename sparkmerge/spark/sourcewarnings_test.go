@@ -243,3 +243,12 @@ func TestTokenWarnings(t *testing.T) {
 		t.Errorf("conflict with a table: %v", err)
 	}
 }
+
+// Spark's refusal of a Parquet timestamp in nanoseconds is named with how
+// to write or read the file.
+func TestSourceErrorHintsNanos(t *testing.T) {
+	err := sourceError(&Read{Name: "/in/a.parquet", Format: "parquet"}, errors.New("[PARQUET_TYPE_ILLEGAL] Illegal Parquet type: INT64 (TIMESTAMP(NANOS,false)). SQLSTATE: 42846"))
+	if want := `read source "/in/a.parquet": [PARQUET_TYPE_ILLEGAL] Illegal Parquet type: INT64 (TIMESTAMP(NANOS,false)). SQLSTATE: 42846` + "\n  hint: " + nanosHint; err.Error() != want {
+		t.Errorf("error\n got %s\nwant %s", err, want)
+	}
+}
