@@ -116,22 +116,12 @@ func TestCLIWarnsOfMisreadCSVWithItsFlags(t *testing.T) {
 		"comma.csv": "id,name\n1,a\n",
 		"tabs.csv":  "id\tname\n2\tb\n",
 	}))
-	code, stdout, stderr := cliRun(t, "plan", dir+"/comma.csv", dir+"/tabs.csv", "-o", "json")
-	if code != 0 {
-		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
-	}
-	validateJSON(t, "plan", stdout)
-	var plan struct {
-		Warnings []string `json:"warnings"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
-		t.Fatalf("plan -o json is not JSON: %v\n%s", err, stdout)
-	}
+	warnings := cliPlanWarnings(t, dir+"/comma.csv", dir+"/tabs.csv")
 	want := fmt.Sprintf(`source %q: one column, named "id\tname": its values look separated by '\t', not ','; if so, each row is merged as one string: read it with the reader option sep='\t' (--option, or options per source in a job file)`, dir+"/tabs.csv")
-	if !slices.Equal(plan.Warnings, []string{want}) {
-		t.Errorf("warnings %q, want [%q]", plan.Warnings, want)
+	if !slices.Equal(warnings, []string{want}) {
+		t.Errorf("warnings %q, want [%q]", warnings, want)
 	}
-	code, stdout, stderr = cliRun(t, "plan", dir+"/comma.csv", dir+"/tabs.csv")
+	code, stdout, stderr := cliRun(t, "plan", dir+"/comma.csv", dir+"/tabs.csv")
 	if code != 0 || !strings.Contains(stdout, "  warning: "+want+"\n") {
 		t.Errorf("plan text (exit code %d) does not show %q:\n%s\n%s", code, want, stdout, stderr)
 	}
@@ -160,28 +150,18 @@ func TestCLINamesColumnsSpelledTwoWays(t *testing.T) {
 		"c.csv": "id,amount ,order_id\n3,30,o3\n",
 	}))
 	files := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv"}
-	code, stdout, stderr := cliRun(t, append([]string{"plan", "-o", "json"}, files...)...)
-	if code != 0 {
-		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
-	}
-	validateJSON(t, "plan", stdout)
-	var plan struct {
-		Warnings []string `json:"warnings"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
-		t.Fatalf("plan -o json is not JSON: %v\n%s", err, stdout)
-	}
+	warnings := cliPlanWarnings(t, files...)
 	want := []string{
 		fmt.Sprintf(`columns "amount", " amount" and "amount " differ only by white space around them: each is merged as a column of its own, null in the rows of the sources that spell it otherwise ("amount" in source 1 %q; " amount" in source 2 %q; "amount " in source 3 %q); to merge them as one column, normalize names with --normalize trim`, files[0], files[1], files[2]),
 		fmt.Sprintf(`columns "Order Id" and "order_id" are one name in snake_case: each is merged as a column of its own, null in the rows of the sources that spell it otherwise ("Order Id" in source 1 %q; "order_id" in source 2 %q and 1 more); to merge them as one column, normalize names with --normalize snake_case`, files[0], files[1]),
 	}
-	if !slices.Equal(plan.Warnings, want) {
-		t.Errorf("warnings\n got %q\nwant %q", plan.Warnings, want)
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", warnings, want)
 	}
 
 	// The advice followed: one column of each, every value in it.
 	out := filepath.Join(workDir(t), "out")
-	code, _, stderr = cliRun(t, append([]string{"merge", "--normalize", "snake_case", "--out", out, "--verify", "-o", "json"}, files...)...)
+	code, _, stderr := cliRun(t, append([]string{"merge", "--normalize", "snake_case", "--out", out, "--verify", "-o", "json"}, files...)...)
 	if code != 0 {
 		t.Fatalf("merge --normalize snake_case: exit code %d; stderr:\n%s", code, stderr)
 	}
@@ -348,4 +328,22 @@ func TestPandasNanosecondTimestampsAreNamed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cliPlanWarnings are the warnings of sparkmerge plan -o json of args,
+// its output checked against the JSON schema.
+func cliPlanWarnings(t *testing.T, args ...string) []string {
+	t.Helper()
+	code, stdout, stderr := cliRun(t, append([]string{"plan", "-o", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("plan: exit code %d; stderr:\n%s", code, stderr)
+	}
+	validateJSON(t, "plan", stdout)
+	var plan struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
+		t.Fatalf("plan -o json is not JSON: %v\n%s", err, stdout)
+	}
+	return plan.Warnings
 }
