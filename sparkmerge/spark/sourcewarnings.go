@@ -53,6 +53,14 @@ func separatorWarning(r *Read, schema sparkmerge.Schema) string {
 		return ""
 	}
 	name := schema.Fields[0].Name
+	if len(name) == 5 && strings.EqualFold(name[:4], "sep=") {
+		shown := name[4:]
+		if shown == "\t" {
+			shown = `\t` // as Spark's sep option takes a tab too
+		}
+		return fmt.Sprintf("source %s: its first line, %q, is the line Excel writes to name the separator, not a header: the file's header and rows are merged as text of one column named %q: remove that line from the file, then read it with the reader option sep='%s' (Job.ReaderOptions or SourceSpec.Options)",
+			quoteName(r.Name), name, name, shown)
+	}
 	sep := optionValue(r.Options, "sep")
 	if sep == "" {
 		sep = optionValue(r.Options, "delimiter")

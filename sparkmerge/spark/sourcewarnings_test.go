@@ -35,6 +35,8 @@ func TestSourceWarnings(t *testing.T) {
 		{"tabs", csv(nil, schema(field("id\tname", str))), []string{`separated by '\t'`, `sep='\t'`}},
 		{"pipes", csv(nil, schema(field("a|b", str))), []string{"sep='|'"}},
 		{"commas where semicolons were asked", csv(map[string]string{"header": "true", "sep": ";"}, schema(field("a,b", str))), []string{"separated by ',', not ';'", "sep=','"}},
+		{"Excel's separator line", csv(nil, schema(field("sep=;", str))), []string{`its first line, "sep=;", is the line Excel writes to name the separator`, "remove that line", "sep=';'"}},
+		{"Excel's separator line, a tab", csv(nil, schema(field("SEP=\t", str))), []string{`sep='\t'`}},
 		{"one column of one name", csv(nil, schema(field("id", str))), nil},
 		{"a name with a separator at its end", csv(nil, schema(field("total;", str))), nil},
 		{"two columns", csv(nil, schema(field("a;b", str), field("c", str))), nil},
