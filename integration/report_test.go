@@ -87,6 +87,9 @@ func TestDriftReportInChromium(t *testing.T) {
 			header = "id,station,reading"
 			row = func(r int) string { return fmt.Sprintf("x%d,s%d,%d", r, r, r) }
 		}
+		if i == 4 { // readings written with leading zeros: a warning
+			row = func(r int) string { return fmt.Sprintf("%d,s%d,%03d", i*100+r, r, r) }
+		}
 		var b strings.Builder
 		b.WriteString(header + "\n")
 		for r := range 3 {
@@ -170,6 +173,11 @@ func TestDriftReportInChromium(t *testing.T) {
 		if got[st] != n {
 			t.Errorf("Chromium shows %d %s cells, the plan has %d", got[st], st, n)
 		}
+	}
+	// The plan's warning, above the matrix.
+	if !strings.Contains(dom, `<ul class="warnings" id="warnings"><li>warning: column reading is merged as double, and source `) ||
+		!strings.Contains(dom, `readings-04.csv" holds integers written with leading zeros ("000", merged as 0)`) {
+		t.Errorf("Chromium shows no warning of readings-04.csv's zeros:\n%s", dom[:min(len(dom), 4000)])
 	}
 	if rows := reportRow.FindAllStringSubmatch(dom, -1); len(rows) != 12 {
 		t.Errorf("Chromium shows %d source rows, want 12", len(rows))

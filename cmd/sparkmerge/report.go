@@ -41,6 +41,9 @@ type reportData struct {
 	Generated string         `json:"generated"`
 	Columns   []reportColumn `json:"columns"`
 	Sources   []reportSource `json:"sources"`
+	// Warnings are the plan's (a file read with the wrong separator, a
+	// column spelled two ways, zeros lost), in the CLI's terms.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type reportColumn struct {
@@ -70,6 +73,9 @@ func buildReport(planned *spark.Planned, rows map[string]int64, title string) re
 	}
 	for _, f := range plan.Target.Fields {
 		data.Columns = append(data.Columns, reportColumn{Name: f.Name, Type: f.Type.String()})
+	}
+	for _, w := range planned.Warnings {
+		data.Warnings = append(data.Warnings, withFlagHints(w))
 	}
 	for i, read := range planned.Reads {
 		d := plan.Diagnostics(i)
