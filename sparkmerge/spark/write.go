@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -762,10 +763,26 @@ func writeHint(err error) error {
 				"and name them as the server does: sparkmerge lists and types files only the server sees through Spark", err, quoteName(p))
 		}
 	}
+	if unclosedQuote(err) {
+		return fmt.Errorf("%w\n  hint: a CSV line of that file ends inside a quoted value: a value in quotes that runs over several lines, which Spark reads only with the reader option multiLine=true (Job.ReaderOptions); plan again with it, as the file's types may change too", err)
+	}
 	if strings.HasPrefix(errorClass(err), "FAILED_READ_FILE") || strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") {
 		return fmt.Errorf("%w\n  hint: Spark could not read that file; under the default reader mode FAILFAST, one value that does not fit the schema or one broken line stops the merge: fix the file or the schema, or choose the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)", err)
 	}
 	return err
+}
+
+// malformedCSV is Spark's message of a CSV record its parser could not
+// read (MALFORMED_CSV_RECORD, a cause of a failed read), up to the record's
+// end.
+var malformedCSV = regexp.MustCompile(`Malformed CSV record: ([^\n]*?)(?: SQLSTATE: |\n|$)`)
+
+// unclosedQuote reports whether err is a failed read of a CSV record with
+// an odd number of quotes: a line that ends inside a quoted value, as a
+// value over several lines read without multiLine leaves it.
+func unclosedQuote(err error) bool {
+	m := malformedCSV.FindStringSubmatch(err.Error())
+	return m != nil && strings.Count(m[1], `"`)%2 == 1
 }
 
 // missingOnServer is the path of a PATH_NOT_FOUND error when this machine

@@ -925,3 +925,27 @@ func TestVerifyCountsSmallInputsInOneTask(t *testing.T) {
 		t.Error("a small file only the server sees is not counted in one task")
 	}
 }
+
+// A read that failed on a CSV record ending inside quotes (a value over
+// several lines, read without multiLine) is named with multiLine; other
+// malformed records keep the general hint.
+func TestWriteHintNamesMultiLine(t *testing.T) {
+	failed := func(record string) error {
+		return &connect.SparkError{ErrorClass: "FAILED_READ_FILE.NO_HINT", Message: "[FAILED_READ_FILE.NO_HINT] Encountered error while reading file a.csv. SQLSTATE: KD001\nCaused by: [MALFORMED_CSV_RECORD] Malformed CSV record: " + record + " SQLSTATE: KD000"}
+	}
+	for _, tc := range []struct {
+		record string
+		want   string
+	}{
+		{`1,"hello`, "multiLine=true"},
+		{`world",10`, "multiLine=true"},
+		{`1,"a ""b"" c`, "multiLine=true"},
+		{`1,"a",2,3`, "mode=PERMISSIVE"},
+		{`1,x`, "mode=PERMISSIVE"},
+	} {
+		err := writeHint(failed(tc.record))
+		if !strings.Contains(err.Error(), "\n  hint: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a hint of %s", tc.record, err, tc.want)
+		}
+	}
+}

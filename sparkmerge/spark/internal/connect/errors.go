@@ -1,11 +1,13 @@
 package connect
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/apache/spark-connect-go/spark/sparkerrors"
 	"google.golang.org/grpc/codes"
@@ -158,15 +160,63 @@ func (s *Session) convertError(err error) error {
 	if class == "" {
 		class = messageErrorClass(use.Message)
 	}
+	message := use.Message
+	if causes := s.causes(use.ErrorId, message); len(causes) > 0 {
+		message += "\nCaused by: " + strings.Join(causes, "\nCaused by: ")
+	}
 	return &SparkError{
 		ErrorClass: class,
 		SQLState:   use.SqlState,
-		Message:    use.Message,
+		Message:    message,
 		Parameters: maps.Clone(use.Parameters),
 		Reason:     use.Reason,
 		Code:       use.Code.String(),
 		Err:        err,
 	}
+}
+
+// causesTimeout bounds the FetchErrorDetails call that asks for an
+// error's causes: an error is reported without them rather than late.
+const causesTimeout = 10 * time.Second
+
+// causes are the messages of the causes of the server's error errorID
+// that message does not hold already, outermost first: a failed write
+// says "Encountered error while reading file a.csv" (FAILED_READ_FILE),
+// and only its causes say why ("Malformed CSV record"). The server keeps
+// them for the FetchErrorDetails call (spark.sql.connect.enrichError, on
+// by default), which PySpark makes too; none when it answers nothing,
+// fails or the error has no id (a server before Spark 3.5).
+func (s *Session) causes(errorID, message string) (out []string) {
+	if errorID == "" || s.conn == nil {
+		return nil
+	}
+	var err error
+	defer guard("fetch error details", &err)
+	ctx, cancel := context.WithTimeout(context.Background(), causesTimeout)
+	defer cancel()
+	req := s.request("FetchErrorDetailsRequest")
+	setString(req, "error_id", errorID)
+	resp := newMsg("FetchErrorDetailsResponse")
+	if err = s.invoke(ctx, "FetchErrorDetails", req, resp); err != nil {
+		return nil
+	}
+	errs := resp.Get(fd(resp, "errors")).List()
+	if errs.Len() == 0 || !resp.Has(fd(resp, "root_error_idx")) {
+		return nil
+	}
+	seen := map[int]bool{}
+	for i := int(resp.Get(fd(resp, "root_error_idx")).Int()); i >= 0 && i < errs.Len() && !seen[i]; {
+		seen[i] = true
+		e := errs.Get(i).Message()
+		if m := e.Get(fd(e, "message")).String(); m != "" && !strings.Contains(message, m) {
+			out = append(out, m)
+		}
+		if !e.Has(fd(e, "cause_idx")) {
+			break
+		}
+		i = int(e.Get(fd(e, "cause_idx")).Int())
+	}
+	return out
 }
 
 // messageClass is how Spark starts the message of an error that has an

@@ -28,6 +28,8 @@ type execServer struct {
 	version string
 	// script answers call number n (counting execution RPCs from 0).
 	script func(n int, method string, req protoreflect.Message, send func(protoreflect.Message) error, ctx context.Context) error
+	// details answers FetchErrorDetails (nil: Unimplemented).
+	details func(req protoreflect.Message) protoreflect.Message
 
 	mu    sync.Mutex
 	calls []execCall
@@ -58,6 +60,8 @@ var requestTypes = map[string]string{
 	"ReattachExecute": "ReattachExecuteRequest",
 	"ReleaseExecute":  "ReleaseExecuteRequest",
 	"Interrupt":       "InterruptRequest",
+	// FetchErrorDetails is answered by execServer.details.
+	"FetchErrorDetails": "FetchErrorDetailsRequest",
 }
 
 func (f *execServer) handle(_ any, stream grpc.ServerStream) error {
@@ -70,6 +74,12 @@ func (f *execServer) handle(_ any, stream grpc.ServerStream) error {
 	req := newMsg(typ)
 	if err := stream.RecvMsg(req.Interface()); err != nil {
 		return err
+	}
+	if method == "FetchErrorDetails" {
+		if f.details == nil {
+			return status.Errorf(codes.Unimplemented, "fake: %s", method)
+		}
+		return stream.SendMsg(f.details(req).Interface())
 	}
 	if method == "AnalyzePlan" {
 		resp := newMsg("AnalyzePlanResponse")
@@ -350,6 +360,54 @@ func TestExecuteSparkErrorIsFinal(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"ExecutePlan"}, f.methods()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
+
+// A Spark error's causes, which the server keeps for FetchErrorDetails,
+// follow its message: a failed write's says which record of which file
+// Spark could not parse. A server without them (Unimplemented, no answer)
+// leaves the message as it was.
+func TestSparkErrorCarriesItsCauses(t *testing.T) {
+	failed := func(n int, method string, req protoreflect.Message, send func(protoreflect.Message) error, _ context.Context) error {
+		st, _ := status.New(codes.Internal, "[FAILED_READ_FILE.NO_HINT] Encountered error while reading file a.csv. SQLSTATE: KD001").WithDetails(&errdetails.ErrorInfo{
+			Reason: "org.apache.spark.SparkException", Domain: "org.apache.spark",
+			Metadata: map[string]string{"errorClass": "FAILED_READ_FILE.NO_HINT", "errorId": "e-1"},
+		})
+		return st.Err()
+	}
+	f := startExecServer(t, "4.0.1", failed)
+	var asked []string
+	f.details = func(req protoreflect.Message) protoreflect.Message {
+		asked = append(asked, req.Get(fd(req, "error_id")).String())
+		resp := newMsg("FetchErrorDetailsResponse")
+		setInt32(resp, "root_error_idx", 0)
+		for i, m := range []string{"[FAILED_READ_FILE.NO_HINT] Encountered error while reading file a.csv.", "[MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed records are detected in record parsing.", `[MALFORMED_CSV_RECORD] Malformed CSV record: 1,"hello`} {
+			e := newMsg("FetchErrorDetailsResponse.Error")
+			setString(e, "message", m)
+			if i < 2 {
+				setInt32(e, "cause_idx", int32(i+1))
+			}
+			appendMsg(resp, "errors", e)
+		}
+		return resp
+	}
+	s := dialExec(t, f, Options{})
+	_, err := collectN(t, s)
+	want := "[FAILED_READ_FILE.NO_HINT] Encountered error while reading file a.csv. SQLSTATE: KD001\n" +
+		"Caused by: [MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed records are detected in record parsing.\n" +
+		`Caused by: [MALFORMED_CSV_RECORD] Malformed CSV record: 1,"hello`
+	var se *SparkError
+	if !errors.As(err, &se) || se.ErrorClass != "FAILED_READ_FILE.NO_HINT" || se.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	if !cmp.Equal(asked, []string{"e-1"}) {
+		t.Errorf("FetchErrorDetails asked of %q, want e-1", asked)
+	}
+
+	plain := startExecServer(t, "4.0.1", failed) // FetchErrorDetails unimplemented
+	_, err = collectN(t, dialExec(t, plain, Options{}))
+	if !errors.As(err, &se) || se.Error() != "[FAILED_READ_FILE.NO_HINT] Encountered error while reading file a.csv. SQLSTATE: KD001" {
+		t.Errorf("without details: err = %v", err)
 	}
 }
 
