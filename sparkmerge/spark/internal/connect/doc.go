@@ -29,7 +29,10 @@
 //     nested nullability) as [sparkmerge.Schema].
 //   - [Frame.Write]: format, mode, path or table, partitionBy, options.
 //   - Server errors as [*SparkError] with error class, SQL state and message
-//     parameters; upstream panics become errors.
+//     parameters, and the messages of their causes, which the server keeps
+//     for the FetchErrorDetails call (Spark 4 and later; a failed write's
+//     cause says which record of which file Spark could not parse);
+//     upstream panics become errors.
 //
 // A [Session] is safe for concurrent use.
 package connect

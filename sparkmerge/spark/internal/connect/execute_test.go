@@ -404,6 +404,19 @@ func TestSparkErrorCarriesItsCauses(t *testing.T) {
 		t.Errorf("FetchErrorDetails asked of %q, want e-1", asked)
 	}
 
+	// An error that says all in its message is not asked about.
+	analysis := startExecServer(t, "4.0.1", func(int, string, protoreflect.Message, func(protoreflect.Message) error, context.Context) error {
+		st, _ := status.New(codes.Internal, "[PATH_NOT_FOUND] Path does not exist: file:/x. SQLSTATE: 42K03").WithDetails(&errdetails.ErrorInfo{
+			Reason: "org.apache.spark.sql.AnalysisException", Domain: "org.apache.spark",
+			Metadata: map[string]string{"errorClass": "PATH_NOT_FOUND", "errorId": "e-2"},
+		})
+		return st.Err()
+	})
+	analysis.details = f.details
+	if _, err = collectN(t, dialExec(t, analysis, Options{})); !errors.As(err, &se) || se.ErrorClass != "PATH_NOT_FOUND" || len(asked) != 1 {
+		t.Errorf("an analysis error: %v, FetchErrorDetails asked of %q", err, asked)
+	}
+
 	plain := startExecServer(t, "4.0.1", failed) // FetchErrorDetails unimplemented
 	_, err = collectN(t, dialExec(t, plain, Options{}))
 	if !errors.As(err, &se) || se.Error() != "[FAILED_READ_FILE.NO_HINT] Encountered error while reading file a.csv. SQLSTATE: KD001" {
