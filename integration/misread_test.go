@@ -288,18 +288,7 @@ func TestNullTokensAreNamed(t *testing.T) {
 			if len(res.Warnings) != 0 {
 				t.Errorf("warnings after the advice: %q", res.Warnings)
 			}
-			var alone [][]any
-			for i, p := range paths {
-				view := fmt.Sprintf("tokens_%s_%d", where, i)
-				exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path '%s', header 'true', inferSchema 'true', nullValue 'NA')", view, p))
-				alone = append(alone, queryRows(t, "SELECT CAST(id AS string), CAST(amount AS string), CAST(day AS string) FROM "+view)...)
-			}
-			got := queryRows(t, fmt.Sprintf("SELECT CAST(id AS string), CAST(amount AS string), CAST(day AS string) FROM parquet.`%s`", out))
-			sortCells(alone)
-			sortCells(got)
-			if len(got) != 5 || fmt.Sprint(got) != fmt.Sprint(alone) {
-				t.Errorf("merged %v, Spark reads each file alone %v", got, alone)
-			}
+			mergedAsEachAlone(t, out, paths, "nullValue 'NA'", "CAST(id AS string), CAST(amount AS string), CAST(day AS string)", 5)
 			if typ := fmt.Sprint(queryRows(t, fmt.Sprintf("SELECT typeof(amount), typeof(day) FROM parquet.`%s` LIMIT 1", out))); typ != "[[int date]]" {
 				t.Errorf("merged as %s", typ)
 			}
@@ -380,18 +369,27 @@ func TestCSVValueOverLinesIsNamedWithMultiLine(t *testing.T) {
 			if !res.Verified {
 				t.Error("not verified")
 			}
-			var alone [][]any
-			for i, p := range paths {
-				view := fmt.Sprintf("multiline_%s_%d", where, i)
-				exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path '%s', header 'true', inferSchema 'true', multiLine 'true')", view, p))
-				alone = append(alone, queryRows(t, "SELECT CAST(id AS string), note, CAST(amount AS string) FROM "+view)...)
-			}
-			got := queryRows(t, fmt.Sprintf("SELECT CAST(id AS string), note, CAST(amount AS string) FROM parquet.`%s`", out))
-			sortCells(alone)
-			sortCells(got)
-			if len(got) != 3 || fmt.Sprint(got) != fmt.Sprint(alone) {
-				t.Errorf("merged %q, Spark reads each file alone %q", got, alone)
-			}
+			mergedAsEachAlone(t, out, paths, "multiLine 'true'", "CAST(id AS string), note, CAST(amount AS string)", 3)
 		})
+	}
+}
+
+// mergedAsEachAlone checks the Parquet output out, its rows of the
+// selected columns (cast to text), against Spark's read of each CSV file
+// of paths alone (header, inferSchema and the reader option, in SQL's
+// OPTIONS syntax): the same rows, want of them.
+func mergedAsEachAlone(t *testing.T, out string, paths []string, option, columns string, want int) {
+	t.Helper()
+	var alone [][]any
+	for i, p := range paths {
+		view := fmt.Sprintf("alone_%s_%d", strings.ReplaceAll(uuid.NewString()[:8], "-", ""), i)
+		exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path '%s', header 'true', inferSchema 'true', %s)", view, p, option))
+		alone = append(alone, queryRows(t, fmt.Sprintf("SELECT %s FROM %s", columns, view))...)
+	}
+	got := queryRows(t, fmt.Sprintf("SELECT %s FROM parquet.`%s`", columns, out))
+	sortCells(alone)
+	sortCells(got)
+	if len(got) != want || fmt.Sprint(got) != fmt.Sprint(alone) {
+		t.Errorf("merged %q, Spark reads each file alone %q", got, alone)
 	}
 }
