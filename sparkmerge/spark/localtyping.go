@@ -214,18 +214,7 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 			for _, j := range f.NoValues {
 				t.noValues = append(t.noValues, f.Schema.Fields[j].Name)
 			}
-			for j, v := range f.ZeroPadded {
-				if t.zeroPadded == nil {
-					t.zeroPadded = map[string]string{}
-				}
-				t.zeroPadded[f.Schema.Fields[j].Name] = v
-			}
-			for j, tokens := range f.NullTokens {
-				if t.nullTokens == nil {
-					t.nullTokens = map[string]infer.NullTokens{}
-				}
-				t.nullTokens[f.Schema.Fields[j].Name] = tokens
-			}
+			t.zeroPadded, t.nullTokens = byName(f.Schema, f.ZeroPadded), byName(f.Schema, f.NullTokens)
 			t.options = withOption(r.Options, "enforceSchema", "false")
 			t.splitSensitive = splitSensitiveSize(f, src, fetched)
 		}
@@ -274,4 +263,17 @@ func refusedTyping(t *localTyping, err error) *localTyping {
 		refused.nestingProblem = tooDeep.Error()
 	}
 	return refused
+}
+
+// byName is m, by index of schema's fields, by their names instead; nil
+// for an empty m.
+func byName[V any](schema sparkmerge.Schema, m map[int]V) map[string]V {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for j, v := range m {
+		out[schema.Fields[j].Name] = v
+	}
+	return out
 }

@@ -490,11 +490,7 @@ func fieldNames(fields []sparkmerge.Field) string {
 // client reproduces (CSVInferSchema, JsonInferSchema, the Parquet schema
 // converter, OrcUtils.toCatalystSchema), for messages: "4.0, 4.1 and 4.3".
 func clientRulesVersions() string {
-	lines := infer.Known()
-	if len(lines) == 1 {
-		return lines[0]
-	}
-	return strings.Join(lines[:len(lines)-1], ", ") + " and " + lines[len(lines)-1]
+	return joinAnd(infer.Known())
 }
 
 // clientRulesMatch reports whether a server of this Spark version infers

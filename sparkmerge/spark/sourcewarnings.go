@@ -299,7 +299,7 @@ func (c *columnTokens) what() string {
 	}
 	texts := "the text " + quoted[0]
 	if len(quoted) > 1 {
-		texts = "the texts " + strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1]
+		texts = "the texts " + joinAnd(quoted)
 	}
 	where := "source " + quoteName(c.file)
 	if c.others > 0 {

@@ -218,6 +218,14 @@ func (r *Result) Summary() string {
 // 2,000 files would print 2,000 counts that no one reads.
 const maxSourcesListed = 20
 
+// joinAnd joins words as a list in prose: "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

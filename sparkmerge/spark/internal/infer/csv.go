@@ -392,7 +392,7 @@ func (f *csvFold) foldRow(line []byte) error {
 			f.shadowValue(i, f.types[i], v)
 		}
 		f.splitSensitive = f.splitSensitive || orderDependent
-		if len(v) > 1 && (v[0] == '0' || v[1] == '0' && (v[0] == '-' || v[0] == '+')) && t.kind != sparkmerge.KindString && zeroPadded(v) {
+		if len(v) > 1 && (v[0] == '0' || v[0] == '-' || v[0] == '+') && t.kind != sparkmerge.KindString && zeroPadded(v) {
 			f.notePadded(i, v)
 		}
 		if orderDependent && f.size > splitFreeBytes {
