@@ -207,6 +207,17 @@ func TestJSONTypedTogetherPastTheSplit(t *testing.T) {
 // together files typed together.
 func typedTogetherAsAlone(t *testing.T, c *spark.Client, files map[string][]byte, together int) {
 	t.Helper()
+	typedAsAlone(t, c, files, func(t *testing.T, got *spark.Planned) {
+		if got.TypedTogether != together {
+			t.Errorf("%d files typed together, want %d", got.TypedTogether, together)
+		}
+	})
+}
+
+// typedAsAlone is typedTogetherAsAlone with check in place of the count
+// of files typed together.
+func typedAsAlone(t *testing.T, c *spark.Client, files map[string][]byte, check func(t *testing.T, got *spark.Planned)) {
+	t.Helper()
 	local := localFiles(t, files)
 	remote := clusterFiles(t, files)
 	for _, where := range []struct {
@@ -242,9 +253,7 @@ func typedTogetherAsAlone(t *testing.T, c *spark.Client, files map[string][]byte
 					t.Errorf("%s: typed together %s, alone %s", filepath.Base(r.Name), r.Schema, w)
 				}
 			}
-			if got.TypedTogether != together {
-				t.Errorf("%d files typed together, want %d", got.TypedTogether, together)
-			}
+			check(t, got)
 			// The merged output, against Spark reading each file alone.
 			alone.Target.Path = filepath.Join(workDir(t), "alone")
 			_, wantOut := merge(t, c, alone)
@@ -255,4 +264,89 @@ func typedTogetherAsAlone(t *testing.T, c *spark.Client, files map[string][]byte
 				want.Requests.SparkRequests(), got.Requests.SparkRequests())
 		})
 	}
+}
+
+// byHeaderCSV are CSV files past the split (and past the 64 KiB head the
+// client reads) of a few header lines, and how many of them one
+// inference per header types: those whose head folds to the group's type
+// in every column. The others go on to the lanes or to Spark alone:
+// a timestamp column whose second split (Spark's, for the file alone in
+// a session of local[2] and openCostInBytes 40) starts with a year, which
+// alone makes the column a string and in the group a timestamp; a column
+// whose int values meet a double past the head; a column without a value
+// in the head.
+func byHeaderCSV() (files map[string][]byte, byHeader int) {
+	stamps := func(yearAtSplit bool) []byte {
+		var lines []string
+		for i := range 3000 {
+			lines = append(lines, fmt.Sprintf(`%d,2024-01-02 03:04:%02d,%d,"said \"hi\", %d"`, i, i%60, i*7, i))
+		}
+		file := []byte("id,at,n,note\n" + strings.Join(lines, "\n") + "\n")
+		if !yearAtSplit {
+			return file
+		}
+		// Spark's split for the file alone: (size + openCost) / cores;
+		// the line after the first line break from there starts the
+		// second split. Its at becomes a year (the file's size stays).
+		split := (len(file) + 40) / 2
+		start := split + strings.IndexByte(string(file[split:]), '\n') + 1
+		end := start + strings.IndexByte(string(file[start:]), '\n')
+		id, rest, _ := strings.Cut(string(file[start:end]), ",")
+		_, rest, _ = strings.Cut(rest, ",")
+		line := id + ",2024," + rest
+		return []byte(string(file[:start]) + line + string(file[end:]))
+	}
+	files = map[string][]byte{
+		"stamps-1.csv": stamps(false),
+		"stamps-2.csv": stamps(false),
+		"stamps-3.csv": stamps(false),
+		"days-1.csv": linesOf("id,day,flag", 3000, func(i int) string {
+			return fmt.Sprintf("%d,2024-%02d-%02d,%s", i, 1+i%12, 1+i%28, []string{"true", "False"}[i%2])
+		}),
+		"days-2.csv": linesOf("id,day,flag", 3000, func(i int) string {
+			return fmt.Sprintf("%d,2023-%02d-%02d,%s", i, 1+i%12, 1+i%28, []string{"TRUE", "false"}[i%2])
+		}),
+		"words-1.csv": linesOf("k2,s", 12000, func(i int) string { return fmt.Sprintf("%d,w%d", i, i) }),
+		"ints-1.csv":  linesOf("k,v", 12000, func(i int) string { return fmt.Sprintf("%d,%d", i, i) }),
+	}
+	byHeader = len(files) - 1 // ints-1.csv: an int, its group a double
+	files["stamps-year-at-split.csv"] = stamps(true)
+	files["ints-then-double.csv"] = linesOf("k,v", 12000, func(i int) string {
+		if i == 11000 {
+			return fmt.Sprintf("%d,%d.5", i, i)
+		}
+		return fmt.Sprintf("%d,%d", i, i)
+	})
+	files["words-late.csv"] = linesOf("k2,s", 12000, func(i int) string {
+		if i < 11500 {
+			return fmt.Sprintf("%d,", i)
+		}
+		return fmt.Sprintf("%d,w%d", i, i)
+	})
+	return files, byHeader
+}
+
+// CSV files past the split are typed by one inference per header line
+// where each file's head proves the group's types its own, and otherwise
+// as before: each file's schema and the merged output equal Spark
+// reading each file alone, local and only on the server; the file whose
+// second split starts with a year is not typed by its header's group
+// (alone, Spark types its timestamp column a string, checked).
+func TestCSVTypedByHeaderAsAlone(t *testing.T) {
+	t.Parallel()
+	c := splitClient(t)
+	files, byHeader := byHeaderCSV()
+	typedAsAlone(t, c, files, func(t *testing.T, got *spark.Planned) {
+		if got.TypedByHeader != byHeader {
+			t.Errorf("%d files typed by header, want %d", got.TypedByHeader, byHeader)
+		}
+		if got.ByHeaderRequests != 4 {
+			t.Errorf("%d requests typed by header, want 4 (one per header line)", got.ByHeaderRequests)
+		}
+		for _, r := range got.Reads {
+			if filepath.Base(r.Name) == "stamps-year-at-split.csv" && !strings.Contains(r.Schema.String(), "at string") {
+				t.Errorf("stamps-year-at-split.csv: %s, want at string (its second split starts with a year)", r.Schema)
+			}
+		}
+	})
 }

@@ -23,6 +23,9 @@ import (
 // a default it did not mean.
 type fakeServer struct {
 	version string
+	// splits are the session's file split settings (fileSplitSettings);
+	// unset, the fake has none to give.
+	splits fileSplits
 	// schemas are Spark's schemas (DDL) by call, e.g.
 	// "readSchema /d/a.csv", "tableSchema db.ref", "targetSchema db.t".
 	schemas map[string]string
@@ -527,4 +530,15 @@ func (f *fakeServer) csvHeader(_ context.Context, r *Read) (string, []string, er
 		}
 	}
 	return "", nil, fmt.Errorf("fake server: no file for %q", call)
+}
+
+func (f *fakeServer) fileSplitSettings(context.Context) (fileSplits, bool, error) {
+	if f.splits == (fileSplits{}) {
+		return fileSplits{}, false, fmt.Errorf("fake server: no file splits")
+	}
+	return f.splits, false, nil
+}
+
+func (f *fakeServer) fileSlices(_ context.Context, files []sliceFetch, n int64) ([]fetchedSlices, error) {
+	return nil, fmt.Errorf("fake server: no slices")
 }

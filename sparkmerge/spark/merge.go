@@ -51,6 +51,12 @@ type Planned struct {
 	// in TogetherRequests Spark requests (see [Job.InferEachFileAlone]).
 	TypedTogether    int `json:"typed_together,omitempty"`
 	TogetherRequests int `json:"together_requests,omitempty"`
+	// TypedByHeader counts the CSV files Spark splits that it typed by
+	// one inference per header line, each file's types proven its own
+	// read alone's, in ByHeaderRequests Spark requests (see
+	// [Job.InferEachFileAlone]).
+	TypedByHeader    int `json:"typed_by_header,omitempty"`
+	ByHeaderRequests int `json:"by_header_requests,omitempty"`
 	// Requests are what planning asked of the server: the measure of
 	// discovery's cost that does not depend on the server's load.
 	Requests PlanRequests `json:"requests"`

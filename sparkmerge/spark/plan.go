@@ -104,6 +104,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	planned.Empty = emptyNames(empty)
 	planned.RemoteTyped, planned.RemoteFetchJobs = found.remoteTyped, found.fetchJobs
 	planned.TypedTogether, planned.TogetherRequests = found.typedTogether, found.togetherRequests
+	planned.TypedByHeader, planned.ByHeaderRequests = found.typedByHeader, found.byHeaderRequests
 	planned.Discovery, planned.Inference = time.Since(start), found.inference
 	if err := checkPartitionColumns(job.Target, planned); err != nil {
 		return nil, err
@@ -220,6 +221,9 @@ type discovered struct {
 	// typedTogether and togetherRequests are [Planned.TypedTogether] and
 	// [Planned.TogetherRequests].
 	typedTogether, togetherRequests int
+	// typedByHeader and byHeaderRequests are [Planned.TypedByHeader] and
+	// [Planned.ByHeaderRequests].
+	typedByHeader, byHeaderRequests int
 }
 
 // without are the reads of all that are not among some, in order.
@@ -280,18 +284,27 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		return discovered{}, err
 	}
 	if !job.InferEachFileAlone {
+		// CSV files Spark splits: one inference per header line, where
+		// that is each file's own (the lanes would need witnesses).
+		rest, byHeader, err := c.typeCSVByHeader(ctx, remote, in.listed, job.Parallelism, split)
+		if err != nil {
+			return discovered{}, err
+		}
+		if err := c.checkTypedHeaderNames(ctx, without(remote, rest)); err != nil {
+			return discovered{}, err
+		}
+		found.reads = append(found.reads, without(remote, rest)...)
+		found.typedByHeader, found.byHeaderRequests = byHeader.files, byHeader.requests
+		remote = rest
 		// CSV files Spark types in a few inferences, each file as alone.
 		rest, together, err := c.typeCSVTogether(ctx, remote, job.Parallelism, split)
 		if err != nil {
 			return discovered{}, err
 		}
-		typed := without(remote, rest)
-		for _, r := range typed {
-			if err := c.checkCSVHeaderNames(ctx, r, r.Schema); err != nil {
-				return discovered{}, sourceError(r, err)
-			}
+		if err := c.checkTypedHeaderNames(ctx, without(remote, rest)); err != nil {
+			return discovered{}, err
 		}
-		found.reads = append(found.reads, typed...)
+		found.reads = append(found.reads, without(remote, rest)...)
 		found.typedTogether, found.togetherRequests = together.files, together.requests
 		remote = rest
 		// JSON files likewise.
@@ -323,6 +336,18 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	// Back in input order, for first-seen column order.
 	sort.SliceStable(found.reads, func(i, j int) bool { return found.reads[i].order < found.reads[j].order })
 	return found, nil
+}
+
+// checkTypedHeaderNames checks the header names of CSV reads Spark typed
+// in inferences over many files, as fetchSchemas checks those of a file
+// typed alone.
+func (c *Client) checkTypedHeaderNames(ctx context.Context, typed []*Read) error {
+	for _, r := range typed {
+		if err := c.checkCSVHeaderNames(ctx, r, r.Schema); err != nil {
+			return sourceError(r, err)
+		}
+	}
+	return nil
 }
 
 // inferOnClient types the reads the client can by the server's rules:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -92,6 +93,30 @@ type server interface {
 	// takes r's columns from (see [Client.checkCSVHeaderNames]), and the
 	// file that holds them, as Spark names it.
 	csvHeader(ctx context.Context, r *Read) (file string, names []string, err error)
+	// fileSplitSettings are the session's settings that decide where
+	// Spark splits a file it reads alone (no Spark job), and whether it
+	// parses dates and times by the legacy parsers (see fileSplits).
+	fileSplitSettings(ctx context.Context) (splits fileSplits, legacyTime bool, err error)
+	// fileSlices returns, in one binaryFile job, up to n bytes of each
+	// file at each of its offsets, with its size as Spark read it (see
+	// [Client.typeCSVByHeader]).
+	fileSlices(ctx context.Context, files []sliceFetch, n int64) ([]fetchedSlices, error)
+}
+
+// sliceFetch is one file of a fileSlices call: its path as read and as
+// Spark's listing names it, its listed size and the offsets of its
+// slices.
+type sliceFetch struct {
+	path, sparkPath string
+	size            int64
+	offsets         []int64
+}
+
+// fetchedSlices are one file's slices, by the path Spark names it.
+type fetchedSlices struct {
+	path   string
+	size   int64
+	slices [][]byte
 }
 
 // fileFetch names the files of one fetchFiles call: when paths is nil, a
@@ -596,4 +621,102 @@ func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (spar
 		frames[i] = s.sess.Read(connect.ReadSpec{Format: "text", Paths: []string{p}}).SelectExpr(lanes.lineExpr(i))
 	}
 	return connect.UnionAll(frames).ParseJSON(lanes.options).Schema(ctx)
+}
+
+// fileSplitSettings asks the settings by the Config RPC (get_option for
+// the optional ones), and the session's leafNodeDefaultParallelism by the
+// plan of a range without a number of partitions, which Spark gives that
+// many (an analysis): no Spark job. A session with
+// spark.sql.files.maxPartitionNum set, which merges partitions past it,
+// is not one whose splits fileSplits knows.
+func (s sessionServer) fileSplitSettings(ctx context.Context) (fileSplits, bool, error) {
+	const maxBytes, openCost, minNum, maxNum, timeParser = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes",
+		"spark.sql.files.minPartitionNum", "spark.sql.files.maxPartitionNum", "spark.sql.legacy.timeParserPolicy"
+	values, err := s.sess.ConfOptional(ctx, maxBytes, openCost, minNum, maxNum, timeParser)
+	if err != nil {
+		return fileSplits{}, false, err
+	}
+	var splits fileSplits
+	var okMax, okOpen bool
+	splits.maxPartitionBytes, okMax = byteSize(values[maxBytes])
+	splits.openCost, okOpen = byteSize(values[openCost])
+	if !okMax || !okOpen || splits.maxPartitionBytes <= 0 {
+		return fileSplits{}, false, fmt.Errorf("file split settings: %s=%q, %s=%q", maxBytes, values[maxBytes], openCost, values[openCost])
+	}
+	if _, set := values[maxNum]; set {
+		return fileSplits{}, false, fmt.Errorf("file split settings: %s is set", maxNum)
+	}
+	if v, set := values[minNum]; set {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fileSplits{}, false, fmt.Errorf("file split settings: %s=%q", minNum, v)
+		}
+		splits.minPartitions = n
+	} else {
+		plan, err := s.sess.SQL("SELECT * FROM range(1)").Explain(ctx)
+		if err != nil {
+			return fileSplits{}, false, err
+		}
+		if splits.minPartitions = rangeSplits(plan); splits.minPartitions <= 0 {
+			return fileSplits{}, false, fmt.Errorf("file split settings: no splits= in the plan of a range: %q", plan)
+		}
+	}
+	policy, said := values[timeParser]
+	return splits, !said || strings.EqualFold(policy, "LEGACY"), nil
+}
+
+// rangeSplits is N of the "splits=N" a range's physical plan says, or 0.
+func rangeSplits(plan string) int64 {
+	_, after, ok := strings.Cut(plan, "splits=")
+	if !ok {
+		return 0
+	}
+	end := strings.IndexFunc(after, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(after)
+	}
+	n, err := strconv.ParseInt(after[:end], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// fileSlices reads the files by binaryFile, each slice cut on the server:
+// only the slices come back.
+func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, n int64) ([]fetchedSlices, error) {
+	paths := make([]string, len(files))
+	var cases strings.Builder
+	for i, f := range files {
+		paths[i] = f.path
+		offsets := make([]string, len(f.offsets))
+		for j, o := range f.offsets {
+			offsets[j] = strconv.FormatInt(o+1, 10)
+		}
+		fmt.Fprintf(&cases, " WHEN %s THEN array(%s)", sparkmerge.QuoteString(f.sparkPath), strings.Join(offsets, ", "))
+	}
+	slices := fmt.Sprintf("transform(CASE path%s END, at -> substring(content, at, %d))", cases.String(), n)
+	rows, err := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: paths}).
+		SelectExpr("path", "length", slices).
+		Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fetchedSlices, 0, len(rows.Values))
+	for _, row := range rows.Values {
+		path, _ := row[0].(string)
+		size, _ := row[1].(int64)
+		got := fetchedSlices{path: path, size: size}
+		list, _ := row[2].([]any)
+		for _, v := range list {
+			b, ok := v.([]byte)
+			if !ok {
+				got.slices = nil
+				break
+			}
+			got.slices = append(got.slices, b)
+		}
+		out = append(out, got)
+	}
+	return out, nil
 }

@@ -374,6 +374,9 @@ func (p *Planned) writeDiscovery(b *strings.Builder) {
 	if p.TypedTogether > 0 {
 		fmt.Fprintf(b, "  %d %s typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, plural(p.TypedTogether, "file", "files"), p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
 	}
+	if p.TypedByHeader > 0 {
+		fmt.Fprintf(b, "  %d %s typed by Spark, one inference per header line, each proven as alone, in %d %s\n", p.TypedByHeader, plural(p.TypedByHeader, "file", "files"), p.ByHeaderRequests, plural(p.ByHeaderRequests, "request", "requests"))
+	}
 	if p.InferenceNote != "" {
 		fmt.Fprintf(b, "  %s\n", p.InferenceNote)
 	}

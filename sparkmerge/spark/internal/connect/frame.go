@@ -309,6 +309,20 @@ func (f Frame) InputFiles(ctx context.Context) (files []string, err error) {
 	return files, nil
 }
 
+// Explain returns the text of the frame's physical plan (an analysis: it
+// runs nothing).
+func (f Frame) Explain(ctx context.Context) (text string, err error) {
+	if f.err != nil {
+		return "", f.err
+	}
+	defer guard("explain", &err)
+	text, err = f.s.analyzeExplain(ctx, rootPlan(f.rel))
+	if err != nil {
+		return "", fmt.Errorf("explain: %w", err)
+	}
+	return text, nil
+}
+
 // Count returns the number of rows (an aggregate run on the server).
 func (f Frame) Count(ctx context.Context) (int64, error) {
 	rows, err := f.Aggregate(nil, "count(1) AS `count`").Collect(ctx)

@@ -411,6 +411,29 @@ func (s *Session) analyzeSchema(ctx context.Context, plan proto.Message) (dt pro
 	return dt, s.convertError(err)
 }
 
+// analyzeExplain runs AnalyzePlan(explain, simple): the physical plan's
+// text, without running it.
+func (s *Session) analyzeExplain(ctx context.Context, plan proto.Message) (text string, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("analyze plan", &err)
+		req := s.request("AnalyzePlanRequest")
+		explain := mut(req, "explain")
+		setMsg(explain, "plan", plan.ProtoReflect())
+		explain.Set(fd(explain, "explain_mode"), protoreflect.ValueOfEnum(1)) // EXPLAIN_MODE_SIMPLE
+		resp := newMsg("AnalyzePlanResponse")
+		if err := s.invoke(ctx, "AnalyzePlan", req, resp); err != nil {
+			return err
+		}
+		out := getMsg(resp, "explain")
+		if out == nil {
+			return errors.New("analyze plan: the response has no explain string")
+		}
+		text = out.Get(fd(out, "explain_string")).String()
+		return nil
+	})
+	return text, s.convertError(err)
+}
+
 // analyzeInputFiles runs AnalyzePlan(input_files) on its own request:
 // the upstream executor asks for schemas only.
 func (s *Session) analyzeInputFiles(ctx context.Context, plan proto.Message) (files []string, err error) {
@@ -534,6 +557,24 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 		defer guard("get config", &err)
 		req := s.request("ConfigRequest")
 		appendStrings(mut(mut(req, "operation"), "get"), "keys", keys...)
+		resp := newMsg("ConfigResponse")
+		if err := s.invoke(ctx, "Config", req, resp); err != nil {
+			return err
+		}
+		values = configPairs(resp)
+		return nil
+	})
+	return values, s.convertError(err)
+}
+
+// ConfOptional returns the session's values of keys that have one, by
+// the Config RPC's get_option: a setting without a default and unset is
+// absent, where get fails on it.
+func (s *Session) ConfOptional(ctx context.Context, keys ...string) (values map[string]string, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("get config", &err)
+		req := s.request("ConfigRequest")
+		appendStrings(mut(mut(req, "operation"), "get_option"), "keys", keys...)
 		resp := newMsg("ConfigResponse")
 		if err := s.invoke(ctx, "Config", req, resp); err != nil {
 			return err

@@ -1,0 +1,416 @@
+package spark
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
+)
+
+// CSV files too large for the lanes (typeCSVTogether: past
+// maxWitnessedFile, a lake's 64 MB to 1 GB files) were each typed by an
+// inference of their own, two Spark jobs a file: 42 jobs for lake-csv's
+// 20 files of four header lines, where their bytes took the same task time
+// in one inference per header (docs/benchmarks-history.md). Here the files
+// of one header line and options are typed by one Spark inference of them
+// all (a read of the group), and each file takes the group's types only
+// where they are provably those of its read alone.
+//
+// Spark's inference only widens a column's type as it folds a file's
+// values (CSVInferSchema.inferField merges the type so far with each
+// value's by compatibleType, which never narrows) and as it merges the
+// types of a file's splits. So the type the client's rules fold a file's
+// head into (its first lines: infer.Rules.CSVStartOf) is the least the
+// file's own can be, and the group's, a fold of every file's values, the
+// most, save where the fold's order shows through: a year after a date or
+// timestamp is a timestamp, but first in a split an int, which a later
+// date or timestamp makes a string. Where a column's type in the head
+// equals the group's, it is the file's:
+//
+//   - a string: nothing is wider;
+//   - a number or a boolean: no value in the group is a date or a
+//     timestamp (with a number or boolean it makes a string), so the folds
+//     are plain merges, in any order, and the file's type lies between;
+//   - a date: every value in the group is a date (a year or anything else
+//     among dates makes a timestamp or a string);
+//   - a timestamp: the head's fold reached it from a date or timestamp
+//     (a year first makes a string), and so does each later split of the
+//     file read alone where its first value in the column is a date or a
+//     timestamp (infer.Rules.CSVSplitStart, on the bytes at each split's
+//     start: fileSplits, Spark's FilePartition.maxSplitBytes for the file
+//     alone); after that a year is a timestamp alone as in the group.
+//
+// A file whose head the rules refuse, with a column without a value in
+// its head, or with any column unproven, is Spark's to type alone, as
+// before; so is every file of a group whose inference fails.
+//
+// The client reads of each file its head and, where Spark splits it, the
+// start of each later split: sliceBytes each, read here of a local file,
+// fetched in one binaryFile job (which reads each file whole on the
+// server, so only files up to maxSlicedFile) of files only the server
+// sees. Of lake-csv's 20 files of 50 MB, 40 slices of 64 KiB: 2.6 MB of
+// its 1 GB.
+
+const (
+	// sliceBytes is the most read of a file at its start and at each
+	// split's: hundreds of rows, in which a column's first value almost
+	// always is.
+	sliceBytes = 64 << 10
+	// maxSlicedFile bounds the files only the server sees whose slices
+	// are fetched: binaryFile holds each whole in the server's memory
+	// while it cuts the slices (two at a time on a local[2] server of 2
+	// GiB). Larger ones are Spark's to type alone.
+	maxSlicedFile = 256 << 20
+)
+
+// fileSplits are the session's settings that decide where Spark splits
+// a file it reads alone (FilePartition.maxSplitBytes over the file: the
+// smaller of maxPartitionBytes and the larger of openCostInBytes and the
+// file's size plus openCostInBytes over minPartitions).
+type fileSplits struct {
+	maxPartitionBytes, openCost int64
+	// minPartitions is spark.sql.files.minPartitionNum, else the
+	// session's leafNodeDefaultParallelism (its cores).
+	minPartitions int64
+}
+
+// splitBytes is Spark's maxSplitBytes for a file of size bytes alone.
+func (s fileSplits) splitBytes(size int64) int64 {
+	return min(s.maxPartitionBytes, max(s.openCost, (size+s.openCost)/s.minPartitions))
+}
+
+// starts are the offsets of the splits after the first of a file of size
+// bytes read alone (PartitionedFileUtil.splitFiles: every splitBytes),
+// each its own partition.
+func (s fileSplits) starts(size int64) []int64 {
+	split := s.splitBytes(size)
+	var out []int64
+	for at := split; at < size; at += split {
+		out = append(out, at)
+	}
+	return out
+}
+
+// headerFile is one candidate file of typeCSVByHeader: its head and the
+// starts of its later splits, as read.
+type headerFile struct {
+	r      *Read
+	head   []byte   // whole lines from the file's start
+	splits [][]byte // from each later split's start, its skipped line cut off
+}
+
+// headerGroup are files of one header line and options, typed by one
+// inference.
+type headerGroup struct {
+	line  string
+	files []*headerFile
+}
+
+// typeCSVByHeader types the CSV reads it can by one Spark inference per
+// header line (see the top of this file) and returns the reads left to
+// Spark alone. It fails only when the server is unreachable or ctx ended.
+func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[string]remoteFile, parallelism int, sessionSplit *planSplit) (rest []*Read, done typedTogether, err error) {
+	rules, ok := infer.RulesFor(c.SparkVersion())
+	if !ok || !typesTogether(c.SparkVersion()) || !clientRulesMatch(c.SparkVersion()) {
+		return reads, done, nil
+	}
+	candidates := byHeaderCandidates(reads, listed, rules)
+	if len(candidates) < 2 {
+		return reads, done, nil
+	}
+	// A file up to the split is read whole in one partition, its values
+	// folded as in the lanes, which type it exactly.
+	unsplit, legacyTime, ok := sessionSplit.get(ctx)
+	if !ok || legacyTime {
+		return reads, done, nil // (the rules' dates and times are not the legacy parsers')
+	}
+	candidates = slices.DeleteFunc(candidates, func(r *Read) bool {
+		size, _ := csvFileSize(r)
+		return size <= unsplit
+	})
+	if len(candidates) < 2 {
+		return reads, done, nil
+	}
+	splits, legacyTime, err := c.server.fileSplitSettings(ctx)
+	if err != nil {
+		if stop, e := stopTogether(ctx, err); stop {
+			return nil, done, e
+		}
+		return reads, done, nil
+	}
+	if legacyTime {
+		return reads, done, nil
+	}
+	// Reads naming many files: listed on the driver when local, else by
+	// few tasks (as typeCSVTogether's).
+	allLocal := true
+	for _, r := range candidates {
+		allLocal = allLocal && !r.listed
+	}
+	restore, err := c.tune(ctx, tuning{listSerially: allLocal, fewListingTasks: !allLocal})
+	if err != nil {
+		return nil, done, err
+	}
+	defer restore()
+	files, err := c.readSlices(ctx, candidates, listed, splits)
+	if err != nil {
+		return nil, done, err
+	}
+	groups := groupByHeaderLine(files)
+	typed := map[*Read]bool{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(parallelism, 1))
+	for _, group := range groups {
+		g.Go(func() error {
+			schema, err := c.server.readSchema(gctx, groupRead(group))
+			mu.Lock()
+			defer mu.Unlock()
+			done.requests++
+			if err != nil {
+				if stop, e := stopTogether(ctx, err); stop {
+					return e
+				}
+				return nil
+			}
+			for _, f := range group.files {
+				if ownTypes(f, schema, rules) {
+					f.r.Schema = sparkmerge.NewSchema(slices.Clone(schema.Fields)...)
+					typed[f.r] = true
+					done.files++
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, done, err
+	}
+	for _, r := range reads {
+		if !typed[r] {
+			rest = append(rest, r)
+		}
+	}
+	return rest, done, nil
+}
+
+// byHeaderCandidates are the reads typeCSVByHeader may type: plain CSV
+// files of options the lanes and the rules take, not read by records, of
+// a known size (files only the server sees up to maxSlicedFile).
+func byHeaderCandidates(reads []*Read, listed map[string]remoteFile, rules infer.Rules) []*Read {
+	var out []*Read
+	for _, r := range reads {
+		if csvTogetherKey(r) == "" || csvRecords(r.Options) || !isPlainCSV(r.Paths[0]) {
+			continue
+		}
+		if _, err := rules.CSVStartOf(nil, r.Options); isUnsupportedOptions(err) {
+			continue
+		}
+		size, known := csvFileSize(r)
+		switch {
+		case !known:
+		case r.listed && (size > maxSlicedFile || listed[r.Paths[0]].sparkPath == ""):
+		default:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// isUnsupportedOptions reports whether err is the rules' refusal of a
+// read's options.
+func isUnsupportedOptions(err error) bool {
+	var refused *infer.Unsupported
+	return errors.As(err, &refused) && refused.Reason == infer.UnsupportedOptions
+}
+
+// readSlices reads each candidate's head and later splits' starts: of a
+// local file here, of the others in one Spark job. A file that cannot be
+// read (or changed since its listing) is left out.
+func (c *Client) readSlices(ctx context.Context, candidates []*Read, listed map[string]remoteFile, splits fileSplits) ([]*headerFile, error) {
+	var files []*headerFile
+	var fetches []sliceFetch
+	remote := map[string]*Read{}
+	for _, r := range candidates {
+		size, _ := csvFileSize(r)
+		offsets := append([]int64{0}, splits.starts(size)...)
+		if !r.listed {
+			if f, ok := localSlices(r, offsets); ok {
+				files = append(files, f)
+			}
+			continue
+		}
+		l := listed[r.Paths[0]]
+		fetches = append(fetches, sliceFetch{path: r.readPaths()[0], sparkPath: l.sparkPath, size: l.size, offsets: offsets})
+		remote[l.sparkPath] = r
+	}
+	if len(fetches) == 0 {
+		return files, nil
+	}
+	fetched, err := c.server.fileSlices(ctx, fetches, sliceBytes)
+	if err != nil {
+		if stop, e := stopTogether(ctx, err); stop {
+			return nil, e
+		}
+		return files, nil
+	}
+	for _, got := range fetched {
+		r := remote[got.path]
+		if r == nil || got.size != r.listedSize || len(got.slices) == 0 {
+			continue
+		}
+		if f, ok := slicedFile(r, got.slices); ok {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// localSlices reads a local file's slices at offsets (the first 0).
+func localSlices(r *Read, offsets []int64) (*headerFile, bool) {
+	file, err := os.Open(localPath(r.Paths[0]))
+	if err != nil {
+		return nil, false
+	}
+	defer file.Close()
+	parts := make([][]byte, len(offsets))
+	for i, at := range offsets {
+		b := make([]byte, sliceBytes)
+		n, err := file.ReadAt(b, at)
+		if n == 0 && err != nil {
+			return nil, false
+		}
+		parts[i] = b[:n]
+	}
+	return slicedFile(r, parts)
+}
+
+// slicedFile is the headerFile of r from its slices: the head cut to
+// whole lines, each later split's start without the line Spark's reader
+// skips there (up to its first line feed; false where that line holds a
+// carriage return other than before it, which Hadoop's reader would end
+// it at).
+func slicedFile(r *Read, slices [][]byte) (*headerFile, bool) {
+	head := slices[0]
+	end := bytes.LastIndexByte(head, '\n')
+	if end < 0 {
+		return nil, false
+	}
+	f := &headerFile{r: r, head: head[:end+1]}
+	for _, s := range slices[1:] {
+		lf := bytes.IndexByte(s, '\n')
+		if lf < 0 {
+			return nil, false
+		}
+		if cr := bytes.IndexByte(s[:lf], '\r'); cr >= 0 && cr != lf-1 {
+			return nil, false
+		}
+		f.splits = append(f.splits, s[lf+1:])
+	}
+	return f, true
+}
+
+// groupByHeaderLine groups the files by their options and header line
+// (their first line with content, as Spark's inference takes it),
+// leaving out groups of one file (as costly typed either way) and files
+// whose head has no such line.
+func groupByHeaderLine(files []*headerFile) []*headerGroup {
+	byKey := map[string]*headerGroup{}
+	var order []string
+	for _, f := range files {
+		line, ok := firstContentLine(f.head)
+		if !ok {
+			continue
+		}
+		key := headerKey(csvTogetherKey(f.r), line)
+		if byKey[key] == nil {
+			byKey[key] = &headerGroup{line: line}
+			order = append(order, key)
+		}
+		byKey[key].files = append(byKey[key].files, f)
+	}
+	var groups []*headerGroup
+	for _, k := range order {
+		if g := byKey[k]; len(g.files) > 1 {
+			sort.SliceStable(g.files, func(i, j int) bool { return g.files[i].r.order < g.files[j].r.order })
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
+// firstContentLine is the first line of head with a character other than
+// a space or a control character (Spark's header line), without its line
+// break.
+func firstContentLine(head []byte) (string, bool) {
+	for len(head) > 0 {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(bytes.TrimLeft(line, javaBlanks)) > 0 {
+			return string(line), true
+		}
+		head = rest
+	}
+	return "", false
+}
+
+// javaBlanks are the characters Java's String.trim removes: those up to
+// the space.
+var javaBlanks = func() string {
+	var b strings.Builder
+	for c := byte(0); c <= ' '; c++ {
+		b.WriteByte(c)
+	}
+	return b.String()
+}()
+
+// groupRead is the read of a group's files in one load, whose schema is
+// Spark's inference over them all.
+func groupRead(g *headerGroup) *Read {
+	first := g.files[0].r
+	paths := make([]string, len(g.files))
+	for i, f := range g.files {
+		paths[i] = f.r.Paths[0]
+	}
+	return &Read{Name: fmt.Sprintf("%d files of the header %q", len(paths), g.line), Format: "csv", Paths: paths, Options: first.Options}
+}
+
+// ownTypes reports whether schema, Spark's inference over f's group, is
+// f's own (see the top of this file): every column's type in its head
+// equals the group's, and each timestamp column starts each later split
+// with a date or timestamp.
+func ownTypes(f *headerFile, schema sparkmerge.Schema, rules infer.Rules) bool {
+	start, err := rules.CSVStartOf(f.head, f.r.Options)
+	if err != nil || len(start.Names) != len(schema.Fields) {
+		return false
+	}
+	var timestamps []int
+	for i, field := range schema.Fields {
+		if start.Names[i] != field.Name || !start.Valued[i] || !start.Types[i].Equal(field.Type) {
+			return false
+		}
+		if field.Type.Kind == sparkmerge.KindTimestamp {
+			timestamps = append(timestamps, i)
+		}
+	}
+	if len(timestamps) == 0 {
+		return true
+	}
+	header, _ := firstContentLine(f.head)
+	for _, s := range f.splits {
+		if !rules.CSVSplitStart(s, f.r.Options, header, timestamps) {
+			return false
+		}
+	}
+	return true
+}

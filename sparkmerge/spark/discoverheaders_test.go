@@ -1,0 +1,165 @@
+package spark
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
+)
+
+// The splits of a file read alone, as a Spark 4.0.1 server of local[2]
+// read them (_metadata.file_block_start of a text read of the file):
+// 7,096, 5,626 and 2,048 bytes with maxPartitionBytes 2048 and openCostInBytes
+// 1024; under the defaults, a lake's 50 MB file in two.
+func TestFileSplitsStarts(t *testing.T) {
+	small := fileSplits{maxPartitionBytes: 2048, openCost: 1024, minPartitions: 2}
+	defaults := fileSplits{maxPartitionBytes: 128 << 20, openCost: 4 << 20, minPartitions: 2}
+	for _, c := range []struct {
+		splits fileSplits
+		size   int64
+		want   []int64
+	}{
+		{small, 7096, []int64{2048, 4096, 6144}},
+		{small, 5626, []int64{2048, 4096}},
+		{small, 2048, []int64{1536}},
+		{small, 1024, nil},
+		{defaults, 4 << 20, nil},
+		{defaults, 50549329, []int64{(50549329 + 4<<20) / 2}},
+		{defaults, 1 << 30, []int64{128 << 20, 256 << 20, 384 << 20, 512 << 20, 640 << 20, 768 << 20, 896 << 20}},
+		{fileSplits{maxPartitionBytes: 128 << 20, openCost: 4 << 20, minPartitions: 16}, 50 << 20, []int64{4 << 20, 8 << 20, 12 << 20, 16 << 20, 20 << 20, 24 << 20, 28 << 20, 32 << 20, 36 << 20, 40 << 20, 44 << 20, 48 << 20}},
+	} {
+		if got := c.splits.starts(c.size); !slices.Equal(got, c.want) {
+			t.Errorf("%+v, %d bytes: %v, want %v", c.splits, c.size, got, c.want)
+		}
+	}
+}
+
+func TestRangeSplits(t *testing.T) {
+	for plan, want := range map[string]int64{
+		"== Physical Plan ==\n*(1) Range (0, 1, step=1, splits=2)\n\n": 2,
+		"Range (0, 1, step=1, splits=64)":                              64,
+		"Range (0, 1, step=1)":                                         0,
+	} {
+		if got := rangeSplits(plan); got != want {
+			t.Errorf("%q: %d, want %d", plan, got, want)
+		}
+	}
+}
+
+// A head is cut to its whole lines; a later split's start loses the line
+// Spark's reader skips there, up to its first line feed, and a carriage
+// return alone in it (a line end to Hadoop's reader) refuses the file.
+func TestSlicedFile(t *testing.T) {
+	r := &Read{Paths: []string{"/d/a.csv"}}
+	f, ok := slicedFile(r, [][]byte{[]byte("a,b\n1,2\n3,"), []byte("2\n5,6\n7"), []byte("\n8,9\n")})
+	if !ok || string(f.head) != "a,b\n1,2\n" || len(f.splits) != 2 || string(f.splits[0]) != "5,6\n7" || string(f.splits[1]) != "8,9\n" {
+		t.Fatalf("%v: %+v", ok, f)
+	}
+	if f, ok := slicedFile(r, [][]byte{[]byte("a,b\r\n1,2\r\n"), []byte("2\r\n5,6\r\n")}); !ok || string(f.splits[0]) != "5,6\r\n" {
+		t.Errorf("CRLF: %v, %+v", ok, f)
+	}
+	for name, slices := range map[string][][]byte{
+		"no line in the head":       {[]byte("a,b")},
+		"no line at a split":        {[]byte("a,b\n"), []byte("1,2")},
+		"a carriage return alone":   {[]byte("a,b\n"), []byte("1\r2\n3,4\n")},
+		"a carriage return in head": {[]byte("a,b\r1,2\n")},
+	} {
+		f, ok := slicedFile(r, slices)
+		if name == "a carriage return in head" {
+			// The head keeps it: the rules refuse such a line when they
+			// fold the head (ownTypes).
+			if _, err := infer.Spark40.CSVStartOf(f.head, csvOptions()); !ok || err == nil {
+				t.Errorf("%s: %v, rules %v", name, ok, err)
+			}
+			continue
+		}
+		if ok {
+			t.Errorf("%s: sliced", name)
+		}
+	}
+}
+
+func csvOptions() map[string]string {
+	return map[string]string{"header": "true", "inferSchema": "true"}
+}
+
+// A file takes its group's types where its head folds to each of them,
+// every column with a value, and each timestamp column starts each later
+// split with a date or timestamp.
+func TestOwnTypes(t *testing.T) {
+	group := sparkmerge.NewSchema(
+		sparkmerge.NewField("id", sparkmerge.DataType{Kind: sparkmerge.KindInt}),
+		sparkmerge.NewField("at", sparkmerge.DataType{Kind: sparkmerge.KindTimestamp}),
+		sparkmerge.NewField("note", sparkmerge.DataType{Kind: sparkmerge.KindString}))
+	head := "id,at,note\n1,2024-01-02 03:04:05,x\n2,2024-01-02 03:04:06,y\n"
+	for _, c := range []struct {
+		name   string
+		head   string
+		splits []string
+		want   bool
+	}{
+		{"the group's types, unsplit", head, nil, true},
+		{"a later split starting with a timestamp", head, []string{"7,2024-01-03 00:00:00,z\n"}, true},
+		{"a later split starting with a year", head, []string{"7,2024,z\n8,2024-01-03 00:00:00,z\n"}, false},
+		{"one of several splits starting with a year", head, []string{"7,2024-01-03,z\n", "9,1999,z\n"}, false},
+		{"a narrower column", "id,at,note\n1,2024-01-02 03:04:05,7\n", nil, false},
+		{"a column without a value", "id,at,note\n1,2024-01-02 03:04:05,\n", nil, false},
+		{"a date where the group has a timestamp", "id,at,note\n1,2024-01-02,x\n", nil, false},
+		{"another name", "id,when,note\n1,2024-01-02 03:04:05,x\n", nil, false},
+		{"a head the rules refuse", "id,at,note\n1,2024/01/02,x\n", nil, false},
+	} {
+		f := &headerFile{r: &Read{Options: csvOptions()}, head: []byte(c.head)}
+		for _, s := range c.splits {
+			f.splits = append(f.splits, []byte(s))
+		}
+		if got := ownTypes(f, group, infer.Spark40); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// Files are grouped by their options and header line (blank lines before
+// it skipped, as Spark's inference skips them); a group of one is no
+// group.
+func TestGroupByHeaderLine(t *testing.T) {
+	file := func(name, head string, options map[string]string) *headerFile {
+		return &headerFile{r: &Read{Format: "csv", Paths: []string{"/d/" + name}, Options: options}, head: []byte(head)}
+	}
+	semi := map[string]string{"header": "true", "inferSchema": "true", "sep": ";"}
+	groups := groupByHeaderLine([]*headerFile{
+		file("a.csv", "x,y\n1,2\n", csvOptions()),
+		file("b.csv", "\n  \nx,y\n3,4\n", csvOptions()),
+		file("c.csv", "x,y\n", semi),
+		file("d.csv", "x,z\n", csvOptions()),
+		file("e.csv", "x,y\r\n5,6\r\n", csvOptions()),
+		file("f.csv", "x,y\n", semi),
+		file("g.csv", "\n\n", csvOptions()),
+	})
+	var got [][]string
+	for _, g := range groups {
+		var names []string
+		for _, f := range g.files {
+			names = append(names, filepath.Base(f.r.Paths[0]))
+		}
+		got = append(got, names)
+	}
+	want := [][]string{{"a.csv", "b.csv", "e.csv"}, {"c.csv", "f.csv"}}
+	if len(got) != len(want) || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+}
+
+// A local file's slices are read at its offsets.
+func TestLocalSlices(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.csv")
+	if err := os.WriteFile(path, []byte("a,b\n1,2\n3,4\n5,6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, ok := localSlices(&Read{Paths: []string{path}}, []int64{0, 9})
+	if !ok || string(f.head) != "a,b\n1,2\n3,4\n5,6\n" || len(f.splits) != 1 || string(f.splits[0]) != "5,6\n" {
+		t.Fatalf("%v: %+v", ok, f)
+	}
+}
