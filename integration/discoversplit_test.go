@@ -4,8 +4,10 @@ package integration
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge/spark"
@@ -349,4 +351,72 @@ func TestCSVTypedByHeaderAsAlone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// byHeaderCorpus are generated CSV files of three header lines, two to
+// four files each, past the split, whose columns hold the suite's nasty
+// values (nastyValues) of a kind, and in some files now and then of
+// another of its family (driftPartners): a year among timestamps, a
+// double among ints, text among dates, where in the file (its head, a
+// split's start, past both) as the draw falls.
+func byHeaderCorpus(seed uint64) map[string][]byte {
+	r := rand.New(rand.NewPCG(seed, seed*7+1))
+	kinds := []string{"int", "bigint", "double", "bool", "text", "date", "ts", "year", "decimal"}
+	files := map[string][]byte{}
+	for h := range 3 {
+		names := []string{"id"}
+		var steady, drift []string
+		for c := range 2 + r.IntN(3) {
+			k := kinds[r.IntN(len(kinds))]
+			partners := driftPartners[k]
+			names = append(names, fmt.Sprintf("h%dc%d", h, c))
+			steady, drift = append(steady, k), append(drift, partners[r.IntN(len(partners))])
+		}
+		for f := range 2 + r.IntN(3) {
+			drifting := r.IntN(2) == 0
+			rows := 100 + r.IntN(2500)
+			var b strings.Builder
+			b.WriteString(strings.Join(names, ",") + "\n")
+			for row := range rows {
+				cells := []string{fmt.Sprint(row)}
+				for c, k := range steady {
+					if drifting && r.IntN(200) == 0 {
+						k = drift[c]
+					}
+					v := ""
+					if r.IntN(8) != 0 {
+						vs := nastyValues[k]
+						v = vs[r.IntN(len(vs))]
+					}
+					cells = append(cells, csvCell(v, ","))
+				}
+				b.WriteString(strings.Join(cells, ",") + "\n")
+			}
+			files[fmt.Sprintf("h%d-%d.csv", h, f)] = []byte(b.String())
+		}
+	}
+	return files
+}
+
+// Generated files typed by one inference per header line, where each
+// file's head proves it, and otherwise by the lanes or alone: every
+// file's schema and the merged output equal Spark reading each file
+// alone, local and only on the server, for each seed; some files of the
+// seeds are typed by their header (else the test proves nothing).
+func TestCSVTypedByHeaderOnGeneratedFiles(t *testing.T) {
+	t.Parallel()
+	c := splitClient(t)
+	var mu sync.Mutex
+	typed := 0
+	for _, seed := range []uint64{3401, 3402} {
+		typedAsAlone(t, c, byHeaderCorpus(seed), func(t *testing.T, got *spark.Planned) {
+			mu.Lock()
+			defer mu.Unlock()
+			typed += got.TypedByHeader
+			t.Logf("seed %d: %d files typed by header in %d requests", seed, got.TypedByHeader, got.ByHeaderRequests)
+		})
+	}
+	if !t.Failed() && typed == 0 {
+		t.Error("no generated file was typed by its header: the test proves nothing of that path")
+	}
 }
