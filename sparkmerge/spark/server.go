@@ -623,8 +623,8 @@ func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (spar
 	return connect.UnionAll(frames).ParseJSON(lanes.options).Schema(ctx)
 }
 
-// fileSplitSettings asks the settings by the Config RPC (get_option for
-// the optional ones), and the session's leafNodeDefaultParallelism by the
+// fileSplitSettings asks the settings by the Config RPC (an optional one
+// unset is absent), and the session's leafNodeDefaultParallelism by the
 // plan of a range without a number of partitions, which Spark gives that
 // many (an analysis): no Spark job. A session with
 // spark.sql.files.maxPartitionNum set, which merges partitions past it,
@@ -632,7 +632,7 @@ func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (spar
 func (s sessionServer) fileSplitSettings(ctx context.Context) (fileSplits, bool, error) {
 	const maxBytes, openCost, minNum, maxNum, timeParser = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes",
 		"spark.sql.files.minPartitionNum", "spark.sql.files.maxPartitionNum", "spark.sql.legacy.timeParserPolicy"
-	values, err := s.sess.ConfOptional(ctx, maxBytes, openCost, minNum, maxNum, timeParser)
+	values, err := s.sess.Conf(ctx, maxBytes, openCost, minNum, maxNum, timeParser)
 	if err != nil {
 		return fileSplits{}, false, err
 	}

@@ -458,3 +458,28 @@ func TestLiveReleaseEndsTheSession(t *testing.T) {
 		t.Errorf("rows %v, want %v", rows, want)
 	}
 }
+
+// Conf gives the settings that have a value (a default counts) and leaves
+// out an optional one unset; a frame's Explain is its physical plan's
+// text: a range without a number of partitions has the session's
+// leafNodeDefaultParallelism of them. Neither runs a Spark job.
+func TestLiveConfAndExplain(t *testing.T) {
+	t.Parallel()
+	sess := liveSession(t)
+	ctx := context.Background()
+	const set, unset = "spark.sql.files.maxPartitionBytes", "spark.sql.files.minPartitionNum"
+	values, err := sess.Conf(ctx, set, unset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := values[unset]; ok || values[set] == "" {
+		t.Errorf("Conf: %v, want %s and no %s", values, set, unset)
+	}
+	plan, err := sess.SQL("SELECT * FROM range(1)").Explain(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "Range (0, 1, step=1, splits=") {
+		t.Errorf("the plan of a range: %q", plan)
+	}
+}

@@ -567,24 +567,6 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 	return values, s.convertError(err)
 }
 
-// ConfOptional returns the session's values of keys that have one, by
-// the Config RPC's get_option: a setting without a default and unset is
-// absent, where get fails on it.
-func (s *Session) ConfOptional(ctx context.Context, keys ...string) (values map[string]string, err error) {
-	err = s.retrying(ctx, func() (err error) {
-		defer guard("get config", &err)
-		req := s.request("ConfigRequest")
-		appendStrings(mut(mut(req, "operation"), "get_option"), "keys", keys...)
-		resp := newMsg("ConfigResponse")
-		if err := s.invoke(ctx, "Config", req, resp); err != nil {
-			return err
-		}
-		values = configPairs(resp)
-		return nil
-	})
-	return values, s.convertError(err)
-}
-
 // SetConf sets session settings (the Config RPC's set), all or nothing.
 // The server refuses static settings and unknown spark.sql.* ones. It sets
 // a call's pairs one by one and stops at the first it refuses, keeping
