@@ -539,6 +539,6 @@ func (f *fakeServer) fileSplitSettings(context.Context) (fileSplits, bool, error
 	return f.splits, false, nil
 }
 
-func (f *fakeServer) fileSlices(_ context.Context, files []sliceFetch, n int64) ([]fetchedSlices, error) {
+func (f *fakeServer) fileSlices(context.Context, []sliceFetch, int64, int64) ([]fetchedSlices, error) {
 	return nil, fmt.Errorf("fake server: no slices")
 }

@@ -97,10 +97,10 @@ type server interface {
 	// Spark splits a file it reads alone (no Spark job), and whether it
 	// parses dates and times by the legacy parsers (see fileSplits).
 	fileSplitSettings(ctx context.Context) (splits fileSplits, legacyTime bool, err error)
-	// fileSlices returns, in one binaryFile job, up to n bytes of each
-	// file at each of its offsets, with its size as Spark read it (see
-	// [Client.typeCSVByHeader]).
-	fileSlices(ctx context.Context, files []sliceFetch, n int64) ([]fetchedSlices, error)
+	// fileSlices returns, in one binaryFile job, up to head bytes of
+	// each file at its first offset and up to window at the others, with
+	// its size as Spark read it (see [Client.typeCSVByHeader]).
+	fileSlices(ctx context.Context, files []sliceFetch, head, window int64) ([]fetchedSlices, error)
 }
 
 // sliceFetch is one file of a fileSlices call: its path as read and as
@@ -684,7 +684,7 @@ func rangeSplits(plan string) int64 {
 
 // fileSlices reads the files by binaryFile, each slice cut on the server:
 // only the slices come back.
-func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, n int64) ([]fetchedSlices, error) {
+func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, head, window int64) ([]fetchedSlices, error) {
 	paths := make([]string, len(files))
 	var cases strings.Builder
 	for i, f := range files {
@@ -695,7 +695,7 @@ func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, n int
 		}
 		fmt.Fprintf(&cases, " WHEN %s THEN array(%s)", sparkmerge.QuoteString(f.sparkPath), strings.Join(offsets, ", "))
 	}
-	slices := fmt.Sprintf("transform(CASE path%s END, at -> substring(content, at, %d))", cases.String(), n)
+	slices := fmt.Sprintf("transform(CASE path%s END, at -> substring(content, at, IF(at = 1, %d, %d)))", cases.String(), head, window)
 	rows, err := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: paths}).
 		SelectExpr("path", "length", slices).
 		Collect(ctx)
