@@ -353,17 +353,17 @@ func TestCSVTypedByHeaderAsAlone(t *testing.T) {
 	})
 }
 
-// byHeaderCorpus are generated CSV files of three header lines, two to
+// byHeaderCorpus are generated CSV files of four header lines, two to
 // four files each, past the split, whose columns hold the suite's nasty
-// values (nastyValues) of a kind, and in some files now and then of
-// another of its family (driftPartners): a year among timestamps, a
-// double among ints, text among dates, where in the file (its head, a
-// split's start, past both) as the draw falls.
+// values (nastyValues) of a kind, and in a third of the files now and
+// then of another of its family (driftPartners): a year among
+// timestamps, a double among ints, text among dates, where in the file
+// (its head, a split's start, past both) as the draw falls.
 func byHeaderCorpus(seed uint64) map[string][]byte {
 	r := rand.New(rand.NewPCG(seed, seed*7+1))
 	kinds := []string{"int", "bigint", "double", "bool", "text", "date", "ts", "year", "decimal"}
 	files := map[string][]byte{}
-	for h := range 3 {
+	for h := range 4 {
 		names := []string{"id"}
 		var steady, drift []string
 		for c := range 2 + r.IntN(3) {
@@ -373,7 +373,7 @@ func byHeaderCorpus(seed uint64) map[string][]byte {
 			steady, drift = append(steady, k), append(drift, partners[r.IntN(len(partners))])
 		}
 		for f := range 2 + r.IntN(3) {
-			drifting := r.IntN(2) == 0
+			drifting := r.IntN(3) == 0
 			rows := 100 + r.IntN(2500)
 			var b strings.Builder
 			b.WriteString(strings.Join(names, ",") + "\n")
