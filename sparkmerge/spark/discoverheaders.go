@@ -111,11 +111,28 @@ func (s fileSplits) starts(size int64) []int64 {
 }
 
 // headerFile is one candidate file of typeCSVByHeader: its head and the
-// starts of its later splits, as read.
+// starts of its later splits, as read, and the types its head folds to.
 type headerFile struct {
 	r      *Read
 	head   []byte   // whole lines from the file's start
 	splits [][]byte // from each later split's start, its skipped line cut off
+	start  infer.CSVStart
+}
+
+// provable are the files whose heads the rules fold, every column with
+// a value: only they can be proven to have their group's types, so only
+// they are read by a group's inference.
+func provable(files []*headerFile, rules infer.Rules) []*headerFile {
+	var out []*headerFile
+	for _, f := range files {
+		start, err := rules.CSVStartOf(f.head, f.r.Options)
+		if err != nil || slices.Contains(start.Valued, false) {
+			continue
+		}
+		f.start = start
+		out = append(out, f)
+	}
+	return out
 }
 
 // headerGroup are files of one header line and options, typed by one
@@ -130,7 +147,7 @@ type headerGroup struct {
 // Spark alone. It fails only when the server is unreachable or ctx ended.
 func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[string]remoteFile, parallelism int, sessionSplit *planSplit) (rest []*Read, done typedTogether, err error) {
 	rules, ok := infer.RulesFor(c.SparkVersion())
-	if !ok || !typesTogether(c.SparkVersion()) || !clientRulesMatch(c.SparkVersion()) {
+	if !ok || !typesTogether(c.SparkVersion()) {
 		return reads, done, nil
 	}
 	candidates := byHeaderCandidates(reads, listed, rules)
@@ -150,14 +167,11 @@ func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[
 	if len(candidates) < 2 {
 		return reads, done, nil
 	}
-	splits, legacyTime, err := c.server.fileSplitSettings(ctx)
+	splits, err := c.server.fileSplitSettings(ctx)
 	if err != nil {
 		if stop, e := stopTogether(ctx, err); stop {
 			return nil, done, e
 		}
-		return reads, done, nil
-	}
-	if legacyTime {
 		return reads, done, nil
 	}
 	// Reads naming many files: listed on the driver when local, else by
@@ -175,7 +189,7 @@ func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[
 	if err != nil {
 		return nil, done, err
 	}
-	groups := groupByHeaderLine(files)
+	groups := groupByHeaderLine(provable(files, rules))
 	typed := map[*Read]bool{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -403,11 +417,11 @@ func groupRead(g *headerGroup) *Read {
 
 // ownTypes reports whether schema, Spark's inference over f's group, is
 // f's own (see the top of this file): every column's type in its head
-// equals the group's, and each timestamp column starts each later split
-// with a date or timestamp.
+// (f.start, of a provable file) equals the group's, and each timestamp
+// column starts each later split with a date or timestamp.
 func ownTypes(f *headerFile, schema sparkmerge.Schema, rules infer.Rules) bool {
-	start, err := rules.CSVStartOf(f.head, f.r.Options)
-	if err != nil || len(start.Names) != len(schema.Fields) {
+	start := f.start
+	if len(start.Names) != len(schema.Fields) {
 		return false
 	}
 	var timestamps []int

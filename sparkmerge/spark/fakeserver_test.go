@@ -532,11 +532,11 @@ func (f *fakeServer) csvHeader(_ context.Context, r *Read) (string, []string, er
 	return "", nil, fmt.Errorf("fake server: no file for %q", call)
 }
 
-func (f *fakeServer) fileSplitSettings(context.Context) (fileSplits, bool, error) {
+func (f *fakeServer) fileSplitSettings(context.Context) (fileSplits, error) {
 	if f.splits == (fileSplits{}) {
-		return fileSplits{}, false, fmt.Errorf("fake server: no file splits")
+		return fileSplits{}, fmt.Errorf("fake server: no file splits")
 	}
-	return f.splits, false, nil
+	return f.splits, nil
 }
 
 func (f *fakeServer) fileSlices(context.Context, []sliceFetch, int64, int64) ([]fetchedSlices, error) {

@@ -94,9 +94,8 @@ type server interface {
 	// file that holds them, as Spark names it.
 	csvHeader(ctx context.Context, r *Read) (file string, names []string, err error)
 	// fileSplitSettings are the session's settings that decide where
-	// Spark splits a file it reads alone (no Spark job), and whether it
-	// parses dates and times by the legacy parsers (see fileSplits).
-	fileSplitSettings(ctx context.Context) (splits fileSplits, legacyTime bool, err error)
+	// Spark splits a file it reads alone (no Spark job; see fileSplits).
+	fileSplitSettings(ctx context.Context) (fileSplits, error)
 	// fileSlices returns, in one binaryFile job, up to head bytes of
 	// each file at its first offset and up to window at the others, with
 	// its size as Spark read it (see [Client.typeCSVByHeader]).
@@ -629,40 +628,39 @@ func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (spar
 // many (an analysis): no Spark job. A session with
 // spark.sql.files.maxPartitionNum set, which merges partitions past it,
 // is not one whose splits fileSplits knows.
-func (s sessionServer) fileSplitSettings(ctx context.Context) (fileSplits, bool, error) {
-	const maxBytes, openCost, minNum, maxNum, timeParser = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes",
-		"spark.sql.files.minPartitionNum", "spark.sql.files.maxPartitionNum", "spark.sql.legacy.timeParserPolicy"
-	values, err := s.sess.Conf(ctx, maxBytes, openCost, minNum, maxNum, timeParser)
+func (s sessionServer) fileSplitSettings(ctx context.Context) (fileSplits, error) {
+	const maxBytes, openCost, minNum, maxNum = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes",
+		"spark.sql.files.minPartitionNum", "spark.sql.files.maxPartitionNum"
+	values, err := s.sess.Conf(ctx, maxBytes, openCost, minNum, maxNum)
 	if err != nil {
-		return fileSplits{}, false, err
+		return fileSplits{}, err
 	}
 	var splits fileSplits
 	var okMax, okOpen bool
 	splits.maxPartitionBytes, okMax = byteSize(values[maxBytes])
 	splits.openCost, okOpen = byteSize(values[openCost])
 	if !okMax || !okOpen || splits.maxPartitionBytes <= 0 {
-		return fileSplits{}, false, fmt.Errorf("file split settings: %s=%q, %s=%q", maxBytes, values[maxBytes], openCost, values[openCost])
+		return fileSplits{}, fmt.Errorf("file split settings: %s=%q, %s=%q", maxBytes, values[maxBytes], openCost, values[openCost])
 	}
 	if _, set := values[maxNum]; set {
-		return fileSplits{}, false, fmt.Errorf("file split settings: %s is set", maxNum)
+		return fileSplits{}, fmt.Errorf("file split settings: %s is set", maxNum)
 	}
 	if v, set := values[minNum]; set {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {
-			return fileSplits{}, false, fmt.Errorf("file split settings: %s=%q", minNum, v)
+			return fileSplits{}, fmt.Errorf("file split settings: %s=%q", minNum, v)
 		}
 		splits.minPartitions = n
 	} else {
 		plan, err := s.sess.SQL("SELECT * FROM range(1)").Explain(ctx)
 		if err != nil {
-			return fileSplits{}, false, err
+			return fileSplits{}, err
 		}
 		if splits.minPartitions = rangeSplits(plan); splits.minPartitions <= 0 {
-			return fileSplits{}, false, fmt.Errorf("file split settings: no splits= in the plan of a range: %q", plan)
+			return fileSplits{}, fmt.Errorf("file split settings: no splits= in the plan of a range: %q", plan)
 		}
 	}
-	policy, said := values[timeParser]
-	return splits, !said || strings.EqualFold(policy, "LEGACY"), nil
+	return splits, nil
 }
 
 // rangeSplits is N of the "splits=N" a range's physical plan says, or 0.
