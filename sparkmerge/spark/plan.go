@@ -547,7 +547,7 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, appendExtraError(job.Target, extra)
 	}
 	if err != nil {
-		return nil, withTokenAdvice(err, reads)
+		return nil, withTokenAdvice(err, reads, policy)
 	}
 	planned.Plan = plan
 	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), tokenWarnings(plan, reads))

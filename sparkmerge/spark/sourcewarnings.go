@@ -343,10 +343,11 @@ func (e *tokenConflictError) Error() string {
 
 func (e *tokenConflictError) Unwrap() error { return e.err }
 
-// withTokenAdvice is err, a type conflict of reads planned as sources,
-// with the advice for its columns that texts saying "no value" made
-// strings in CSV files the client typed; err itself otherwise.
-func withTokenAdvice(err error, reads []*Read) error {
+// withTokenAdvice is err, a type conflict of reads planned as sources
+// under policy, with the advice for its columns that texts saying "no
+// value" made strings in CSV files the client typed; err itself
+// otherwise.
+func withTokenAdvice(err error, reads []*Read, policy sparkmerge.Options) error {
 	var conflict *sparkmerge.TypeConflictError
 	if !errors.As(err, &conflict) {
 		return err
@@ -357,7 +358,7 @@ func withTokenAdvice(err error, reads []*Read) error {
 		if col.Path != col.Column {
 			continue // nested
 		}
-		if c := readTokens(reads, col.Column); c != nil {
+		if c := readTokens(reads, col.Column, policy); c != nil {
 			names, found = append(names, col.Column), append(found, c)
 		}
 	}
@@ -372,15 +373,17 @@ func withTokenAdvice(err error, reads []*Read) error {
 	return &tokenConflictError{err: conflict, advice: advice}
 }
 
-// readTokens are the texts saying "no value" of the reads' column name,
-// matched case-insensitively as conflicts name columns by their target
-// spelling; nil if none.
-func readTokens(reads []*Read, name string) *columnTokens {
+// readTokens are the texts saying "no value" of the reads' columns that
+// are the target column name under policy (a conflict names a column by
+// its target spelling: a source column matches by its key, normalized,
+// renamed and case-folded as the plan matched it); nil if none.
+func readTokens(reads []*Read, name string, policy sparkmerge.Options) *columnTokens {
+	key, target := sparkmerge.ColumnKey(policy), sparkmerge.FoldName(name, policy.CaseSensitive)
 	var out *columnTokens
 	for _, r := range reads {
 		for _, part := range r.parts() {
 			for col, tokens := range part.nullTokens {
-				if strings.EqualFold(col, name) {
+				if key(col) == target {
 					out = out.add(part.Name, tokens)
 				}
 			}

@@ -239,10 +239,25 @@ func TestTokenWarnings(t *testing.T) {
 
 	table := sparkmerge.Schema{Fields: []sparkmerge.Field{field("id", integer), field("amount", integer), field("day", date)}}
 	_, err := sparkmerge.NewPlan(planSources([]*Read{b}), sparkmerge.Options{Missing: sparkmerge.MissingReference, Reference: &table})
-	err = withTokenAdvice(err, []*Read{b})
+	err = withTokenAdvice(err, []*Read{b}, sparkmerge.Options{})
 	var conflict *sparkmerge.TypeConflictError
 	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), `; column amount is a string for the text "NA" in source "/in/b.csv", where its other values are int: if "NA" means no value, read the files with the reader option nullValue=NA`) {
 		t.Errorf("conflict with a table: %v", err)
+	}
+	// A column renamed or normalized into the table's gets the advice
+	// too: matched by its key, as the plan matched it.
+	cost := read("/in/cost.csv", str, date, map[string]infer.NullTokens{"Amount USD": na(integer, "NA")})
+	cost.Schema.Fields[1].Name = "Amount USD"
+	for _, policy := range []sparkmerge.Options{
+		{Renames: map[string]string{"amount usd": "amount"}},
+		{Normalize: sparkmerge.NormalizeSnakeCase, Renames: map[string]string{"amount_usd": "amount"}},
+	} {
+		policy.Missing, policy.Reference = sparkmerge.MissingReference, &table
+		_, err := sparkmerge.NewPlan(planSources([]*Read{cost}), policy)
+		err = withTokenAdvice(err, []*Read{cost}, policy)
+		if !errors.As(err, &conflict) || !strings.Contains(err.Error(), `; column amount is a string for the text "NA" in source "/in/cost.csv"`) {
+			t.Errorf("conflict of a renamed column with a table (%+v): %v", policy.Renames, err)
+		}
 	}
 }
 
