@@ -287,35 +287,31 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		// CSV files Spark splits: one inference per header line, where
 		// that is each file's own (the lanes would need witnesses).
 		rest, byHeader, err := c.typeCSVByHeader(ctx, remote, in.listed, job.Parallelism, split)
+		if err == nil {
+			remote, err = c.keepTyped(ctx, &found, remote, rest)
+		}
 		if err != nil {
 			return discovered{}, err
 		}
-		if err := c.checkTypedHeaderNames(ctx, without(remote, rest)); err != nil {
+		// CSV, then JSON files Spark types in a few inferences, each
+		// file as alone.
+		rest, csvTogether, err := c.typeCSVTogether(ctx, remote, job.Parallelism, split)
+		if err == nil {
+			remote, err = c.keepTyped(ctx, &found, remote, rest)
+		}
+		if err != nil {
 			return discovered{}, err
 		}
-		found.reads = append(found.reads, without(remote, rest)...)
+		rest, jsonTogether, err := c.typeJSONTogether(ctx, remote, job.Parallelism)
+		if err == nil {
+			remote, err = c.keepTyped(ctx, &found, remote, rest)
+		}
+		if err != nil {
+			return discovered{}, err
+		}
 		found.typedByHeader, found.byHeaderRequests = byHeader.files, byHeader.requests
-		remote = rest
-		// CSV files Spark types in a few inferences, each file as alone.
-		rest, together, err := c.typeCSVTogether(ctx, remote, job.Parallelism, split)
-		if err != nil {
-			return discovered{}, err
-		}
-		if err := c.checkTypedHeaderNames(ctx, without(remote, rest)); err != nil {
-			return discovered{}, err
-		}
-		found.reads = append(found.reads, without(remote, rest)...)
-		found.typedTogether, found.togetherRequests = together.files, together.requests
-		remote = rest
-		// JSON files likewise.
-		rest, together, err = c.typeJSONTogether(ctx, remote, job.Parallelism)
-		if err != nil {
-			return discovered{}, err
-		}
-		found.reads = append(found.reads, without(remote, rest)...)
-		found.typedTogether += together.files
-		found.togetherRequests += together.requests
-		remote = rest
+		found.typedTogether = csvTogether.files + jsonTogether.files
+		found.togetherRequests = csvTogether.requests + jsonTogether.requests
 	}
 	// The JSON files Spark is to type alone, measured first (typed
 	// together, a file's lines were measured by the inference's read).
@@ -338,16 +334,19 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	return found, nil
 }
 
-// checkTypedHeaderNames checks the header names of CSV reads Spark typed
-// in inferences over many files, as fetchSchemas checks those of a file
-// typed alone.
-func (c *Client) checkTypedHeaderNames(ctx context.Context, typed []*Read) error {
+// keepTyped keeps in found the reads of remote a discovery stage typed
+// by Spark inferences over many files (those not in rest), the header
+// names of CSV ones checked as fetchSchemas checks those of a file typed
+// alone, and returns rest.
+func (c *Client) keepTyped(ctx context.Context, found *discovered, remote, rest []*Read) ([]*Read, error) {
+	typed := without(remote, rest)
 	for _, r := range typed {
 		if err := c.checkCSVHeaderNames(ctx, r, r.Schema); err != nil {
-			return sourceError(r, err)
+			return nil, sourceError(r, err)
 		}
 	}
-	return nil
+	found.reads = append(found.reads, typed...)
+	return rest, nil
 }
 
 // inferOnClient types the reads the client can by the server's rules:
