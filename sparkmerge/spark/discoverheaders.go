@@ -278,7 +278,7 @@ func (c *Client) readSlices(ctx context.Context, candidates []*Read, listed map[
 			continue
 		}
 		l := listed[r.Paths[0]]
-		fetches = append(fetches, sliceFetch{path: r.readPaths()[0], sparkPath: l.sparkPath, size: l.size, offsets: offsets})
+		fetches = append(fetches, sliceFetch{path: r.readPaths()[0], sparkPath: l.sparkPath, offsets: offsets})
 		remote[l.sparkPath] = r
 	}
 	if len(fetches) == 0 {

@@ -103,11 +103,9 @@ type server interface {
 }
 
 // sliceFetch is one file of a fileSlices call: its path as read and as
-// Spark's listing names it, its listed size and the offsets of its
-// slices.
+// Spark's listing names it, and the offsets of its slices.
 type sliceFetch struct {
 	path, sparkPath string
-	size            int64
 	offsets         []int64
 }
 
