@@ -44,7 +44,8 @@ command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / {
 # 629 s at 82afed6 (1,707 tests: warnings of misread files, columns
 # without a value); 699 s at 25699c3 and 656 s at 854a1f8 (1,729 tests:
 # more warnings, errors' causes); 643 s at 41cda61 (lint beside it) and
-# 585 s at e0f6a7d (1,744 tests: CSV files typed by header line);
+# 585 s at e0f6a7d and 611 s at cb36e43 (1,744 tests: CSV files typed
+# by header line);
 # 1,942 s at a0d9406 on a machine whose 2 cores other sessions'
 # benchmarks kept busy (load 9-24), not a quiet figure (docs/testing.md#time).
 integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-900}
