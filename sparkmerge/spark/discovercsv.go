@@ -667,6 +667,12 @@ func localCSVFileLines(path string) (csvFileLines, bool) {
 	if err != nil || !utf8.Valid(data) {
 		return csvFileLines{}, false
 	}
+	return csvTextLines(data), true
+}
+
+// csvTextLines is csvFileLines of a CSV file's text, split into lines as
+// Spark's text reader splits it (see localCSVFileLines).
+func csvTextLines(data []byte) csvFileLines {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var f csvFileLines
 	for len(data) > 0 {
@@ -696,7 +702,7 @@ func localCSVFileLines(path string) (csvFileLines, bool) {
 		}
 		data = next
 	}
-	return f, true
+	return f
 }
 
 // fileSplitBytes is the largest file Spark reads alone in one partition,

@@ -3,12 +3,10 @@ package spark
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -51,8 +49,8 @@ import (
 //     alone); after that a year is a timestamp alone as in the group.
 //
 // A file whose head the rules refuse, with a column without a value in
-// its head, or with any column unproven, is Spark's to type alone, as
-// before; so is every file of a group whose inference fails.
+// its head, or with any column unproven, goes on to the lanes or to Spark
+// alone, as before; so does every file of a group whose inference fails.
 //
 // The client reads of each file its head (headBytes) and the start of
 // each later split (splitStartBytes), read here of a local file,
@@ -207,7 +205,7 @@ func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[
 				return nil
 			}
 			for _, f := range group.files {
-				if ownTypes(f, schema, rules) {
+				if ownTypes(f, group.line, schema, rules) {
 					f.r.Schema = sparkmerge.NewSchema(slices.Clone(schema.Fields)...)
 					typed[f.r] = true
 					done.files++
@@ -233,10 +231,7 @@ func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[
 func byHeaderCandidates(reads []*Read, listed map[string]remoteFile, rules infer.Rules) []*Read {
 	var out []*Read
 	for _, r := range reads {
-		if csvTogetherKey(r) == "" || csvRecords(r.Options) || !isPlainCSV(r.Paths[0]) {
-			continue
-		}
-		if _, err := rules.CSVStartOf(nil, r.Options); isUnsupportedOptions(err) {
+		if csvTogetherKey(r) == "" || csvRecords(r.Options) || !clientMayType(r, rules) {
 			continue
 		}
 		size, known := csvFileSize(r)
@@ -248,13 +243,6 @@ func byHeaderCandidates(reads []*Read, listed map[string]remoteFile, rules infer
 		}
 	}
 	return out
-}
-
-// isUnsupportedOptions reports whether err is the rules' refusal of a
-// read's options.
-func isUnsupportedOptions(err error) bool {
-	var refused *infer.Unsupported
-	return errors.As(err, &refused) && refused.Reason == infer.UnsupportedOptions
 }
 
 // readSlices reads each candidate's head and later splits' starts: of a
@@ -351,17 +339,19 @@ func slicedFile(r *Read, slices [][]byte) (*headerFile, bool) {
 }
 
 // groupByHeaderLine groups the files by their options and header line
-// (their first line with content, as Spark's inference takes it),
+// (their first line with content, as Spark's text reader splits lines and
+// its inference takes the first: csvTextLines),
 // leaving out groups of one file (as costly typed either way) and files
 // whose head has no such line.
 func groupByHeaderLine(files []*headerFile) []*headerGroup {
 	byKey := map[string]*headerGroup{}
 	var order []string
 	for _, f := range files {
-		line, ok := firstContentLine(f.head)
-		if !ok {
+		lines := csvTextLines(f.head)
+		if lines.lines == 0 {
 			continue
 		}
+		line := lines.first
 		key := headerKey(csvTogetherKey(f.r), line)
 		if byKey[key] == nil {
 			byKey[key] = &headerGroup{line: line}
@@ -379,31 +369,6 @@ func groupByHeaderLine(files []*headerFile) []*headerGroup {
 	return groups
 }
 
-// firstContentLine is the first line of head with a character other than
-// a space or a control character (Spark's header line), without its line
-// break.
-func firstContentLine(head []byte) (string, bool) {
-	for len(head) > 0 {
-		line, rest, _ := bytes.Cut(head, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(bytes.TrimLeft(line, javaBlanks)) > 0 {
-			return string(line), true
-		}
-		head = rest
-	}
-	return "", false
-}
-
-// javaBlanks are the characters Java's String.trim removes: those up to
-// the space.
-var javaBlanks = func() string {
-	var b strings.Builder
-	for c := byte(0); c <= ' '; c++ {
-		b.WriteByte(c)
-	}
-	return b.String()
-}()
-
 // groupRead is the read of a group's files in one load, whose schema is
 // Spark's inference over them all.
 func groupRead(g *headerGroup) *Read {
@@ -418,8 +383,9 @@ func groupRead(g *headerGroup) *Read {
 // ownTypes reports whether schema, Spark's inference over f's group, is
 // f's own (see the top of this file): every column's type in its head
 // (f.start, of a provable file) equals the group's, and each timestamp
-// column starts each later split with a date or timestamp.
-func ownTypes(f *headerFile, schema sparkmerge.Schema, rules infer.Rules) bool {
+// column starts each later split (after lines equal to header, the
+// group's header line) with a date or timestamp.
+func ownTypes(f *headerFile, header string, schema sparkmerge.Schema, rules infer.Rules) bool {
 	start := f.start
 	if len(start.Names) != len(schema.Fields) {
 		return false
@@ -436,7 +402,6 @@ func ownTypes(f *headerFile, schema sparkmerge.Schema, rules infer.Rules) bool {
 	if len(timestamps) == 0 {
 		return true
 	}
-	header, _ := firstContentLine(f.head)
 	for _, s := range f.splits {
 		if !rules.CSVSplitStart(s, f.r.Options, header, timestamps) {
 			return false
