@@ -355,6 +355,101 @@ func TestCSVTypedByHeaderAsAlone(t *testing.T) {
 	})
 }
 
+// unsplitByHeaderCSV are CSV files of a MiB or more, up to Spark's split
+// in a session of default settings (4 MiB), so read whole alone, of two
+// header lines, and how many one inference per header types: the three
+// of the timestamps' header, one of which has years past its head among
+// its timestamps (a year after a timestamp is one, alone as in the
+// group); not the two of ints, one of which has a double past its head
+// (its group a double, each file's head an int: both go on to the lanes
+// or alone).
+func unsplitByHeaderCSV() (files map[string][]byte, byHeader int) {
+	const lines = 30000 // about 1.3 MB a file
+	stamps := func(years bool) []byte {
+		return linesOf("id,at,note", lines, func(i int) string {
+			if years && i > 20000 && i%1000 == 0 {
+				return fmt.Sprintf("%d,2024,plain", i)
+			}
+			return fmt.Sprintf(`%d,2024-05-06T07:08:%02d.5Z,"a, %d"`, i, i%60, i)
+		})
+	}
+	ints := func(double bool) []byte {
+		return linesOf("k,v", 3*lines, func(i int) string {
+			if double && i == 80000 {
+				return fmt.Sprintf("%d,%d.25", i, i)
+			}
+			return fmt.Sprintf("%d,%d", i, i*1000)
+		})
+	}
+	return map[string][]byte{
+		"stamps-1.csv":     stamps(false),
+		"stamps-2.csv":     stamps(false),
+		"stamps-years.csv": stamps(true),
+		"ints-1.csv":       ints(false),
+		"ints-double.csv":  ints(true),
+	}, 3
+}
+
+// CSV files up to the split but of a MiB or more are typed by one
+// inference per header line too (the lanes would take them about one
+// request each), where each file's head proves the group's types its
+// own: each file's schema and the merged output equal Spark reading each
+// file alone, local and only on the server.
+func TestCSVUnsplitTypedByHeaderAsAlone(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files, byHeader := unsplitByHeaderCSV()
+	for name, b := range files {
+		if len(b) < 1<<20 {
+			t.Fatalf("%s: %d bytes, want a MiB or more", name, len(b))
+		}
+	}
+	typedAsAlone(t, c, files, func(t *testing.T, got *spark.Planned) {
+		if got.TypedByHeader != byHeader || got.ByHeaderRequests != 2 {
+			t.Errorf("%d files typed by header in %d requests, want %d in 2", got.TypedByHeader, got.ByHeaderRequests, byHeader)
+		}
+		for _, r := range got.Reads {
+			if filepath.Base(r.Name) == "stamps-years.csv" && !strings.Contains(r.Schema.String(), "at timestamp") {
+				t.Errorf("stamps-years.csv: %s, want at timestamp (years after timestamps)", r.Schema)
+			}
+		}
+	})
+}
+
+// With no file fetched whole (Job.FetchLimit below 0), CSV files only
+// the server sees, of a MiB or more, are typed by one inference per
+// header line, proven from the heads their listing brought: each file's
+// schema and the merged output equal Spark reading each file alone, and
+// the client receives their heads and no more.
+func TestServerOnlyFilesTypedByHeaderWithoutFetchingThem(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files, byHeader := unsplitByHeaderCSV()
+	root := clusterFiles(t, files)
+	var paths []string
+	for _, n := range sortedNames(files) {
+		paths = append(paths, filepath.Join(root, n))
+	}
+	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, FetchLimit: -1, Verify: true}
+	dry := job
+	dry.DryRun = true
+	got, _ := plannedAsAlone(t, c, dry)
+	if got.TypedByHeader != byHeader || got.ByHeaderRequests != 2 || got.RemoteTyped != 0 {
+		t.Errorf("%d files typed by header in %d requests, %d on the client; want %d in 2, none on the client", got.TypedByHeader, got.ByHeaderRequests, got.RemoteTyped, byHeader)
+	}
+	// The heads, and a few KiB of listings and schemas.
+	if most := int64(len(files)*64<<10 + 64<<10); got.Requests.ResultBytes > most {
+		t.Errorf("%d bytes sent to the client, want at most %d (the files' heads)", got.Requests.ResultBytes, most)
+	}
+	alone := job
+	alone.InferEachFileAlone = true
+	alone.Target.Path = filepath.Join(workDir(t), "alone")
+	_, wantOut := merge(t, c, alone)
+	job.Target.Path = filepath.Join(workDir(t), "by-header")
+	_, gotOut := merge(t, c, job)
+	newOracle(wantOut).sameAs(t, c, gotOut, nil, "", "")
+}
+
 // byHeaderCorpus are generated CSV files of four header lines, two to
 // four files each, past the split, whose columns hold the suite's nasty
 // values (nastyValues) of a kind, and in a third of the files now and

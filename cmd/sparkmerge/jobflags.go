@@ -155,6 +155,7 @@ type jobFlags struct {
 	dropExtra     bool
 	parallelism   int
 	sparkInfer    bool
+	fetchLimit    string
 	columns       []string
 	exclude       []string
 	distinct      bool
@@ -185,6 +186,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rescue, "rescue", "", "keep values that do not convert to their column's type in this JSON column (with their source) instead of failing the merge")
 	fs.BoolVar(&f.distinct, "distinct", false, "combine the sources with UNION DISTINCT: drops duplicate rows (default: UNION ALL keeps every row)")
 	fs.BoolVar(&f.sparkInfer, "spark-inference", false, "ask Spark for every file's schema (default: the client infers small CSV and JSON-lines files, and Parquet files from their footers, by Spark's rules)")
+	fs.StringVar(&f.fetchLimit, "fetch-limit", "", "most bytes of files only the server sees fetched whole per plan to type them on the client, e.g. 64MiB (default 512MiB); past it Spark types them where they live; 0: heads and footers only (set it low when the client is far from the data)")
 }
 
 // parseKeyValues reads repeated key=value flags (keys trimmed). A
@@ -413,6 +415,16 @@ func (f *jobFlags) readSettings(job *spark.Job, jf *jobFile, changed flagChanged
 	}
 	job.Parallelism = f.parallelism
 	job.SparkInference = f.sparkInfer
+	if f.fetchLimit != "" {
+		limit, err := spark.ParseByteSize(f.fetchLimit)
+		if err != nil {
+			return usagef("--fetch-limit: %w", err)
+		}
+		job.FetchLimit = limit
+		if limit == 0 {
+			job.FetchLimit = -1 // none (a job's 0 is the default)
+		}
+	}
 	return nil
 }
 

@@ -176,6 +176,7 @@ func TestBuildJobFlagsOverrideFile(t *testing.T) {
 		"--schema", "x int",
 		"--parallelism", "3",
 		"--spark-inference",
+		"--fetch-limit", "0",
 		"/data/extra.csv", "table:db.more",
 	)
 	job, _, err := f.buildJob(args, changed)
@@ -188,6 +189,7 @@ func TestBuildJobFlagsOverrideFile(t *testing.T) {
 	want.ReaderOptions = map[string]string{"sep": "|", "header": "true", "encoding": "latin1"}
 	want.Parallelism = 3
 	want.SparkInference = true
+	want.FetchLimit = -1 // none
 	// Positional sources follow the file's; --schema fills in only path
 	// sources without a schema of their own.
 	want.Sources = append(want.Sources,
@@ -411,5 +413,32 @@ func TestDryRunOfAJobFileThatVerifies(t *testing.T) {
 	code, _, _ = runCLI(t, nil, "merge", "-f", path, "--dry-run", "--verify", "--remote", "sc://127.0.0.1:1")
 	if code != exitUsage {
 		t.Errorf("--dry-run --verify: exit %d, want %d (usage)", code, exitUsage)
+	}
+}
+
+// --fetch-limit takes Spark's sizes and KiB to TiB; 0 fetches no file
+// whole (a job's negative limit), and a bad size is a usage error that
+// shows good ones.
+func TestFetchLimitFlag(t *testing.T) {
+	for _, c := range []struct {
+		flag string
+		want int64
+	}{{"64MiB", 64 << 20}, {"512m", 512 << 20}, {"1g", 1 << 30}, {"100kb", 100 << 10}, {"4096", 4096}, {"0", -1}} {
+		f, args, changed := parseJobFlags(t, "--fetch-limit", c.flag, "a.csv")
+		job, _, err := f.buildJob(args, changed)
+		if err != nil {
+			t.Fatalf("--fetch-limit %s: %v", c.flag, err)
+		}
+		if job.FetchLimit != c.want {
+			t.Errorf("--fetch-limit %s: FetchLimit %d, want %d", c.flag, job.FetchLimit, c.want)
+		}
+	}
+	for _, bad := range []string{"lots", "-1", "5 apples", "MiB"} {
+		f, args, changed := parseJobFlags(t, "--fetch-limit", bad, "a.csv")
+		_, _, err := f.buildJob(args, changed)
+		var usage *usageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "--fetch-limit") || !strings.Contains(err.Error(), "64MiB") {
+			t.Errorf("--fetch-limit %q: err = %v, want a usage error naming the flag and a good size", bad, err)
+		}
 	}
 }

@@ -771,6 +771,21 @@ func byteSize(s string) (int64, bool) {
 	return n << shift, true
 }
 
+// ParseByteSize reads a size as Spark's settings write it ("512m",
+// "64MB", "4194304": binary units, JavaUtils.byteStringAsBytes) or with
+// KiB, MiB, GiB or TiB.
+func ParseByteSize(s string) (int64, error) {
+	spark := strings.ToLower(strings.TrimSpace(s))
+	if rest, ok := strings.CutSuffix(spark, "ib"); ok && rest != "" && strings.ContainsAny(rest[len(rest)-1:], "kmgt") {
+		spark = rest + "b"
+	}
+	n, ok := byteSize(spark)
+	if !ok {
+		return 0, fmt.Errorf("size %q: want bytes, or a number and a unit, e.g. 64MiB, 512m or 1g", s)
+	}
+	return n, nil
+}
+
 // sqlMap is a SQL map of string keys and values, in key order.
 func sqlMap(m map[string]string) string {
 	if len(m) == 0 {

@@ -19,10 +19,12 @@ import (
 // maxWitnessedFile, a lake's 64 MB to 1 GB files) were each typed by an
 // inference of their own, two Spark jobs a file: 42 jobs for lake-csv's
 // 20 files of four header lines, where their bytes took the same task time
-// in one inference per header (docs/benchmarks-history.md). Here the files
-// of one header line and options are typed by one Spark inference of them
-// all (a read of the group), and each file takes the group's types only
-// where they are provably those of its read alone.
+// in one inference per header (docs/benchmarks-history.md); so were files
+// of a few MB up to the split, which fill a lane batch each (see
+// minByHeaderFile). Here the files of one header line and options (past
+// the split, or of at least minByHeaderFile) are typed by one Spark
+// inference of them all (a read of the group), and each file takes the
+// group's types only where they are provably those of its read alone.
 //
 // Spark's inference only widens a column's type as it folds a file's
 // values (CSVInferSchema.inferField merges the type so far with each
@@ -152,15 +154,13 @@ func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[
 	if len(candidates) < 2 {
 		return reads, done, nil
 	}
-	// A file up to the split is read whole in one partition, its values
-	// folded as in the lanes, which type it exactly.
 	unsplit, legacyTime, ok := sessionSplit.get(ctx)
 	if !ok || legacyTime {
 		return reads, done, nil // (the rules' dates and times are not the legacy parsers')
 	}
 	candidates = slices.DeleteFunc(candidates, func(r *Read) bool {
 		size, _ := csvFileSize(r)
-		return size <= unsplit
+		return !worthAGroup(size, unsplit)
 	})
 	if len(candidates) < 2 {
 		return reads, done, nil
@@ -225,6 +225,26 @@ func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[
 	return rest, done, nil
 }
 
+// minByHeaderFile is the smallest file up to the split (unsplit, read
+// whole in one partition alone) typed by its header line's group. The
+// lanes type smaller ones exactly and many in one inference; a file of
+// about 1 MiB fills half a lane batch (maxLaneCells, at about 8 bytes a
+// cell), so the lanes take such files about one request each (200 files
+// of 2.3 MB, four header lines, only on the server: 182 requests, 44 s of
+// discovery, where their four header groups' inferences took 7-8 s;
+// docs/benchmarks-history.md), and a group's inference reads each
+// value once, untokenized and unquoted again.
+const minByHeaderFile = 1 << 20
+
+// worthAGroup reports whether a CSV file of size bytes is typed by its
+// header line's group rather than among the lanes: past the session's
+// split (unsplit: the lanes would need witnesses, typeCSVTogether), or of
+// at least minByHeaderFile. A file up to the split has no later split,
+// so ownTypes holds it to its head alone.
+func worthAGroup(size, unsplit int64) bool {
+	return size > unsplit || size >= minByHeaderFile
+}
+
 // byHeaderCandidates are the reads typeCSVByHeader may type: plain CSV
 // files of options the lanes and the rules take, not read by records, of
 // a known size (files only the server sees up to maxSlicedFile).
@@ -264,6 +284,13 @@ func (c *Client) readSlices(ctx context.Context, candidates []*Read, listed map[
 				files = append(files, f)
 			}
 			continue
+		}
+		if head := r.fetchedHead; len(starts) == 0 && int64(len(head)) == min(size, headBytes) {
+			// Its head came with the listing, its rest was not fetched.
+			if f, ok := slicedFile(r, [][]byte{head}); ok {
+				files = append(files, f)
+				continue
+			}
 		}
 		l := listed[r.Paths[0]]
 		fetches = append(fetches, sliceFetch{path: r.readPaths()[0], sparkPath: l.sparkPath, offsets: offsets})

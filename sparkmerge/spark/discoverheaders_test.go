@@ -1,9 +1,12 @@
 package spark
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -161,5 +164,82 @@ func TestLocalSlices(t *testing.T) {
 	f, ok := localSlices(&Read{Paths: []string{path}}, []int64{0, 9})
 	if !ok || string(f.head) != "a,b\n1,2\n3,4\n5,6\n" || len(f.splits) != 1 || string(f.splits[0]) != "5,6\n" {
 		t.Fatalf("%v: %+v", ok, f)
+	}
+}
+
+// A file is typed by its header line's group past the session's split
+// or from a MiB on; smaller files up to the split stay with the lanes,
+// which type many in one inference.
+func TestWorthAGroup(t *testing.T) {
+	const split = 4 << 20 // min(maxPartitionBytes, openCostInBytes) by default
+	for _, c := range []struct {
+		size, split int64
+		want        bool
+	}{
+		{size: 100 << 10, split: split, want: false},
+		{size: minByHeaderFile - 1, split: split, want: false},
+		{size: minByHeaderFile, split: split, want: true},
+		{size: 3 << 20, split: split, want: true},
+		{size: split + 1, split: split, want: true},
+		{size: 5 << 10, split: 40, want: true},       // a session of tiny splits
+		{size: 2 << 20, split: 64 << 20, want: true}, // a session of large ones
+		{size: 512 << 10, split: 64 << 20, want: false},
+	} {
+		if got := worthAGroup(c.size, c.split); got != c.want {
+			t.Errorf("worthAGroup(%d, %d) = %v, want %v", c.size, c.split, got, c.want)
+		}
+	}
+}
+
+// With no file fetched whole (Job.FetchLimit below 0), files only the
+// server sees whose heads the rules take are Spark's to type: those of a
+// MiB or more and one header line by one inference of them, proven from
+// the heads their listing brought (the fake has no slices to fetch),
+// nothing fetched past those heads. By default the same files are
+// fetched whole and typed on the client.
+func TestServerOnlyFilesTypedByHeaderFromTheirListedHeads(t *testing.T) {
+	content := func(year int) string {
+		var b strings.Builder
+		b.WriteString("id,day,note\n")
+		for i := range 60000 {
+			fmt.Fprintf(&b, "%d,%d-%02d-%02d,\"a, %d\"\n", i, year, 1+i%12, 1+i%28, i)
+		}
+		return b.String()
+	}
+	for _, limit := range []int64{-1, 0} {
+		client, fake := newFakeClient()
+		fake.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128m", "spark.sql.files.openCostInBytes": "4m", "spark.sql.legacy.timeParserPolicy": "CORRECTED"}
+		fake.splits = fileSplits{maxPartitionBytes: 128 << 20, openCost: 4 << 20, minPartitions: 2}
+		a, b := content(2023), content(2024)
+		if len(a) < minByHeaderFile || len(a) > 4<<20 {
+			t.Fatalf("a file of %d bytes: not from a MiB up to the split", len(a))
+		}
+		fake.files["s3a://b/in/a.csv"] = fakeFile{content: a, mtimeMillis: 1000}
+		fake.files["s3a://b/in/b.csv"] = fakeFile{content: b, mtimeMillis: 1000}
+		fake.nowMillis = 10_000
+		fake.schemas["readSchema s3a://b/in/a.csv,s3a://b/in/b.csv"] = "id int, day date, note string"
+		planned, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyUnion, FetchLimit: limit, DryRun: true})
+		if err != nil {
+			t.Fatalf("FetchLimit %d: %v", limit, err)
+		}
+		for _, r := range planned.Reads {
+			if got := r.Schema.String(); got != "id int, day date, note string" {
+				t.Errorf("FetchLimit %d: %s typed %s", limit, r.Name, got)
+			}
+		}
+		calls := strings.Join(fake.recorded(), "\n")
+		switch limit {
+		case -1:
+			if planned.TypedByHeader != 2 || planned.ByHeaderRequests != 1 || planned.RemoteTyped != 0 {
+				t.Errorf("FetchLimit -1: %d typed by header in %d requests, %d on the client; want 2 in 1, none", planned.TypedByHeader, planned.ByHeaderRequests, planned.RemoteTyped)
+			}
+			if strings.Contains(calls, "fetchFiles") || fake.fetchedBytes > 2*remoteHeadBytes {
+				t.Errorf("FetchLimit -1: %d bytes fetched, calls:\n%s\nwant the listing's heads alone", fake.fetchedBytes, calls)
+			}
+		case 0:
+			if planned.RemoteTyped != 2 || planned.TypedByHeader != 0 || fake.fetchedBytes < int64(len(a)+len(b)) {
+				t.Errorf("default limit: %d typed on the client, %d by header, %d bytes fetched; want both fetched whole and typed on the client", planned.RemoteTyped, planned.TypedByHeader, fake.fetchedBytes)
+			}
+		}
 	}
 }

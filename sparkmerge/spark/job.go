@@ -131,6 +131,17 @@ type Job struct {
 	// from their footers, as Spark would, without a Spark job per file
 	// (see [Read.InferredLocally]).
 	SparkInference bool
+	// FetchLimit bounds the bytes of files only the server sees that
+	// discovery fetches whole to type them on the client by Spark's rules
+	// (CSV and JSON files whose heads the rules take), per plan: 0 is the
+	// default, 512 MiB; a negative limit fetches none whole, only heads
+	// and footers (at most 64 KiB a file). Files past it are typed by
+	// Spark where they live: CSV files of a MiB or more by one inference
+	// per header line where files share one (see [Planned.TypedByHeader]),
+	// the others together or alone. Set it low where the client is far
+	// from the data (a workspace across the internet), where fetching
+	// costs more than Spark's inference there.
+	FetchLimit int64
 	// InferEachFileAlone asks Spark for the schema of each file it types
 	// in a request of its own (an inference of the file alone, a Spark
 	// job or two per file). By default Spark types many small CSV files

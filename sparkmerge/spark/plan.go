@@ -273,7 +273,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		found.note = fmt.Sprintf("the server runs Spark %s and the client has the inference rules of Spark %s only: Spark infers every schema", c.SparkVersion(), clientRulesVersions())
 	default:
 		var err error
-		if found, remote, err = c.inferOnClient(ctx, in, split); err != nil {
+		if found, remote, err = c.inferOnClient(ctx, job, in, split); err != nil {
 			return discovered{}, err
 		}
 	}
@@ -284,9 +284,13 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		return discovered{}, err
 	}
 	if !job.InferEachFileAlone {
-		// CSV files Spark splits: one inference per header line, where
-		// that is each file's own (the lanes would need witnesses).
+		// CSV files Spark splits (the lanes would need witnesses) or of a
+		// MiB or more (a lane batch each): one inference per header line,
+		// where that is each file's own.
 		rest, byHeader, err := c.typeCSVByHeader(ctx, remote, in.listed, job.Parallelism, split)
+		for _, r := range in.reads {
+			r.fetchedHead = nil // (the client holds no more of it)
+		}
 		if err == nil {
 			remote, err = c.keepTyped(ctx, &found, remote, rest)
 		}
@@ -355,7 +359,7 @@ func (c *Client) keepTyped(ctx context.Context, found *discovered, remote, rest 
 // typeLocallyWithin), save the files whose types Spark's split may change
 // (keepUnsplit). It returns those reads in found.reads, and the reads left
 // to Spark.
-func (c *Client) inferOnClient(ctx context.Context, in expanded, split *planSplit) (found discovered, remote []*Read, err error) {
+func (c *Client) inferOnClient(ctx context.Context, job Job, in expanded, split *planSplit) (found discovered, remote []*Read, err error) {
 	began := time.Now()
 	dir, err := os.MkdirTemp("", "sparkmerge-remote-")
 	if err != nil {
@@ -363,7 +367,7 @@ func (c *Client) inferOnClient(ctx context.Context, in expanded, split *planSpli
 	}
 	defer os.RemoveAll(dir)
 	rules, _ := infer.RulesFor(c.SparkVersion()) // clientRulesMatch held
-	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules); err != nil {
+	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules, wholeFetchLimit(job.FetchLimit)); err != nil {
 		return discovered{}, nil, err
 	}
 	typings := typeLocallyWithin(in.reads, rules, c.footerConfFor(ctx, in.reads), maxLocalInferTotal)

@@ -72,6 +72,11 @@ type Read struct {
 	// local file's.
 	listedSize int64
 	listed     bool
+	// fetchedHead is the head (its first remoteHeadBytes) of a CSV file
+	// only the server sees whose rest the client wanted but did not
+	// fetch (the plan's budget spent): typeCSVByHeader reads it instead
+	// of fetching it again.
+	fetchedHead []byte
 	// members are the single-source reads a grouped read was made of.
 	members []*Read
 	// order is the position of the read's first source in the input.

@@ -83,6 +83,18 @@ const (
 	remoteFetchChunk = 128 << 20
 )
 
+// wholeFetchLimit is the most of the rests of files (past their heads)
+// fetched in a plan under Job.FetchLimit limit.
+func wholeFetchLimit(limit int64) int64 {
+	switch {
+	case limit == 0:
+		return maxRemoteInferTotal
+	case limit < 0:
+		return 0
+	}
+	return limit
+}
+
 // remoteCopy is a client-side copy of a file only the server sees.
 type remoteCopy struct {
 	// path is a Parquet or ORC file's temporary copy (its footer, at its
@@ -123,7 +135,7 @@ type fetchPart struct {
 // whose reader options the rules refuse. It returns the number of Spark
 // jobs run; a failed fetch leaves its files to Spark, unless the server
 // is unreachable or ctx ended.
-func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules) (jobs int, err error) {
+func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules, wholeLimit int64) (jobs int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
 	// back, took a quarter of discovery); Parquet and ORC footers go to
@@ -149,8 +161,16 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		return jobs, err
 	}
 	rest := fetchPart{from: remoteHeadBytes, only: true}
-	fetches, _ = planFetches(k.wanted, listed, rest, budget)
+	fetches, _ = planFetches(k.wanted, listed, rest, min(budget, wholeLimit))
 	more, err := c.runFetches(ctx, k, fetches, rest)
+	// The heads of the files whose rest was not fetched (their rest
+	// past the budget; one that came back goes, kept or changed) are
+	// typeCSVByHeader's, which Spark types.
+	for r, head := range k.heads {
+		if r.Format == "csv" && !gzippedText(r) {
+			r.fetchedHead = head
+		}
+	}
 	return jobs + more, err
 }
 
@@ -468,6 +488,10 @@ func (k *copyKeeper) keep(chunk []*Read, fetched []fetchedFile, part fetchPart) 
 		if r == nil {
 			continue // another format's file in a directory
 		}
+		head, headKept := k.heads[r]
+		if part.from > 0 {
+			delete(k.heads, r) // its rest came: the head is joined to it, or the file changed
+		}
 		lf := k.listed[given]
 		if lf.size != file.size || lf.mtimeMillis != file.mtimeMillis || r.copy != nil {
 			continue // changed since the listing (Spark infers it), or fetched before
@@ -479,11 +503,9 @@ func (k *copyKeeper) keep(chunk []*Read, fetched []fetchedFile, part fetchPart) 
 				continue
 			}
 		case part.from > 0:
-			head, ok := k.heads[r]
-			if !ok || n != file.size-part.from {
+			if !headKept || n != file.size-part.from {
 				continue
 			}
-			delete(k.heads, r)
 			file.content = append(append(make([]byte, 0, file.size), head...), file.content...)
 		case n == file.size:
 			// Whole.
