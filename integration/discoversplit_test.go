@@ -417,25 +417,31 @@ func TestCSVUnsplitTypedByHeaderAsAlone(t *testing.T) {
 }
 
 // With no file fetched whole (Job.FetchLimit below 0), CSV files only
-// the server sees, of a MiB or more, are typed by one inference per
-// header line, proven from the heads their listing brought: each file's
-// schema and the merged output equal Spark reading each file alone, and
+// the server sees, of a MiB or more, in a tree of key=value folders, are
+// typed by one inference per header line, proven from the heads their
+// listing brought: each file's schema (its folder's partition column
+// too) and the merged output equal Spark reading each file alone, and
 // the client receives their heads and no more.
 func TestServerOnlyFilesTypedByHeaderWithoutFetchingThem(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	files, byHeader := unsplitByHeaderCSV()
-	root := clusterFiles(t, files)
-	var paths []string
-	for _, n := range sortedNames(files) {
-		paths = append(paths, filepath.Join(root, n))
+	flat, byHeader := unsplitByHeaderCSV()
+	files := map[string][]byte{}
+	for i, n := range sortedNames(flat) {
+		files[fmt.Sprintf("day=2024-01-%02d/%s", i+1, n)] = flat[n]
 	}
-	job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, FetchLimit: -1, Verify: true}
+	root := clusterFiles(t, files)
+	job := spark.Job{Sources: pathSources(root), Strategy: spark.StrategyUnion, FetchLimit: -1, Verify: true}
 	dry := job
 	dry.DryRun = true
 	got, _ := plannedAsAlone(t, c, dry)
 	if got.TypedByHeader != byHeader || got.ByHeaderRequests != 2 || got.RemoteTyped != 0 {
 		t.Errorf("%d files typed by header in %d requests, %d on the client; want %d in 2, none on the client", got.TypedByHeader, got.ByHeaderRequests, got.RemoteTyped, byHeader)
+	}
+	for _, r := range got.Reads {
+		if !strings.Contains(r.Schema.String(), "day date") {
+			t.Errorf("%s: %s, want its partition column day date", r.Name, r.Schema)
+		}
 	}
 	// The heads, and a few KiB of listings and schemas.
 	if most := int64(len(files)*64<<10 + 64<<10); got.Requests.ResultBytes > most {
