@@ -435,8 +435,8 @@ func TestServerOnlyFilesTypedByHeaderWithoutFetchingThem(t *testing.T) {
 	dry := job
 	dry.DryRun = true
 	got, _ := plannedAsAlone(t, c, dry)
-	if got.TypedByHeader != byHeader || got.ByHeaderRequests != 2 || got.RemoteTyped != 0 {
-		t.Errorf("%d files typed by header in %d requests, %d on the client; want %d in 2, none on the client", got.TypedByHeader, got.ByHeaderRequests, got.RemoteTyped, byHeader)
+	if got.TypedByHeader != byHeader || got.ByHeaderRequests != 2 || got.RemoteTyped != 0 || got.PastFetchLimit != len(files) {
+		t.Errorf("%d files typed by header in %d requests, %d on the client, %d past the fetch limit; want %d in 2, none, %d", got.TypedByHeader, got.ByHeaderRequests, got.RemoteTyped, got.PastFetchLimit, byHeader, len(files))
 	}
 	for _, r := range got.Reads {
 		if !strings.Contains(r.Schema.String(), "day date") {

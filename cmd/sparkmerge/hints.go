@@ -42,6 +42,7 @@ var flagHints = strings.NewReplacer(
 	"normalize names with snake_case (Options.Normalize)", "normalize names with --normalize snake_case",
 	"(Options.Normalize)", "(--normalize)",
 	"(ConnectOptions.Conf)", "(--conf)",
+	"(Job.FetchLimit)", "(--fetch-limit)",
 	"(check the connection string, and that a Spark Connect server runs there)", "(check --remote or SPARK_REMOTE, and that a Spark Connect server runs there; or use --local to start Spark in Docker for this run)",
 )
 

@@ -230,14 +230,14 @@ func TestServerOnlyFilesTypedByHeaderFromTheirListedHeads(t *testing.T) {
 		calls := strings.Join(fake.recorded(), "\n")
 		switch limit {
 		case -1:
-			if planned.TypedByHeader != 2 || planned.ByHeaderRequests != 1 || planned.RemoteTyped != 0 {
-				t.Errorf("FetchLimit -1: %d typed by header in %d requests, %d on the client; want 2 in 1, none", planned.TypedByHeader, planned.ByHeaderRequests, planned.RemoteTyped)
+			if planned.TypedByHeader != 2 || planned.ByHeaderRequests != 1 || planned.RemoteTyped != 0 || planned.PastFetchLimit != 2 {
+				t.Errorf("FetchLimit -1: %d typed by header in %d requests, %d on the client, %d past the limit; want 2 in 1, none, 2", planned.TypedByHeader, planned.ByHeaderRequests, planned.RemoteTyped, planned.PastFetchLimit)
 			}
 			if strings.Contains(calls, "fetchFiles") || fake.fetchedBytes > 2*remoteHeadBytes {
 				t.Errorf("FetchLimit -1: %d bytes fetched, calls:\n%s\nwant the listing's heads alone", fake.fetchedBytes, calls)
 			}
 		case 0:
-			if planned.RemoteTyped != 2 || planned.TypedByHeader != 0 || fake.fetchedBytes < int64(len(a)+len(b)) {
+			if planned.RemoteTyped != 2 || planned.TypedByHeader != 0 || planned.PastFetchLimit != 0 || fake.fetchedBytes < int64(len(a)+len(b)) {
 				t.Errorf("default limit: %d typed on the client, %d by header, %d bytes fetched; want both fetched whole and typed on the client", planned.RemoteTyped, planned.TypedByHeader, fake.fetchedBytes)
 			}
 		}

@@ -46,13 +46,18 @@ type Planned struct {
 	// and in RemoteFetchJobs more Spark jobs.
 	RemoteTyped     int `json:"remote_typed,omitempty"`
 	RemoteFetchJobs int `json:"remote_fetch_jobs,omitempty"`
+	// PastFetchLimit counts the files only the server sees that the
+	// client would have typed from their contents but did not fetch, the
+	// plan's limit of bytes fetched whole reached (see [Job.FetchLimit]):
+	// Spark typed them where they live.
+	PastFetchLimit int `json:"past_fetch_limit,omitempty"`
 	// TypedTogether counts the CSV and JSON files Spark typed in a few
 	// inferences over many files, each file as Spark types it read alone,
 	// in TogetherRequests Spark requests (see [Job.InferEachFileAlone]).
 	TypedTogether    int `json:"typed_together,omitempty"`
 	TogetherRequests int `json:"together_requests,omitempty"`
-	// TypedByHeader counts the CSV files Spark splits that it typed by
-	// one inference per header line, each file's types proven its own
+	// TypedByHeader counts the CSV files Spark splits, or of a MiB or
+	// more, that it typed by one inference per header line, each file's types proven its own
 	// read alone's, in ByHeaderRequests Spark requests (see
 	// [Job.InferEachFileAlone]).
 	TypedByHeader    int `json:"typed_by_header,omitempty"`

@@ -102,7 +102,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	planned.Skipped, planned.InferenceNote = in.skipped, found.note
 	planned.Incremental = run
 	planned.Empty = emptyNames(empty)
-	planned.RemoteTyped, planned.RemoteFetchJobs = found.remoteTyped, found.fetchJobs
+	planned.RemoteTyped, planned.RemoteFetchJobs, planned.PastFetchLimit = found.remoteTyped, found.fetchJobs, found.pastFetchLimit
 	planned.TypedTogether, planned.TogetherRequests = found.typedTogether, found.togetherRequests
 	planned.TypedByHeader, planned.ByHeaderRequests = found.typedByHeader, found.byHeaderRequests
 	planned.Discovery, planned.Inference = time.Since(start), found.inference
@@ -218,6 +218,8 @@ type discovered struct {
 	// remoteTyped and fetchJobs are [Planned.RemoteTyped] and
 	// [Planned.RemoteFetchJobs].
 	remoteTyped, fetchJobs int
+	// pastFetchLimit is [Planned.PastFetchLimit].
+	pastFetchLimit int
 	// typedTogether and togetherRequests are [Planned.TypedTogether] and
 	// [Planned.TogetherRequests].
 	typedTogether, togetherRequests int
@@ -367,7 +369,7 @@ func (c *Client) inferOnClient(ctx context.Context, job Job, in expanded, split 
 	}
 	defer os.RemoveAll(dir)
 	rules, _ := infer.RulesFor(c.SparkVersion()) // clientRulesMatch held
-	if found.fetchJobs, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules, wholeFetchLimit(job.FetchLimit)); err != nil {
+	if found.fetchJobs, found.pastFetchLimit, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules, wholeFetchLimit(job.FetchLimit)); err != nil {
 		return discovered{}, nil, err
 	}
 	typings := typeLocallyWithin(in.reads, rules, c.footerConfFor(ctx, in.reads), maxLocalInferTotal)

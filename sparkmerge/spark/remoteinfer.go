@@ -135,7 +135,7 @@ type fetchPart struct {
 // whose reader options the rules refuse. It returns the number of Spark
 // jobs run; a failed fetch leaves its files to Spark, unless the server
 // is unreachable or ctx ended.
-func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules, wholeLimit int64) (jobs int, err error) {
+func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules, wholeLimit int64) (jobs, pastLimit int, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
 	// back, took a quarter of discovery); Parquet and ORC footers go to
@@ -154,14 +154,18 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	// fetch of them would be; the other files' heads are fetched.
 	candidates, budget, err := k.keepListedHeads(candidates, heads)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	fetches, budget := planFetches(candidates, listed, heads, budget)
 	if jobs, err = c.runFetches(ctx, k, fetches, heads); err != nil || len(k.wanted) == 0 {
-		return jobs, err
+		return jobs, 0, err
 	}
 	rest := fetchPart{from: remoteHeadBytes, only: true}
 	fetches, _ = planFetches(k.wanted, listed, rest, min(budget, wholeLimit))
+	pastLimit = len(k.wanted)
+	for _, f := range fetches {
+		pastLimit -= len(f.reads)
+	}
 	more, err := c.runFetches(ctx, k, fetches, rest)
 	// The heads of the files whose rest was not fetched (their rest
 	// past the budget; one that came back goes, kept or changed) are
@@ -171,7 +175,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			r.fetchedHead = head
 		}
 	}
-	return jobs + more, err
+	return jobs + more, pastLimit, err
 }
 
 // keepListedHeads takes in the heads the listings brought of candidates'

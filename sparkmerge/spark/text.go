@@ -371,6 +371,9 @@ func (p *Planned) writeDiscovery(b *strings.Builder) {
 	if p.RemoteTyped > 0 {
 		fmt.Fprintf(b, "  %d %s only the server sees typed by the client, from their contents fetched with their listing and in %d more Spark %s\n", p.RemoteTyped, plural(p.RemoteTyped, "file", "files"), p.RemoteFetchJobs, plural(p.RemoteFetchJobs, "job", "jobs"))
 	}
+	if p.PastFetchLimit > 0 {
+		fmt.Fprintf(b, "  %d %s only the server sees not fetched, past the plan's limit of files fetched whole (Job.FetchLimit): typed by Spark where %s\n", p.PastFetchLimit, plural(p.PastFetchLimit, "file", "files"), plural(p.PastFetchLimit, "it lives", "they live"))
+	}
 	if p.TypedTogether > 0 {
 		fmt.Fprintf(b, "  %d %s typed by Spark together, each as alone, in %d %s\n", p.TypedTogether, plural(p.TypedTogether, "file", "files"), p.TogetherRequests, plural(p.TogetherRequests, "request", "requests"))
 	}

@@ -195,6 +195,8 @@ func TestDiscoveryLinesCountOneFile(t *testing.T) {
 		{Planned{TypedTogether: 3, TogetherRequests: 1}, "  3 files typed by Spark together, each as alone, in 1 request\n"},
 		{Planned{RemoteTyped: 1, RemoteFetchJobs: 1}, "  1 file only the server sees typed by the client, from their contents fetched with their listing and in 1 more Spark job\n"},
 		{Planned{RemoteTyped: 2, RemoteFetchJobs: 0}, "  2 files only the server sees typed by the client, from their contents fetched with their listing and in 0 more Spark jobs\n"},
+		{Planned{PastFetchLimit: 1}, "  1 file only the server sees not fetched, past the plan's limit of files fetched whole (Job.FetchLimit): typed by Spark where it lives\n"},
+		{Planned{PastFetchLimit: 179}, "  179 files only the server sees not fetched, past the plan's limit of files fetched whole (Job.FetchLimit): typed by Spark where they live\n"},
 	} {
 		var b strings.Builder
 		tc.planned.writeDiscovery(&b)
