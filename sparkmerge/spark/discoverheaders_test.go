@@ -3,6 +3,7 @@ package spark
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -241,5 +242,106 @@ func TestServerOnlyFilesTypedByHeaderFromTheirListedHeads(t *testing.T) {
 				t.Errorf("default limit: %d typed on the client, %d by header, %d bytes fetched; want both fetched whole and typed on the client", planned.RemoteTyped, planned.TypedByHeader, fake.fetchedBytes)
 			}
 		}
+	}
+}
+
+// csvOfSize is a CSV file of the header id,day,note and lines up to size
+// bytes: dates, and a quoted note that pads each line.
+func csvOfSize(size int, year int) string {
+	var b strings.Builder
+	b.WriteString("id,day,note\n")
+	pad := strings.Repeat("x", 180)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "%d,%d-%02d-%02d,\"a, %s\"\n", i, year, 1+i%12, 1+i%28, pad)
+	}
+	return b.String()
+}
+
+// Files whose heads the rules take are held for their header line's
+// inference, not fetched, where the group is of two files or more and
+// holds minHeldGroup or more: plain CSV files of a MiB or more whose head
+// folds with every column valued.
+func TestHeldForHeader(t *testing.T) {
+	rules, _ := infer.RulesFor("4.0.1")
+	head := func(content string) []byte { return []byte(content[:min(len(content), headBytes)]) }
+	named := func(content, note string) string { return strings.Replace(content, "id,day,note", "id,day,"+note, 1) }
+	big := csvOfSize(14<<20, 2024)
+	small := named(csvOfSize(2<<20, 2024), "b")
+	var empty strings.Builder // no day in its head
+	empty.WriteString("id,day,d\n")
+	for i := 0; empty.Len() < 14<<20; i++ {
+		day := ""
+		if i > 2000 {
+			day = "2024-01-02"
+		}
+		fmt.Fprintf(&empty, "%d,%s,%s\n", i, day, strings.Repeat("y", 180))
+	}
+	files := map[string]string{
+		"a/1.csv": big, "a/2.csv": big, "a/3.csv": big, "a/4.csv": big, "a/5.csv": big, // 70 MiB: held
+		"b/1.csv": small, "b/2.csv": small, // 4 MiB: fetched
+		"c/1.csv": big,                                                                                                                        // alone: fetched
+		"d/1.csv": empty.String(), "d/2.csv": empty.String(), "d/3.csv": empty.String(), "d/4.csv": empty.String(), "d/5.csv": empty.String(), // not provable
+		"e/1.csv.gz": named(big, "e"), "e/2.csv.gz": named(big, "e"), "e/3.csv.gz": named(big, "e"), "e/4.csv.gz": named(big, "e"), "e/5.csv.gz": named(big, "e"), // gzip
+	}
+	heads := map[*Read][]byte{}
+	listed := map[string]remoteFile{}
+	var wanted []*Read
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		content := files[name]
+		if strings.HasPrefix(name, "c/") {
+			content = named(content, "c")
+		}
+		r := &Read{Name: name, Format: "csv", Paths: []string{"s3a://b/" + name}, Options: map[string]string{"header": "true", "inferSchema": "true"}}
+		wanted = append(wanted, r)
+		heads[r] = head(content)
+		listed[r.Paths[0]] = remoteFile{size: int64(len(content))}
+	}
+	var got []string
+	for _, r := range heldForHeader(wanted, heads, listed, rules) {
+		got = append(got, r.Name)
+	}
+	if want := []string{"a/1.csv", "a/2.csv", "a/3.csv", "a/4.csv", "a/5.csv"}; !slices.Equal(got, want) {
+		t.Errorf("held %v, want %v", got, want)
+	}
+}
+
+// By default, files only the server sees of one header line that hold
+// minHeldGroup or more are typed by their group's inference from their
+// listed heads, their rests not fetched; a group whose inference does
+// not prove its files (here it fails) has its rests fetched after it and
+// typed on the client, as without the hold.
+func TestHeldFilesTypedByHeaderOrFetchedAfter(t *testing.T) {
+	client, fake := newFakeClient()
+	fake.settings = map[string]string{"spark.sql.files.maxPartitionBytes": "128m", "spark.sql.files.openCostInBytes": "128m", "spark.sql.legacy.timeParserPolicy": "CORRECTED"}
+	fake.splits = fileSplits{maxPartitionBytes: 128 << 20, openCost: 128 << 20, minPartitions: 2}
+	fake.nowMillis = 10_000
+	var proven []string
+	for i := range 5 {
+		p, q := fmt.Sprintf("s3a://b/in/p%d.csv", i), fmt.Sprintf("s3a://b/in/q%d.csv", i)
+		fake.files[p] = fakeFile{content: csvOfSize(14<<20, 2023), mtimeMillis: 1000}
+		fake.files[q] = fakeFile{content: strings.Replace(csvOfSize(14<<20, 2024), "id,day,note", "id,day,remark", 1), mtimeMillis: 1000}
+		proven = append(proven, p) // (the q files' inference has no answer: it fails)
+	}
+	fake.schemas["readSchema "+strings.Join(proven, ",")] = "id int, day date, note string"
+	planned, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyUnion, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if planned.TypedByHeader != 5 || planned.RemoteTyped != 5 || planned.PastFetchLimit != 0 {
+		t.Errorf("%d typed by header, %d on the client, %d past the limit; want 5, 5, 0", planned.TypedByHeader, planned.RemoteTyped, planned.PastFetchLimit)
+	}
+	for _, r := range planned.Reads {
+		want := "id int, day date, note string"
+		if strings.Contains(r.Name, "/q") {
+			want = "id int, day date, remark string"
+		}
+		if got := r.Schema.String(); got != want {
+			t.Errorf("%s: %s, want %s", r.Name, got, want)
+		}
+	}
+	// The listing's heads, then the refused group's rests: none of the
+	// proven group's.
+	if most := int64(10*remoteHeadBytes + 5*(14<<20+1<<10)); fake.fetchedBytes > most {
+		t.Errorf("%d bytes fetched, want at most %d (every head, the refused group's rests)", fake.fetchedBytes, most)
 	}
 }

@@ -218,8 +218,10 @@ type discovered struct {
 	// remoteTyped and fetchJobs are [Planned.RemoteTyped] and
 	// [Planned.RemoteFetchJobs].
 	remoteTyped, fetchJobs int
-	// pastFetchLimit is [Planned.PastFetchLimit].
+	// pastFetchLimit is [Planned.PastFetchLimit]; restBytes, the bytes
+	// of rests fetched, counted against Job.FetchLimit.
 	pastFetchLimit int
+	restBytes      int64
 	// typedTogether and togetherRequests are [Planned.TypedTogether] and
 	// [Planned.TogetherRequests].
 	typedTogether, togetherRequests int
@@ -275,7 +277,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		found.note = fmt.Sprintf("the server runs Spark %s and the client has the inference rules of Spark %s only: Spark infers every schema", c.SparkVersion(), clientRulesVersions())
 	default:
 		var err error
-		if found, remote, err = c.inferOnClient(ctx, job, in, split); err != nil {
+		if found, remote, err = c.inferOnClient(ctx, in, split, fetchLimits{wholeBytes: wholeFetchLimit(job.FetchLimit), holdGroups: !job.InferEachFileAlone}); err != nil {
 			return discovered{}, err
 		}
 	}
@@ -290,11 +292,15 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		// MiB or more (a lane batch each): one inference per header line,
 		// where that is each file's own.
 		rest, byHeader, err := c.typeCSVByHeader(ctx, remote, in.listed, job.Parallelism, split)
+		unproven := heldBack(rest, in.listed)
 		for _, r := range in.reads {
 			r.fetchedHead = nil // (the client holds no more of it)
 		}
 		if err == nil {
 			remote, err = c.keepTyped(ctx, &found, remote, rest)
+		}
+		if err == nil && len(unproven) > 0 {
+			remote, err = c.fetchHeldRests(ctx, job, in, split, &found, remote, unproven)
 		}
 		if err != nil {
 			return discovered{}, err
@@ -340,6 +346,43 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	return found, nil
 }
 
+// heldBack are the reads of rest held for their header line's inference
+// (see heldForHeader) that it did not type, their listing's heads given
+// back their heads for a fetch of their rests (fetchHeldRests).
+func heldBack(rest []*Read, listed map[string]remoteFile) []*Read {
+	var out []*Read
+	for _, r := range rest {
+		if !r.heldForHeader {
+			continue
+		}
+		r.heldForHeader = false
+		if f, ok := listed[r.Paths[0]]; ok && f.head != nil && r.fetchedHead != nil {
+			f.head.content = r.fetchedHead
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fetchHeldRests fetches the rests of the held files their group's
+// inference did not prove (unproven, see heldBack) and types them on the
+// client, as the plan's first fetch would have, within what is left of
+// the plan's limit, and returns remote without those it typed.
+func (c *Client) fetchHeldRests(ctx context.Context, job Job, in expanded, split *planSplit, found *discovered, remote, unproven []*Read) ([]*Read, error) {
+	limit := max(wholeFetchLimit(job.FetchLimit)-found.restBytes, 0)
+	more, left, err := c.inferOnClient(ctx, expanded{reads: unproven, listed: in.listed}, split, fetchLimits{wholeBytes: limit})
+	if err != nil {
+		return nil, err
+	}
+	found.reads = append(found.reads, more.reads...)
+	found.remoteTyped += more.remoteTyped
+	found.fetchJobs += more.fetchJobs
+	found.pastFetchLimit += more.pastFetchLimit
+	found.restBytes += more.restBytes
+	found.inference += more.inference
+	return append(without(remote, unproven), left...), nil
+}
+
 // keepTyped keeps in found the reads of remote a discovery stage typed
 // by Spark inferences over many files (those not in rest), the header
 // names of CSV ones checked as fetchSchemas checks those of a file typed
@@ -361,7 +404,7 @@ func (c *Client) keepTyped(ctx context.Context, found *discovered, remote, rest 
 // typeLocallyWithin), save the files whose types Spark's split may change
 // (keepUnsplit). It returns those reads in found.reads, and the reads left
 // to Spark.
-func (c *Client) inferOnClient(ctx context.Context, job Job, in expanded, split *planSplit) (found discovered, remote []*Read, err error) {
+func (c *Client) inferOnClient(ctx context.Context, in expanded, split *planSplit, limits fetchLimits) (found discovered, remote []*Read, err error) {
 	began := time.Now()
 	dir, err := os.MkdirTemp("", "sparkmerge-remote-")
 	if err != nil {
@@ -369,9 +412,11 @@ func (c *Client) inferOnClient(ctx context.Context, job Job, in expanded, split 
 	}
 	defer os.RemoveAll(dir)
 	rules, _ := infer.RulesFor(c.SparkVersion()) // clientRulesMatch held
-	if found.fetchJobs, found.pastFetchLimit, err = c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules, wholeFetchLimit(job.FetchLimit)); err != nil {
+	fetched, err := c.fetchRemoteCopies(ctx, in.reads, in.listed, dir, rules, limits)
+	if err != nil {
 		return discovered{}, nil, err
 	}
+	found.fetchJobs, found.pastFetchLimit, found.restBytes = fetched.jobs, fetched.pastLimit, fetched.restBytes
 	typings := typeLocallyWithin(in.reads, rules, c.footerConfFor(ctx, in.reads), maxLocalInferTotal)
 	found.reads, remote = applyTypings(in.reads, keepUnsplit(ctx, split, typings))
 	for _, r := range in.reads {

@@ -77,6 +77,10 @@ type Read struct {
 	// fetch (the plan's budget spent): typeCSVByHeader reads it instead
 	// of fetching it again.
 	fetchedHead []byte
+	// heldForHeader: the file's rest was not fetched, its header line's
+	// group being worth Spark's inference (heldForHeader): where that
+	// does not prove its types, the rest is fetched after it.
+	heldForHeader bool
 	// members are the single-source reads a grouped read was made of.
 	members []*Read
 	// order is the position of the read's first source in the input.

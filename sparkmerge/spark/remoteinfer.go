@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,16 +127,38 @@ type fetchPart struct {
 	checkUTF8 bool
 }
 
+// fetchLimits are how much of the files a plan's fetches may bring whole.
+type fetchLimits struct {
+	// wholeBytes bounds the bytes of the rests (past the heads) fetched
+	// (wholeFetchLimit of Job.FetchLimit).
+	wholeBytes int64
+	// holdGroups: CSV files of a header line shared by a group worth
+	// Spark's inference (heldForHeader) are not fetched whole but left,
+	// with their heads, to typeCSVByHeader.
+	holdGroups bool
+}
+
+// fetched is what fetchRemoteCopies did.
+type fetched struct {
+	// jobs are the Spark jobs it ran.
+	jobs int
+	// restBytes are the bytes of the rests it fetched.
+	restBytes int64
+	// pastLimit counts the files whose rest it did not fetch for the
+	// limit (Planned.PastFetchLimit); held, those held for their header
+	// line's inference.
+	pastLimit, held int
+}
+
 // fetchRemoteCopies copies the contents of the small remote CSV and JSON
 // files (in two rounds: heads, then the rest of the files whose heads the
 // client's rules do not refuse), and the footers of the Parquet and ORC
 // files, among reads into dir (a few Spark jobs, one at a time), for
 // inferLocally. A file whose size or modification time differs from its
 // listing is left to Spark, as are files past the size limits and files
-// whose reader options the rules refuse. It returns the number of Spark
-// jobs run; a failed fetch leaves its files to Spark, unless the server
-// is unreachable or ctx ended.
-func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules, wholeLimit int64) (jobs, pastLimit int, err error) {
+// whose reader options the rules refuse. A failed fetch leaves its files
+// to Spark, unless the server is unreachable or ctx ended.
+func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed map[string]remoteFile, dir string, rules infer.Rules, limits fetchLimits) (done fetched, err error) {
 	// CSV and JSON files are typed from memory while the next fetch runs
 	// (writing 496 MB of JSON to a temporary directory, then reading it
 	// back, took a quarter of discovery); Parquet and ORC footers go to
@@ -154,28 +177,86 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	// fetch of them would be; the other files' heads are fetched.
 	candidates, budget, err := k.keepListedHeads(candidates, heads)
 	if err != nil {
-		return 0, 0, err
+		return done, err
 	}
 	fetches, budget := planFetches(candidates, listed, heads, budget)
-	if jobs, err = c.runFetches(ctx, k, fetches, heads); err != nil || len(k.wanted) == 0 {
-		return jobs, 0, err
+	if done.jobs, err = c.runFetches(ctx, k, fetches, heads); err != nil || len(k.wanted) == 0 {
+		return done, err
+	}
+	var held []*Read
+	if limits.holdGroups {
+		held = heldForHeader(k.wanted, k.heads, listed, rules)
 	}
 	rest := fetchPart{from: remoteHeadBytes, only: true}
-	fetches, _ = planFetches(k.wanted, listed, rest, min(budget, wholeLimit))
-	pastLimit = len(k.wanted)
+	allowed := min(budget, limits.wholeBytes)
+	fetches, left := planFetches(without(k.wanted, held), listed, rest, allowed)
+	done.restBytes, done.held = allowed-left, len(held)
+	done.pastLimit = len(k.wanted) - len(held)
 	for _, f := range fetches {
-		pastLimit -= len(f.reads)
+		done.pastLimit -= len(f.reads)
 	}
 	more, err := c.runFetches(ctx, k, fetches, rest)
-	// The heads of the files whose rest was not fetched (their rest
-	// past the budget; one that came back goes, kept or changed) are
+	done.jobs += more
+	// The heads of the files whose rest was not fetched (held, or past
+	// the limit; one that came back goes, kept or changed) are
 	// typeCSVByHeader's, which Spark types.
 	for r, head := range k.heads {
 		if r.Format == "csv" && !gzippedText(r) {
 			r.fetchedHead = head
 		}
 	}
-	return jobs + more, pastLimit, err
+	for _, r := range held {
+		r.heldForHeader = true
+	}
+	return done, err
+}
+
+// minHeldGroup is the least a header line's files must hold in all to be
+// held for its inference (heldForHeader) rather than fetched: on
+// loopback Spark's inference of four groups of 115 MB (lake-csv's small
+// files) took what fetching them did, and sent 2.8% of the bytes
+// (docs/benchmarks-history.md); a group's inference costs two Spark
+// jobs, so small groups are cheaper fetched.
+const minHeldGroup = 64 << 20
+
+// heldForHeader are the files of wanted (whose heads the rules take)
+// that typeCSVByHeader may type, of a MiB or more (minByHeaderFile),
+// provable from their heads, in groups of a header line and options of
+// two files or more that hold minHeldGroup or more. A held file that
+// its group's inference does not prove is fetched after it
+// (fetchHeldRests).
+func heldForHeader(wanted []*Read, heads map[*Read][]byte, listed map[string]remoteFile, rules infer.Rules) []*Read {
+	groups := map[string][]*Read{}
+	sizes := map[string]int64{}
+	var order []string
+	for _, r := range wanted {
+		head, size := heads[r], listed[r.Paths[0]].size
+		if r.Format != "csv" || gzippedText(r) || csvTogetherKey(r) == "" || csvRecords(r.Options) ||
+			size < minByHeaderFile || int64(len(head)) != min(size, headBytes) {
+			continue
+		}
+		whole := head[:bytes.LastIndexByte(head, '\n')+1] // (as slicedFile cuts it)
+		lines := csvTextLines(whole)
+		if lines.lines == 0 {
+			continue
+		}
+		if start, err := rules.CSVStartOf(whole, r.Options); err != nil || slices.Contains(start.Valued, false) {
+			continue
+		}
+		key := headerKey(csvTogetherKey(r), lines.first)
+		if groups[key] == nil {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], r)
+		sizes[key] += size
+	}
+	var held []*Read
+	for _, key := range order {
+		if len(groups[key]) > 1 && sizes[key] >= minHeldGroup {
+			held = append(held, groups[key]...)
+		}
+	}
+	return held
 }
 
 // keepListedHeads takes in the heads the listings brought of candidates'
