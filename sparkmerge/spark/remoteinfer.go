@@ -45,9 +45,15 @@ import (
 //     remoteHeadBytes (64 KiB);
 //   - of one they do not (or whose head holds no whole line): the whole
 //     file, up to maxRemoteInferFile (16 MiB), to type it on the client
-//     (typing it needs every value; Spark typing such files where they
-//     live measured 5 to 15 times slower, see docs/clusters.md). A value
-//     past the head may still leave it to Spark, as before;
+//     (typing it needs every value; Spark typing such files one by one
+//     where they live measured 5 to 15 times slower, see
+//     docs/clusters.md), within Job.FetchLimit (512 MiB of rests by
+//     default). A value past the head may still leave it to Spark, as
+//     before; a CSV file of a MiB or more whose header line files of
+//     minHeldGroup (64 MiB) or more share is held for their group's
+//     inference instead (heldForHeader, typeCSVByHeader: the same time on
+//     loopback, 2.8% of the bytes), and fetched after it only where that
+//     inference does not prove its types;
 //   - of a Parquet or ORC file: its footer, at most footerTailBytes (64
 //     KiB);
 //   - of a larger file, one whose reader options the rules refuse, or past
