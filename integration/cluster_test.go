@@ -192,15 +192,20 @@ type clusterCase struct {
 // bigCSVFiles are n CSV files of about size bytes each (each a little
 // smaller than the one before, so that they differ in size), in two column
 // orders, with a column that is an integer in some files and a decimal
-// number in others.
-func bigCSVFiles(n, size int) map[string][]byte {
+// number in others. With ownHeaders each file's name column is numbered
+// (name3), so that no two files share a header line.
+func bigCSVFiles(n, size int, ownHeaders bool) map[string][]byte {
 	files := map[string][]byte{}
 	for i := range n {
 		var b bytes.Buffer
+		name := "name"
+		if ownHeaders {
+			name = fmt.Sprintf("name%d", i)
+		}
 		if i%2 == 0 {
-			b.WriteString("id,name,score\n")
+			b.WriteString("id," + name + ",score\n")
 		} else {
-			b.WriteString("score,id,name\n")
+			b.WriteString("score,id," + name + "\n")
 		}
 		for k := 0; b.Len() < size-i*4096; k++ {
 			id, name, score := fmt.Sprint(i*10_000_000+k), fmt.Sprintf("n%d-%d", i, k%977), fmt.Sprint(k%1000)
@@ -500,12 +505,14 @@ func samePlanShape(t *testing.T, tc clusterCase, localRes, res *spark.Result) {
 
 // A directory of files only the server sees holding more than one
 // fetch's worth (128 MiB) is fetched by ranges of sizes, one Spark job
-// each (their heads came with the listing, in its job): every file is typed by the client from its fetched copy, exactly
-// as the same files where the client reads them.
+// each (their heads came with the listing, in its job): every file is
+// typed by the client from its fetched copy, exactly as the same files
+// where the client reads them. (Each file has a header line of its own:
+// files of a shared one are held for their group's inference, below.)
 func TestClusterFetchInRanges(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	files := bigCSVFiles(12, 12<<20) // 144 MiB
+	files := bigCSVFiles(12, 12<<20, true) // 144 MiB
 	local, remote := localFiles(t, files), clusterFiles(t, files)
 	plan := func(dir string) *spark.Planned {
 		t.Helper()
@@ -535,6 +542,48 @@ func TestClusterFetchInRanges(t *testing.T) {
 	}
 	if got := fromRemote.Plan.Target.String(); got != fromLocal.Plan.Target.String() {
 		t.Errorf("remote target %s, local %s", got, fromLocal.Plan.Target)
+	}
+}
+
+// Files only the server sees of two header lines, each line's six files
+// 72 MiB (past minHeldGroup), are held for their group's inference, not
+// fetched whole: the files whose heads have the group's types (a decimal
+// score) are typed by it; the others (an integer score in their heads,
+// which the group's decimals make no proof) are fetched after it and typed
+// by the client. Every file's schema is the one the client gives it
+// where it reads the files.
+func TestClusterHeldGroupsTypedByHeaderOrFetchedAfter(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := bigCSVFiles(12, 12<<20, false)
+	local, remote := localFiles(t, files), clusterFiles(t, files)
+	plan := func(dir string) *spark.Planned {
+		t.Helper()
+		p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fromLocal, fromRemote := plan(local), plan(remote)
+	if fromRemote.TypedByHeader != 4 || fromRemote.ByHeaderRequests != 2 || fromRemote.RemoteTyped != 8 {
+		t.Errorf("%d remote files typed by header in %d requests, %d by the client; want 4 (big0, 3, 6, 9) in 2, 8", fromRemote.TypedByHeader, fromRemote.ByHeaderRequests, fromRemote.RemoteTyped)
+	}
+	// The heads with the listing, then the rests of the eight: under 100 MiB.
+	if got := fromRemote.Requests.ResultBytes; got > 100<<20 {
+		t.Errorf("%d bytes sent to the client, want the heads and eight files' rests, under 100 MiB", got)
+	}
+	schemas := func(p *spark.Planned, root string) map[string]string {
+		out := map[string]string{}
+		for _, r := range p.Reads {
+			for _, name := range r.Sources {
+				out[strings.TrimPrefix(name, root)] = r.Schema.String()
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff(schemas(fromLocal, local), schemas(fromRemote, remote)); diff != "" {
+		t.Errorf("schemas of the files, relative to their root (-local +remote):\n%s", diff)
 	}
 }
 

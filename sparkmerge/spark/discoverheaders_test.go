@@ -260,7 +260,8 @@ func csvOfSize(size int, year int) string {
 // Files whose heads the rules take are held for their header line's
 // inference, not fetched, where the group is of two files or more and
 // holds minHeldGroup or more: plain CSV files of a MiB or more whose head
-// folds with every column valued.
+// folds with every column valued and came with their listing (where
+// their rests are fetched from, if the inference does not prove them).
 func TestHeldForHeader(t *testing.T) {
 	rules, _ := infer.RulesFor("4.0.1")
 	head := func(content string) []byte { return []byte(content[:min(len(content), headBytes)]) }
@@ -281,6 +282,7 @@ func TestHeldForHeader(t *testing.T) {
 		"b/1.csv": small, "b/2.csv": small, // 4 MiB: fetched
 		"c/1.csv": big,                                                                                                                        // alone: fetched
 		"d/1.csv": empty.String(), "d/2.csv": empty.String(), "d/3.csv": empty.String(), "d/4.csv": empty.String(), "d/5.csv": empty.String(), // not provable
+		"f/1.csv": named(big, "f"), "f/2.csv": named(big, "f"), "f/3.csv": named(big, "f"), "f/4.csv": named(big, "f"), "f/5.csv": named(big, "f"), // heads not listed
 		"e/1.csv.gz": named(big, "e"), "e/2.csv.gz": named(big, "e"), "e/3.csv.gz": named(big, "e"), "e/4.csv.gz": named(big, "e"), "e/5.csv.gz": named(big, "e"), // gzip
 	}
 	heads := map[*Read][]byte{}
@@ -294,7 +296,10 @@ func TestHeldForHeader(t *testing.T) {
 		r := &Read{Name: name, Format: "csv", Paths: []string{"s3a://b/" + name}, Options: map[string]string{"header": "true", "inferSchema": "true"}}
 		wanted = append(wanted, r)
 		heads[r] = head(content)
-		listed[r.Paths[0]] = remoteFile{size: int64(len(content))}
+		listed[r.Paths[0]] = remoteFile{size: int64(len(content)), head: &listedHead{}}
+		if strings.HasPrefix(name, "f/") {
+			listed[r.Paths[0]] = remoteFile{size: int64(len(content))} // its head fetched by a job of its own
+		}
 	}
 	var got []string
 	for _, r := range heldForHeader(wanted, heads, listed, rules) {

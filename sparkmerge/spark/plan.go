@@ -277,7 +277,7 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		found.note = fmt.Sprintf("the server runs Spark %s and the client has the inference rules of Spark %s only: Spark infers every schema", c.SparkVersion(), clientRulesVersions())
 	default:
 		var err error
-		if found, remote, err = c.inferOnClient(ctx, in, split, fetchLimits{wholeBytes: wholeFetchLimit(job.FetchLimit), holdGroups: !job.InferEachFileAlone}); err != nil {
+		if found, remote, err = c.inferOnClient(ctx, in, split, fetchLimits{wholeBytes: wholeFetchLimit(job.FetchLimit), holdGroups: !job.InferEachFileAlone && typesTogether(c.SparkVersion())}); err != nil {
 			return discovered{}, err
 		}
 	}

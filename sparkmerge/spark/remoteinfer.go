@@ -151,9 +151,8 @@ type fetched struct {
 	// restBytes are the bytes of the rests it fetched.
 	restBytes int64
 	// pastLimit counts the files whose rest it did not fetch for the
-	// limit (Planned.PastFetchLimit); held, those held for their header
-	// line's inference.
-	pastLimit, held int
+	// limit (Planned.PastFetchLimit).
+	pastLimit int
 }
 
 // fetchRemoteCopies copies the contents of the small remote CSV and JSON
@@ -196,7 +195,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	rest := fetchPart{from: remoteHeadBytes, only: true}
 	allowed := min(budget, limits.wholeBytes)
 	fetches, left := planFetches(without(k.wanted, held), listed, rest, allowed)
-	done.restBytes, done.held = allowed-left, len(held)
+	done.restBytes = allowed - left
 	done.pastLimit = len(k.wanted) - len(held)
 	for _, f := range fetches {
 		done.pastLimit -= len(f.reads)
@@ -227,17 +226,19 @@ const minHeldGroup = 64 << 20
 
 // heldForHeader are the files of wanted (whose heads the rules take)
 // that typeCSVByHeader may type, of a MiB or more (minByHeaderFile),
-// provable from their heads, in groups of a header line and options of
-// two files or more that hold minHeldGroup or more. A held file that
-// its group's inference does not prove is fetched after it
-// (fetchHeldRests).
+// provable from their heads, whose heads came with their listing, in
+// groups of a header line and options of two files or more that hold
+// minHeldGroup or more. A held file that its group's inference does not
+// prove is fetched after it (fetchHeldRests), its head taken from its
+// listing again.
 func heldForHeader(wanted []*Read, heads map[*Read][]byte, listed map[string]remoteFile, rules infer.Rules) []*Read {
 	groups := map[string][]*Read{}
 	sizes := map[string]int64{}
 	var order []string
 	for _, r := range wanted {
-		head, size := heads[r], listed[r.Paths[0]].size
-		if r.Format != "csv" || gzippedText(r) || csvTogetherKey(r) == "" || csvRecords(r.Options) ||
+		head, file := heads[r], listed[r.Paths[0]]
+		size := file.size
+		if r.Format != "csv" || gzippedText(r) || csvTogetherKey(r) == "" || csvRecords(r.Options) || file.head == nil ||
 			size < minByHeaderFile || int64(len(head)) != min(size, headBytes) {
 			continue
 		}
