@@ -140,7 +140,10 @@ type Job struct {
 	// per header line where files share one (see [Planned.TypedByHeader]),
 	// the others together or alone. Set it low where the client is far
 	// from the data (a workspace across the internet), where fetching
-	// costs more than Spark's inference there.
+	// costs more than Spark's inference there. Whatever the limit, CSV
+	// files of a MiB or more whose header line files of 64 MiB or more
+	// share are typed by that group's inference from their heads, and
+	// fetched whole only where it does not prove their types.
 	FetchLimit int64
 	// InferEachFileAlone asks Spark for the schema of each file it types
 	// in a request of its own (an inference of the file alone, a Spark
