@@ -514,15 +514,7 @@ func TestClusterFetchInRanges(t *testing.T) {
 	c := newClient(t)
 	files := bigCSVFiles(12, 12<<20, true) // 144 MiB
 	local, remote := localFiles(t, files), clusterFiles(t, files)
-	plan := func(dir string) *spark.Planned {
-		t.Helper()
-		p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	fromLocal, fromRemote := plan(local), plan(remote)
+	fromLocal, fromRemote := planDir(t, c, local), planDir(t, c, remote)
 	// The files' heads (64 KiB each) with the listing, then their rests
 	// in two ranges of at most 128 MiB.
 	if fromRemote.RemoteTyped != len(files) || fromRemote.RemoteFetchJobs != 2 {
@@ -557,15 +549,7 @@ func TestClusterHeldGroupsTypedByHeaderOrFetchedAfter(t *testing.T) {
 	c := newClient(t)
 	files := bigCSVFiles(12, 12<<20, false)
 	local, remote := localFiles(t, files), clusterFiles(t, files)
-	plan := func(dir string) *spark.Planned {
-		t.Helper()
-		p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	fromLocal, fromRemote := plan(local), plan(remote)
+	fromLocal, fromRemote := planDir(t, c, local), planDir(t, c, remote)
 	if fromRemote.TypedByHeader != 4 || fromRemote.ByHeaderRequests != 2 || fromRemote.RemoteTyped != 8 {
 		t.Errorf("%d remote files typed by header in %d requests, %d by the client; want 4 (big0, 3, 6, 9) in 2, 8", fromRemote.TypedByHeader, fromRemote.ByHeaderRequests, fromRemote.RemoteTyped)
 	}
@@ -585,6 +569,16 @@ func TestClusterHeldGroupsTypedByHeaderOrFetchedAfter(t *testing.T) {
 	if diff := cmp.Diff(schemas(fromLocal, local), schemas(fromRemote, remote)); diff != "" {
 		t.Errorf("schemas of the files, relative to their root (-local +remote):\n%s", diff)
 	}
+}
+
+// planDir plans the files of dir by default.
+func planDir(t *testing.T, c *spark.Client, dir string) *spark.Planned {
+	t.Helper()
+	p, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // inferredLocally counts the CSV and JSON files whose schema the client
