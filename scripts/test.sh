@@ -45,8 +45,9 @@ command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / {
 # without a value); 699 s at 25699c3 and 656 s at 854a1f8 (1,729 tests:
 # more warnings, errors' causes); 643 s at 41cda61 (lint beside it) and
 # 585 s at e0f6a7d and 611 s at cb36e43 (1,744 tests: CSV files typed
-# by header line); 676 s at a058331; 623 s at 4f8f077 (1,753 tests: files
-# of a MiB or more typed by header, held groups, --fetch-limit);
+# by header line); 676 s at a058331; 623 s at 4f8f077 and 664 s at
+# b911c40 (1,753 tests: files of a MiB or more typed by header, held
+# groups, --fetch-limit);
 # 1,942 s at a0d9406 on a machine whose 2 cores other sessions'
 # benchmarks kept busy (load 9-24), not a quiet figure (docs/testing.md#time).
 integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-900}
