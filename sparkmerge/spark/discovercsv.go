@@ -775,11 +775,11 @@ func byteSize(s string) (int64, bool) {
 // "64MB", "4194304": binary units, JavaUtils.byteStringAsBytes) or with
 // KiB, MiB, GiB or TiB.
 func ParseByteSize(s string) (int64, error) {
-	spark := strings.ToLower(strings.TrimSpace(s))
-	if rest, ok := strings.CutSuffix(spark, "ib"); ok && rest != "" && strings.ContainsAny(rest[len(rest)-1:], "kmgt") {
-		spark = rest + "b"
+	size := strings.ToLower(strings.TrimSpace(s))
+	if rest, ok := strings.CutSuffix(size, "ib"); ok && rest != "" && strings.ContainsAny(rest[len(rest)-1:], "kmgt") {
+		size = rest + "b" // Spark's notation: 64MiB is 64mb
 	}
-	n, ok := byteSize(spark)
+	n, ok := byteSize(size)
 	if !ok {
 		return 0, fmt.Errorf("size %q: want bytes, or a number and a unit, e.g. 64MiB, 512m or 1g", s)
 	}

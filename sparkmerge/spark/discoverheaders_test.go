@@ -296,9 +296,10 @@ func TestHeldForHeader(t *testing.T) {
 		r := &Read{Name: name, Format: "csv", Paths: []string{"s3a://b/" + name}, Options: map[string]string{"header": "true", "inferSchema": "true"}}
 		wanted = append(wanted, r)
 		heads[r] = head(content)
-		listed[r.Paths[0]] = remoteFile{size: int64(len(content)), head: &listedHead{}}
+		r.listed, r.listedSize = true, int64(len(content))
+		listed[r.Paths[0]] = remoteFile{path: r.Paths[0], sparkPath: r.Paths[0], size: int64(len(content)), head: &listedHead{}}
 		if strings.HasPrefix(name, "f/") {
-			listed[r.Paths[0]] = remoteFile{size: int64(len(content))} // its head fetched by a job of its own
+			listed[r.Paths[0]] = remoteFile{path: r.Paths[0], sparkPath: r.Paths[0], size: int64(len(content))} // its head fetched by a job of its own
 		}
 	}
 	var got []string

@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -232,35 +231,26 @@ const minHeldGroup = 64 << 20
 // prove is fetched after it (fetchHeldRests), its head taken from its
 // listing again.
 func heldForHeader(wanted []*Read, heads map[*Read][]byte, listed map[string]remoteFile, rules infer.Rules) []*Read {
-	groups := map[string][]*Read{}
-	sizes := map[string]int64{}
-	var order []string
-	for _, r := range wanted {
+	var files []*headerFile
+	for _, r := range byHeaderCandidates(wanted, listed, rules) {
 		head, file := heads[r], listed[r.Paths[0]]
-		size := file.size
-		if r.Format != "csv" || gzippedText(r) || csvTogetherKey(r) == "" || csvRecords(r.Options) || file.head == nil ||
-			size < minByHeaderFile || int64(len(head)) != min(size, headBytes) {
+		if gzippedText(r) || file.head == nil || file.size < minByHeaderFile || int64(len(head)) != min(file.size, headBytes) {
 			continue
 		}
-		whole := head[:bytes.LastIndexByte(head, '\n')+1] // (as slicedFile cuts it)
-		lines := csvTextLines(whole)
-		if lines.lines == 0 {
-			continue
+		if f, ok := slicedFile(r, [][]byte{head}); ok {
+			files = append(files, f)
 		}
-		if start, err := rules.CSVStartOf(whole, r.Options); err != nil || slices.Contains(start.Valued, false) {
-			continue
-		}
-		key := headerKey(csvTogetherKey(r), lines.first)
-		if groups[key] == nil {
-			order = append(order, key)
-		}
-		groups[key] = append(groups[key], r)
-		sizes[key] += size
 	}
 	var held []*Read
-	for _, key := range order {
-		if len(groups[key]) > 1 && sizes[key] >= minHeldGroup {
-			held = append(held, groups[key]...)
+	for _, g := range groupByHeaderLine(provable(files, rules)) {
+		var size int64
+		for _, f := range g.files {
+			size += listed[f.r.Paths[0]].size
+		}
+		if size >= minHeldGroup {
+			for _, f := range g.files {
+				held = append(held, f.r)
+			}
 		}
 	}
 	return held
