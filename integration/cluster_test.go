@@ -692,3 +692,81 @@ func TestObjectStoreFileChangedAfterPlanning(t *testing.T) {
 	_, err = c.MergePlanned(context.Background(), job, planned)
 	wantChanged(t, "merge", err, changed)
 }
+
+// jsonLinesOfSize is a JSON-lines file of about size bytes, records of
+// an id, an integer score and a text under key (with a quote and a
+// comma); with doubleLater, the scores past the first 20,000 records
+// (far past the 64 KiB head) have a fraction.
+func jsonLinesOfSize(size int, key string, doubleLater bool) []byte {
+	var b bytes.Buffer
+	for k := 0; b.Len() < size; k++ {
+		score := fmt.Sprint(k % 1000)
+		if doubleLater && k > 20_000 {
+			score += ".5"
+		}
+		fmt.Fprintf(&b, "{\"id\":%d,\"score\":%s,%q:\"n%d, \\\"q\\\" %s\"}\n", k, score, key, k%977, strings.Repeat("x", 60))
+	}
+	return b.Bytes()
+}
+
+// JSON files only the server sees whose heads type alike, six of 11 MiB
+// (past minHeldGroup), are held for Spark's typing together, not fetched
+// whole: each typed as Spark types it alone, the one whose scores gain a
+// fraction past its head too; two small files of other keys are fetched
+// and typed on the client. The merge reads every row.
+func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := map[string][]byte{}
+	for i := range 6 {
+		files[fmt.Sprintf("big%d.json", i)] = jsonLinesOfSize(11<<20, "note", i == 3)
+	}
+	for i := range 2 {
+		files[fmt.Sprintf("small%d.json", i)] = jsonLinesOfSize(1<<20, "remark", false)
+	}
+	// Each file a read of its own (union), so that each read's schema is
+	// its file's; the merge below groups them (auto).
+	job := spark.Job{Sources: pathSources(clusterFiles(t, files)), Strategy: spark.StrategyUnion}
+	got, err := c.Plan(testContext(t), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TypedTogether != 6 || got.RemoteTyped != 2 || got.PastFetchLimit != 0 {
+		t.Errorf("%d typed together, %d by the client, %d past the fetch limit; want 6, 2, 0", got.TypedTogether, got.RemoteTyped, got.PastFetchLimit)
+	}
+	// The heads with the listing, then the two small files' rests.
+	if most := int64(8<<16 + 2<<20 + 1<<20); got.Requests.ResultBytes > most {
+		t.Errorf("%d bytes sent to the client, want at most %d (the heads, two small files)", got.Requests.ResultBytes, most)
+	}
+	alone := job
+	alone.SparkInference, alone.InferEachFileAlone = true, true
+	want, err := c.Plan(testContext(t), alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]string{}
+	for _, r := range want.Reads {
+		for _, s := range r.Sources {
+			schemas[s] = r.Schema.String()
+		}
+	}
+	for _, r := range got.Reads {
+		for _, s := range r.Sources {
+			if w := schemas[s]; r.Schema.String() != w {
+				t.Errorf("%s: %s, Spark alone %s", s, r.Schema, w)
+			}
+			if strings.HasSuffix(s, "big3.json") && !strings.Contains(r.Schema.String(), "score double") {
+				t.Errorf("%s: %s, want score double (fractions past its head)", s, r.Schema)
+			}
+		}
+	}
+	job.Strategy, job.Verify = spark.StrategyAuto, true
+	res, _ := merge(t, c, job)
+	var rows int64
+	for _, b := range files {
+		rows += int64(bytes.Count(b, []byte("\n")))
+	}
+	if res.RowsWritten != rows {
+		t.Errorf("%d rows written, want %d", res.RowsWritten, rows)
+	}
+}

@@ -3,11 +3,13 @@ package spark
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // JSON files of any size are typed together (a lake's files of 50 MB
@@ -169,4 +171,112 @@ func lanesOfIDs(l jsonLanes, corrupt string) sparkmerge.Schema {
 		}
 	}
 	return sparkmerge.Schema{Fields: fields}
+}
+
+// jsonOfSize is a JSON-lines file of records {"id":…,"<key>":…} up to
+// size bytes.
+func jsonOfSize(size int, key string) string {
+	var b strings.Builder
+	pad := strings.Repeat("x", 180)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "{\"id\":%d,%q:\"%s\"}\n", i, key, pad)
+	}
+	return b.String()
+}
+
+// JSON files whose heads the rules take are held for typeJSONTogether,
+// not fetched, where their heads type alike in a group of two files or
+// more that holds minHeldGroup or more: plain JSON files of a MiB or more
+// under options typed together. Each file's own schema is what keeps the
+// merge one read a group, so heads of other keys are other groups.
+func TestHeldForTogether(t *testing.T) {
+	rules, _ := infer.RulesFor("4.0.1")
+	const big, small = 14 << 20, 2 << 20
+	type file struct {
+		key     string
+		size    int64
+		options map[string]string
+	}
+	files := map[string]file{}
+	for i := range 5 {
+		files[fmt.Sprintf("a/%d.json", i)] = file{key: "a", size: big}                                                  // 70 MiB of one schema: held
+		files[fmt.Sprintf("d/%d.json", i)] = file{key: fmt.Sprintf("d%d", i), size: big}                                // each its own keys
+		files[fmt.Sprintf("e/%d.json.gz", i)] = file{key: "e", size: big}                                               // gzip
+		files[fmt.Sprintf("m/%d.json", i)] = file{key: "m", size: big, options: map[string]string{"multiLine": "true"}} // not typed together
+		files[fmt.Sprintf("p/%d.json", i)] = file{key: "a", size: big, options: map[string]string{"mode": "FAILFAST"}}  // 70 MiB of the same keys under other options: held
+	}
+	for i := range 80 {
+		files[fmt.Sprintf("s/%d.json", i)] = file{key: "s", size: 1<<20 - 1} // 80 MiB of files under a MiB
+	}
+	files["b/1.json"], files["b/2.json"] = file{key: "b", size: small}, file{key: "b", size: small} // 4 MiB
+	files["c/1.json"] = file{key: "c", size: big}                                                   // alone
+	heads := map[*Read][]byte{}
+	listed := map[string]remoteFile{}
+	var wanted []*Read
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f := files[name]
+		r := &Read{Name: name, Format: "json", Paths: []string{"s3a://b/" + name}, Options: f.options, listed: true, listedSize: f.size}
+		wanted = append(wanted, r)
+		heads[r] = []byte(jsonOfSize(remoteHeadBytes, f.key)[:remoteHeadBytes])
+		listed[r.Paths[0]] = remoteFile{path: r.Paths[0], sparkPath: r.Paths[0], size: f.size, head: &listedHead{}}
+	}
+	var got []string
+	for _, r := range heldForTogether(wanted, heads, listed, rules) {
+		got = append(got, r.Name)
+	}
+	want := []string{"a/0.json", "a/1.json", "a/2.json", "a/3.json", "a/4.json", "p/0.json", "p/1.json", "p/2.json", "p/3.json", "p/4.json"}
+	if !slices.Equal(got, want) {
+		t.Errorf("held %v, want %v", got, want)
+	}
+}
+
+// By default, JSON files only the server sees whose heads type alike in
+// groups of minHeldGroup or more are typed together from Spark, their
+// rests not fetched; a small group's files are fetched and typed on the
+// client, as before.
+func TestHeldJSONFilesTypedTogether(t *testing.T) {
+	client, fake := newFakeClient()
+	fake.nowMillis = 10_000
+	var held []string
+	for i := range 5 {
+		p := fmt.Sprintf("s3a://b/in/p%d.json", i)
+		fake.files[p] = fakeFile{content: jsonOfSize(14<<20, "note"), mtimeMillis: 1000}
+		held = append(held, p)
+	}
+	for i := range 2 {
+		fake.files[fmt.Sprintf("s3a://b/in/q%d.json", i)] = fakeFile{content: jsonOfSize(2<<20, "remark"), mtimeMillis: 1000}
+	}
+	var inferred []string
+	fake.jsonTypes = func(l jsonLanes) (sparkmerge.Schema, error) {
+		inferred = append(inferred, l.paths...)
+		var fields []sparkmerge.Field
+		for i := range l.keys {
+			fields = append(fields, sparkmerge.Field{Name: l.lane(i), Nullable: true, Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct, Fields: []sparkmerge.Field{
+				{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true},
+				{Name: "note", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}, Nullable: true}}}})
+			fields = append(fields, sparkmerge.Field{Name: l.marker(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true})
+		}
+		return sparkmerge.Schema{Fields: fields}, nil
+	}
+	planned, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyUnion, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(inferred)
+	if planned.TypedTogether != 5 || planned.RemoteTyped != 2 || planned.PastFetchLimit != 0 || !slices.Equal(inferred, held) {
+		t.Errorf("%d typed together (inferred %v), %d on the client, %d past the limit; want the 5 p files, 2, 0", planned.TypedTogether, inferred, planned.RemoteTyped, planned.PastFetchLimit)
+	}
+	for _, r := range planned.Reads {
+		want := "id bigint, note string"
+		if strings.Contains(r.Name, "/q") {
+			want = "id bigint, remark string"
+		}
+		if got := r.Schema.String(); got != want {
+			t.Errorf("%s: %s, want %s", r.Name, got, want)
+		}
+	}
+	// The heads, then the small group's rests: none of the held files'.
+	if most := int64(7*remoteHeadBytes + 2*(2<<20+1<<10)); fake.fetchedBytes > most {
+		t.Errorf("%d bytes fetched, want at most %d (every head, the small group's rests)", fake.fetchedBytes, most)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 	"github.com/sparkmerge/sparkmerge/spark/internal/orcfooter"
 )
@@ -52,7 +53,10 @@ import (
 //     minHeldGroup (64 MiB) or more share is held for their group's
 //     inference instead (heldForHeader, typeCSVByHeader: the same time on
 //     loopback, 2.8% of the bytes), and fetched after it only where that
-//     inference does not prove its types;
+//     inference does not prove its types; a JSON file of a MiB or more
+//     whose head types as the heads of files of minHeldGroup or more do
+//     is held for typeJSONTogether, which types each file as alone
+//     (heldForTogether);
 //   - of a Parquet or ORC file: its footer, at most footerTailBytes (64
 //     KiB);
 //   - of a larger file, one whose reader options the rules refuse, or past
@@ -139,7 +143,8 @@ type fetchLimits struct {
 	wholeBytes int64
 	// holdGroups: CSV files of a header line shared by a group worth
 	// Spark's inference (heldForHeader) are not fetched whole but left,
-	// with their heads, to typeCSVByHeader.
+	// with their heads, to typeCSVByHeader; JSON files whose heads type
+	// alike in such a group (heldForTogether), to typeJSONTogether.
 	holdGroups bool
 }
 
@@ -189,7 +194,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	}
 	var held []*Read
 	if limits.holdGroups {
-		held = heldForHeader(k.wanted, k.heads, listed, rules)
+		held = append(heldForHeader(k.wanted, k.heads, listed, rules), heldForTogether(k.wanted, k.heads, listed, rules)...)
 	}
 	rest := fetchPart{from: remoteHeadBytes, only: true}
 	allowed := min(budget, limits.wholeBytes)
@@ -210,7 +215,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 		}
 	}
 	for _, r := range held {
-		r.heldForHeader = true
+		r.heldForHeader = r.Format == "csv"
 	}
 	return done, err
 }
@@ -251,6 +256,52 @@ func heldForHeader(wanted []*Read, heads map[*Read][]byte, listed map[string]rem
 			for _, f := range g.files {
 				held = append(held, f.r)
 			}
+		}
+	}
+	return held
+}
+
+// heldForTogether are the JSON files of wanted (whose heads the rules
+// take) that typeJSONTogether may type, plain (not gzip), of a MiB or
+// more (minByHeaderFile), whose heads the rules type alike (the same keys and
+// types) in groups of two files or more that hold minHeldGroup or more.
+// typeJSONTogether types each such file exactly as Spark alone (its
+// lanes), so a held file needs no proof and is never fetched after. The
+// heads' types are what keep the merge fast: files of one schema are one
+// read in the merge (groupExact), as the positional scan of fetched files
+// is; files each of its own schema held would be a scan each. On
+// loopback a lake of 200 such files of 4.3 MB in four key sets merged in
+// 24.8-30.2 s held (13.3 MB sent) against 30.1-57 s fetched (535 MB,
+// the client's memory 1 GiB against 60 MiB; docs/benchmarks-history.md).
+func heldForTogether(wanted []*Read, heads map[*Read][]byte, listed map[string]remoteFile, rules infer.Rules) []*Read {
+	type group struct {
+		reads []*Read
+		size  int64
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, r := range wanted {
+		key, file := jsonTogetherKey(r), listed[r.Paths[0]]
+		if key == "" || gzippedText(r) || file.size < minByHeaderFile {
+			continue
+		}
+		head := heads[r]
+		typed, err := localJSONFile(rules, r.Paths[0], head[:bytes.LastIndexByte(head, '\n')+1], r.Options)
+		if err != nil || typed.Raw.Kind != sparkmerge.KindStruct {
+			continue
+		}
+		key += "\x00" + typed.Raw.String()
+		if groups[key] == nil {
+			groups[key] = &group{}
+			order = append(order, key)
+		}
+		groups[key].reads = append(groups[key].reads, r)
+		groups[key].size += file.size
+	}
+	var held []*Read
+	for _, key := range order {
+		if g := groups[key]; len(g.reads) >= 2 && g.size >= minHeldGroup {
+			held = append(held, g.reads...)
 		}
 	}
 	return held
