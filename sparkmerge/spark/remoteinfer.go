@@ -263,16 +263,17 @@ func heldForHeader(wanted []*Read, heads map[*Read][]byte, listed map[string]rem
 
 // heldForTogether are the JSON files of wanted (whose heads the rules
 // take) that typeJSONTogether may type, plain (not gzip), of a MiB or
-// more (minByHeaderFile), whose heads the rules type alike (the same keys and
-// types) in groups of two files or more that hold minHeldGroup or more.
-// typeJSONTogether types each such file exactly as Spark alone (its
-// lanes), so a held file needs no proof and is never fetched after. The
-// heads' types are what keep the merge fast: files of one schema are one
-// read in the merge (groupExact), as the positional scan of fetched files
-// is; files each of its own schema held would be a scan each. On
-// loopback a lake of 200 such files of 4.3 MB in four key sets merged in
-// 24.8-30.2 s held (13.3 MB sent) against 30.1-57 s fetched (535 MB,
-// the client's memory 1 GiB against 60 MiB; docs/benchmarks-history.md).
+// more (minByHeaderFile), whose heads the rules type alike (the same
+// keys and types) in groups of two files or more that hold minHeldGroup
+// or more. typeJSONTogether types each file as Spark alone does (its own
+// lane), so a held file needs no proof and is never fetched after. The
+// heads' types stand for the merge's reads: files of one schema are one
+// JSON read in the merge (groupExact), which costs less than the
+// positional scan of fetched files (from_json per line); held files each
+// of its own schema would be a read each, so they are fetched. On
+// loopback 200 such files of 4.3 MB in four key sets merged in 24.8-30.2
+// s held (13.3 MB sent, the client's memory 60-67 MiB) against 30.1-34.4
+// s fetched (535 MB, 1.0-1.1 GiB; docs/benchmarks-history.md).
 func heldForTogether(wanted []*Read, heads map[*Read][]byte, listed map[string]remoteFile, rules infer.Rules) []*Read {
 	type group struct {
 		reads []*Read
