@@ -210,6 +210,9 @@ func TestHeldForTogether(t *testing.T) {
 	}
 	files["b/1.json"], files["b/2.json"] = file{key: "b", size: small}, file{key: "b", size: small} // 4 MiB
 	files["c/1.json"] = file{key: "c", size: big}                                                   // alone
+	for i := range 6 {
+		files[fmt.Sprintf("n/%d.json", i)] = file{size: big} // heads without a whole line
+	}
 	heads := map[*Read][]byte{}
 	listed := map[string]remoteFile{}
 	var wanted []*Read
@@ -218,6 +221,9 @@ func TestHeldForTogether(t *testing.T) {
 		r := &Read{Name: name, Format: "json", Paths: []string{"s3a://b/" + name}, Options: f.options, listed: true, listedSize: f.size}
 		wanted = append(wanted, r)
 		heads[r] = []byte(jsonOfSize(remoteHeadBytes, f.key)[:remoteHeadBytes])
+		if f.key == "" {
+			heads[r] = []byte(`{"id":1,"long":"` + strings.Repeat("x", remoteHeadBytes))[:remoteHeadBytes]
+		}
 		listed[r.Paths[0]] = remoteFile{path: r.Paths[0], sparkPath: r.Paths[0], size: f.size, head: &listedHead{}}
 	}
 	var got []string
