@@ -523,3 +523,74 @@ func TestCSVTypedByHeaderOnGeneratedFiles(t *testing.T) {
 		t.Error("no generated file was typed by its header: the test proves nothing of that path")
 	}
 }
+
+// splitsMeetOtherKindsCSV are groups of a header line whose first file's
+// later part, past 64 KiB, holds values of no common type with its start
+// (booleans after ints, years after dates, ints after booleans), each
+// with three small files of the start's kind, and a group of ints alone.
+func splitsMeetOtherKindsCSV() map[string][]byte {
+	pad := strings.Repeat("p", 50)
+	file := func(header string, size int, value func(i int, late bool) string) []byte {
+		var b strings.Builder
+		b.WriteString(header + "\n")
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "%d,%s,%s\n", i, value(i, b.Len() >= 64<<10), pad)
+		}
+		return []byte(b.String())
+	}
+	ints := func(i int, _ bool) string { return fmt.Sprint(i * 7) }
+	days := func(i int, _ bool) string { return fmt.Sprintf("2024-%02d-%02d", 1+i%12, 1+i%28) }
+	flags := func(i int, _ bool) string { return []string{"true", "false"}[i%2] }
+	files := map[string][]byte{
+		"ints-then-flags.csv": file("id,v,pad", 120<<10, func(i int, late bool) string {
+			if late {
+				return flags(i, late)
+			}
+			return ints(i, late)
+		}),
+		"days-then-years.csv": file("id,d,pad", 120<<10, func(i int, late bool) string {
+			if late {
+				return fmt.Sprint(1900 + i%100)
+			}
+			return days(i, late)
+		}),
+		"flags-then-ints.csv": file("id,b,pad", 120<<10, func(i int, late bool) string {
+			if late {
+				return ints(i, late)
+			}
+			return flags(i, late)
+		}),
+	}
+	for k := range 3 {
+		files[fmt.Sprintf("ints-%d.csv", k)] = file("id,v,pad", 40<<10, ints)
+		files[fmt.Sprintf("days-%d.csv", k)] = file("id,d,pad", 40<<10, days)
+		files[fmt.Sprintf("flags-%d.csv", k)] = file("id,b,pad", 40<<10, flags)
+		files[fmt.Sprintf("n-%d.csv", k)] = file("id,n,pad", 40<<10, ints)
+	}
+	return files
+}
+
+// Spark merges the types of a read's partitions so that two of no common
+// type (an int and a boolean) make null, which the next partition's type
+// replaces: a group of files read in many partitions could come out an
+// int where one of its files, split in two alone, is a string (found in
+// the field: values nulled, --verify passing). Typed by header in a
+// session of small partitions (64 KiB, as a server of many cores splits
+// larger files), each file is typed as Spark types it alone, and the
+// group whose files all hold ints still by its header.
+func TestCSVTypedByHeaderWhereSplitsMeetOtherKinds(t *testing.T) {
+	t.Parallel()
+	c, err := connectPatiently(t, testContext(t), requireSpark(t), spark.ConnectOptions{
+		UserAgent: "sparkmerge-integration",
+		Conf:      map[string]string{"spark.sql.files.maxPartitionBytes": "64k", "spark.sql.files.openCostInBytes": "40b"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	typedAsAlone(t, c, splitsMeetOtherKindsCSV(), func(t *testing.T, got *spark.Planned) {
+		if got.TypedByHeader != 3 {
+			t.Errorf("%d files typed by header, want 3 (the n files; every other group holds values of no common type)", got.TypedByHeader)
+		}
+	})
+}

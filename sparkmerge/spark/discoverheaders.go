@@ -28,11 +28,12 @@ import (
 //
 // Spark's inference only widens a column's type as it folds a file's
 // values (CSVInferSchema.inferField merges the type so far with each
-// value's by compatibleType, which never narrows) and as it merges the
-// types of a file's splits. So the type the client's rules fold a file's
-// head into (its first lines: infer.Rules.CSVStartOf) is the least the
-// file's own can be, and the group's, a fold of every file's values, the
-// most, save where the fold's order shows through: a year after a date or
+// value's by compatibleType, which never narrows; two types of no common
+// type make a string). So the type the client's rules fold a file's head
+// into (its first lines: infer.Rules.CSVStartOf) is the least the file's
+// own can be, and the group's, one fold of every file's values in one
+// partition (groupRead: not a merge of partitions, which makes such
+// types null), the most, save where the fold's order shows through: a year after a date or
 // timestamp is a timestamp, but first in a split an int, which a later
 // date or timestamp makes a string. Where a column's type in the head
 // equals the group's, it is the file's:
@@ -187,7 +188,7 @@ func (c *Client) typeCSVByHeader(ctx context.Context, reads []*Read, listed map[
 	if err != nil {
 		return nil, done, err
 	}
-	groups := groupByHeaderLine(provable(files, rules))
+	groups := foldGroups(groupByHeaderLine(provable(files, rules)))
 	typed := map[*Read]bool{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -397,14 +398,50 @@ func groupByHeaderLine(files []*headerFile) []*headerGroup {
 }
 
 // groupRead is the read of a group's files in one load, whose schema is
-// Spark's inference over them all.
+// Spark's inference over them all in one partition: one fold of every
+// value (CSVInferSchema.inferField), never a merge of partitions'
+// types. mergeRowTypes makes two types of no common type (an int and a
+// boolean, a date and an int) null, not a string, so that a later
+// partition's type stands alone: in the group, partitions of ints, then
+// booleans, then ints are an int, while the file of those ints and
+// booleans, split in two alone, is a string (found in the field, 2026-12-06;
+// TestCSVTypedByHeaderWhereSplitsMeetOtherKinds). In one fold such
+// values make a string, wider than every file's type, as ownTypes needs.
+// The text read and the parse are DataFrameReader.csv's own steps
+// (TextInputCSVDataSource.infer); maxFoldBytes bounds a group's bytes
+// in one partition (foldGroups).
 func groupRead(g *headerGroup) *Read {
 	first := g.files[0].r
 	paths := make([]string, len(g.files))
 	for i, f := range g.files {
 		paths[i] = f.r.Paths[0]
 	}
-	return &Read{Name: fmt.Sprintf("%d files of the header %q", len(paths), g.line), Format: "csv", Paths: paths, Options: first.Options}
+	return &Read{Name: fmt.Sprintf("%d files of the header %q", len(paths), g.line), Format: "csv", Paths: paths, Options: first.Options, oneFold: true}
+}
+
+// maxFoldBytes bounds the bytes of one group's inference (groupRead),
+// which reads them in one task: a larger group is typed in several, run
+// alongside. lake-csv's four header lines of 255 MB each are one each.
+const maxFoldBytes = 256 << 20
+
+// foldGroups are groups cut into groups of at most maxFoldBytes (a file
+// larger than that alone), each typed by an inference of its own.
+func foldGroups(groups []*headerGroup) []*headerGroup {
+	var out []*headerGroup
+	for _, g := range groups {
+		var cur *headerGroup
+		var size int64
+		for _, f := range g.files {
+			n, _ := csvFileSize(f.r)
+			if cur == nil || size+n > maxFoldBytes {
+				cur, size = &headerGroup{line: g.line}, 0
+				out = append(out, cur)
+			}
+			cur.files = append(cur.files, f)
+			size += n
+		}
+	}
+	return out
 }
 
 // ownTypes reports whether schema, Spark's inference over f's group, is

@@ -140,6 +140,9 @@ type Read struct {
 	// parseChecked: the read rescues the values its reader cannot parse
 	// (see checkParses).
 	parseChecked bool
+	// oneFold: a CSV read whose schema Spark infers in one partition, its
+	// files' lines read as text and parsed (see groupRead).
+	oneFold bool
 	// patterns is true when Paths are the user's own list of paths, read
 	// as Spark reads patterns; otherwise each path is one file or dataset
 	// directory and is read literally (see literalPath).
@@ -191,6 +194,9 @@ func readFrame(sess *connect.Session, r *Read) connect.Frame {
 	}
 	if r.parseChecked {
 		return parseCheckedFrame(sess, r)
+	}
+	if r.oneFold {
+		return sess.Read(connect.ReadSpec{Format: "text", Paths: r.readPaths()}).SelectExpr("value").Coalesce(1).ParseCSV(r.Options)
 	}
 	schema := r.UserSchema
 	if schema == "" {
