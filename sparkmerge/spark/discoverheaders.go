@@ -39,9 +39,10 @@ import (
 // equals the group's, it is the file's:
 //
 //   - a string: nothing is wider;
-//   - a number or a boolean: no value in the group is a date or a
-//     timestamp (with a number or boolean it makes a string), so the folds
-//     are plain merges, in any order, and the file's type lies between;
+//   - a number or a boolean: no value in the group is of another kind (a
+//     date or a timestamp, a boolean among numbers, a number among
+//     booleans: in the fold they make a string), so the folds are plain
+//     merges, in any order, and the file's type lies between;
 //   - a date: every value in the group is a date (a year or anything else
 //     among dates makes a timestamp or a string);
 //   - a timestamp: the head's fold reached it from a date or timestamp
