@@ -336,18 +336,25 @@ func TestHeldFilesTypedByHeaderOrFetchedAfter(t *testing.T) {
 	if planned.TypedByHeader != 5 || planned.RemoteTyped != 5 || planned.PastFetchLimit != 0 {
 		t.Errorf("%d typed by header, %d on the client, %d past the limit; want 5, 5, 0", planned.TypedByHeader, planned.RemoteTyped, planned.PastFetchLimit)
 	}
-	for _, r := range planned.Reads {
-		want := "id int, day date, note string"
-		if strings.Contains(r.Name, "/q") {
-			want = "id int, day date, remark string"
-		}
-		if got := r.Schema.String(); got != want {
-			t.Errorf("%s: %s, want %s", r.Name, got, want)
-		}
-	}
+	checkSchemas(t, planned.Reads, "/q", "id int, day date, remark string", "id int, day date, note string")
 	// The listing's heads, then the refused group's rests: none of the
 	// proven group's.
 	if most := int64(10*remoteHeadBytes + 5*(14<<20+1<<10)); fake.fetchedBytes > most {
 		t.Errorf("%d bytes fetched, want at most %d (every head, the refused group's rests)", fake.fetchedBytes, most)
+	}
+}
+
+// checkSchemas checks that each of reads has the schema withPart where
+// its name holds part, else other.
+func checkSchemas(t *testing.T, reads []*Read, part, withPart, other string) {
+	t.Helper()
+	for _, r := range reads {
+		want := other
+		if strings.Contains(r.Name, part) {
+			want = withPart
+		}
+		if got := r.Schema.String(); got != want {
+			t.Errorf("%s: %s, want %s", r.Name, got, want)
+		}
 	}
 }

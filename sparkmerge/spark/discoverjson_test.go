@@ -272,15 +272,7 @@ func TestHeldJSONFilesTypedTogether(t *testing.T) {
 	if planned.TypedTogether != 5 || planned.RemoteTyped != 2 || planned.PastFetchLimit != 0 || !slices.Equal(inferred, held) {
 		t.Errorf("%d typed together (inferred %v), %d on the client, %d past the limit; want the 5 p files, 2, 0", planned.TypedTogether, inferred, planned.RemoteTyped, planned.PastFetchLimit)
 	}
-	for _, r := range planned.Reads {
-		want := "id bigint, note string"
-		if strings.Contains(r.Name, "/q") {
-			want = "id bigint, remark string"
-		}
-		if got := r.Schema.String(); got != want {
-			t.Errorf("%s: %s, want %s", r.Name, got, want)
-		}
-	}
+	checkSchemas(t, planned.Reads, "/q", "id bigint, remark string", "id bigint, note string")
 	// The heads, then the small group's rests: none of the held files'.
 	if most := int64(7*remoteHeadBytes + 2*(2<<20+1<<10)); fake.fetchedBytes > most {
 		t.Errorf("%d bytes fetched, want at most %d (every head, the small group's rests)", fake.fetchedBytes, most)
