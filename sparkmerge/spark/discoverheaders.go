@@ -32,10 +32,11 @@ import (
 // type make a string). So the type the client's rules fold a file's head
 // into (its first lines: infer.Rules.CSVStartOf) is the least the file's
 // own can be, and the group's, one fold of every file's values in one
-// partition (groupRead: not a merge of partitions, which makes such
-// types null), the most, save where the fold's order shows through: a year after a date or
-// timestamp is a timestamp, but first in a split an int, which a later
-// date or timestamp makes a string. Where a column's type in the head
+// partition (groupRead; not a merge of partitions' types, which makes
+// two of no common type null), the most, save where the fold's order
+// shows through: a year after a date or timestamp is a timestamp, but
+// first in a split an int, which a later date or timestamp makes a
+// string. Where a column's type in the head
 // equals the group's, it is the file's:
 //
 //   - a string: nothing is wider;
