@@ -47,7 +47,8 @@ command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / {
 # 585 s at e0f6a7d and 611 s at cb36e43 (1,744 tests: CSV files typed
 # by header line); 676 s at a058331; 623 s at 4f8f077 and 664 s at
 # b911c40 (1,753 tests: files of a MiB or more typed by header, held
-# groups, --fetch-limit);
+# groups, --fetch-limit); 614 s at 2c6c8bc; 711 s at 0ae4b2f and 653 s
+# at 20d152b (1,759 tests: JSON files held, a group typed in one fold);
 # 1,942 s at a0d9406 on a machine whose 2 cores other sessions'
 # benchmarks kept busy (load 9-24), not a quiet figure (docs/testing.md#time).
 integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-900}
