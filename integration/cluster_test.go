@@ -760,8 +760,14 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 			}
 		}
 	}
+	// The merged output, value for value, against Spark reading each
+	// file alone.
 	job.Strategy, job.Verify = spark.StrategyAuto, true
-	res, _ := merge(t, c, job)
+	alone.Strategy, alone.Verify = spark.StrategyAuto, true
+	alone.Target.Path = filepath.Join(workDir(t), "alone")
+	_, wantOut := merge(t, c, alone)
+	job.Target.Path = filepath.Join(workDir(t), "held")
+	res, gotOut := merge(t, c, job)
 	var rows int64
 	for _, b := range files {
 		rows += int64(bytes.Count(b, []byte("\n")))
@@ -769,4 +775,5 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 	if res.RowsWritten != rows {
 		t.Errorf("%d rows written, want %d", res.RowsWritten, rows)
 	}
+	newOracle(wantOut).sameAs(t, c, gotOut, nil, "", "")
 }

@@ -248,17 +248,26 @@ func heldForHeader(wanted []*Read, heads map[*Read][]byte, listed map[string]rem
 	}
 	var held []*Read
 	for _, g := range groupByHeaderLine(provable(files, rules)) {
-		var size int64
-		for _, f := range g.files {
-			size += listed[f.r.Paths[0]].size
+		reads := make([]*Read, len(g.files))
+		for i, f := range g.files {
+			reads[i] = f.r
 		}
-		if size >= minHeldGroup {
-			for _, f := range g.files {
-				held = append(held, f.r)
-			}
+		if worthHolding(reads, listed) {
+			held = append(held, reads...)
 		}
 	}
 	return held
+}
+
+// worthHolding reports whether a group of files is held for Spark's
+// inference rather than fetched: two files or more, of minHeldGroup or
+// more in all.
+func worthHolding(group []*Read, listed map[string]remoteFile) bool {
+	var size int64
+	for _, r := range group {
+		size += listed[r.Paths[0]].size
+	}
+	return len(group) >= 2 && size >= minHeldGroup
 }
 
 // heldForTogether are the JSON files of wanted (whose heads the rules
@@ -275,11 +284,7 @@ func heldForHeader(wanted []*Read, heads map[*Read][]byte, listed map[string]rem
 // s held (13.3 MB sent, the client's memory 60-67 MiB) against 30.1-34.4
 // s fetched (535 MB, 1.0-1.1 GiB; docs/benchmarks-history.md).
 func heldForTogether(wanted []*Read, heads map[*Read][]byte, listed map[string]remoteFile, rules infer.Rules) []*Read {
-	type group struct {
-		reads []*Read
-		size  int64
-	}
-	groups := map[string]*group{}
+	groups := map[string][]*Read{}
 	var order []string
 	for _, r := range wanted {
 		key, file := jsonTogetherKey(r), listed[r.Paths[0]]
@@ -293,16 +298,14 @@ func heldForTogether(wanted []*Read, heads map[*Read][]byte, listed map[string]r
 		}
 		key += "\x00" + typed.Raw.String()
 		if groups[key] == nil {
-			groups[key] = &group{}
 			order = append(order, key)
 		}
-		groups[key].reads = append(groups[key].reads, r)
-		groups[key].size += file.size
+		groups[key] = append(groups[key], r)
 	}
 	var held []*Read
 	for _, key := range order {
-		if g := groups[key]; len(g.reads) >= 2 && g.size >= minHeldGroup {
-			held = append(held, g.reads...)
+		if worthHolding(groups[key], listed) {
+			held = append(held, groups[key]...)
 		}
 	}
 	return held
