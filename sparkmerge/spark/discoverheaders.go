@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -79,9 +81,9 @@ const (
 	// alone. A 256 MiB file in 4 MiB splits has 63.
 	maxSplitStarts = 64
 	// maxSlicedFile bounds the files only the server sees whose slices
-	// are fetched: binaryFile holds each whole in the server's memory
-	// while it cuts the slices (two at a time on a local[2] server of 2
-	// GiB). Larger ones are Spark's to type alone.
+	// are fetched, whatever the server's memory (fileSplits.sliceLimit):
+	// binaryFile holds each whole in the server's memory while it cuts
+	// the slices. Larger ones are Spark's to type alone.
 	maxSlicedFile = 256 << 20
 )
 
@@ -94,6 +96,67 @@ type fileSplits struct {
 	// minPartitions is spark.sql.files.minPartitionNum, else the
 	// session's leafNodeDefaultParallelism (its cores).
 	minPartitions int64
+	// taskHeap is the heap one of the server's tasks has (see
+	// taskHeapOf); 0: not known.
+	taskHeap int64
+}
+
+// sliceLimit is the largest file only the server sees whose slices
+// readSlices fetches, by the heap of the server's tasks: binaryFile reads
+// each file whole into one task's memory and copies it into a row before
+// the slices are cut, about four times the file at once. On a local[2]
+// server of 1 GiB (the --local default) four files of 100 MiB killed the
+// server with an OutOfMemoryError (two tasks at once), four of 60 MiB
+// did not; an eighth of a task's heap is 64 MiB there. A larger file is
+// Spark's to type alone, which streams it.
+func (s fileSplits) sliceLimit() int64 {
+	if s.taskHeap <= 0 {
+		return maxSlicedFile
+	}
+	return min(maxSlicedFile, s.taskHeap/8)
+}
+
+// taskHeapOf is the heap one task of a server of settings (spark.master,
+// spark.driver.memory, spark.executor.memory, spark.executor.cores, those
+// it has) has: its executors' heap (the driver's on a local master) over
+// an executor's cores (local[N]'s N; else spark.executor.cores, else the
+// session's parallelism, as many as an executor can have). Spark's
+// default heap, 1 GiB, stands for one not set.
+func taskHeapOf(settings map[string]string, parallelism int64) int64 {
+	master := settings["spark.master"]
+	heapKey, cores := "spark.executor.memory", int64(0)
+	if master == "local" || strings.HasPrefix(master, "local[") {
+		heapKey = "spark.driver.memory"
+		cores = 1
+		if inner, ok := strings.CutPrefix(master, "local["); ok {
+			n, _, _ := strings.Cut(strings.TrimSuffix(inner, "]"), ",")
+			cores, _ = strconv.ParseInt(strings.TrimSpace(n), 10, 64) // 0 for *
+		}
+	} else if n, err := strconv.ParseInt(settings["spark.executor.cores"], 10, 64); err == nil {
+		cores = n
+	}
+	if cores <= 0 {
+		cores = parallelism
+	}
+	heap, ok := memorySize(settings[heapKey])
+	if !ok {
+		heap = 1 << 30
+	}
+	return heap / max(cores, 1)
+}
+
+// memorySize reads a Spark memory setting ("1g", "512m", "2048": a
+// number alone is MiB, as Utils.memoryStringToMb reads it) in bytes.
+func memorySize(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		s += "m"
+	}
+	n, ok := byteSize(s)
+	return n, ok && n > 0
 }
 
 // splitBytes is Spark's maxSplitBytes for a file of size bytes alone.
@@ -294,6 +357,9 @@ func (c *Client) readSlices(ctx context.Context, candidates []*Read, listed map[
 				files = append(files, f)
 				continue
 			}
+		}
+		if size > splits.sliceLimit() {
+			continue // more than the server's tasks hold whole
 		}
 		l := listed[r.Paths[0]]
 		fetches = append(fetches, sliceFetch{path: r.readPaths()[0], sparkPath: l.sparkPath, offsets: offsets})

@@ -168,6 +168,77 @@ func TestLocalSlices(t *testing.T) {
 	}
 }
 
+// A task's heap is its executor's (the driver's on a local master) over
+// the executor's cores, Spark's 1 GiB where the heap is not said, and
+// the session's parallelism where the cores are not.
+func TestTaskHeapOf(t *testing.T) {
+	const gib = int64(1) << 30
+	for _, c := range []struct {
+		name        string
+		settings    map[string]string
+		parallelism int64
+		want        int64
+	}{
+		{"the --local default", map[string]string{"spark.master": "local[2]", "spark.driver.memory": "1g"}, 2, gib / 2},
+		{"local, every core", map[string]string{"spark.master": "local[*]", "spark.driver.memory": "4g"}, 8, gib / 2},
+		{"local, one core", map[string]string{"spark.master": "local", "spark.driver.memory": "512m"}, 1, gib / 2},
+		{"local with retries", map[string]string{"spark.master": "local[4,3]", "spark.driver.memory": "2g"}, 4, gib / 2},
+		{"local, heap not said", map[string]string{"spark.master": "local[2]"}, 2, gib / 2},
+		{"a number alone is MiB", map[string]string{"spark.master": "local[2]", "spark.driver.memory": "2048"}, 2, gib},
+		{"a cluster's executors", map[string]string{"spark.master": "spark://m:7077", "spark.driver.memory": "16g", "spark.executor.memory": "8g", "spark.executor.cores": "4"}, 32, 2 * gib},
+		{"executor cores not said", map[string]string{"spark.master": "spark://m:7077", "spark.executor.memory": "8g"}, 16, gib / 2},
+		{"nothing said", nil, 4, gib / 4},
+		{"a heap Spark would refuse", map[string]string{"spark.master": "yarn", "spark.executor.memory": "lots"}, 2, gib / 2},
+	} {
+		if got := taskHeapOf(c.settings, c.parallelism); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// The files whose slices are fetched hold at most an eighth of a task's
+// heap each (and never past maxSlicedFile): on the --local default, four
+// files of 100 MiB killed the server, four of 60 MiB did not. A file
+// whose head came with its listing and which has no later split needs no
+// slices, so no bound.
+func TestSlicesBoundedByTheTaskHeap(t *testing.T) {
+	if got := (fileSplits{taskHeap: 512 << 20}).sliceLimit(); got != 64<<20 {
+		t.Errorf("a task of 512 MiB: %d", got)
+	}
+	if got := (fileSplits{taskHeap: 8 << 30}).sliceLimit(); got != maxSlicedFile {
+		t.Errorf("a task of 8 GiB: %d, want maxSlicedFile", got)
+	}
+	if got := (fileSplits{}).sliceLimit(); got != maxSlicedFile {
+		t.Errorf("a task's heap not known: %d, want maxSlicedFile", got)
+	}
+	client, fake := newFakeClient()
+	// A task of 16 MiB: files of 2 MiB at most; splits of 1 MiB.
+	splits := fileSplits{maxPartitionBytes: 1 << 20, openCost: 1 << 20, minPartitions: 2, taskHeap: 16 << 20}
+	read := func(name string, size int64, head []byte) *Read {
+		r := &Read{Name: name, Format: "csv", Paths: []string{"s3a://b/" + name}, Options: csvOptions(), listed: true, listedSize: size, fetchedHead: head}
+		return r
+	}
+	small := read("small.csv", 1536<<10, nil)
+	large := read("large.csv", 3<<20, nil)
+	headed := read("headed.csv", 900<<10, []byte("a,b\n1,2\n"))
+	listed := map[string]remoteFile{}
+	for _, r := range []*Read{small, large, headed} {
+		listed[r.Paths[0]] = remoteFile{path: r.Paths[0], sparkPath: r.Paths[0], size: r.listedSize}
+	}
+	headed.listedSize = int64(len(headed.fetchedHead))
+	listed[headed.Paths[0]] = remoteFile{path: headed.Paths[0], sparkPath: headed.Paths[0], size: headed.listedSize}
+	files, err := client.readSlices(context.Background(), []*Read{small, large, headed}, listed, splits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].r != headed {
+		t.Errorf("%d files read without a fetch, want headed.csv alone", len(files))
+	}
+	if calls := fake.recorded(); !slices.Equal(calls, []string{"fileSlices s3a://b/small.csv"}) {
+		t.Errorf("calls %q, want the slices of small.csv alone", calls)
+	}
+}
+
 // A file is typed by its header line's group past the session's split
 // or from a MiB on; smaller files up to the split stay with the lanes,
 // which type many in one inference.

@@ -539,6 +539,11 @@ func (f *fakeServer) fileSplitSettings(context.Context) (fileSplits, error) {
 	return f.splits, nil
 }
 
-func (f *fakeServer) fileSlices(context.Context, []sliceFetch, int64, int64) ([]fetchedSlices, error) {
+func (f *fakeServer) fileSlices(_ context.Context, files []sliceFetch, _, _ int64) ([]fetchedSlices, error) {
+	var paths []string
+	for _, file := range files {
+		paths = append(paths, file.sparkPath)
+	}
+	f.record("fileSlices " + strings.Join(paths, ","))
 	return nil, fmt.Errorf("fake server: no slices")
 }

@@ -629,7 +629,11 @@ func (s sessionServer) jsonLaneTypes(ctx context.Context, lanes jsonLanes) (spar
 func (s sessionServer) fileSplitSettings(ctx context.Context) (fileSplits, error) {
 	const maxBytes, openCost, minNum, maxNum = "spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes",
 		"spark.sql.files.minPartitionNum", "spark.sql.files.maxPartitionNum"
-	values, err := s.sess.Conf(ctx, maxBytes, openCost, minNum, maxNum)
+	// With the settings that say the heap of a task, which bounds the
+	// files whose slices are read (fileSplits.sliceLimit): get_option, as
+	// a Spark setting not set (spark.executor.cores) fails a get.
+	values, err := s.sess.ConfOption(ctx, maxBytes, openCost, minNum, maxNum,
+		"spark.master", "spark.driver.memory", "spark.executor.memory", "spark.executor.cores")
 	if err != nil {
 		return fileSplits{}, err
 	}
@@ -658,6 +662,7 @@ func (s sessionServer) fileSplitSettings(ctx context.Context) (fileSplits, error
 			return fileSplits{}, fmt.Errorf("file split settings: no splits= in the plan of a range: %q", plan)
 		}
 	}
+	splits.taskHeap = taskHeapOf(values, splits.minPartitions)
 	return splits, nil
 }
 

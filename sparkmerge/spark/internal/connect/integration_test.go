@@ -460,7 +460,7 @@ func TestLiveReleaseEndsTheSession(t *testing.T) {
 }
 
 // Conf gives the settings that have a value (a default counts) and leaves
-// out an optional one unset; a frame's Explain is its physical plan's
+// out an optional one unset, ConfOption any unset; a frame's Explain is its physical plan's
 // text: a range without a number of partitions has the session's
 // leafNodeDefaultParallelism of them. Neither runs a Spark job.
 func TestLiveConfAndExplain(t *testing.T) {
@@ -474,6 +474,19 @@ func TestLiveConfAndExplain(t *testing.T) {
 	}
 	if _, ok := values[unset]; ok || values[set] == "" {
 		t.Errorf("Conf: %v, want %s and no %s", values, set, unset)
+	}
+	// ConfOption leaves out a Spark setting without a value, where
+	// Conf's get fails on it.
+	const master, cores = "spark.master", "spark.executor.cores"
+	if _, err := sess.Conf(ctx, master, cores); err == nil {
+		t.Errorf("Conf of %s, which the server has no value for, did not fail", cores)
+	}
+	options, err := sess.ConfOption(ctx, master, cores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := options[cores]; ok || !strings.HasPrefix(options[master], "local") {
+		t.Errorf("ConfOption: %v, want %s local and no %s", options, master, cores)
 	}
 	plan, err := sess.SQL("SELECT * FROM range(1)").Explain(ctx)
 	if err != nil {

@@ -567,6 +567,25 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 	return values, s.convertError(err)
 }
 
+// ConfOption gives the settings of keys that have a value, as Conf, but
+// without failing on a key the server has no value for (the Config RPC's
+// get_option): Conf's get fails on a Spark setting that is neither set
+// nor an SQL setting with a default (spark.executor.cores, say).
+func (s *Session) ConfOption(ctx context.Context, keys ...string) (values map[string]string, err error) {
+	err = s.retrying(ctx, func() (err error) {
+		defer guard("get config", &err)
+		req := s.request("ConfigRequest")
+		appendStrings(mut(mut(req, "operation"), "get_option"), "keys", keys...)
+		resp := newMsg("ConfigResponse")
+		if err := s.invoke(ctx, "Config", req, resp); err != nil {
+			return err
+		}
+		values = configPairs(resp)
+		return nil
+	})
+	return values, s.convertError(err)
+}
+
 // SetConf sets session settings (the Config RPC's set), all or nothing.
 // The server refuses static settings and unknown spark.sql.* ones. It sets
 // a call's pairs one by one and stops at the first it refuses, keeping
