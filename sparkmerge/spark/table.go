@@ -340,6 +340,12 @@ func (c *Client) rowsCommitted(ctx context.Context, t *TargetTable, tag string) 
 		if len(rows.Values) != 1 {
 			return 0, fmt.Errorf("find this run's snapshot in the snapshots of %s: %d snapshots carry its mark %s=%s, want one", t.Name, len(rows.Values), commitTagKey, tag)
 		}
+		if rows.Values[0][1] == nil {
+			// Iceberg's snapshot summary leaves out a count that is 0
+			// (SnapshotSummary: added-records only when above 0): a
+			// commit of no rows, a header-only file's, say.
+			return 0, nil
+		}
 		return parseCount(rows.Values[0][1], "added-records", t.Name)
 	}
 	return 0, fmt.Errorf("table %s: a %s table keeps no history of its commits", t.Name, t.Format)

@@ -491,6 +491,16 @@ func writeSpec(written Target, tt *TargetTable) connect.WriteSpec {
 	if spec.Format == "" && spec.Path != "" {
 		spec.Format = "parquet"
 	}
+	if strings.EqualFold(spec.Mode, "overwrite") && optionValue(spec.Options, "partitionOverwriteMode") == "" {
+		// An overwrite replaces every row. Under a session's
+		// spark.sql.sources.partitionOverwriteMode=dynamic (many clusters
+		// set it for everyone) Delta replaced only the partitions the
+		// merge wrote, keeping the others' old rows, and verify passed
+		// (found in the field, 2026-12-06); the writer's option wins over
+		// the session's. A user's --write-option partitionOverwriteMode
+		// stands.
+		spec.Options = withOption(spec.Options, "partitionOverwriteMode", "static")
+	}
 	if tt.historyFormat() && tt.Exists && spec.Format == "" && !tt.path {
 		// Spark's writer checks the format it is given (by default
 		// spark.sql.sources.default) against an existing table's.
