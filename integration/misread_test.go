@@ -214,6 +214,20 @@ func TestZeroPaddedNumbersAreNamed(t *testing.T) {
 			if !slices.Equal(planned.Warnings, want) {
 				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
 			}
+			// Appended to a table whose zip is a string, the files' numbers
+			// are cast to text, without the zeros: named too (found in the
+			// field, where no warning said so).
+			table := "spark_catalog.default.sm_zip_" + where + "_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+			exec(t, "CREATE TABLE "+table+" (id int, zip string, amount int, note string) USING parquet")
+			t.Cleanup(func() { exec(t, "DROP TABLE IF EXISTS "+table) })
+			appended, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...), Target: spark.Target{Table: table, Mode: "append"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = []string{fmt.Sprintf(`column zip is merged as string, and source %q and another file hold integers written with leading zeros ("02134", merged as "2134"): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, zip=string)`, paths[0])}
+			if !slices.Equal(appended.Warnings, want) {
+				t.Errorf("appended to a table's string column: warnings\n got %q\nwant %q", appended.Warnings, want)
+			}
 			res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true,
 				Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"zip": sparkmerge.Simple(sparkmerge.KindString)}}})
 			if len(res.Warnings) != 0 {

@@ -145,14 +145,18 @@ func nameWarnings(p *sparkmerge.Plan) []string {
 	return out
 }
 
-// zeroWarnings are the plan's warnings of columns merged as numbers that
-// hold integers written with leading zeros in CSV files the client typed
-// ("02134", a ZIP code): Spark reads the number, 2134, and the zeros are
-// lost, as when Spark reads the file alone; a column typed as a string
-// (a hint, or another source's text) keeps the values as written. One
-// warning a column, naming its first such file and value and how many
-// other files hold such values. The files Spark types are not checked (it
-// would take a scan of their text).
+// zeroWarnings are the plan's warnings of columns that CSV files the
+// client typed read as numbers and that hold integers written with
+// leading zeros ("02134", a ZIP code): Spark reads the number, 2134, and
+// the zeros are lost, as when Spark reads the file alone. So they are
+// where the merged column is a string too (another source's text, or an
+// existing table's string column: found in the field, 2026-12-06, where
+// "02134" appended to a table's string column came out "2134" with no
+// warning): the file's number is cast to text. A file whose column is
+// read as a string (a hint) keeps its values as written. One warning a
+// column, naming its first such file and value and how many other files
+// hold such values. The files Spark types are not checked (it would take
+// a scan of their text).
 func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 	type padded struct {
 		file, value string
@@ -162,8 +166,8 @@ func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 	for i, r := range reads {
 		for k, f := range r.Schema.Fields {
 			j := slices.Index(p.Sources[i].Columns, k)
-			if j < 0 || p.Target.Fields[j].Type.Kind == sparkmerge.KindString {
-				continue
+			if j < 0 || f.Type.Kind == sparkmerge.KindString {
+				continue // not merged, or read as written
 			}
 			for _, part := range r.parts() {
 				v, ok := part.zeroPadded[f.Name]
@@ -187,8 +191,12 @@ func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 		if z.others > 0 {
 			holders = fmt.Sprintf("source %s and %s hold", quoteName(z.file), plural(z.others, "another file", "other files"))
 		}
+		merged := withoutLeadingZeros(z.value)
+		if f.Type.Kind == sparkmerge.KindString {
+			merged = strconv.Quote(merged) // the number's text
+		}
 		out = append(out, fmt.Sprintf("column %s is merged as %s, and %s integers written with leading zeros (%q, merged as %s): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, %s=string)",
-			f.Name, f.Type, holders, z.value, withoutLeadingZeros(z.value), f.Name))
+			f.Name, f.Type, holders, z.value, merged, f.Name))
 	}
 	return out
 }

@@ -159,30 +159,40 @@ func TestNameWarnings(t *testing.T) {
 	}
 }
 
-// A column merged as a number whose values some CSV files write with
-// leading zeros is named once, with its first file and value and how many
-// other files hold such values; typed as a string, it keeps them.
+// A column some CSV files read as numbers while they write its values
+// with leading zeros is named once, with its first file and value and how
+// many other files hold such values, whether the merged column is a
+// number or a string (another file's text, or a table's string column:
+// the number's text is merged, without the zeros); hinted as a string,
+// the files read their values as written, and nothing is named.
 func TestZeroWarnings(t *testing.T) {
-	read := func(name string, zeroPadded map[string]string) *Read {
+	read := func(name string, zip sparkmerge.Kind, zeroPadded map[string]string) *Read {
 		return &Read{Name: name, Format: "csv", Schema: sparkmerge.Schema{Fields: []sparkmerge.Field{
 			{Name: "id", Type: sparkmerge.Simple(sparkmerge.KindInt), Nullable: true},
-			{Name: "zip", Type: sparkmerge.Simple(sparkmerge.KindInt), Nullable: true},
+			{Name: "zip", Type: sparkmerge.Simple(zip), Nullable: true},
 		}}, zeroPadded: zeroPadded}
 	}
-	reads := []*Read{read("/in/a.csv", nil), read("/in/b.csv", map[string]string{"zip": "02134"}), read("/in/c.csv", map[string]string{"zip": "-007"})}
+	numbers := func() []*Read {
+		return []*Read{read("/in/a.csv", sparkmerge.KindInt, nil), read("/in/b.csv", sparkmerge.KindInt, map[string]string{"zip": "02134"}), read("/in/c.csv", sparkmerge.KindInt, map[string]string{"zip": "-007"})}
+	}
+	stringZip := map[string]sparkmerge.DataType{"zip": sparkmerge.Simple(sparkmerge.KindString)}
 	for _, tc := range []struct {
+		name  string
+		reads []*Read
 		hints map[string]sparkmerge.DataType
 		want  []string
 	}{
-		{nil, []string{`column zip is merged as int, and source "/in/b.csv" and another file hold integers written with leading zeros ("02134", merged as 2134): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, zip=string)`}},
-		{map[string]sparkmerge.DataType{"zip": sparkmerge.Simple(sparkmerge.KindString)}, nil},
+		{"merged as a number", numbers(), nil, []string{`column zip is merged as int, and source "/in/b.csv" and another file hold integers written with leading zeros ("02134", merged as 2134): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, zip=string)`}},
+		{"merged as another file's text", append(numbers(), read("/in/d.csv", sparkmerge.KindString, nil)), nil, []string{`column zip is merged as string, and source "/in/b.csv" and another file hold integers written with leading zeros ("02134", merged as "2134"): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, zip=string)`}},
+		{"hinted as a string", numbers(), stringZip, nil},
 	} {
-		p, err := sparkmerge.NewPlan(planSources(reads), sparkmerge.Options{Hints: tc.hints})
+		applyHints(tc.reads, sparkmerge.Options{Hints: tc.hints})
+		p, err := sparkmerge.NewPlan(planSources(tc.reads), sparkmerge.Options{Hints: tc.hints})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := zeroWarnings(p, reads); !slices.Equal(got, tc.want) {
-			t.Errorf("hints %v: warnings\n got %q\nwant %q", tc.hints, got, tc.want)
+		if got := zeroWarnings(p, tc.reads); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: warnings\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
 	if got := withoutLeadingZeros("-007") + " " + withoutLeadingZeros("000") + " " + withoutLeadingZeros("+0120"); got != "-7 0 120" {
