@@ -21,12 +21,16 @@ var ErrNoSources = errors.New("no sources")
 type TypeConflictError struct {
 	Policy    TypePolicy
 	Reference bool // the conflicts are with an external reference schema
+	// Target names the target the reference is (Options.ReferenceTarget),
+	// if it is one.
+	Target    string
 	Conflicts []ColumnConflict
 }
 
 // ColumnConflict is one column whose types cannot be unified: each source
 // that has the column, with the column's type in that source. With a
-// reference, the first entry is the reference, named "(reference)".
+// reference, the first entry is the reference, named "(reference)", or
+// after the target it is ("(table lake.events)": Options.ReferenceTarget).
 type ColumnConflict struct {
 	Column string
 	// Path is where inside the column the types clash, e.g. "addr.zip" or
@@ -43,6 +47,8 @@ func (e *TypeConflictError) Error() string {
 	var b strings.Builder
 	b.WriteString("merge schemas: ")
 	switch {
+	case e.Reference && e.Target != "":
+		fmt.Fprintf(&b, "%s not fit %s: ", plural(len(e.Conflicts), "column does", "columns do"), e.Target)
 	case e.Reference:
 		fmt.Fprintf(&b, "%s not fit the reference: ", plural(len(e.Conflicts), "column does", "columns do"))
 	case e.Policy == TypesStrict:
@@ -65,6 +71,8 @@ func (e *TypeConflictError) Error() string {
 		}
 	}
 	switch {
+	case e.Reference && e.Target != "":
+		fmt.Fprintf(&b, "; read the column in the type it has in %s (Options.Hints), widen it there where the format can (Target.Evolve), or cast the column in the source", e.Target)
 	case e.Reference:
 		b.WriteString("; cast the column in the source, or change the reference")
 	case e.Policy == TypesStrict:

@@ -27,6 +27,12 @@ type Options struct {
 	// ReferenceSource names the source whose schema is the reference (the
 	// first source with that Name).
 	ReferenceSource string `yaml:"-"`
+	// ReferenceTarget names the target whose schema Reference is, where
+	// it is one (an existing table or dataset the merge is appended to or
+	// overwrites: "table lake.events"), for errors: a type that does not
+	// fit it is then read as its type, or the target evolved, not "the
+	// reference" changed.
+	ReferenceTarget string `yaml:"-"`
 	// DropExtra, with MissingReference, drops source columns (and nested
 	// struct fields) that the reference lacks. Without it they are an error
 	// (*MissingColumnsError).

@@ -591,7 +591,11 @@ func (b *builder) types(p *Plan) error {
 		fields = append(fields, Field{Name: c.name, Type: t, Nullable: nullable})
 	}
 	if len(conflicts) > 0 {
-		return &TypeConflictError{Policy: b.opts.Types, Reference: external, Conflicts: conflicts}
+		target := ""
+		if external {
+			target = b.opts.ReferenceTarget
+		}
+		return &TypeConflictError{Policy: b.opts.Types, Reference: external, Target: target, Conflicts: conflicts}
 	}
 	if b.opts.SourceColumn != "" {
 		key := FoldName(b.opts.SourceColumn, b.opts.CaseSensitive)
@@ -757,7 +761,11 @@ func sameType(t, u DataType, foldCase bool) bool {
 func (b *builder) conflict(id int32, name string, withRef bool) ColumnConflict {
 	cc := ColumnConflict{Column: name, Path: name}
 	if withRef {
-		cc.Sources = append(cc.Sources, "(reference)")
+		ref := "(reference)"
+		if b.opts.ReferenceTarget != "" {
+			ref = "(" + b.opts.ReferenceTarget + ")"
+		}
+		cc.Sources = append(cc.Sources, ref)
 		cc.Types = append(cc.Types, *b.cols[id].refType)
 	}
 	for s, src := range b.sources {

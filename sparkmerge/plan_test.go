@@ -328,6 +328,20 @@ func TestNewPlanErrors(t *testing.T) {
 		},
 		msg: []string{"does not fit the reference", "bigint in \"a.csv\""},
 	}, {
+		// The table a merge is appended to is named, with what fits a
+		// column to it (found in the field: "the reference" and "change
+		// the reference" where no reference was given).
+		name:    "type that does not fit the target table",
+		sources: two("x bigint", "x int"),
+		opts:    Options{Missing: MissingReference, Reference: ptr(schema(t, "x int")), ReferenceTarget: "table lake.events"},
+		check: func(t *testing.T, err error) {
+			var e *TypeConflictError
+			if !errors.As(err, &e) || !e.Reference || e.Target != "table lake.events" || e.Conflicts[0].Sources[0] != "(table lake.events)" {
+				t.Fatalf("got %v", err)
+			}
+		},
+		msg: []string{"does not fit table lake.events", `int in "(table lake.events)"`, "bigint in \"a.csv\"", "Options.Hints", "Target.Evolve"},
+	}, {
 		name:    "duplicate after case folding",
 		sources: two("x int", "Age int, age int"),
 		check: func(t *testing.T, err error) {

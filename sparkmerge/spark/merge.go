@@ -165,6 +165,10 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 	policy.Missing = sparkmerge.MissingReference
 	policy.Reference = &table
 	policy.ReferenceSource = ""
+	policy.ReferenceTarget = "table " + job.Target.Table
+	if job.Target.Table == "" {
+		policy.ReferenceTarget = "the dataset at " + job.Target.Path
+	}
 	if policy.Order == sparkmerge.OrderFirstSeen {
 		policy.Order = sparkmerge.OrderReference
 	}
