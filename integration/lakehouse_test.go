@@ -475,3 +475,39 @@ func TestLakehouseDeltaPath(t *testing.T) {
 		}
 	}
 }
+
+// A table's column with a DEFAULT, which the table fills where a write
+// leaves it out, is never merged as NULL from sources that lack it (found
+// in the field: "new" came out NULL, verify passing): the plan is
+// refused, naming the column, its default and the source; sources that
+// have the column merge.
+func TestTableDefaultsAreNotNulled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ format, catalog, properties string }{
+		{"parquet", "spark_catalog", ""},
+		{"delta", "spark_catalog", " TBLPROPERTIES ('delta.feature.allowColumnDefaults' = 'supported')"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			t.Parallel()
+			if tc.format != "parquet" {
+				requireTableFormat(t, tc.format)
+			}
+			c := newClient(t)
+			table := lakehouseTable(t, tc.catalog, "dflt")
+			exec(t, "CREATE TABLE "+table+" (id int, note string DEFAULT 'new') USING "+tc.format+tc.properties)
+			dir := workDir(t)
+			lacking := writeFiles(t, dir, map[string]string{"lacking.csv": "id\n1\n"}, "lacking.csv")
+			job := spark.Job{Sources: pathSources(lacking...), Target: spark.Target{Table: table, Mode: "append"}, Verify: true}
+			_, err := c.Merge(testContext(t), job)
+			if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is a column with a default value (DEFAULT 'new')") {
+				t.Fatalf("a source without the column of a default: %v", err)
+			}
+			having := writeFiles(t, dir, map[string]string{"having.csv": "id,note\n2,x\n"}, "having.csv")
+			job.Sources = pathSources(having...)
+			if res, err := c.Merge(testContext(t), job); err != nil || !res.Verified {
+				t.Fatalf("a source with the column: %v", err)
+			}
+			diff(t, "rows", [][]any{row(int32(2), "x")}, queryRows(t, "SELECT id, note FROM "+table))
+		})
+	}
+}

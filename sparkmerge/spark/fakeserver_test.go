@@ -23,6 +23,9 @@ import (
 // a default it did not mean.
 type fakeServer struct {
 	version string
+	// columnMetadata are tables' column metadata (tableColumnMetadata),
+	// by table.
+	columnMetadata map[string]map[string]string
 	// splits are the session's file split settings (fileSplitSettings);
 	// unset, the fake has none to give.
 	splits fileSplits
@@ -246,6 +249,10 @@ func (f *fakeServer) partitionSchema(_ context.Context, given string, options ma
 
 func (f *fakeServer) tableSchema(_ context.Context, table string) (sparkmerge.Schema, error) {
 	return f.schema("tableSchema " + table)
+}
+
+func (f *fakeServer) tableColumnMetadata(_ context.Context, table string) (map[string]string, error) {
+	return f.columnMetadata[table], nil
 }
 
 func (f *fakeServer) tableProvider(_ context.Context, table string) (string, error) {

@@ -1,6 +1,11 @@
 package spark
 
 import (
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +330,48 @@ func TestStrategyStringOutOfRange(t *testing.T) {
 		if got := s.String(); got != want {
 			t.Errorf("Strategy(%d).String() = %q, want %q", int(s), got, want)
 		}
+	}
+}
+
+// A table's columns it fills itself where a write leaves them out (a
+// DEFAULT, Delta's identity and generated columns) are read from their
+// metadata; a merge whose sources lack one is refused, naming the column,
+// what fills it and the sources, where sparkmerge would write NULL.
+func TestFilledColumnsRefused(t *testing.T) {
+	filled := filledColumns(map[string]string{
+		"note":  `{"EXISTS_DEFAULT":"'new'","CURRENT_DEFAULT":"'new'"}`,
+		"id":    `{"delta.identity.start":1,"delta.identity.step":1,"delta.identity.allowExplicitInsert":true}`,
+		"day":   `{"delta.generationExpression":"CAST(ts AS DATE)"}`,
+		"plain": `{"comment":"just a comment"}`,
+		"bad":   `not json`,
+	})
+	want := map[string]string{
+		"note": "a column with a default value (DEFAULT 'new')",
+		"id":   "an identity column",
+		"day":  "a generated column (GENERATED ALWAYS AS (CAST(ts AS DATE)))",
+	}
+	if !maps.Equal(filled, want) {
+		t.Errorf("filled %v, want %v", filled, want)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	for path, text := range map[string]string{a: "id,v\n1,2\n", b: "id,note,v\n1,x,2\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client, fake := newFakeClient()
+	fake.schemas["tableSchema db.t"] = "id bigint, note string, v int"
+	fake.providers = map[string]string{"db.t": "parquet"}
+	fake.columnMetadata = map[string]map[string]string{"db.t": {"note": `{"CURRENT_DEFAULT":"'new'"}`}}
+	_, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{a}}, {Paths: []string{b}}},
+		Target: Target{Table: "db.t", Mode: "append"}, DryRun: true})
+	if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is a column with a default value (DEFAULT 'new'), and source 1 \""+a+"\" lack it") || strings.Contains(err.Error(), "b.csv") {
+		t.Errorf("got %v", err)
+	}
+	_, err = client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{b}}},
+		Target: Target{Table: "db.t", Mode: "append"}, DryRun: true})
+	if err != nil {
+		t.Errorf("every source has the column: %v", err)
 	}
 }

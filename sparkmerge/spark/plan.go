@@ -599,6 +599,11 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 	if err != nil {
 		return nil, withTokenAdvice(err, reads, policy)
 	}
+	if appending && planned.Table != nil && len(planned.Table.filled) > 0 {
+		if err := filledColumnsError(job.Target, planned.Table, plan); err != nil {
+			return nil, err
+		}
+	}
 	planned.Plan = plan
 	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), tokenWarnings(plan, reads))
 	if policy.Missing == sparkmerge.MissingReference {

@@ -26,6 +26,9 @@ type server interface {
 	readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error)
 	// tableSchema is the schema of a table or view.
 	tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error)
+	// tableColumnMetadata is the metadata (JSON) of a table's columns
+	// that have some, by name (see filledColumns).
+	tableColumnMetadata(ctx context.Context, table string) (map[string]string, error)
 	// tableProvider is a table's format, as DESCRIBE TABLE EXTENDED
 	// names it (delta, iceberg, parquet, ...).
 	tableProvider(ctx context.Context, table string) (string, error)
@@ -265,6 +268,10 @@ func (s sessionServer) csvHeader(ctx context.Context, r *Read) (string, []string
 
 func (s sessionServer) tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error) {
 	return s.sess.Table(table, nil).Schema(ctx)
+}
+
+func (s sessionServer) tableColumnMetadata(ctx context.Context, table string) (map[string]string, error) {
+	return s.sess.Table(table, nil).FieldMetadata(ctx)
 }
 
 func (s sessionServer) tableProvider(ctx context.Context, table string) (string, error) {

@@ -38,6 +38,78 @@ type TargetTable struct {
 	Evolution *sparkmerge.Evolution `json:"evolution,omitempty"`
 	// path: a Delta table named by its path (Target.Path).
 	path bool
+	// filled are the columns the table fills itself where a write leaves
+	// them out, by name, with what fills them (see filledColumns).
+	filled map[string]string
+}
+
+// filledColumns are the columns of a table, by name, that the table
+// fills itself where a write leaves them out, with what fills them, from
+// their metadata (JSON, by name): a DEFAULT (Spark's CURRENT_DEFAULT),
+// Delta's identity and generated columns.
+func filledColumns(metadata map[string]string) map[string]string {
+	out := map[string]string{}
+	for name, text := range metadata {
+		var m map[string]any
+		if json.Unmarshal([]byte(text), &m) != nil {
+			continue
+		}
+		identity := false
+		for k := range m {
+			identity = identity || strings.HasPrefix(k, "delta.identity.")
+		}
+		switch {
+		case m["delta.generationExpression"] != nil:
+			out[name] = fmt.Sprintf("a generated column (GENERATED ALWAYS AS (%v))", m["delta.generationExpression"])
+		case identity:
+			out[name] = "an identity column"
+		case m["CURRENT_DEFAULT"] != nil:
+			out[name] = fmt.Sprintf("a column with a default value (DEFAULT %v)", m["CURRENT_DEFAULT"])
+		}
+	}
+	return out
+}
+
+// filledColumnsError is a merge into a table that leaves a column it
+// fills itself (TargetTable.filled) out of some sources' rows: sparkmerge
+// writes every column of every row, so those rows would get NULL there,
+// not the table's value (found in the field: a DEFAULT 'new' and a Delta
+// identity column BY DEFAULT came out NULL, verify passing).
+func filledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) error {
+	var parts []string
+	for j, f := range plan.Target.Fields {
+		what := ""
+		for name, w := range tt.filled {
+			if sparkmerge.FoldName(name, plan.CaseSensitive) == sparkmerge.FoldName(f.Name, plan.CaseSensitive) {
+				what = w
+			}
+		}
+		if what == "" {
+			continue
+		}
+		var lacking []string
+		for i, src := range plan.Sources {
+			if j < len(src.Columns) && src.Columns[j] < 0 {
+				lacking = append(lacking, fmt.Sprintf("source %d %s", i+1, quoteName(src.Name)))
+			}
+		}
+		if len(lacking) == 0 {
+			continue
+		}
+		if len(lacking) > 3 {
+			lacking = append(lacking[:3], fmt.Sprintf("%d more", len(lacking)-3))
+		}
+		parts = append(parts, fmt.Sprintf("column %s is %s, and %s lack it", backticked(f.Name), what, strings.Join(lacking, ", ")))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	verb := "append to"
+	if strings.EqualFold(target.Mode, "overwrite") {
+		verb = "overwrite"
+	}
+	return fmt.Errorf("%s %s: %s: sparkmerge writes every column, so those rows would get NULL there, not the table's value; add the column to those sources, or merge into a table that does not fill it (a default dropped: ALTER TABLE %s ALTER COLUMN ... DROP DEFAULT): %w",
+		verb, targetName(target), strings.Join(parts, "; "), tt.Name, sparkmerge.ErrSchemaConflict)
 }
 
 // MarshalJSON writes t with its schema as [sparkmerge.Column]s.
@@ -130,6 +202,11 @@ func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, er
 	switch {
 	case err == nil:
 		tt.Exists, tt.Schema = true, schema
+		metadata, err := c.server.tableColumnMetadata(ctx, t.Table)
+		if err != nil {
+			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
+		}
+		tt.filled = filledColumns(metadata)
 		provider, err := c.server.tableProvider(ctx, t.Table)
 		if err != nil {
 			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)

@@ -293,6 +293,20 @@ func (f Frame) Schema(ctx context.Context) (schema sparkmerge.Schema, err error)
 	return schema, nil
 }
 
+// FieldMetadata is the metadata of the frame's top-level columns that
+// have some (see FieldMetadataFromProto), by name: one analysis.
+func (f Frame) FieldMetadata(ctx context.Context) (metadata map[string]string, err error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	defer guard("schema", &err)
+	dt, err := f.s.analyzeSchema(ctx, rootPlan(f.rel))
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return FieldMetadataFromProto(dt.Interface())
+}
+
 // InputFiles returns the files the frame reads as Spark's file index
 // lists them (AnalyzePlan's input_files, Dataset.inputFiles), as URIs.
 // Unlike a scan of the files, the listing keeps files of 0 bytes, which

@@ -24,6 +24,33 @@ func SchemaFromProto(m proto.Message) (sparkmerge.Schema, error) {
 	return sparkmerge.Schema{Fields: dt.Fields}, nil
 }
 
+// FieldMetadataFromProto is the metadata (JSON, as Spark writes a
+// StructField's) of each top-level field of a spark.connect.DataType
+// struct message, by name, of the fields that have some: a table's column
+// DEFAULT (CURRENT_DEFAULT), Delta's identity and generated columns.
+func FieldMetadataFromProto(m proto.Message) (out map[string]string, err error) {
+	defer guard("convert data type", &err)
+	body := m.ProtoReflect()
+	kind := body.WhichOneof(body.Descriptor().Oneofs().ByName("kind"))
+	if kind == nil || kind.Name() != "struct" {
+		return nil, fmt.Errorf("convert schema: the data type is not a struct")
+	}
+	st := body.Get(kind).Message()
+	fields := st.Get(fd(st, "fields")).List()
+	for i := 0; i < fields.Len(); i++ {
+		sf := fields.Get(i).Message()
+		md := fd(sf, "metadata")
+		if !sf.Has(md) || sf.Get(md).String() == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[sf.Get(fd(sf, "name")).String()] = sf.Get(md).String()
+	}
+	return out, nil
+}
+
 // DataTypeFromProto converts a spark.connect.DataType message to a
 // [sparkmerge.DataType] with full fidelity: decimal precision and scale
 // (absent: Spark's default decimal(10,0)), char/varchar length, interval
