@@ -45,25 +45,16 @@ type TargetTable struct {
 
 // filledColumns are the columns of a table, by name, that the table
 // fills itself where a write leaves them out, with what fills them, from
-// their metadata (JSON, by name): a DEFAULT (Spark's CURRENT_DEFAULT),
-// Delta's identity and generated columns.
+// their metadata (JSON, by name): a DEFAULT (Spark's CURRENT_DEFAULT, on
+// Parquet and Delta tables alike). Delta's identity and generated columns
+// are not among them: Delta leaves their metadata out of the schema it
+// gives Spark (an identity column BY DEFAULT still comes out NULL where
+// the sources lack it; see docs/cli.md).
 func filledColumns(metadata map[string]string) map[string]string {
 	out := map[string]string{}
 	for name, text := range metadata {
 		var m map[string]any
-		if json.Unmarshal([]byte(text), &m) != nil {
-			continue
-		}
-		identity := false
-		for k := range m {
-			identity = identity || strings.HasPrefix(k, "delta.identity.")
-		}
-		switch {
-		case m["delta.generationExpression"] != nil:
-			out[name] = fmt.Sprintf("a generated column (GENERATED ALWAYS AS (%v))", m["delta.generationExpression"])
-		case identity:
-			out[name] = "an identity column"
-		case m["CURRENT_DEFAULT"] != nil:
+		if json.Unmarshal([]byte(text), &m) == nil && m["CURRENT_DEFAULT"] != nil {
 			out[name] = fmt.Sprintf("a column with a default value (DEFAULT %v)", m["CURRENT_DEFAULT"])
 		}
 	}
@@ -73,8 +64,8 @@ func filledColumns(metadata map[string]string) map[string]string {
 // filledColumnsError is a merge into a table that leaves a column it
 // fills itself (TargetTable.filled) out of some sources' rows: sparkmerge
 // writes every column of every row, so those rows would get NULL there,
-// not the table's value (found in the field: a DEFAULT 'new' and a Delta
-// identity column BY DEFAULT came out NULL, verify passing).
+// not the table's value (found in the field: a DEFAULT 'new' came out
+// NULL, verify passing).
 func filledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) error {
 	var parts []string
 	for j, f := range plan.Target.Fields {
