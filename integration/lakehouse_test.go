@@ -511,3 +511,34 @@ func TestTableDefaultsAreNotNulled(t *testing.T) {
 		})
 	}
 }
+
+// An append to a table of Spark's own catalog that another writer made
+// partitioned, or in CSV or ORC, is written in the table's format and by
+// its partition columns (found in the field: Spark's writer refused the
+// partitioned Parquet table as "Specified partitioning does not match"
+// and the CSV and ORC ones as not of the default Parquet format), with
+// and without verify's staging; the rows land in their columns.
+func TestAppendToPlainTablesOfOtherWriters(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	dir := workDir(t)
+	files := writeFiles(t, dir, map[string]string{"a.csv": "id,dt,v\n1,2024-01-01,a\n2,2024-01-02,b\n"}, "a.csv")
+	for _, tc := range []struct{ name, ddl string }{
+		{"partitioned parquet", "(id int, v string, dt string) USING parquet PARTITIONED BY (dt)"},
+		{"csv", "(id int, dt string, v string) USING csv"},
+		{"orc partitioned", "(v string, id int, dt string) USING orc PARTITIONED BY (dt)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			table := lakehouseTable(t, "spark_catalog", "plain")
+			exec(t, "CREATE TABLE "+table+" "+tc.ddl, "INSERT INTO "+table+" (id, v, dt) VALUES (0, 'z', '2023-12-31')")
+			for _, verify := range []bool{false, true} {
+				if _, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(files...), Target: spark.Target{Table: table, Mode: "append"}, Verify: verify}); err != nil {
+					t.Fatalf("verify %v: %v", verify, err)
+				}
+			}
+			exec(t, "REFRESH TABLE "+table)
+			diff(t, "rows", [][]any{row(int32(0), "z", "2023-12-31"), row(int32(1), "a", "2024-01-01"), row(int32(1), "a", "2024-01-01"), row(int32(2), "b", "2024-01-02"), row(int32(2), "b", "2024-01-02")},
+				queryRows(t, "SELECT id, v, dt FROM "+table+" ORDER BY id, v"))
+		})
+	}
+}

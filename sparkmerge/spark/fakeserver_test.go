@@ -255,16 +255,16 @@ func (f *fakeServer) tableColumnMetadata(_ context.Context, table string) (map[s
 	return f.columnMetadata[table], nil
 }
 
-func (f *fakeServer) tableProvider(_ context.Context, table string) (string, error) {
+func (f *fakeServer) tableProvider(_ context.Context, table string) (string, []string, error) {
 	call := "tableProvider " + table
 	if err := f.record(call); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	provider, ok := f.providers[table]
 	if !ok {
-		return "", fmt.Errorf("fake server: no answer for %q", call)
+		return "", nil, fmt.Errorf("fake server: no answer for %q", call)
 	}
-	return provider, nil
+	return provider, nil, nil
 }
 
 func (f *fakeServer) catalogs(context.Context) (string, map[string]string, error) {

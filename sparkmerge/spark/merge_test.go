@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -366,5 +367,18 @@ func TestFilledColumnsRefused(t *testing.T) {
 		Target: Target{Table: "db.t", Mode: "append"}, DryRun: true})
 	if err != nil {
 		t.Errorf("every source has the column: %v", err)
+	}
+}
+
+// A table's partition columns are those DESCRIBE TABLE EXTENDED lists
+// under "# Partition Information", none for a table without.
+func TestPartitionColumnsOf(t *testing.T) {
+	rows := [][]any{{"id", "int", nil}, {"dt", "string", nil}, {"# Partition Information", "", ""}, {"# col_name", "data_type", "comment"}, {"dt", "string", nil},
+		{"", "", ""}, {"# Detailed Table Information", "", ""}, {"Provider", "parquet", ""}}
+	if got := partitionColumnsOf(rows); !slices.Equal(got, []string{"dt"}) {
+		t.Errorf("partitioned: %v", got)
+	}
+	if got := partitionColumnsOf(rows[5:]); got != nil {
+		t.Errorf("not partitioned: %v", got)
 	}
 }

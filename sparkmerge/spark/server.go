@@ -31,7 +31,9 @@ type server interface {
 	tableColumnMetadata(ctx context.Context, table string) (map[string]string, error)
 	// tableProvider is a table's format, as DESCRIBE TABLE EXTENDED
 	// names it (delta, iceberg, parquet, ...).
-	tableProvider(ctx context.Context, table string) (string, error)
+	// and its partition columns (none for Delta and Iceberg tables,
+	// which the merge writes by their own means).
+	tableProvider(ctx context.Context, table string) (provider string, partitions []string, err error)
 	// catalogs are the session's current catalog and the implementation
 	// class of every catalog the server's settings name
 	// (spark.sql.catalog.NAME), by name.
@@ -274,12 +276,12 @@ func (s sessionServer) tableColumnMetadata(ctx context.Context, table string) (m
 	return s.sess.Table(table, nil).FieldMetadata(ctx)
 }
 
-func (s sessionServer) tableProvider(ctx context.Context, table string) (string, error) {
+func (s sessionServer) tableProvider(ctx context.Context, table string) (string, []string, error) {
 	rows, err := s.sess.SQL("DESCRIBE TABLE EXTENDED " + table).Collect(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return providerOf(rows.Values), nil
+	return providerOf(rows.Values), partitionColumnsOf(rows.Values), nil
 }
 
 func (s sessionServer) catalogs(ctx context.Context) (string, map[string]string, error) {

@@ -38,6 +38,9 @@ type TargetTable struct {
 	Evolution *sparkmerge.Evolution `json:"evolution,omitempty"`
 	// path: a Delta table named by its path (Target.Path).
 	path bool
+	// partitionBy are an existing table's partition columns, which an
+	// append of Spark's writer must name (see appendTarget).
+	partitionBy []string
 	// filled are the columns the table fills itself where a write leaves
 	// them out, by name, with what fills them (see filledColumns).
 	filled map[string]string
@@ -198,11 +201,12 @@ func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, er
 			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
 		}
 		tt.filled = filledColumns(metadata)
-		provider, err := c.server.tableProvider(ctx, t.Table)
+		provider, partitions, err := c.server.tableProvider(ctx, t.Table)
 		if err != nil {
 			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
 		}
 		tt.Format = strings.ToLower(provider)
+		tt.partitionBy = partitions
 		if t.Format != "" && tt.Format != "" && !strings.EqualFold(t.Format, tt.Format) {
 			return nil, fmt.Errorf("table %s is a %s table: a merge into it keeps its format; ask for %s or for none (Target.Format), or name another table", t.Table, tt.Format, tt.Format)
 		}
@@ -319,6 +323,31 @@ func (c *Client) icebergCatalogs(ctx context.Context) ([]string, error) {
 
 // providerOf reads the provider from the rows of DESCRIBE TABLE EXTENDED
 // (col_name, data_type, comment): the "Provider" row's value.
+// partitionColumnsOf are the partition columns DESCRIBE TABLE EXTENDED's
+// rows list under "# Partition Information" (after its "# col_name" line,
+// up to the next blank or "#" line).
+func partitionColumnsOf(rows [][]any) []string {
+	var out []string
+	in := false
+	for _, row := range rows {
+		if len(row) == 0 {
+			continue
+		}
+		name, _ := row[0].(string)
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "# Partition Information":
+			in = true
+		case !in || name == "# col_name":
+		case name == "" || strings.HasPrefix(name, "#"):
+			return out
+		default:
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func providerOf(rows [][]any) string {
 	for _, row := range rows {
 		if len(row) < 2 {

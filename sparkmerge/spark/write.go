@@ -369,6 +369,7 @@ type targetWrite struct {
 // prepareWrite decides where the merge writes (see targetWrite) and
 // counts what an append's target holds before it.
 func (c *Client) prepareWrite(ctx context.Context, job Job, tt *TargetTable) (*targetWrite, error) {
+	job.Target = appendTarget(job.Target, tt)
 	w := &targetWrite{table: tt}
 	w.appending = strings.EqualFold(job.Target.Mode, "append") || strings.EqualFold(job.Target.Mode, "ignore")
 	if tt != nil && (tt.path || !tt.Exists || w.appending && tt.historyFormat() || overwritesInPlace(job.Target, tt)) {
@@ -471,6 +472,26 @@ func (c *Client) countRead(ctx context.Context, planned *Planned, merged connect
 	}
 	progress.report(Progress{Phase: PhaseCount, Finished: true, Done: read})
 	return readCounts, nil
+}
+
+// appendTarget is t, an append to table tt, written as Spark's writer
+// must append to it: in its format and by its partition columns where t
+// names none (its writer refused an append to a partitioned Parquet table
+// as "Specified partitioning does not match", and to a CSV or ORC table
+// as of another format than the default Parquet; found in the field).
+// Delta and Iceberg tables are appended to by their own means, and take
+// no partitioning from the writer.
+func appendTarget(t Target, tt *TargetTable) Target {
+	if tt == nil || !tt.Exists || tt.path || tt.historyFormat() || !strings.EqualFold(t.Mode, "append") {
+		return t
+	}
+	if t.Format == "" {
+		t.Format = tt.Format
+	}
+	if len(t.PartitionBy) == 0 {
+		t.PartitionBy = tt.partitionBy
+	}
+	return t
 }
 
 // writeSpec is how Spark writes the merge to written.
