@@ -542,3 +542,36 @@ func TestAppendToPlainTablesOfOtherWriters(t *testing.T) {
 		})
 	}
 }
+
+// --evolve refuses, before it changes the Delta table, a widening its
+// owner turned off (delta.enableTypeWidening=false) or that a CHECK
+// constraint blocks (found in the field: it turned widening on against
+// the owner, and set the table's properties before an ALTER the
+// constraint failed): the table's properties and history stay as they
+// were.
+func TestDeltaEvolveRefusesWhatTheTableForbids(t *testing.T) {
+	t.Parallel()
+	requireTableFormat(t, "delta")
+	c := newClient(t)
+	dir := workDir(t)
+	// smallint to int: a widening Delta 3's preview makes too (Spark 3.5).
+	big := writeFiles(t, dir, map[string]string{"big.csv": "id,amount\n1,40000\n"}, "big.csv")
+	for _, tc := range []struct{ name, setup, want string }{
+		{"widening off", "ALTER TABLE %s SET TBLPROPERTIES ('delta.enableTypeWidening' = 'false')", "delta.enableTypeWidening=false"},
+		{"a CHECK constraint", "ALTER TABLE %s ADD CONSTRAINT positive CHECK (amount > 0)", "CHECK constraint positive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			table := lakehouseTable(t, "spark_catalog", "forbid")
+			exec(t, "CREATE TABLE "+table+" (id int, amount smallint) USING delta", fmt.Sprintf(tc.setup, table))
+			before := commits(t, "delta", table)
+			props := queryRows(t, "SHOW TBLPROPERTIES "+table)
+			_, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(big...), Target: spark.Target{Table: table, Mode: "append", Evolve: true}})
+			var conflict *sparkmerge.EvolutionConflictError
+			if !errors.As(err, &conflict) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a refusal naming %s", err, tc.want)
+			}
+			diff(t, "commits", before, commits(t, "delta", table))
+			diff(t, "properties", props, queryRows(t, "SHOW TBLPROPERTIES "+table))
+		})
+	}
+}

@@ -23,6 +23,8 @@ import (
 // a default it did not mean.
 type fakeServer struct {
 	version string
+	// properties are tables' properties (tableProperties), by table.
+	properties map[string]map[string]string
 	// columnMetadata are tables' column metadata (tableColumnMetadata),
 	// by table.
 	columnMetadata map[string]map[string]string
@@ -249,6 +251,10 @@ func (f *fakeServer) partitionSchema(_ context.Context, given string, options ma
 
 func (f *fakeServer) tableSchema(_ context.Context, table string) (sparkmerge.Schema, error) {
 	return f.schema("tableSchema " + table)
+}
+
+func (f *fakeServer) tableProperties(_ context.Context, table string) (map[string]string, error) {
+	return f.properties[table], nil
 }
 
 func (f *fakeServer) tableColumnMetadata(_ context.Context, table string) (map[string]string, error) {

@@ -158,7 +158,13 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		return err
 	}
 	if job.Target.Evolve {
-		if table, err = evolveForAppend(job, policy, planned, table, hasProvenance, hasRescue, deltaPreviewWidening(c.SparkVersion())); err != nil {
+		var properties map[string]string
+		if tt := planned.Table; tt != nil && tt.Exists && isDelta(tt.Format) {
+			if properties, err = c.server.tableProperties(ctx, tt.Name); err != nil {
+				return fmt.Errorf("read the properties of %s: %w", tt.Name, err)
+			}
+		}
+		if table, err = evolveForAppend(job, policy, planned, table, hasProvenance, hasRescue, deltaPreviewWidening(c.SparkVersion()), properties); err != nil {
 			return err
 		}
 	}
@@ -227,7 +233,7 @@ func withoutOwnColumns(job Job, policy *sparkmerge.Options, table sparkmerge.Sch
 // in the plan, run before the write), a file target by columns added.
 // It plans without the table first to learn the merged columns.
 // deltaPreview: the server's Delta widens fewer types (Delta 3.x).
-func evolveForAppend(job Job, policy *sparkmerge.Options, planned *Planned, table sparkmerge.Schema, hasProvenance, hasRescue, deltaPreview bool) (sparkmerge.Schema, error) {
+func evolveForAppend(job Job, policy *sparkmerge.Options, planned *Planned, table sparkmerge.Schema, hasProvenance, hasRescue, deltaPreview bool, deltaProperties map[string]string) (sparkmerge.Schema, error) {
 	open := *policy
 	open.Missing, open.Reference, open.ReferenceSource = sparkmerge.MissingFill, nil, ""
 	merged, err := sparkmerge.NewPlan(planSources(planned.Reads), open)
@@ -252,6 +258,7 @@ func evolveForAppend(job Job, policy *sparkmerge.Options, planned *Planned, tabl
 		if policy.Rescue != "" && !hasRescue {
 			evo.Added = append(evo.Added, sparkmerge.FieldChange{Path: []string{policy.Rescue}, To: sparkmerge.Simple(sparkmerge.KindString)})
 		}
+		evo.Conflicts = append(evo.Conflicts, deltaWideningRefused(evo, deltaProperties)...)
 		tt.Evolution = evo
 		if err := evo.Err(); err != nil {
 			return table, err
@@ -544,4 +551,56 @@ func (r PlanRequests) SparkRequests() int64 { return r.Analyses + r.Executions }
 
 func planRequests(c connect.TrafficCounts) PlanRequests {
 	return PlanRequests{Analyses: c.Analyses, Executions: c.Executions, Settings: c.Settings, ResultBytes: c.ResultBytes}
+}
+
+// deltaWideningRefused are the widenings of evo a Delta table of
+// properties refuses before any statement runs (found in the field,
+// where --evolve changed the table and then failed, or overrode its
+// owner):
+//   - every widening, where the table's owner turned type widening off
+//     (delta.enableTypeWidening=false), which evolving would turn on and
+//     so raise the table's reader version;
+//   - a column a CHECK constraint names (delta.constraints.NAME), whose
+//     type Delta does not change: the ALTER failed after the properties
+//     were set.
+func deltaWideningRefused(evo *sparkmerge.Evolution, properties map[string]string) []sparkmerge.EvolutionConflict {
+	if len(evo.Widened) == 0 || len(properties) == 0 {
+		return nil
+	}
+	var out []sparkmerge.EvolutionConflict
+	for _, w := range evo.Widened {
+		reason := ""
+		if strings.EqualFold(properties["delta.enableTypeWidening"], "false") {
+			reason = "the table has type widening turned off (delta.enableTypeWidening=false), which evolving it would turn on"
+		}
+		for _, k := range sortedKeys(properties) {
+			name, ok := strings.CutPrefix(k, "delta.constraints.")
+			if ok && mentionsColumn(properties[k], w.Path[0]) {
+				reason = fmt.Sprintf("the table's CHECK constraint %s (%s) names it, and Delta does not change the type of such a column", name, properties[k])
+				break
+			}
+		}
+		if reason != "" {
+			out = append(out, sparkmerge.EvolutionConflict{Path: w.Path, Table: w.From, Merged: w.To, Reason: reason})
+		}
+	}
+	return out
+}
+
+// mentionsColumn reports whether the SQL expr names column (as a whole
+// word, in any case, backquoted or not).
+func mentionsColumn(expr, column string) bool {
+	expr, column = strings.ToLower(expr), strings.ToLower(column)
+	word := func(r byte) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' }
+	for i := 0; ; {
+		j := strings.Index(expr[i:], column)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(column)
+		if (start == 0 || !word(expr[start-1])) && (end == len(expr) || !word(expr[end])) {
+			return true
+		}
+		i = start + 1
+	}
 }

@@ -382,3 +382,28 @@ func TestPartitionColumnsOf(t *testing.T) {
 		t.Errorf("not partitioned: %v", got)
 	}
 }
+
+// A Delta table refuses, before any statement, the widenings its owner
+// turned off or a CHECK constraint blocks; a constraint names a column
+// as a whole word only.
+func TestDeltaWideningRefused(t *testing.T) {
+	int32T, int64T := sparkmerge.Simple(sparkmerge.KindInt), sparkmerge.Simple(sparkmerge.KindLong)
+	evo := &sparkmerge.Evolution{Widened: []sparkmerge.FieldChange{{Path: []string{"amount"}, From: int32T, To: int64T}, {Path: []string{"n"}, From: int32T, To: int64T}}}
+	reasons := func(props map[string]string) []string {
+		var out []string
+		for _, c := range deltaWideningRefused(evo, props) {
+			out = append(out, c.Path[0]+": "+c.Reason)
+		}
+		return out
+	}
+	if got := reasons(map[string]string{"delta.enableTypeWidening": "true", "delta.constraints.positive": "amount_cents > 0"}); got != nil {
+		t.Errorf("widening on, a constraint on another column: %q", got)
+	}
+	if got := reasons(map[string]string{"delta.enableTypeWidening": "false"}); len(got) != 2 || !strings.Contains(got[0], "delta.enableTypeWidening=false") {
+		t.Errorf("widening off: %q", got)
+	}
+	got := reasons(map[string]string{"delta.constraints.positive": "`Amount` > 0 AND n2 < 5"})
+	if len(got) != 1 || got[0] != "amount: the table's CHECK constraint positive (`Amount` > 0 AND n2 < 5) names it, and Delta does not change the type of such a column" {
+		t.Errorf("a constraint: %q", got)
+	}
+}

@@ -26,6 +26,8 @@ type server interface {
 	readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error)
 	// tableSchema is the schema of a table or view.
 	tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error)
+	// tableProperties are a table's properties (SHOW TBLPROPERTIES).
+	tableProperties(ctx context.Context, table string) (map[string]string, error)
 	// tableColumnMetadata is the metadata (JSON) of a table's columns
 	// that have some, by name (see filledColumns).
 	tableColumnMetadata(ctx context.Context, table string) (map[string]string, error)
@@ -270,6 +272,22 @@ func (s sessionServer) csvHeader(ctx context.Context, r *Read) (string, []string
 
 func (s sessionServer) tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error) {
 	return s.sess.Table(table, nil).Schema(ctx)
+}
+
+func (s sessionServer) tableProperties(ctx context.Context, table string) (map[string]string, error) {
+	rows, err := s.sess.SQL("SHOW TBLPROPERTIES " + table).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, row := range rows.Values {
+		if len(row) == 2 {
+			k, _ := row[0].(string)
+			v, _ := row[1].(string)
+			out[k] = v
+		}
+	}
+	return out, nil
 }
 
 func (s sessionServer) tableColumnMetadata(ctx context.Context, table string) (map[string]string, error) {
