@@ -575,3 +575,41 @@ func TestDeltaEvolveRefusesWhatTheTableForbids(t *testing.T) {
 		})
 	}
 }
+
+// A merge into a view, or into a table of Spark's catalog by other
+// partition columns than the table's, is refused while planning, naming
+// the view or both partitionings, before any row is staged (found in the
+// field: an overwrite of a view failed after staging and left its staging
+// table; an append by other columns failed after staging, an overwrite
+// ignored them).
+func TestMergeIntoViewsAndOtherPartitioningsRefused(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	dir := workDir(t)
+	files := writeFiles(t, dir, map[string]string{"a.csv": "id,dt\n1,2024-01-01\n"}, "a.csv")
+	table := lakehouseTable(t, "spark_catalog", "refuse")
+	exec(t, "CREATE TABLE "+table+" (id int, dt string) USING parquet PARTITIONED BY (dt)")
+	view := table + "_v"
+	exec(t, "CREATE VIEW "+view+" AS SELECT * FROM "+table)
+	t.Cleanup(func() { exec(t, "DROP VIEW IF EXISTS "+view) })
+	for _, tc := range []struct {
+		target spark.Target
+		want   string
+	}{
+		{spark.Target{Table: view, Mode: "overwrite"}, "is a view"},
+		{spark.Target{Table: table, Mode: "append", PartitionBy: []string{"id"}}, "is partitioned by (dt), and the merge asks for (id)"},
+		{spark.Target{Table: table, Mode: "overwrite", PartitionBy: []string{"id"}}, "is partitioned by (dt), and the merge asks for (id)"},
+	} {
+		_, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(files...), Target: tc.target, Verify: true})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s by %v: %v, want %q", tc.target.Mode, tc.target.Table, tc.target.PartitionBy, err, tc.want)
+		}
+	}
+	schema := strings.SplitN(table, ".", 3)
+	if left := queryRows(t, fmt.Sprintf("SHOW TABLES IN %s.%s LIKE '*sparkmerge*'", schema[0], schema[1])); len(left) != 0 {
+		t.Errorf("staging tables left: %v", left)
+	}
+	if _, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(files...), Target: spark.Target{Table: table, Mode: "append", PartitionBy: []string{"DT"}}, Verify: true}); err != nil {
+		t.Errorf("append by the table's own partitioning: %v", err)
+	}
+}

@@ -34,6 +34,7 @@ var flagHints = strings.NewReplacer(
 	"(Target.Mode)", "(--mode)",
 	"(Target.Evolve)", "(--evolve)",
 	"(Target.Format)", "(--table-format)",
+	"(Target.PartitionBy)", "(--partition-by)",
 	"the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)",
 	"--option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)",
 	"(Job.ReaderOptions or SourceSpec.Options)", "(--option, or options per source in a job file)",

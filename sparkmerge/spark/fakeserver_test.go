@@ -261,16 +261,16 @@ func (f *fakeServer) tableColumnMetadata(_ context.Context, table string) (map[s
 	return f.columnMetadata[table], nil
 }
 
-func (f *fakeServer) tableProvider(_ context.Context, table string) (string, []string, error) {
+func (f *fakeServer) tableProvider(_ context.Context, table string) (tableDescription, error) {
 	call := "tableProvider " + table
 	if err := f.record(call); err != nil {
-		return "", nil, err
+		return tableDescription{}, err
 	}
 	provider, ok := f.providers[table]
 	if !ok {
-		return "", nil, fmt.Errorf("fake server: no answer for %q", call)
+		return tableDescription{}, fmt.Errorf("fake server: no answer for %q", call)
 	}
-	return provider, nil, nil
+	return tableDescription{provider: provider, kind: "MANAGED"}, nil
 }
 
 func (f *fakeServer) catalogs(context.Context) (string, map[string]string, error) {

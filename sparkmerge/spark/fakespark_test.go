@@ -108,6 +108,8 @@ type fakeTable struct {
 	rows   sourceRows
 	// provider is its format (DESCRIBE TABLE EXTENDED); "" is parquet.
 	provider string
+	// partitionBy are its partition columns (DESCRIBE TABLE EXTENDED).
+	partitionBy []string
 }
 
 // sparkCall is one request the fake received.
@@ -247,7 +249,14 @@ func (f *sparkFake) query(q string) sparkReply {
 		if provider == "" {
 			provider = "parquet"
 		}
-		return sparkReply{cols: []string{"col_name", "data_type", "comment"}, rows: [][]any{{"Provider", provider, ""}}}
+		rows := [][]any{{"Provider", provider, ""}}
+		if len(t.partitionBy) > 0 {
+			rows = append(rows, []any{"# Partition Information", "", ""}, []any{"# col_name", "data_type", "comment"})
+			for _, c := range t.partitionBy {
+				rows = append(rows, []any{c, "", nil})
+			}
+		}
+		return sparkReply{cols: []string{"col_name", "data_type", "comment"}, rows: rows}
 	}
 	switch q {
 	case "SELECT current_catalog()":
@@ -857,7 +866,7 @@ func (f *sparkFake) write(w fakeWrite) error {
 		case t != nil && w.Mode == "append":
 			t.rows = t.rows.add(rows)
 		default:
-			f.tables[w.Table] = &fakeTable{schema: f.schemas[w.Table], rows: rows, provider: w.Format}
+			f.tables[w.Table] = &fakeTable{schema: f.schemas[w.Table], rows: rows, provider: w.Format, partitionBy: w.PartitionBy}
 		}
 		return nil
 	}

@@ -33,9 +33,8 @@ type server interface {
 	tableColumnMetadata(ctx context.Context, table string) (map[string]string, error)
 	// tableProvider is a table's format, as DESCRIBE TABLE EXTENDED
 	// names it (delta, iceberg, parquet, ...).
-	// and its partition columns (none for Delta and Iceberg tables,
-	// which the merge writes by their own means).
-	tableProvider(ctx context.Context, table string) (provider string, partitions []string, err error)
+	// and the rest of what the merge needs of that description.
+	tableProvider(ctx context.Context, table string) (tableDescription, error)
 	// catalogs are the session's current catalog and the implementation
 	// class of every catalog the server's settings name
 	// (spark.sql.catalog.NAME), by name.
@@ -294,12 +293,12 @@ func (s sessionServer) tableColumnMetadata(ctx context.Context, table string) (m
 	return s.sess.Table(table, nil).FieldMetadata(ctx)
 }
 
-func (s sessionServer) tableProvider(ctx context.Context, table string) (string, []string, error) {
+func (s sessionServer) tableProvider(ctx context.Context, table string) (tableDescription, error) {
 	rows, err := s.sess.SQL("DESCRIBE TABLE EXTENDED " + table).Collect(ctx)
 	if err != nil {
-		return "", nil, err
+		return tableDescription{}, err
 	}
-	return providerOf(rows.Values), partitionColumnsOf(rows.Values), nil
+	return tableDescription{provider: describedValue(rows.Values, "Provider"), kind: describedValue(rows.Values, "Type"), partitions: partitionColumnsOf(rows.Values)}, nil
 }
 
 func (s sessionServer) catalogs(ctx context.Context) (string, map[string]string, error) {

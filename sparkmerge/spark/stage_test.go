@@ -189,7 +189,7 @@ func TestMergeOverwritesTableThroughStaging(t *testing.T) {
 			job.Target = Target{Table: table, Mode: "overwrite", PartitionBy: []string{"name"}}
 			job.Verify = true
 			job.Policy.SourceColumn = "_source"
-			f.tables[table] = &fakeTable{schema: "id BIGINT, _source STRING, amount DOUBLE, name STRING", rows: oldRows}
+			f.tables[table] = &fakeTable{schema: "id BIGINT, _source STRING, amount DOUBLE, name STRING", rows: oldRows, partitionBy: []string{"name"}}
 			res, err := c.Merge(context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
@@ -351,7 +351,7 @@ func TestMergeVerifiedAppendToTable(t *testing.T) {
 	c, f, paths, job := mergeSetup(t)
 	job.Target = Target{Table: "db.t", Mode: "append", PartitionBy: []string{"id"}}
 	job.Verify = true
-	f.tables["db.t"] = &fakeTable{schema: "id BIGINT, name STRING, amount DOUBLE", rows: oldRows}
+	f.tables["db.t"] = &fakeTable{schema: "id BIGINT, name STRING, amount DOUBLE", rows: oldRows, partitionBy: []string{"id"}}
 	res, err := c.Merge(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -201,12 +202,22 @@ func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, er
 			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
 		}
 		tt.filled = filledColumns(metadata)
-		provider, partitions, err := c.server.tableProvider(ctx, t.Table)
+		described, err := c.server.tableProvider(ctx, t.Table)
 		if err != nil {
 			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
 		}
-		tt.Format = strings.ToLower(provider)
-		tt.partitionBy = partitions
+		if strings.EqualFold(described.kind, "VIEW") {
+			// (An overwrite failed after staging its rows, and left the
+			// staging table behind: found in the field.)
+			return nil, fmt.Errorf("%s is a view: a merge writes to a table or a path; name the table the view reads, or another table", t.Table)
+		}
+		tt.Format = strings.ToLower(described.provider)
+		tt.partitionBy = described.partitions
+		if len(t.PartitionBy) > 0 && !tt.historyFormat() && !slices.EqualFunc(t.PartitionBy, tt.partitionBy, strings.EqualFold) {
+			// (Spark's writer refused the append only after the rows were
+			// staged, and an overwrite, which keeps the table, ignored it.)
+			return nil, fmt.Errorf("table %s is partitioned by (%s), and the merge asks for (%s): a merge into an existing table keeps its partitioning; leave the partition columns out (Target.PartitionBy), or name another table", t.Table, strings.Join(tt.partitionBy, ", "), strings.Join(t.PartitionBy, ", "))
+		}
 		if t.Format != "" && tt.Format != "" && !strings.EqualFold(t.Format, tt.Format) {
 			return nil, fmt.Errorf("table %s is a %s table: a merge into it keeps its format; ask for %s or for none (Target.Format), or name another table", t.Table, tt.Format, tt.Format)
 		}
@@ -348,14 +359,27 @@ func partitionColumnsOf(rows [][]any) []string {
 	return out
 }
 
-func providerOf(rows [][]any) string {
+// tableDescription is what DESCRIBE TABLE EXTENDED says of a table that
+// the merge needs.
+type tableDescription struct {
+	// provider is its format (delta, iceberg, parquet, ...); kind its
+	// type (MANAGED, EXTERNAL, VIEW).
+	provider, kind string
+	// partitions are its partition columns, of a table of Spark's own
+	// catalog (see partitionColumnsOf).
+	partitions []string
+}
+
+// describedValue is the value DESCRIBE TABLE EXTENDED's rows give name
+// ("Provider", "Type"), or "".
+func describedValue(rows [][]any, name string) string {
 	for _, row := range rows {
 		if len(row) < 2 {
 			continue
 		}
-		name, _ := row[0].(string)
+		n, _ := row[0].(string)
 		value, _ := row[1].(string)
-		if strings.TrimSpace(name) == "Provider" {
+		if strings.TrimSpace(n) == name {
 			return strings.TrimSpace(value)
 		}
 	}
