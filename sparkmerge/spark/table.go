@@ -196,32 +196,7 @@ func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, er
 	schema, err := c.server.tableSchema(ctx, t.Table)
 	switch {
 	case err == nil:
-		tt.Exists, tt.Schema = true, schema
-		metadata, err := c.server.tableColumnMetadata(ctx, t.Table)
-		if err != nil {
-			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
-		}
-		tt.filled = filledColumns(metadata)
-		described, err := c.server.tableProvider(ctx, t.Table)
-		if err != nil {
-			return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
-		}
-		if strings.EqualFold(described.kind, "VIEW") {
-			// (An overwrite failed after staging its rows, and left the
-			// staging table behind: found in the field.)
-			return nil, fmt.Errorf("%s is a view: a merge writes to a table or a path; name the table the view reads, or another table", t.Table)
-		}
-		tt.Format = strings.ToLower(described.provider)
-		tt.partitionBy = described.partitions
-		if len(t.PartitionBy) > 0 && !tt.historyFormat() && !slices.EqualFunc(t.PartitionBy, tt.partitionBy, strings.EqualFold) {
-			// (Spark's writer refused the append only after the rows were
-			// staged, and an overwrite, which keeps the table, ignored it.)
-			return nil, fmt.Errorf("table %s is partitioned by (%s), and the merge asks for (%s): a merge into an existing table keeps its partitioning; leave the partition columns out (Target.PartitionBy), or name another table", t.Table, strings.Join(tt.partitionBy, ", "), strings.Join(t.PartitionBy, ", "))
-		}
-		if t.Format != "" && tt.Format != "" && !strings.EqualFold(t.Format, tt.Format) {
-			return nil, fmt.Errorf("table %s is a %s table: a merge into it keeps its format; ask for %s or for none (Target.Format), or name another table", t.Table, tt.Format, tt.Format)
-		}
-		return tt, nil
+		return c.describeExistingTable(ctx, t, tt, schema)
 	case errorClass(err) != "TABLE_OR_VIEW_NOT_FOUND":
 		return nil, fmt.Errorf("look up table %s: %w", t.Table, err)
 	}
@@ -334,6 +309,39 @@ func (c *Client) icebergCatalogs(ctx context.Context) ([]string, error) {
 
 // providerOf reads the provider from the rows of DESCRIBE TABLE EXTENDED
 // (col_name, data_type, comment): the "Provider" row's value.
+
+// describeExistingTable describes tt, the existing table t writes to, of
+// schema: its format, partitioning and the columns it fills itself, and
+// refuses a view, or a format or partitioning the merge cannot keep.
+func (c *Client) describeExistingTable(ctx context.Context, t Target, tt *TargetTable, schema sparkmerge.Schema) (*TargetTable, error) {
+	tt.Exists, tt.Schema = true, schema
+	metadata, err := c.server.tableColumnMetadata(ctx, t.Table)
+	if err != nil {
+		return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
+	}
+	tt.filled = filledColumns(metadata)
+	described, err := c.server.tableProvider(ctx, t.Table)
+	if err != nil {
+		return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
+	}
+	if strings.EqualFold(described.kind, "VIEW") {
+		// (An overwrite failed after staging its rows, and left the
+		// staging table behind: found in the field.)
+		return nil, fmt.Errorf("%s is a view: a merge writes to a table or a path; name the table the view reads, or another table", t.Table)
+	}
+	tt.Format = strings.ToLower(described.provider)
+	tt.partitionBy = described.partitions
+	if len(t.PartitionBy) > 0 && !tt.historyFormat() && !slices.EqualFunc(t.PartitionBy, tt.partitionBy, strings.EqualFold) {
+		// (Spark's writer refused the append only after the rows were
+		// staged, and an overwrite, which keeps the table, ignored it.)
+		return nil, fmt.Errorf("table %s is partitioned by (%s), and the merge asks for (%s): a merge into an existing table keeps its partitioning; leave the partition columns out (Target.PartitionBy), or name another table", t.Table, strings.Join(tt.partitionBy, ", "), strings.Join(t.PartitionBy, ", "))
+	}
+	if t.Format != "" && tt.Format != "" && !strings.EqualFold(t.Format, tt.Format) {
+		return nil, fmt.Errorf("table %s is a %s table: a merge into it keeps its format; ask for %s or for none (Target.Format), or name another table", t.Table, tt.Format, tt.Format)
+	}
+	return tt, nil
+}
+
 // partitionColumnsOf are the partition columns DESCRIBE TABLE EXTENDED's
 // rows list under "# Partition Information" (after its "# col_name" line,
 // up to the next blank or "#" line).
