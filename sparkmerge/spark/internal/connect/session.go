@@ -553,18 +553,7 @@ func (s *Session) interrupt(ctx context.Context, kind, operationID string) (err 
 // get: a setting the session has not set comes back with its default, and
 // an unknown one is an error). It is one call, retried like an analysis.
 func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]string, err error) {
-	err = s.retrying(ctx, func() (err error) {
-		defer guard("get config", &err)
-		req := s.request("ConfigRequest")
-		appendStrings(mut(mut(req, "operation"), "get"), "keys", keys...)
-		resp := newMsg("ConfigResponse")
-		if err := s.invoke(ctx, "Config", req, resp); err != nil {
-			return err
-		}
-		values = configPairs(resp)
-		return nil
-	})
-	return values, s.convertError(err)
+	return s.getConf(ctx, "get", keys)
 }
 
 // ConfOption gives the settings of keys that have a value, as Conf, but
@@ -572,10 +561,16 @@ func (s *Session) Conf(ctx context.Context, keys ...string) (values map[string]s
 // get_option): Conf's get fails on a Spark setting that is neither set
 // nor an SQL setting with a default (spark.executor.cores, say).
 func (s *Session) ConfOption(ctx context.Context, keys ...string) (values map[string]string, err error) {
+	return s.getConf(ctx, "get_option", keys)
+}
+
+// getConf is the Config RPC's operation (get, get_option) of keys: the
+// settings that have a value.
+func (s *Session) getConf(ctx context.Context, operation string, keys []string) (values map[string]string, err error) {
 	err = s.retrying(ctx, func() (err error) {
 		defer guard("get config", &err)
 		req := s.request("ConfigRequest")
-		appendStrings(mut(mut(req, "operation"), "get_option"), "keys", keys...)
+		appendStrings(mut(mut(req, "operation"), operation), "keys", keys...)
 		resp := newMsg("ConfigResponse")
 		if err := s.invoke(ctx, "Config", req, resp); err != nil {
 			return err
