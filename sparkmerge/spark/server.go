@@ -31,9 +31,9 @@ type server interface {
 	// tableColumnMetadata is the metadata (JSON) of a table's columns
 	// that have some, by name (see filledColumns).
 	tableColumnMetadata(ctx context.Context, table string) (map[string]string, error)
-	// tableProvider is a table's format, as DESCRIBE TABLE EXTENDED
-	// names it (delta, iceberg, parquet, ...).
-	// and the rest of what the merge needs of that description.
+	// tableProvider is what DESCRIBE TABLE EXTENDED says of a table:
+	// its format (delta, iceberg, parquet, ...), its type (a view?) and
+	// its partition columns (see tableDescription).
 	tableProvider(ctx context.Context, table string) (tableDescription, error)
 	// catalogs are the session's current catalog and the implementation
 	// class of every catalog the server's settings name

@@ -307,9 +307,6 @@ func (c *Client) icebergCatalogs(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// providerOf reads the provider from the rows of DESCRIBE TABLE EXTENDED
-// (col_name, data_type, comment): the "Provider" row's value.
-
 // describeExistingTable describes tt, the existing table t writes to, of
 // schema: its format, partitioning and the columns it fills itself, and
 // refuses a view, or a format or partitioning the merge cannot keep.
