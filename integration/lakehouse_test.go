@@ -10,6 +10,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -380,6 +381,11 @@ func TestLakehouseOverwriteAndFailure(t *testing.T) {
 			}
 			if !res.Verified || res.RowsWritten != 2 {
 				t.Errorf("verified %v, rows written %d, want 2 verified", res.Verified, res.RowsWritten)
+			}
+			// The properties asked for again apply to a table the merge
+			// creates: said, not silently dropped (found in the field).
+			if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "keeps its own properties: team not set") }) {
+				t.Errorf("warnings %q, want the table's properties kept said", res.Warnings)
 			}
 			rows = queryRows(t, "SELECT id, day FROM "+table+" ORDER BY id")
 			diff(t, "rows after the overwrite", [][]any{row(int32(7), "z"), row(int32(8), "z")}, rows)

@@ -35,6 +35,7 @@ var flagHints = strings.NewReplacer(
 	"(Target.Evolve)", "(--evolve)",
 	"(Target.Format)", "(--table-format)",
 	"(Target.PartitionBy)", "(--partition-by)",
+	"(Target.Properties apply", "(--table-property values apply",
 	"the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)",
 	"--option mode=PERMISSIVE (such values become null) or --option mode=DROPMALFORMED (such rows are dropped)",
 	"(Job.ReaderOptions or SourceSpec.Options)", "(--option, or options per source in a job file)",

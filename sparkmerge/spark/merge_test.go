@@ -407,3 +407,21 @@ func TestDeltaWideningRefused(t *testing.T) {
 		t.Errorf("a constraint: %q", got)
 	}
 }
+
+// The table properties a merge asks for are said not to be set where the
+// table exists (they apply to a table the merge creates); nothing is said
+// of a table the merge creates or where none are asked for.
+func TestKeptPropertiesWarned(t *testing.T) {
+	props := Target{Table: "db.t", Mode: "append", Properties: map[string]string{"team": "data", "delta.appendOnly": "true"}}
+	got := kept(props, &TargetTable{Name: "db.t", Exists: true})
+	want := []string{"table db.t exists, and keeps its own properties: delta.appendOnly, team not set (Target.Properties apply to a table the merge creates; set them with ALTER TABLE ... SET TBLPROPERTIES)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	if got := kept(props, &TargetTable{Name: "db.t"}); got != nil {
+		t.Errorf("a table the merge creates: %q", got)
+	}
+	if got := kept(Target{Table: "db.t"}, &TargetTable{Name: "db.t", Exists: true}); got != nil {
+		t.Errorf("no properties asked for: %q", got)
+	}
+}

@@ -605,7 +605,7 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		}
 	}
 	planned.Plan = plan
-	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), tokenWarnings(plan, reads))
+	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), tokenWarnings(plan, reads), kept(job.Target, planned.Table))
 	if policy.Missing == sparkmerge.MissingReference {
 		planned.NullColumns = columnsInNoSource(plan)
 	}
@@ -691,4 +691,15 @@ func quotedNames(names []string) string {
 		quoted[i] = quoteName(n)
 	}
 	return strings.Join(quoted, ", ")
+}
+
+// kept warns of what a merge into an existing table does not apply, as
+// the table keeps its own: the table properties asked for (which apply
+// to a table the merge creates; found in the field, silently ignored).
+func kept(t Target, tt *TargetTable) []string {
+	if tt == nil || !tt.Exists || len(t.Properties) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("table %s exists, and keeps its own properties: %s not set (Target.Properties apply to a table the merge creates; set them with ALTER TABLE ... SET TBLPROPERTIES)",
+		tt.Name, strings.Join(sortedKeys(t.Properties), ", "))}
 }
