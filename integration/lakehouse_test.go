@@ -508,6 +508,18 @@ func TestTableDefaultsAreNotNulled(t *testing.T) {
 			if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is a column with a default value (DEFAULT 'new')") {
 				t.Fatalf("a source without the column of a default: %v", err)
 			}
+			if tc.format == "delta" {
+				// A NOT NULL column a source lacks is refused alike, before
+				// a row is read (Delta refused it at the write).
+				required := lakehouseTable(t, tc.catalog, "required")
+				exec(t, "CREATE TABLE "+required+" (id int, note string NOT NULL) USING delta")
+				before := commits(t, "delta", required)
+				_, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(writeFiles(t, dir, map[string]string{"ids.csv": "id\n1\n"}, "ids.csv")...), Target: spark.Target{Table: required, Mode: "append"}})
+				if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is NOT NULL in the table") {
+					t.Errorf("a source without a NOT NULL column: %v", err)
+				}
+				diff(t, "commits", before, commits(t, "delta", required))
+			}
 			having := writeFiles(t, dir, map[string]string{"having.csv": "id,note\n2,x\n"}, "having.csv")
 			job.Sources = pathSources(having...)
 			if res, err := c.Merge(testContext(t), job); err != nil || !res.Verified {

@@ -363,6 +363,14 @@ func TestFilledColumnsRefused(t *testing.T) {
 	if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is a column with a default value (DEFAULT 'new'), and source 1 \""+a+"\" lack it") || strings.Contains(err.Error(), "b.csv") {
 		t.Errorf("got %v", err)
 	}
+	// A NOT NULL column a source lacks is refused alike.
+	fake.schemas["tableSchema db.n"] = "id bigint, note string NOT NULL, v int"
+	fake.providers["db.n"] = "delta"
+	_, err = client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{a}}, {Paths: []string{b}}},
+		Target: Target{Table: "db.n", Mode: "append"}, DryRun: true})
+	if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is NOT NULL in the table, and source 1 \""+a+"\" lack it") {
+		t.Errorf("a NOT NULL column: got %v", err)
+	}
 	_, err = client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{b}}},
 		Target: Target{Table: "db.t", Mode: "append"}, DryRun: true})
 	if err != nil {

@@ -599,7 +599,7 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 	if err != nil {
 		return nil, withTokenAdvice(err, reads, policy)
 	}
-	if appending && planned.Table != nil && len(planned.Table.filled) > 0 {
+	if appending && planned.Table != nil && planned.Table.Exists {
 		if err := filledColumnsError(job.Target, planned.Table, plan); err != nil {
 			return nil, err
 		}

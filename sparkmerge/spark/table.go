@@ -70,6 +70,10 @@ func filledColumns(metadata map[string]string) map[string]string {
 // writes every column of every row, so those rows would get NULL there,
 // not the table's value (found in the field: a DEFAULT 'new' came out
 // NULL, verify passing).
+//
+// A NOT NULL column (a Delta NOT NULL, an Iceberg required column) that
+// some sources lack is refused alike: its format refused the NULLs only
+// at the write, after every row was read (found in the field).
 func filledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) error {
 	var parts []string
 	for j, f := range plan.Target.Fields {
@@ -77,6 +81,12 @@ func filledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) e
 		for name, w := range tt.filled {
 			if sparkmerge.FoldName(name, plan.CaseSensitive) == sparkmerge.FoldName(f.Name, plan.CaseSensitive) {
 				what = w
+			}
+		}
+		for _, tf := range tt.Schema.Fields {
+			if !tf.Nullable && what == "" && f.Name != plan.SourceColumn && f.Name != plan.Rescue &&
+				sparkmerge.FoldName(tf.Name, plan.CaseSensitive) == sparkmerge.FoldName(f.Name, plan.CaseSensitive) {
+				what = "NOT NULL in the table"
 			}
 		}
 		if what == "" {
@@ -103,8 +113,8 @@ func filledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) e
 	if strings.EqualFold(target.Mode, "overwrite") {
 		verb = "overwrite"
 	}
-	return fmt.Errorf("%s %s: %s: sparkmerge writes every column, so those rows would get NULL there, not the table's value; add the column to those sources, or merge into a table that does not fill it (a default dropped: ALTER TABLE %s ALTER COLUMN ... DROP DEFAULT): %w",
-		verb, targetName(target), strings.Join(parts, "; "), tt.Name, sparkmerge.ErrSchemaConflict)
+	return fmt.Errorf("%s %s: %s: sparkmerge writes every column, so those rows would get NULL there, not the table's value; add the column to those sources, or merge into a table that does not fill it or require it (a default dropped: ALTER TABLE %s ALTER COLUMN ... DROP DEFAULT; NOT NULL dropped: ALTER TABLE %s ALTER COLUMN ... DROP NOT NULL): %w",
+		verb, targetName(target), strings.Join(parts, "; "), tt.Name, tt.Name, sparkmerge.ErrSchemaConflict)
 }
 
 // MarshalJSON writes t with its schema as [sparkmerge.Column]s.
