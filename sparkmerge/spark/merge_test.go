@@ -360,7 +360,7 @@ func TestFilledColumnsRefused(t *testing.T) {
 	fake.columnMetadata = map[string]map[string]string{"db.t": {"note": `{"CURRENT_DEFAULT":"'new'"}`}}
 	_, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{a}}, {Paths: []string{b}}},
 		Target: Target{Table: "db.t", Mode: "append"}, DryRun: true})
-	if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is a column with a default value (DEFAULT 'new'), and source 1 \""+a+"\" lack it") || strings.Contains(err.Error(), "b.csv") {
+	if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is a column with a default value (DEFAULT 'new'), and source 1 \""+a+"\" lacks it") || strings.Contains(err.Error(), "b.csv") {
 		t.Errorf("got %v", err)
 	}
 	// A NOT NULL column a source lacks is refused alike.
@@ -368,7 +368,7 @@ func TestFilledColumnsRefused(t *testing.T) {
 	fake.providers["db.n"] = "delta"
 	_, err = client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{a}}, {Paths: []string{b}}},
 		Target: Target{Table: "db.n", Mode: "append"}, DryRun: true})
-	if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is NOT NULL in the table, and source 1 \""+a+"\" lack it") {
+	if err == nil || !errors.Is(err, sparkmerge.ErrSchemaConflict) || !strings.Contains(err.Error(), "column `note` is NOT NULL in the table, and source 1 \""+a+"\" lacks it") {
 		t.Errorf("a NOT NULL column: got %v", err)
 	}
 	_, err = client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{b}}},
@@ -421,15 +421,15 @@ func TestDeltaWideningRefused(t *testing.T) {
 // of a table the merge creates or where none are asked for.
 func TestKeptPropertiesWarned(t *testing.T) {
 	props := Target{Table: "db.t", Mode: "append", Properties: map[string]string{"team": "data", "delta.appendOnly": "true"}}
-	got := kept(props, &TargetTable{Name: "db.t", Exists: true})
+	got := keptPropertiesWarnings(props, &TargetTable{Name: "db.t", Exists: true})
 	want := []string{"table db.t exists, and keeps its own properties: delta.appendOnly, team not set (Target.Properties apply to a table the merge creates; set them with ALTER TABLE ... SET TBLPROPERTIES)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
-	if got := kept(props, &TargetTable{Name: "db.t"}); got != nil {
+	if got := keptPropertiesWarnings(props, &TargetTable{Name: "db.t"}); got != nil {
 		t.Errorf("a table the merge creates: %q", got)
 	}
-	if got := kept(Target{Table: "db.t"}, &TargetTable{Name: "db.t", Exists: true}); got != nil {
+	if got := keptPropertiesWarnings(Target{Table: "db.t"}, &TargetTable{Name: "db.t", Exists: true}); got != nil {
 		t.Errorf("no properties asked for: %q", got)
 	}
 }

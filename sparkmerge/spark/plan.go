@@ -600,12 +600,12 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		return nil, withTokenAdvice(err, reads, policy)
 	}
 	if appending && planned.Table != nil && planned.Table.Exists {
-		if err := filledColumnsError(job.Target, planned.Table, plan); err != nil {
+		if err := unfilledColumnsError(job.Target, planned.Table, plan); err != nil {
 			return nil, err
 		}
 	}
 	planned.Plan = plan
-	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), tokenWarnings(plan, reads), kept(job.Target, planned.Table))
+	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), tokenWarnings(plan, reads), keptPropertiesWarnings(job.Target, planned.Table))
 	if policy.Missing == sparkmerge.MissingReference {
 		planned.NullColumns = columnsInNoSource(plan)
 	}
@@ -693,10 +693,11 @@ func quotedNames(names []string) string {
 	return strings.Join(quoted, ", ")
 }
 
-// kept warns of what a merge into an existing table does not apply, as
-// the table keeps its own: the table properties asked for (which apply
-// to a table the merge creates; found in the field, silently ignored).
-func kept(t Target, tt *TargetTable) []string {
+// keptPropertiesWarnings warn of what a merge into an existing table
+// does not apply, as the table keeps its own: the table properties asked
+// for (which apply to a table the merge creates; found in the field,
+// silently ignored).
+func keptPropertiesWarnings(t Target, tt *TargetTable) []string {
 	if tt == nil || !tt.Exists || len(t.Properties) == 0 {
 		return nil
 	}

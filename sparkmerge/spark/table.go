@@ -65,8 +65,9 @@ func filledColumns(metadata map[string]string) map[string]string {
 	return out
 }
 
-// filledColumnsError is a merge into a table that leaves a column it
-// fills itself (TargetTable.filled) out of some sources' rows: sparkmerge
+// unfilledColumnsError is a merge into a table that leaves a column it
+// fills itself (TargetTable.filled), or requires (NOT NULL), out of some
+// sources' rows: sparkmerge
 // writes every column of every row, so those rows would get NULL there,
 // not the table's value (found in the field: a DEFAULT 'new' came out
 // NULL, verify passing).
@@ -74,7 +75,7 @@ func filledColumns(metadata map[string]string) map[string]string {
 // A NOT NULL column (a Delta NOT NULL, an Iceberg required column) that
 // some sources lack is refused alike: its format refused the NULLs only
 // at the write, after every row was read (found in the field).
-func filledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) error {
+func unfilledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) error {
 	var parts []string
 	for j, f := range plan.Target.Fields {
 		what := ""
@@ -104,7 +105,11 @@ func filledColumnsError(target Target, tt *TargetTable, plan *sparkmerge.Plan) e
 		if len(lacking) > 3 {
 			lacking = append(lacking[:3], fmt.Sprintf("%d more", len(lacking)-3))
 		}
-		parts = append(parts, fmt.Sprintf("column %s is %s, and %s lack it", backticked(f.Name), what, strings.Join(lacking, ", ")))
+		verb := "lacks"
+		if len(lacking) > 1 {
+			verb = "lack"
+		}
+		parts = append(parts, fmt.Sprintf("column %s is %s, and %s %s it", backticked(f.Name), what, strings.Join(lacking, ", "), verb))
 	}
 	if len(parts) == 0 {
 		return nil
