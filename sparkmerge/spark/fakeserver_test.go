@@ -25,7 +25,7 @@ type fakeServer struct {
 	version string
 	// properties are tables' properties (tableProperties), by table.
 	properties map[string]map[string]string
-	// columnMetadata are tables' column metadata (tableColumnMetadata),
+	// columnMetadata are tables' column metadata (tableSchema's),
 	// by table.
 	columnMetadata map[string]map[string]string
 	// splits are the session's file split settings (fileSplitSettings);
@@ -249,16 +249,16 @@ func (f *fakeServer) partitionSchema(_ context.Context, given string, options ma
 	return f.schema(call)
 }
 
-func (f *fakeServer) tableSchema(_ context.Context, table string) (sparkmerge.Schema, error) {
-	return f.schema("tableSchema " + table)
+func (f *fakeServer) tableSchema(_ context.Context, table string) (sparkmerge.Schema, map[string]string, error) {
+	schema, err := f.schema("tableSchema " + table)
+	if err != nil {
+		return schema, nil, err
+	}
+	return schema, f.columnMetadata[table], nil
 }
 
 func (f *fakeServer) tableProperties(_ context.Context, table string) (map[string]string, error) {
 	return f.properties[table], nil
-}
-
-func (f *fakeServer) tableColumnMetadata(_ context.Context, table string) (map[string]string, error) {
-	return f.columnMetadata[table], nil
 }
 
 func (f *fakeServer) tableProvider(_ context.Context, table string) (tableDescription, error) {
@@ -511,7 +511,7 @@ var _ server = (*fakeServer)(nil)
 // so that a plan test cannot pass on a schema nobody chose.
 func TestFakeServerAnswersOnlyWhatItWasGiven(t *testing.T) {
 	_, fake := newFakeClient()
-	if _, err := fake.tableSchema(context.Background(), "db.none"); err == nil || !strings.Contains(err.Error(), `"tableSchema db.none"`) {
+	if _, _, err := fake.tableSchema(context.Background(), "db.none"); err == nil || !strings.Contains(err.Error(), `"tableSchema db.none"`) {
 		t.Errorf("err = %v, want no answer for the call", err)
 	}
 }

@@ -558,7 +558,7 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 	policy := job.Policy
 	planned := &Planned{Strategy: job.Strategy, Reads: reads}
 	if job.ReferenceTable != "" {
-		ref, err := c.server.tableSchema(ctx, job.ReferenceTable)
+		ref, _, err := c.server.tableSchema(ctx, job.ReferenceTable)
 		if err != nil {
 			return nil, fmt.Errorf("read reference table %q: %w", job.ReferenceTable, err)
 		}

@@ -24,13 +24,12 @@ type server interface {
 	// readSchema is the schema Spark gives read r (an analysis: no rows
 	// are read, except what Spark's schema inference reads).
 	readSchema(ctx context.Context, r *Read) (sparkmerge.Schema, error)
-	// tableSchema is the schema of a table or view.
-	tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error)
+	// tableSchema is the schema of a table or view and the metadata
+	// (JSON) of its columns that have some, by name (see filledColumns),
+	// from one analysis.
+	tableSchema(ctx context.Context, table string) (sparkmerge.Schema, map[string]string, error)
 	// tableProperties are a table's properties (SHOW TBLPROPERTIES).
 	tableProperties(ctx context.Context, table string) (map[string]string, error)
-	// tableColumnMetadata is the metadata (JSON) of a table's columns
-	// that have some, by name (see filledColumns).
-	tableColumnMetadata(ctx context.Context, table string) (map[string]string, error)
 	// tableProvider is what DESCRIBE TABLE EXTENDED says of a table:
 	// its format (delta, iceberg, parquet, ...), its type (a view?) and
 	// its partition columns (see tableDescription).
@@ -269,8 +268,8 @@ func (s sessionServer) csvHeader(ctx context.Context, r *Read) (string, []string
 	return file, names, nil
 }
 
-func (s sessionServer) tableSchema(ctx context.Context, table string) (sparkmerge.Schema, error) {
-	return s.sess.Table(table, nil).Schema(ctx)
+func (s sessionServer) tableSchema(ctx context.Context, table string) (sparkmerge.Schema, map[string]string, error) {
+	return s.sess.Table(table, nil).SchemaAndFieldMetadata(ctx)
 }
 
 func (s sessionServer) tableProperties(ctx context.Context, table string) (map[string]string, error) {
@@ -287,10 +286,6 @@ func (s sessionServer) tableProperties(ctx context.Context, table string) (map[s
 		}
 	}
 	return out, nil
-}
-
-func (s sessionServer) tableColumnMetadata(ctx context.Context, table string) (map[string]string, error) {
-	return s.sess.Table(table, nil).FieldMetadata(ctx)
 }
 
 func (s sessionServer) tableProvider(ctx context.Context, table string) (tableDescription, error) {

@@ -56,8 +56,11 @@ func TestSessionServerSchemas(t *testing.T) {
 		dataRead map[string]any
 	}{
 		{
-			name:  "table",
-			ask:   func() (sparkmerge.Schema, error) { return s.tableSchema(ctx, "db.t") },
+			name: "table",
+			ask: func() (sparkmerge.Schema, error) {
+				schema, _, err := s.tableSchema(ctx, "db.t")
+				return schema, err
+			},
 			want:  "id BIGINT, name STRING",
 			table: map[string]any{"name": "db.t", "options": noOptions},
 		},
@@ -138,7 +141,7 @@ func TestSessionServerSchemas(t *testing.T) {
 			}
 		})
 	}
-	_, err := s.tableSchema(ctx, "db.none")
+	_, _, err := s.tableSchema(ctx, "db.none")
 	wantSparkError(t, err, "TABLE_OR_VIEW_NOT_FOUND")
 }
 

@@ -242,7 +242,7 @@ const partitionOverwriteKey = "spark.sql.sources.partitionOverwriteMode"
 // loses every old partition, also where the session overwrites
 // partitions dynamically.
 func (c *Client) overwriteTable(ctx context.Context, table, from string) error {
-	schema, err := c.server.tableSchema(ctx, table)
+	schema, _, err := c.server.tableSchema(ctx, table)
 	if err != nil {
 		return fmt.Errorf("read the schema of %s: %w", table, err)
 	}

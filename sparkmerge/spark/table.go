@@ -208,10 +208,10 @@ func (c *Client) describeTarget(ctx context.Context, t Target) (*TargetTable, er
 		return nil, nil
 	}
 	tt := &TargetTable{Name: t.Table}
-	schema, err := c.server.tableSchema(ctx, t.Table)
+	schema, metadata, err := c.server.tableSchema(ctx, t.Table)
 	switch {
 	case err == nil:
-		return c.describeExistingTable(ctx, t, tt, schema)
+		return c.describeExistingTable(ctx, t, tt, schema, metadata)
 	case errorClass(err) != "TABLE_OR_VIEW_NOT_FOUND":
 		return nil, fmt.Errorf("look up table %s: %w", t.Table, err)
 	}
@@ -323,14 +323,11 @@ func (c *Client) icebergCatalogs(ctx context.Context) ([]string, error) {
 }
 
 // describeExistingTable describes tt, the existing table t writes to, of
-// schema: its format, partitioning and the columns it fills itself, and
-// refuses a view, or a format or partitioning the merge cannot keep.
-func (c *Client) describeExistingTable(ctx context.Context, t Target, tt *TargetTable, schema sparkmerge.Schema) (*TargetTable, error) {
+// schema and its columns' metadata: its format, partitioning and the
+// columns it fills itself, and refuses a view, or a format or
+// partitioning the merge cannot keep.
+func (c *Client) describeExistingTable(ctx context.Context, t Target, tt *TargetTable, schema sparkmerge.Schema, metadata map[string]string) (*TargetTable, error) {
 	tt.Exists, tt.Schema = true, schema
-	metadata, err := c.server.tableColumnMetadata(ctx, t.Table)
-	if err != nil {
-		return nil, fmt.Errorf("describe table %s: %w", t.Table, err)
-	}
 	tt.filled = filledColumns(metadata)
 	described, err := c.server.tableProvider(ctx, t.Table)
 	if err != nil {

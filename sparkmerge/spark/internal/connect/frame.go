@@ -293,18 +293,25 @@ func (f Frame) Schema(ctx context.Context) (schema sparkmerge.Schema, err error)
 	return schema, nil
 }
 
-// FieldMetadata is the metadata of the frame's top-level columns that
-// have some (see FieldMetadataFromProto), by name: one analysis.
-func (f Frame) FieldMetadata(ctx context.Context) (metadata map[string]string, err error) {
+// SchemaAndFieldMetadata is the frame's exact schema (as Schema gives
+// it) and the metadata of its top-level columns that have some (see
+// FieldMetadataFromProto), by name, from one analysis.
+func (f Frame) SchemaAndFieldMetadata(ctx context.Context) (schema sparkmerge.Schema, metadata map[string]string, err error) {
 	if f.err != nil {
-		return nil, f.err
+		return schema, nil, f.err
 	}
 	defer guard("schema", &err)
 	dt, err := f.s.analyzeSchema(ctx, rootPlan(f.rel))
 	if err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+		return schema, nil, fmt.Errorf("schema: %w", err)
 	}
-	return FieldMetadataFromProto(dt.Interface())
+	if schema, err = SchemaFromProto(dt.Interface()); err != nil {
+		return schema, nil, fmt.Errorf("schema: %w", err)
+	}
+	if metadata, err = FieldMetadataFromProto(dt.Interface()); err != nil {
+		return schema, nil, fmt.Errorf("schema: %w", err)
+	}
+	return schema, metadata, nil
 }
 
 // InputFiles returns the files the frame reads as Spark's file index
