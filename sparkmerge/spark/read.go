@@ -409,6 +409,10 @@ func sourceError(r *Read, err error) error {
 		hint = "check the table name and the current catalog/database"
 	case "DATA_SOURCE_NOT_FOUND":
 		hint = "set the right format (Job.Format or SourceSpec.Format), or add the data source's package to the Spark server"
+	case "COLUMN_ALREADY_EXISTS":
+		// A JSON record or a Parquet file of keys alike but for case
+		// ("Name", "name"): Spark's default resolution takes them for one.
+		hint = "the source names a column twice (a JSON key, a file's column), maybe in two cases (Name, name), which Spark takes for one name unless names are case-sensitive: where the names differ by case, merge with case-sensitive names (Options.CaseSensitive), which keeps them apart; else rename one in the source"
 	}
 	if hint == "" && malformedRecords(err) && r.Format == "json" && !strings.EqualFold(optionValue(r.Options, "multiLine"), "true") {
 		hint = jsonDocumentHint(r)

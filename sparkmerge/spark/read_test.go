@@ -222,6 +222,7 @@ func TestSourceErrorHints(t *testing.T) {
 		{"UNABLE_TO_INFER_SCHEMA", "the source is empty or has no readable files"},
 		{"TABLE_OR_VIEW_NOT_FOUND", "check the table name and the current catalog/database"},
 		{"DATA_SOURCE_NOT_FOUND", "set the right format (Job.Format or SourceSpec.Format)"},
+		{"COLUMN_ALREADY_EXISTS", "the source names a column twice"},
 		{"DIVIDE_BY_ZERO", ""},
 		{"", ""},
 	}
