@@ -157,6 +157,22 @@ func TestErrorFilesOnlyTheClientSees(t *testing.T) {
 		}
 		assertNoOutput(t, out)
 	}
+	// Files the plan leaves to Spark (its inference asked), the JSON
+	// file's nesting measured first: the error names the source and
+	// says the same while planning.
+	j := etWrite(t, here, "c.json", `{"id":3,"Name":"z"}`+"\n")
+	for _, paths := range [][]string{{a, b}, {j}} {
+		job := etJob(out, paths...)
+		job.SparkInference = true
+		_, err := c.Plan(testContext(t), job)
+		if err == nil && os.Getenv("SPARK_REMOTE") != "" {
+			t.Skipf("the server at SPARK_REMOTE sees %s, so it shares this machine's files", here)
+		}
+		etWantError(t, err, "read source", "is on this machine, but the Spark server does not see it", "mounted on it")
+		if !slices.ContainsFunc(paths, func(p string) bool { return strings.Contains(err.Error(), p) }) {
+			t.Errorf("plan of %v: the error names no source file: %v", paths, err)
+		}
+	}
 }
 
 func assertNoOutput(t *testing.T, dir string) {

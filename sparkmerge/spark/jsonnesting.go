@@ -62,12 +62,30 @@ func (c *Client) checkNestingOnServer(ctx context.Context, reads []*Read) error 
 			}
 			return fmt.Errorf("measure how deep the JSON files Spark is to type nest: a file of %s, read with an encoding, holds bytes that are not of that encoding (Spark would read them as U+FFFD), so its nesting cannot be measured before Spark infers it: check the encoding option, or re-encode the file as UTF-8: %w", strings.Join(decoded, ", "), err)
 		}
+		if r := readOfPathIn(measured, err.Error()); r != nil && errorClass(err) == "PATH_NOT_FOUND" {
+			// A file the client lists that the server does not see:
+			// named, with where Spark looks for it.
+			return sourceError(r, err)
+		}
 		return fmt.Errorf("measure how deep the JSON files Spark is to type nest: %w", err)
 	}
 	for i, d := range deep {
 		measured[i].nestingProblem = d.problem(measured[i])
 	}
 	return checkNesting(measured)
+}
+
+// readOfPathIn is the read among reads one of whose paths msg names
+// (Spark's message of a path it does not find), or nil.
+func readOfPathIn(reads []*Read, msg string) *Read {
+	for _, r := range reads {
+		for _, p := range r.Paths {
+			if strings.Contains(msg, p) {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // nestingMeasure is one text read of JSON files whose nesting Spark

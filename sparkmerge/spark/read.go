@@ -402,7 +402,10 @@ func sourceError(r *Read, err error) error {
 	hint := ""
 	switch errorClass(err) {
 	case "PATH_NOT_FOUND":
-		hint = "check the path; it is resolved on the Spark server's filesystem (on a local Spark in a container, only paths under the mounted directories exist)"
+		hint = notSharedHint(err)
+		if hint == "" {
+			hint = "check the path; it is resolved on the Spark server's filesystem (on a local Spark in a container, only paths under the mounted directories exist)"
+		}
 	case "UNABLE_TO_INFER_SCHEMA":
 		hint = "the source is empty or has no readable files: remove it, or give its schema (SourceSpec.Schema)"
 	case "TABLE_OR_VIEW_NOT_FOUND":

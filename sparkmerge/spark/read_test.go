@@ -1,8 +1,10 @@
 package spark
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -341,5 +343,45 @@ func TestDuplicateHeaderErrorNamesTheOtherSpellingOnlyWhenThereIsOne(t *testing.
 	cased := (&DuplicateHeaderError{File: "f.csv", Columns: [2]string{"id", "ID"}}).Error()
 	if !strings.Contains(cased, "has the column `id` twice (also as `ID`); ") {
 		t.Errorf("a name written twice in two cases: %s", cased)
+	}
+}
+
+// TestSourceErrorNamesLocalFilesTheServerCannotSee: a source Spark does
+// not find while planning (its schema asked, its JSON nesting measured)
+// that this machine has gets the hint the write gives such a file, and
+// the error names the source; a path missing here too gets the general
+// hint. (The nesting measure's error named no source: found checking a
+// server that did not mount the client's files.)
+func TestSourceErrorNamesLocalFilesTheServerCannotSee(t *testing.T) {
+	dir := t.TempDir()
+	here := filepath.Join(dir, "a.json")
+	other := filepath.Join(dir, "b.json")
+	for _, p := range []string{here, other} {
+		if err := os.WriteFile(p, []byte(`{"id":1}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notFound := func(path string) error {
+		return &connect.SparkError{ErrorClass: "PATH_NOT_FOUND", Parameters: map[string]string{"path": path},
+			Message: "[PATH_NOT_FOUND] Path does not exist: " + path + ". SQLSTATE: 42K03"}
+	}
+	const notShared = "is on this machine, but the Spark server does not see it"
+	if err := sourceError(&Read{Name: here}, notFound("file:"+here)); !strings.Contains(err.Error(), "hint: "+quoteName(here)+" "+notShared) {
+		t.Errorf("sourceError of a file here = %v, want the hint %q", err, notShared)
+	}
+	gone := filepath.Join(dir, "gone.json")
+	if err := sourceError(&Read{Name: gone}, notFound("file:"+gone)); !strings.Contains(err.Error(), "hint: check the path") || strings.Contains(err.Error(), notShared) {
+		t.Errorf("sourceError of a file missing here too = %v, want the general hint", err)
+	}
+
+	c, fake := newFakeClient()
+	reads := []*Read{{Name: here, Format: "json", Paths: []string{here}}, {Name: other, Format: "json", Paths: []string{other}}}
+	fake.fail["jsonNesting "+here+","+other] = notFound("file:" + other)
+	err := c.checkNestingOnServer(context.Background(), reads)
+	if err == nil || !strings.HasPrefix(err.Error(), "read source "+quoteName(other)+":") || !strings.Contains(err.Error(), notShared) {
+		t.Errorf("checkNestingOnServer = %v, want an error naming %s and saying the server does not see it", err, other)
+	}
+	if errorClass(err) != "PATH_NOT_FOUND" {
+		t.Errorf("checkNestingOnServer lost the error class: %v", err)
 	}
 }

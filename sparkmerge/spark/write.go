@@ -788,10 +788,8 @@ func writeHint(err error) error {
 	case "PATH_ALREADY_EXISTS", "TABLE_OR_VIEW_ALREADY_EXISTS":
 		return fmt.Errorf("%w\n  hint: the output exists; choose the mode overwrite, append or ignore (Target.Mode)", err)
 	case "PATH_NOT_FOUND":
-		if p := missingOnServer(err); p != "" {
-			return fmt.Errorf("%w\n  hint: %s is on this machine, but the Spark server does not see it: they do not share this filesystem. "+
-				"Put the sources where the server reads them (a directory mounted on it, or storage the cluster reads: s3a://, abfss://, gs://, dbfs:/) "+
-				"and name them as the server does: sparkmerge lists and types files only the server sees through Spark", err, quoteName(p))
+		if hint := notSharedHint(err); hint != "" {
+			return fmt.Errorf("%w\n  hint: %s", err, hint)
 		}
 	}
 	if unclosedQuote(err) {
@@ -814,6 +812,18 @@ var malformedCSV = regexp.MustCompile(`Malformed CSV record: ([^\n]*?)(?: SQLSTA
 func unclosedQuote(err error) bool {
 	m := malformedCSV.FindStringSubmatch(err.Error())
 	return m != nil && strings.Count(m[1], `"`)%2 == 1
+}
+
+// notSharedHint is the hint for a PATH_NOT_FOUND error of a path this
+// machine has (missingOnServer), or "".
+func notSharedHint(err error) string {
+	p := missingOnServer(err)
+	if p == "" {
+		return ""
+	}
+	return quoteName(p) + " is on this machine, but the Spark server does not see it: they do not share this filesystem. " +
+		"Put the sources where the server reads them (a directory mounted on it, or storage the cluster reads: s3a://, abfss://, gs://, dbfs:/) " +
+		"and name them as the server does: sparkmerge lists and types files only the server sees through Spark"
 }
 
 // missingOnServer is the path of a PATH_NOT_FOUND error when this machine
