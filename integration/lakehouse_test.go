@@ -631,3 +631,52 @@ func TestMergeIntoViewsAndOtherPartitioningsRefused(t *testing.T) {
 		t.Errorf("append by the table's own partitioning: %v", err)
 	}
 }
+
+// An overwrite of an existing Delta table, or of a Delta path, keeps its
+// liquid clustering, with its comments and constraints: Delta 4.0's own
+// overwrites (DataFrameWriterV2.overwrite, INSERT OVERWRITE, a path's
+// overwrite) dropped the clustering columns (found in the field); the
+// merge replaces every row by Delta's replaceWhere.
+func TestDeltaOverwriteKeepsClustering(t *testing.T) {
+	t.Parallel()
+	requireTableFormat(t, "delta")
+	for _, target := range []spark.Target{
+		{Table: lakehouseTable(t, "spark_catalog", "lake"), Mode: "overwrite"},
+		{Path: filepath.Join(workDir(t), "events"), Format: "delta", Mode: "overwrite"},
+	} {
+		name := target.Table
+		if name == "" {
+			name = "delta.`" + target.Path + "`"
+		}
+		t.Run(strings.Fields(name)[0], func(t *testing.T) {
+			t.Parallel()
+			c := newClient(t) // (a session marks one Delta commit at a time)
+			dir := workDir(t)
+			exec(t, "CREATE TABLE "+name+" (id BIGINT COMMENT 'the id', name STRING) USING delta CLUSTER BY (id) COMMENT 'events'")
+			exec(t, "ALTER TABLE "+name+" ADD CONSTRAINT positive CHECK (id > 0)")
+			exec(t, "INSERT INTO "+name+" VALUES (1, 'a'), (2, 'b')")
+			over := writeFiles(t, dir, map[string]string{"over.csv": "id,name\n7,x\n8,y\n"}, "over.csv")
+			res, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(over...), Target: target, Verify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Verified || res.RowsWritten != 2 {
+				t.Errorf("verified %v, rows written %d, want 2 verified", res.Verified, res.RowsWritten)
+			}
+			diff(t, "rows after the overwrite", [][]any{row(int64(7), "x"), row(int64(8), "y")}, queryRows(t, "SELECT id, name FROM "+name+" ORDER BY id"))
+			detail, err := frame(t, testSessionOf(t), "DESCRIBE DETAIL "+name).Collect(testContext(t))
+			if err != nil || len(detail) != 1 {
+				t.Fatalf("DESCRIBE DETAIL %s: %d rows, %v", name, len(detail), err)
+			}
+			diff(t, "clustering and comment kept", "[id] events", fmt.Sprint(detail[0].Value("clusteringColumns"), " ", detail[0].Value("description")))
+			diff(t, "constraint kept", "id > 0", queryRows(t, "SHOW TBLPROPERTIES "+name+" ('delta.constraints.positive')")[0][1])
+			var comment any
+			for _, r := range queryRows(t, "DESCRIBE "+name) {
+				if r[0] == "id" {
+					comment = r[2]
+				}
+			}
+			diff(t, "column comment kept", "the id", comment)
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
 func mustSchema(t *testing.T, ddl string) sparkmerge.Schema {
@@ -431,5 +432,46 @@ func TestKeptPropertiesWarned(t *testing.T) {
 	}
 	if got := keptPropertiesWarnings(Target{Table: "db.t"}, &TargetTable{Name: "db.t", Exists: true}); got != nil {
 		t.Errorf("no properties asked for: %q", got)
+	}
+}
+
+// TestDeltaRowsCommitted: the rows a run's Delta commit added come from
+// its numOutputRows; a replaceWhere overwrite that wrote no file (a header
+// alone) leaves the metric out and added 0; any other commit without it,
+// or a mark on no commit or on two, is an error.
+func TestDeltaRowsCommitted(t *testing.T) {
+	columns := []string{"version", "operation", "userMetadata", "operationMetrics"}
+	commit := func(version int64, mark string, metrics ...string) []any {
+		var entries []connect.MapEntry
+		for i := 0; i+1 < len(metrics); i += 2 {
+			entries = append(entries, connect.MapEntry{Key: metrics[i], Value: metrics[i+1]})
+		}
+		return []any{version, "WRITE", mark, entries}
+	}
+	tests := []struct {
+		name    string
+		rows    [][]any
+		want    int64
+		wantErr string
+	}{
+		{"rows added", [][]any{commit(3, "sparkmerge m", "numFiles", "1", "numOutputRows", "7"), commit(2, "other", "numOutputRows", "9")}, 7, ""},
+		{"no file written", [][]any{commit(3, "sparkmerge m", "numFiles", "0", "numRemovedFiles", "1", "numOutputBytes", "0")}, 0, ""},
+		{"files written, no count", [][]any{commit(3, "sparkmerge m", "numFiles", "2")}, 0, "has no numOutputRows metric"},
+		{"mark on no commit", [][]any{commit(3, "other", "numOutputRows", "1")}, 0, "0 commits carry its mark"},
+		{"mark on two commits", [][]any{commit(3, "sparkmerge m", "numOutputRows", "1"), commit(2, "sparkmerge m", "numOutputRows", "1")}, 0, "2 commits carry its mark"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := deltaRowsCommitted(columns, tt.rows, "sparkmerge m", "db.t")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("deltaRowsCommitted = %d, %v; want %d", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -154,10 +154,13 @@ func overwritesInPlace(t Target, tt *TargetTable) bool {
 // table tt keeping it (its schema, partitioning, properties, comment,
 // owner and grants), as every overwrite of an existing table does: in
 // place for Delta and Iceberg (overwritesInPlace), else through a staging
-// table and INSERT OVERWRITE (stageTable). Its rows are aligned to the
-// table's schema as an append's are.
+// table and INSERT OVERWRITE (stageTable); and so does an overwrite of a
+// Delta path, which Delta writes keeping its table (its overwrite took
+// the merge's types only where they were the table's: an int column's
+// rows into a bigint one failed, "Failed to merge fields"). Its rows are
+// aligned to the table's schema as an append's are.
 func keepsTable(t Target, tt *TargetTable) bool {
-	return strings.EqualFold(t.Mode, "overwrite") && tt != nil && tt.Exists && !tt.path
+	return strings.EqualFold(t.Mode, "overwrite") && tt != nil && tt.Exists && (!tt.path || tt.Format == sparkmerge.FormatDelta)
 }
 
 // icebergCatalogClasses are the catalog implementations whose tables are
@@ -515,10 +518,19 @@ func deltaRowsCommitted(columns []string, rows [][]any, mark, table string) (int
 	}
 	row := rows[found[0]]
 	entries, _ := row[metrics].([]connect.MapEntry)
+	filesWritten := ""
 	for _, e := range entries {
-		if k, _ := e.Key.(string); k == "numOutputRows" {
+		switch k, _ := e.Key.(string); k {
+		case "numOutputRows":
 			return parseCount(e.Value, "numOutputRows", table)
+		case "numFiles":
+			filesWritten, _ = e.Value.(string)
 		}
+	}
+	if filesWritten == "0" {
+		// A replaceWhere overwrite that wrote no file (no rows: a header
+		// alone) leaves numOutputRows out.
+		return 0, nil
 	}
 	return 0, fmt.Errorf("the commit of this run to %s (version %v, %v) has no numOutputRows metric", table, row[max(version, 0)], row[max(op, 0)])
 }

@@ -527,6 +527,9 @@ func writeSpec(written Target, tt *TargetTable) connect.WriteSpec {
 		// spark.sql.sources.default) against an existing table's.
 		spec.Format = tt.Format
 	}
+	if replacesEveryDeltaRow(spec, tt) {
+		spec.Options = withOption(spec.Options, "replaceWhere", "true")
+	}
 	return spec
 }
 
@@ -1207,14 +1210,33 @@ func mergeKeys(a, b map[string]int64) map[string]int64 {
 	return out
 }
 
+// replacesEveryDeltaRow says whether spec overwrites the existing Delta
+// table (or path) tt by Delta's replaceWhere of every row, one commit that
+// keeps the table's liquid clustering, which Delta 4.0's plain overwrite
+// (DataFrameWriterV2.overwrite, INSERT OVERWRITE, a path's overwrite)
+// drops, as it keeps partitioning, properties, comments and constraints
+// (checked on Delta 4.0.1; found in the field). A user's replaceWhere, or
+// dynamic partition overwrite (which Delta refuses with replaceWhere),
+// stands.
+func replacesEveryDeltaRow(spec connect.WriteSpec, tt *TargetTable) bool {
+	return tt != nil && tt.Exists && tt.Format == sparkmerge.FormatDelta && strings.EqualFold(spec.Mode, "overwrite") &&
+		optionValue(spec.Options, "replaceWhere") == "" && !strings.EqualFold(optionValue(spec.Options, "partitionOverwriteMode"), "dynamic")
+}
+
 // writeMerged writes the merged rows per spec: a table this run creates
 // (tt says it does not exist) through its catalog, with its format,
 // partitioning and properties in one statement (CREATE TABLE AS SELECT);
-// an existing Delta or Iceberg table it overwrites by its catalog's
-// overwrite of every row (one commit); anything else by Spark's
-// DataFrameWriter.
+// an existing Delta table it overwrites by Delta's replaceWhere, an
+// Iceberg one by its catalog's overwrite of every row (one commit each);
+// anything else by Spark's DataFrameWriter.
 func (c *Client) writeMerged(ctx context.Context, merged connect.Frame, spec connect.WriteSpec, tt *TargetTable, written Target) error {
 	if overwritesInPlace(written, tt) && written.Table == tt.Name {
+		if tt.Format == sparkmerge.FormatDelta && optionValue(spec.Options, "replaceWhere") != "" {
+			// Delta's replaceWhere (of every row: replacesEveryDeltaRow)
+			// is an option of its DataFrameWriter's overwrite, which
+			// without it would replace the table itself.
+			return merged.Write(ctx, spec)
+		}
 		// Every row replaced in one commit, by name, keeping the table.
 		return merged.WriteV2(ctx, connect.WriteV2Spec{Table: written.Table, Mode: "overwrite", Options: spec.Options})
 	}
