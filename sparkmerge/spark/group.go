@@ -111,7 +111,7 @@ func groupBySchema(reads []*Read, fits fitsFunc) []*Read {
 	labels := map[*Read]*group{}
 	for _, r := range reads {
 		key := groupKey(r)
-		if key == "" || r.multiFile() || len(r.Schema.Fields) == 0 {
+		if key == "" || r.multiFile() || len(r.Schema.Fields) == 0 || namesAlikeButForCase(r.Schema) {
 			continue
 		}
 		var into *group
@@ -160,6 +160,24 @@ func groupBySchema(reads []*Read, fits fitsFunc) []*Read {
 		r.Schema = sparkmerge.Schema{Fields: fields}
 	}
 	return grouped
+}
+
+// namesAlikeButForCase reports whether schema has two top-level columns
+// whose names differ only by case (dup and DUP, which a case-sensitive
+// merge keeps apart). Such a file is read alone: a group knows its
+// columns by lower-cased name, and took the second for the first, so its
+// load left the column out (found in the field: a Parquet file's DUP
+// lost, verify passing).
+func namesAlikeButForCase(schema sparkmerge.Schema) bool {
+	seen := map[string]bool{}
+	for _, f := range schema.Fields {
+		name := strings.ToLower(f.Name)
+		if seen[name] {
+			return true
+		}
+		seen[name] = true
+	}
+	return false
 }
 
 // sameTarget reports whether planning over grouped gives the target that
