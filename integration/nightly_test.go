@@ -147,6 +147,63 @@ func TestHintKeepsLeadingZeros(t *testing.T) {
 		parquetRows(t, out, []string{"id", "zip"}, "CAST(`_0` AS INT)"))
 }
 
+// TestHintNarrowingIsChecked: a typed value (Parquet's) cast to a
+// narrower hinted type is checked value by value, as a widening that may
+// round is: one the cast would change (a decimal rounded, a double past
+// float's range, a timestamp's time, a fraction truncated) fails the
+// merge naming it, or with --rescue is kept aside; values it keeps pass
+// (found in the field: 123456.7891 hinted decimal(12,2) came out
+// 123456.79, a double Infinity, a timestamp's time gone, verify passing).
+func TestHintNarrowingIsChecked(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	dir := workDir(t)
+	pq := filepath.Join(dir, "pq")
+	exec(t, "INSERT OVERWRITE DIRECTORY '"+pq+"' USING parquet SELECT id, CAST(x AS decimal(10,4)) AS x, f, n, ts FROM VALUES "+
+		"(1, 12.5000BD, 0.1D, 2.0D, TIMESTAMP'2024-03-10 00:00:00'), "+
+		"(2, 123456.7891BD, 1.7976931348623157E308D, 2.5D, TIMESTAMP'2024-03-10 01:30:45') "+
+		"AS t(id, x, f, n, ts)")
+	hints := map[string]sparkmerge.DataType{
+		"x":  {Kind: sparkmerge.KindDecimal, Precision: 12, Scale: 2},
+		"f":  {Kind: sparkmerge.KindFloat},
+		"n":  {Kind: sparkmerge.KindInt},
+		"ts": {Kind: sparkmerge.KindDate},
+	}
+	for column, want := range map[string]string{"x": "the value 123456.7891 of " + pq, "f": "the value 1.7976931348623157E308 of " + pq, "n": "the value 2.5 of " + pq, "ts": "the value 2024-03-10 01:30:45 of " + pq} {
+		one := map[string]sparkmerge.DataType{column: hints[column]}
+		_, err := c.Merge(testContext(t), spark.Job{Sources: []spark.SourceSpec{{Paths: []string{pq}, Format: "parquet"}},
+			Policy: sparkmerge.Options{Hints: one}, Target: spark.Target{Path: filepath.Join(dir, "out-"+column)}})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "column "+column) {
+			t.Errorf("%s: err = %v, want one naming %q", column, err, want)
+		}
+	}
+	out := spark.Target{Path: filepath.Join(dir, "rescued"), Mode: "overwrite"}
+	res, err := c.Merge(testContext(t), spark.Job{Sources: []spark.SourceSpec{{Paths: []string{pq}, Format: "parquet"}},
+		Policy: sparkmerge.Options{Hints: hints, Rescue: "_rescued"}, Target: out, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Verified {
+		t.Error("not verified")
+	}
+	// (The rescued values' file is the directory's part file.)
+	rows := queryRows(t, "SELECT id, CAST(x AS string), CAST(f AS string), n, CAST(ts AS string), "+
+		"replace(_rescued, '"+pq+"/part-', 'PART-') FROM parquet.`"+out.Path+"` ORDER BY id")
+	diff(t, "values kept, and those a cast would change kept aside", [][]any{
+		row(int32(1), "12.50", "0.1", int32(2), "2024-03-10", nil),
+		row(int32(2), nil, nil, nil, nil, `{"x":"123456.7891","f":"1.7976931348623157E308","n":"2.5","ts":"2024-03-10 01:30:45","_file_path":"PART-`+partName(t, pq)+`"}`),
+	}, rows)
+}
+
+// partName is the name, after "part-", of the one part file of Parquet
+// directory dir that holds rows.
+func partName(t *testing.T, dir string) string {
+	t.Helper()
+	rows := queryRows(t, "SELECT DISTINCT _metadata.file_name FROM parquet.`"+dir+"` WHERE id = 2")
+	name, _ := rows[0][0].(string)
+	return strings.TrimPrefix(name, "part-")
+}
+
 // TestHintFailureNamesTheValue: without --rescue, a value a hinted column
 // cannot take fails the merge naming the value and its file, for a CSV
 // file (Spark's reader fails) and a Parquet file (the plan's cast fails).

@@ -59,7 +59,9 @@ type Options struct {
 	// becomes double, rounded past 2^53. By default the first is a
 	// *TypeConflictError and the second a cast checked per value, which
 	// fails the merge naming the value instead of rounding it; so is a
-	// nested such cast, which cannot be checked, at plan time.
+	// nested such cast, which cannot be checked, at plan time. It also
+	// accepts a typed value's rounding into a narrower type a hint (or a
+	// table) gives (NarrowsValues), otherwise checked the same way.
 	LossyWidening bool `yaml:"lossy_widening"`
 
 	// SourceColumn, if not empty, adds a last, non-nullable string column of

@@ -101,6 +101,10 @@ type Diagnostics struct {
 	Added []string
 	// Widened are the columns cast to a wider type.
 	Widened []TypeChange
+	// Narrowed are the columns cast to a narrower type (a hint's, or a
+	// table's), one that may change a value (NarrowsValues): checked
+	// value by value unless Options.LossyWidening.
+	Narrowed []TypeChange
 	// Conflicts are the columns whose types conflicted and that are cast to
 	// string (wholly or at some nested position) to resolve it.
 	Conflicts []TypeChange
@@ -840,6 +844,8 @@ func (p *Plan) Diagnostics(i int) Diagnostics {
 		switch {
 		case td.toString:
 			d.Conflicts = append(d.Conflicts, ch)
+		case td.cast && NarrowsValues(f.Type, tf.Type):
+			d.Narrowed = append(d.Narrowed, ch)
 		case td.cast:
 			d.Widened = append(d.Widened, ch)
 		}

@@ -39,6 +39,9 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 		if len(d.Untyped) > 0 {
 			sj.Untyped = changesJSON(d.Untyped)
 		}
+		if len(d.Narrowed) > 0 {
+			sj.Narrowed = changesJSON(d.Narrowed)
+		}
 		for _, e := range p.RescueEntries(i) {
 			sj.Rescuable = append(sj.Rescuable, e.Key)
 		}
@@ -106,6 +109,9 @@ type sourceJSON struct {
 	// types, inferred from no value, yield to the target's.
 	NoRows  bool         `json:"no_rows,omitempty"`
 	Untyped []changeJSON `json:"untyped,omitempty"`
+	// Narrowed are the columns cast to a narrower type (a hint's, a
+	// table's), checked value by value unless lossy widening is allowed.
+	Narrowed []changeJSON `json:"narrowed,omitempty"`
 }
 
 type projectionJSON struct {

@@ -51,6 +51,7 @@ func (p *Plan) String() string {
 		d := p.Diagnostics(i)
 		writeList(&b, "added", d.Added)
 		writeChanges(&b, "widened", d.Widened)
+		writeChanges(&b, "narrowed", d.Narrowed)
 		// Conflicts here are resolved: the values are kept, as text.
 		writeChanges(&b, "cast to string (types conflicted)", d.Conflicts)
 		writeList(&b, "dropped", d.Dropped)

@@ -46,8 +46,9 @@ type Projection struct {
 	Nullable bool
 	// Value is the literal's value (literal).
 	Value string
-	// Checked is true for a cast that may round a value (RoundsValues):
-	// it is rendered to fail, naming the value, where it would.
+	// Checked is true for a cast that may round a value (RoundsValues,
+	// NarrowsValues): it is rendered to fail, naming the value, where it
+	// would.
 	Checked bool
 	// Input is the source's name, for a checked cast's error.
 	Input string
@@ -101,7 +102,7 @@ func (p *Plan) projection(sp *SourcePlan, k int) Projection {
 		pr.Kind = ProjectRebuild
 	default:
 		pr.Kind = ProjectCast
-		pr.Checked = !p.LossyWidening && RoundsValues(f.Type, tf.Type)
+		pr.Checked = !p.LossyWidening && (RoundsValues(f.Type, tf.Type) || NarrowsValues(f.Type, tf.Type))
 		pr.MayFail = castMayFail(f.Type, tf.Type)
 		if pr.Checked || pr.MayFail {
 			pr.Input = sp.Name
@@ -237,6 +238,9 @@ func roundsCond(expr string, from, to DataType) string {
 // casts it (0.1, which no double is exactly, is kept).
 func unchangedCond(expr string, from, to DataType) string {
 	cast := "CAST(" + expr + " AS " + to.String() + ")"
+	if !RoundsValues(from, to) {
+		return narrowedUnchangedCond(expr, from, to)
+	}
 	d := cast
 	if to.Kind != KindDouble {
 		d = "CAST(" + cast + " AS DOUBLE)"
@@ -251,6 +255,21 @@ func unchangedCond(expr string, from, to DataType) string {
 	}
 	text := "try_cast(" + cast + " AS " + from.String() + ") = " + expr
 	return "coalesce(CASE WHEN " + expr + " % 1 = 0 THEN " + exact + " ELSE " + text + " END, false)"
+}
+
+// narrowedUnchangedCond is unchangedCond of a narrowing cast
+// (NarrowsValues): the value is kept where it reads back unchanged, cast
+// back to its own type, whose values hold the narrower type's (a value
+// the round trip cannot take, 999999.9999 rounded past decimal(10,4),
+// changed). A double to float is kept where the float reads as the
+// double's text: 0.1, which neither is exactly, is kept; Infinity from a
+// finite double, or 0.123456789 as 0.12345679, is not.
+func narrowedUnchangedCond(expr string, from, to DataType) string {
+	cast := "try_cast(" + expr + " AS " + to.String() + ")" // null past the type's range
+	if from.Kind == KindDouble && to.Kind == KindFloat {
+		return "coalesce(CAST(" + cast + " AS STRING) = CAST(" + expr + " AS STRING), false)"
+	}
+	return "coalesce(try_cast(" + cast + " AS " + from.String() + ") = " + expr + ", false)"
 }
 
 // sameInteger is true where x, a decimal integer, is exactly a, a
@@ -389,8 +408,15 @@ func (r rebuilder) expr(e string, from, to DataType, nullable bool, depth int) s
 // double reads back as.
 func CheckedCast(expr string, from, to DataType, column, where string) string {
 	cast := "CAST(" + expr + " AS " + to.String() + ")"
+	advice := " as " + to.String() + " (the sources' common type): merge such columns as strings (Options.Types = TypesString), or accept the rounding (Options.LossyWidening)"
+	becomes := "CAST(" + cast + " AS STRING)"
+	if !RoundsValues(from, to) {
+		advice = " as " + to.String() + " (the column's type, narrower than the source's " + from.String() + "): give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)"
+		// (A value past the type's range fails the plain cast.)
+		becomes = "coalesce(CAST(try_cast(" + expr + " AS " + to.String() + ") AS STRING), 'nothing: it is out of range')"
+	}
 	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", CAST(" + expr + " AS STRING), " +
-		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", CAST(" + cast + " AS STRING), " +
-		QuoteString(" as "+to.String()+" (the sources' common type): merge such columns as strings (Options.Types = TypesString), or accept the rounding (Options.LossyWidening)") + "))"
+		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", " + becomes + ", " +
+		QuoteString(advice) + "))"
 	return "CASE WHEN " + expr + " IS NULL OR " + unchangedCond(expr, from, to) + " THEN " + cast + " ELSE " + fail + " END"
 }

@@ -482,6 +482,29 @@ func lossyWidening(t DataType, ts []DataType, nested bool) string {
 	return ""
 }
 
+// NarrowsValues reports whether a cast of from to to, a narrower type (a
+// hint's, or a table's a merge is appended to), can change a value
+// without failing: a decimal to fewer fraction digits, a double or float
+// to a decimal, a double to float, a fraction to an integer (truncated),
+// a timestamp to a date (its time cut). The planner checks such casts per
+// value, as RoundsValues' (found in the field: Parquet's
+// decimal(10,4) 123456.7891 hinted decimal(12,2) came out 123456.79, a
+// double past float's range Infinity, a timestamp's time gone).
+func NarrowsValues(from, to DataType) bool {
+	fraction := from.Kind == KindFloat || from.Kind == KindDouble || from.Kind == KindDecimal && from.Scale > 0
+	switch to.Kind {
+	case KindDecimal:
+		return from.Kind == KindFloat || from.Kind == KindDouble || from.Kind == KindDecimal && from.Scale > to.Scale
+	case KindFloat:
+		return from.Kind == KindDouble
+	case KindByte, KindShort, KindInt, KindLong:
+		return fraction
+	case KindDate:
+		return from.Kind == KindTimestamp || from.Kind == KindTimestampNTZ
+	}
+	return false
+}
+
 // RoundsValues reports whether a cast of from to to can change a value
 // without failing: a bigint (past 2^53) or a decimal of more than 15
 // digits to double, an int or a decimal of more than 6 digits to float.

@@ -383,3 +383,36 @@ func sortFields(t DataType, exact bool) DataType {
 	}
 	return t
 }
+
+// NarrowsValues marks the narrowing casts that may change a value
+// without failing, which the planner checks value by value.
+func TestNarrowsValues(t *testing.T) {
+	dec := func(p, s int) DataType { return DataType{Kind: KindDecimal, Precision: p, Scale: s} }
+	simple := func(k Kind) DataType { return DataType{Kind: k} }
+	tests := []struct {
+		from, to DataType
+		want     bool
+	}{
+		{dec(10, 4), dec(12, 2), true},
+		{dec(10, 2), dec(12, 2), false}, // wider: overflow fails instead
+		{dec(10, 2), dec(12, 4), false},
+		{simple(KindDouble), dec(12, 2), true},
+		{simple(KindFloat), dec(38, 18), true},
+		{simple(KindDouble), simple(KindFloat), true},
+		{simple(KindFloat), simple(KindDouble), false},
+		{simple(KindDouble), simple(KindInt), true},
+		{dec(10, 2), simple(KindLong), true},
+		{dec(10, 0), simple(KindInt), false},
+		{simple(KindLong), simple(KindInt), false}, // overflow fails instead
+		{simple(KindTimestamp), simple(KindDate), true},
+		{simple(KindTimestampNTZ), simple(KindDate), true},
+		{simple(KindDate), simple(KindTimestamp), false},
+		{simple(KindString), simple(KindInt), false},
+		{simple(KindLong), simple(KindDouble), false}, // RoundsValues' widening
+	}
+	for _, tt := range tests {
+		if got := NarrowsValues(tt.from, tt.to); got != tt.want {
+			t.Errorf("NarrowsValues(%s, %s) = %v, want %v", tt.from, tt.to, got, tt.want)
+		}
+	}
+}

@@ -173,7 +173,7 @@ func (f *jobFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.missing, "missing", "fill", "missing columns: fill (typed nulls), fail, intersect (common columns only) or reference")
 	fs.StringVar(&f.order, "order", "first-seen", "column order: first-seen, sorted or reference")
 	fs.BoolVar(&f.caseSensitive, "case-sensitive", false, "match column names case-sensitively (default: case-insensitive, like Spark)")
-	fs.BoolVar(&f.lossyWidening, "lossy-widening", false, "accept Spark's widening where it rounds values (decimals past 38 digits, bigint to double past 2^53); by default such a merge fails naming the column or value")
+	fs.BoolVar(&f.lossyWidening, "lossy-widening", false, "accept Spark's widening where it rounds values (decimals past 38 digits, bigint to double past 2^53), and a typed value's rounding into a narrower --hint type; by default such a merge fails naming the column or value")
 	fs.StringSliceVar(&f.normalize, "normalize", nil, "normalise names before matching: trim, lower, snake_case (comma-separated, applied in order)")
 	fs.StringArrayVar(&f.renames, "rename", nil, "rename a column before matching, old=new (repeatable), e.g. --rename hight=height")
 	fs.StringVar(&f.sourceColumn, "source-column", "", "add a column with this name that holds each row's source")

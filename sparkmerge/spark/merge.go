@@ -301,7 +301,7 @@ func (p *Planned) selectExprs(i int, fileExpr string) []string {
 		case pr.Kind == sparkmerge.ProjectLiteral && r.multiFile():
 			exprs[k] = fileExpr + " AS " + col
 		case pr.Kind == sparkmerge.ProjectCast && (pr.Checked || pr.MayFail):
-			if pr.Checked && r.exactDoubles() {
+			if pr.Checked && r.exactDoubles() && sparkmerge.RoundsValues(pr.From, pr.To) {
 				pr.Checked = false
 			}
 			exprs[k] = p.Plan.CastExpr(pr, src, where) + " AS " + col
