@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -137,12 +138,12 @@ func (c *Client) resolveJobPaths(ctx context.Context, job Job) (Job, error) {
 	sources := make([]SourceSpec, len(job.Sources))
 	for i, spec := range job.Sources {
 		sources[i] = spec
-		if spec.relational() || !hasRelativePath(spec.Paths) {
+		if spec.relational() {
 			continue
 		}
 		sources[i].Paths = make([]string, len(spec.Paths))
 		for j, p := range spec.Paths {
-			sources[i].Paths[j] = p
+			sources[i].Paths[j] = cleanAbsolute(p)
 			if !isRelativePath(p) {
 				continue
 			}
@@ -184,13 +185,21 @@ func (c *Client) resolveJobPaths(ctx context.Context, job Job) (Job, error) {
 	return job, nil
 }
 
-func hasRelativePath(paths []string) bool {
-	for _, p := range paths {
-		if isRelativePath(p) {
-			return true
-		}
+// cleanAbsolute is p, an absolute path, without its "." elements, empty
+// elements and ".." elements (path.Clean), a trailing slash kept; other
+// paths (relative, URIs) as given. Spark lists the files of
+// /data/./in as /data/in/..., which the tree's root must spell alike (a
+// flat directory spelled so was refused as "not below the partitioned
+// tree's root": found in the field).
+func cleanAbsolute(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		return p
 	}
-	return false
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean
 }
 
 // existingDir is the nearest directory at or above p that exists on this

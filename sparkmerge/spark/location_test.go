@@ -276,3 +276,20 @@ func TestCheckSameFilesFindsHardLinks(t *testing.T) {
 		t.Errorf("distinct files of one size: %v", err)
 	}
 }
+
+// Absolute source paths are spelled as Spark lists their files (no "."
+// or empty elements), so that a directory only the server sees, written
+// /data/./in or /data//in, is not refused as a partitioned tree it is
+// not below (found in the field); URIs stay as given.
+func TestResolveJobPathsCleansAbsolutePaths(t *testing.T) {
+	c, _ := newFakeClient()
+	job := Job{Sources: []SourceSpec{{Paths: []string{"/mnt/data/s3/./landing", "/mnt//data/x/", "/a/b/../c/*.csv", "s3a://bucket//x/./y", "/"}}}}
+	got, err := c.resolveJobPaths(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/mnt/data/s3/landing", "/mnt/data/x/", "/a/c/*.csv", "s3a://bucket//x/./y", "/"}
+	if d := cmp.Diff(want, got.Sources[0].Paths); d != "" {
+		t.Errorf("paths (-want +got):\n%s", d)
+	}
+}
