@@ -64,8 +64,25 @@ func sharesTypes(fields []sparkmerge.Field, byName map[string]sparkmerge.Field, 
 			return false
 		}
 	}
+	// Nor a column spelled near one of the group's (" amount", "Order Id"
+	// and order_id): in one read both spellings would be one source's,
+	// which the plan's warning of names a rewrite would make one leaves
+	// out (found in the field) and a rewrite would refuse.
+	near := map[string]string{}
+	for _, g := range fields {
+		near[nearKey(g.Name)] = g.Name
+	}
+	for _, f := range r.Schema.Fields {
+		if g, ok := near[nearKey(f.Name)]; ok && !strings.EqualFold(g, f.Name) {
+			return false
+		}
+	}
 	return true
 }
+
+// nearKey is a column name as the strongest rewrite of names
+// (snake_case, which trims and lower-cases) spells it.
+var nearKey = sparkmerge.ColumnKey(sparkmerge.Options{Normalize: sparkmerge.NormalizeSnakeCase})
 
 // jsonKeepsEveryKey reports whether r is a JSON file typed on the client
 // whose read schema has every key its records have: none inferred as an
