@@ -168,7 +168,7 @@ type PartitionLayoutError struct {
 
 func (e *PartitionLayoutError) Error() string {
 	if len(e.Outside) > 0 {
-		return fmt.Sprintf("partitioned tree %s: %d data files lie outside its key=value directories (%s): Spark's read of the tree would skip or refuse them, so their rows would be lost; move them into a partition directory, or merge them as sources of their own",
+		return fmt.Sprintf("partitioned tree %s: %d data files lie outside its key=value directories (%s): Spark's read of the tree would skip or refuse them, so their rows would be lost; merge them as sources of their own, or move them into a partition directory (an incremental run knows files by their path: one it merged already, moved, is merged again)",
 			e.Root, len(e.Outside), listSome(e.Outside, 5))
 	}
 	return fmt.Sprintf("partitioned tree %s: its files lie in directories of different partition columns (%s): Spark reads a tree only when every data file has the same key=value directories; merge each layout as a source of its own",

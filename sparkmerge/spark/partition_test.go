@@ -169,7 +169,7 @@ func TestSplitPartitions(t *testing.T) {
 
 func TestPartitionLayoutErrorSaysWhatToDo(t *testing.T) {
 	_, _, err := splitPartitions("/r", "/r", []string{"/r/day=1/a.csv", "/r/stray.csv"})
-	for _, want := range []string{"partitioned tree /r", "1 data files lie outside its key=value directories (/r/stray.csv)", "their rows would be lost", "move them into a partition directory"} {
+	for _, want := range []string{"partitioned tree /r", "1 data files lie outside its key=value directories (/r/stray.csv)", "their rows would be lost", "move them into a partition directory", "one it merged already, moved, is merged again"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want it to say %q", err, want)
 		}
