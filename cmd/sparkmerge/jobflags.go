@@ -32,15 +32,18 @@ type jobFile struct {
 	Policy   policyFile        `yaml:"policy"`
 	Target   spark.Target      `yaml:"target"`
 	Verify   bool              `yaml:"verify"`
-	// Incremental is --incremental and --incremental-changed.
+	// Incremental is --incremental, --incremental-changed and
+	// --incremental-lease.
 	Incremental incrementalFile `yaml:"incremental"`
 }
 
 // incrementalFile is the job file's incremental section: state is
-// --incremental STATE, changed --incremental-changed.
+// --incremental STATE, changed --incremental-changed, lease
+// --incremental-lease.
 type incrementalFile struct {
 	State   string `yaml:"state"`
 	Changed string `yaml:"changed"`
+	Lease   string `yaml:"lease"`
 }
 
 // sourceFile is one entry of the job file's sources: a source with its own

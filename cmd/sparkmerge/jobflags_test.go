@@ -383,6 +383,9 @@ func TestIncrementalUsage(t *testing.T) {
 		{"changed without state", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental-changed", "remerge"}, []string{"needs --incremental STATE"}},
 		{"unknown changed policy", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--incremental-changed", "again"}, []string{"--incremental-changed", "error, remerge, skip"}},
 		{"view", []string{"merge", "a.csv", "--view", "v", "--incremental", "/tmp/s"}, []string{"--incremental", "--view"}},
+		{"lease without state", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental-lease", "1h"}, []string{"--incremental-lease needs --incremental STATE"}},
+		{"lease no duration", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--incremental-lease", "soon"}, []string{"--incremental-lease soon", "10m or 1h"}},
+		{"job file lease no duration", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nincremental:\n  state: /tmp/s\n  lease: -5m\n")}, []string{"--incremental-lease -5m"}},
 		{"job file key", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nincremental:\n  stat: /tmp/s\n")}, []string{`unknown key "stat" in incremental; did you mean state?`}},
 		{"job file mode", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o, mode: overwrite}\nincremental:\n  state: /tmp/s\n")}, []string{"--mode overwrite"}},
 	} {

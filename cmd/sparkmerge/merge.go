@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -34,9 +35,9 @@ type mergeOptions struct {
 	// view or globalView, at most one of them, is the view to register
 	// instead of writing.
 	view, globalView string
-	// incremental and incrementalChanged are --incremental STATE and
-	// --incremental-changed.
-	incremental, incrementalChanged string
+	// incremental, incrementalChanged and incrementalLease are
+	// --incremental STATE, --incremental-changed and --incremental-lease.
+	incremental, incrementalChanged, incrementalLease string
 }
 
 func newMergeCmd(g *globalOptions) *cobra.Command {
@@ -76,6 +77,7 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.StringVar(&opts.report, "report", "", "also write the drift report to this HTML file (see 'sparkmerge plan --report'); with --verify it holds each source's row count")
 	fs.StringVar(&opts.incremental, "incremental", "", "merge only the files no earlier run recorded in STATE (a path, a Parquet dataset, or table:NAME), append them and record them there; a run with no new file writes nothing")
 	fs.StringVar(&opts.incrementalChanged, "incremental-changed", "error", "with --incremental, a file STATE records whose size or modification time changed: error (fail naming it), remerge (append its rows again; the earlier ones stay) or skip")
+	fs.StringVar(&opts.incrementalLease, "incremental-lease", "10m", "with --incremental, how long a run of STATE on another machine that recorded files pending counts as running after its last sign of life (it renews it every fifth of it); a run finding such a running run refuses")
 	fs.IntVar(&opts.target.Files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
 	return cmd
 }
@@ -342,11 +344,19 @@ func mergeToView(ctx context.Context, client *spark.Client, job spark.Job, name 
 func (opts *mergeOptions) incrementalRun(jf *jobFile, view string) (*spark.Incremental, error) {
 	state := opts.changed.pick("incremental", opts.incremental, jf.Incremental.State)
 	changed := opts.changed.pick("incremental-changed", opts.incrementalChanged, jf.Incremental.Changed)
+	leaseText := opts.changed.pick("incremental-lease", opts.incrementalLease, jf.Incremental.Lease)
 	if state == "" {
 		if opts.changed("incremental-changed") || jf.Incremental.Changed != "" {
 			return nil, usagef("--incremental-changed needs --incremental STATE (or incremental: state: in the job file)")
 		}
+		if opts.changed("incremental-lease") || jf.Incremental.Lease != "" {
+			return nil, usagef("--incremental-lease needs --incremental STATE (or incremental: state: in the job file)")
+		}
 		return nil, nil
+	}
+	lease, err := time.ParseDuration(leaseText)
+	if err != nil || lease <= 0 {
+		return nil, usagef("--incremental-lease %s: give a duration such as 10m or 1h", leaseText)
 	}
 	if view != "" {
 		return nil, usagef("--incremental records the files a merge writes, and --view and --global-view write nothing: drop one of them")
@@ -355,5 +365,5 @@ func (opts *mergeOptions) incrementalRun(jf *jobFile, view string) (*spark.Incre
 	if err != nil {
 		return nil, usagef("--incremental-changed: %w", err)
 	}
-	return &spark.Incremental{State: state, Changed: policy}, nil
+	return &spark.Incremental{State: state, Changed: policy, Lease: lease}, nil
 }

@@ -224,7 +224,7 @@ func TestLocalCopyRecord(t *testing.T) {
 // without asking Spark to read it (in a merge that writes).
 func TestNewLocalStateIsAbsentWithoutFailedAnalyses(t *testing.T) {
 	c, f := sparkFakeClient(t)
-	rows, err := c.readState(withSharedDirs(context.Background()), filepath.Join(t.TempDir(), "state"))
+	rows, _, err := c.readState(withSharedDirs(context.Background()), filepath.Join(t.TempDir(), "state"))
 	if err != nil || len(rows) != 0 {
 		t.Fatalf("rows %v, err %v; want none", rows, err)
 	}

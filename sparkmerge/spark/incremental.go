@@ -45,11 +45,18 @@ type Incremental struct {
 	// modification time is no longer what STATE recorded.
 	Changed ChangedFiles `json:"changed"`
 	// Fault, when set, is called at each step of a run's recording:
-	// "pending" (STATE holds the run's files as pending, nothing is
-	// written yet) and "written" (the rows are in the target, STATE does
-	// not say so yet). An error from it stops the run there, as a killed
-	// process would stop it: a seam for tests of what the next run does.
+	// "recording" (the run read STATE and is about to record its files
+	// pending), "pending" (STATE holds the run's files as pending,
+	// nothing is written yet) and "written" (the rows are in the target,
+	// STATE does not say so yet). An error from it stops the run there,
+	// as a killed process would stop it: a seam for tests of what the
+	// next run does, or of another run's rows arriving meanwhile.
 	Fault func(step string) error `json:"-"`
+	// Lease is how long a run that recorded files pending, on another
+	// machine than this one, counts as running after its last sign of
+	// life (0: 10 minutes). A running job renews it every fifth of it;
+	// see runAlive.
+	Lease time.Duration `json:"-"`
 }
 
 // ChangedFiles is what an incremental run does with a file merged before
@@ -117,6 +124,10 @@ type IncrementalRun struct {
 
 	files    []incrementalFile
 	recovery []stateRow
+	// target is the target's identity in STATE (stateTargetID).
+	target string
+	// stopRenewal ends the renewal of the run's lease (see renewLease).
+	stopRenewal func()
 	// before are the write jobs of the target's files before this run
 	// wrote (a file dataset).
 	before []string
@@ -161,6 +172,8 @@ const (
 	statePending   = "pending"
 	stateMerged    = "merged"
 	stateAbandoned = "abandoned"
+	// stateAlive rows (no path) renew a running run's lease.
+	stateAlive = "alive"
 )
 
 // stateRow is one row of STATE: a file and what a run did with it.
@@ -175,6 +188,15 @@ type stateRow struct {
 	// the run's rows ("" for a table); jobsBefore, in pending rows, the
 	// write jobs of the dataset's files before the run wrote.
 	writeJob, jobsBefore string
+	// target is the target the row's run wrote to (stateTargetID; "" in
+	// a STATE written before sparkmerge recorded it: this run's target).
+	target string
+	// owner is the process that wrote the row (see processOwner), and
+	// recordedAt when the Spark server recorded it (Unix milliseconds,
+	// the server's clock, 0 in an older STATE): together they tell a
+	// running run from a stopped one.
+	owner      string
+	recordedAt int64
 }
 
 // stateColumns are STATE's columns as SQL expressions over the local
@@ -182,6 +204,31 @@ type stateRow struct {
 var stateColumns = []string{
 	"path", "size", "timestamp_millis(modified_ms) AS modified", "run_id", "rows",
 	"timestamp_millis(merged_at_ms) AS merged_at", "status", "write_job", "jobs_before",
+	"target", "owner", "current_timestamp() AS recorded_at",
+}
+
+// stateSchema is STATE's schema, as a path STATE is read: the columns an
+// older STATE lacks (target, owner, recorded_at) are null there.
+const stateSchema = "path STRING, size BIGINT, modified TIMESTAMP, run_id STRING, rows BIGINT, merged_at TIMESTAMP, status STRING, " +
+	"write_job STRING, jobs_before STRING, target STRING, owner STRING, recorded_at TIMESTAMP"
+
+// stateAddedColumns are the columns sparkmerge added to STATE since its
+// first release, as ALTER TABLE adds them to an older STATE table.
+var stateAddedColumns = []string{"target STRING", "owner STRING", "recorded_at TIMESTAMP"}
+
+// stateTargetID is a target's identity in STATE: its table, or its
+// absolute path, as the run names it.
+func stateTargetID(t Target) string {
+	if t.Table != "" {
+		return "table:" + strings.ToLower(t.Table)
+	}
+	if abs, err := clientTarget(t); err == nil {
+		t = abs
+	}
+	if strings.Contains(t.Path, "://") {
+		return strings.TrimRight(t.Path, "/")
+	}
+	return path.Clean(t.Path)
 }
 
 // stateTarget is where STATE lives, as a target to write and read.
@@ -192,23 +239,38 @@ func stateTarget(state string) Target {
 	return Target{Path: state, Format: "parquet", Mode: "append"}
 }
 
-// readState reads every row of STATE; none when it does not exist yet.
-func (c *Client) readState(ctx context.Context, state string) ([]stateRow, error) {
+// readState reads every row of STATE, none when it does not exist yet,
+// and the Spark server's clock now (Unix milliseconds; 0 without rows).
+func (c *Client) readState(ctx context.Context, state string) ([]stateRow, int64, error) {
 	t := stateTarget(state)
 	if t.Path != "" && c.absentOnServer(ctx, t.Path) {
-		return nil, nil
+		return nil, 0, nil
 	}
-	frame := targetFrame(c.sess, t).SelectExpr("path", "size", "unix_millis(modified)", "run_id", "rows",
-		"unix_millis(merged_at)", "status", "coalesce(write_job, '')", "coalesce(jobs_before, '')")
+	added := []string{"coalesce(target, '')", "coalesce(owner, '')", "coalesce(unix_millis(recorded_at), 0)"}
+	var frame connect.Frame
+	if t.Path != "" {
+		// Named, the columns an older STATE lacks are null.
+		frame = targetFilesFrameOf(c.sess, t, []string{t.Path}, stateSchema)
+	} else {
+		frame = targetFrame(c.sess, t)
+		has, err := c.stateHasAddedColumns(ctx, t)
+		if err != nil || !has {
+			added = []string{"''", "''", "CAST(0 AS BIGINT)"}
+		}
+	}
+	frame = frame.SelectExpr(append(append([]string{"path", "size", "unix_millis(modified)", "run_id", "rows",
+		"unix_millis(merged_at)", "status", "coalesce(write_job, '')", "coalesce(jobs_before, '')"}, added...),
+		"unix_millis(current_timestamp())")...)
 	rows, err := frame.Collect(ctx)
 	switch errorClass(err) {
 	case "":
 	case "PATH_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
-		return nil, nil
+		return nil, 0, nil
 	default:
-		return nil, fmt.Errorf("incremental: read STATE %s: %w", targetName(t), err)
+		return nil, 0, fmt.Errorf("incremental: read STATE %s: %w", targetName(t), err)
 	}
 	out := make([]stateRow, 0, len(rows.Values))
+	var now int64
 	for _, v := range rows.Values {
 		r := stateRow{}
 		r.path, _ = v[0].(string)
@@ -220,9 +282,46 @@ func (c *Client) readState(ctx context.Context, state string) ([]stateRow, error
 		r.status, _ = v[6].(string)
 		r.writeJob, _ = v[7].(string)
 		r.jobsBefore, _ = v[8].(string)
+		r.target, _ = v[9].(string)
+		r.owner, _ = v[10].(string)
+		r.recordedAt, _ = v[11].(int64)
+		now, _ = v[12].(int64)
 		out = append(out, r)
 	}
-	return out, nil
+	return out, now, nil
+}
+
+// stateHasAddedColumns says whether a STATE table has the columns
+// sparkmerge added since its first release (stateAddedColumns).
+func (c *Client) stateHasAddedColumns(ctx context.Context, t Target) (bool, error) {
+	schema, err := targetFrame(c.sess, t).Schema(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range schema.Fields {
+		if strings.EqualFold(f.Name, "recorded_at") {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// addStateColumns adds to an older STATE table the columns it lacks, so
+// that a run's rows append to it; a table that does not exist yet is
+// created with them.
+func (c *Client) addStateColumns(ctx context.Context, t Target) error {
+	if t.Table == "" {
+		return nil
+	}
+	has, err := c.stateHasAddedColumns(ctx, t)
+	if err != nil || has {
+		return nil // absent: the write creates it
+	}
+	stmt := fmt.Sprintf("ALTER TABLE %s ADD COLUMNS (%s)", t.Table, strings.Join(stateAddedColumns, ", "))
+	if err := c.sess.ExecSQL(ctx, stmt); err != nil {
+		return fmt.Errorf("incremental: add the columns %s to STATE table %s: %w", strings.Join(stateAddedColumns, ", "), t.Table, err)
+	}
+	return nil
 }
 
 // writeState appends rows to STATE (creating it).
@@ -233,6 +332,7 @@ func (c *Client) writeState(ctx context.Context, state string, rows []stateRow) 
 	cols := []connect.LocalColumn{
 		{Name: "path"}, {Name: "size"}, {Name: "modified_ms"}, {Name: "run_id"}, {Name: "rows"},
 		{Name: "merged_at_ms"}, {Name: "status"}, {Name: "write_job"}, {Name: "jobs_before"},
+		{Name: "target"}, {Name: "owner"},
 	}
 	for _, r := range rows {
 		cols[0].Strings = append(cols[0].Strings, r.path)
@@ -244,8 +344,13 @@ func (c *Client) writeState(ctx context.Context, state string, rows []stateRow) 
 		cols[6].Strings = append(cols[6].Strings, r.status)
 		cols[7].Strings = append(cols[7].Strings, r.writeJob)
 		cols[8].Strings = append(cols[8].Strings, r.jobsBefore)
+		cols[9].Strings = append(cols[9].Strings, r.target)
+		cols[10].Strings = append(cols[10].Strings, processOwner())
 	}
 	t := stateTarget(state)
+	if err := c.addStateColumns(ctx, t); err != nil {
+		return err
+	}
 	frame := c.sess.LocalTable(cols...).SelectExpr(stateColumns...).Coalesce(1)
 	if err := frame.Write(ctx, writeSpec(t, nil)); err != nil {
 		return fmt.Errorf("incremental: record %d files in STATE %s: %w", len(rows), targetName(t), err)
@@ -258,7 +363,7 @@ func (c *Client) writeState(ctx context.Context, state string, rows []stateRow) 
 func stateOf(rows []stateRow) (merged map[string]stateRow, pending map[string][]stateRow) {
 	resolved := map[string]bool{}
 	for _, r := range rows {
-		if r.status != statePending {
+		if r.status == stateMerged || r.status == stateAbandoned {
 			resolved[r.runID] = true
 		}
 	}
@@ -381,12 +486,18 @@ func (c *Client) selectIncremental(ctx context.Context, job Job, reads []*Read, 
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := c.readState(ctx, inc.State)
+	rows, now, err := c.readState(ctx, inc.State)
 	if err != nil {
 		return nil, nil, err
 	}
-	run := &IncrementalRun{State: inc.State, RunID: uuid.NewString(), Listed: len(files)}
+	run := &IncrementalRun{State: inc.State, RunID: uuid.NewString(), Listed: len(files), target: stateTargetID(job.Target)}
+	if err := checkStateTarget(inc.State, run.target, rows); err != nil {
+		return nil, nil, err
+	}
 	merged, pending := stateOf(rows)
+	if err := refuseRunning(inc.State, pending, aliveRows(rows), now, inc.lease()); err != nil {
+		return nil, nil, err
+	}
 	if len(pending) > 1 {
 		return nil, nil, fmt.Errorf("incremental: %d runs (%s) recorded files pending in STATE %s and never their outcome; runs of one STATE must not overlap: check the target and STATE", len(pending), strings.Join(sortedKeys(pending), ", "), inc.State)
 	}
@@ -413,6 +524,19 @@ func (c *Client) selectIncremental(ctx context.Context, job Job, reads []*Read, 
 	}
 	run.NothingNew = len(out) == 0
 	return out, run, nil
+}
+
+// checkStateTarget refuses a STATE whose rows record another target than
+// the run's: a run recovers a stopped run by looking at its own target,
+// and would judge another job's run by it. Rows of a STATE written before
+// sparkmerge recorded targets count as the run's target's.
+func checkStateTarget(state, target string, rows []stateRow) error {
+	for _, r := range rows {
+		if r.target != "" && r.target != target {
+			return fmt.Errorf("incremental: STATE %s keeps the files merged into %s (run %s), and this run's target is %s: one STATE keeps the files of one target; give this job a STATE of its own", state, r.target, r.runID, target)
+		}
+	}
+	return nil
 }
 
 // recoverRun finds out whether the rows of a run that recorded its files
@@ -565,9 +689,21 @@ func (c *Client) recordPending(ctx context.Context, job Job, run *IncrementalRun
 		return err
 	}
 	run.before = strings.Split(before, ",")
+	if err := fault(job, "recording"); err != nil {
+		return err
+	}
+	// A run of this process is running from before its pending rows can
+	// be read (see runAlive).
+	activeRuns.Store(run.RunID, true)
 	if err := c.writeState(ctx, run.State, run.rows(statePending, counts, "", before)); err != nil {
 		return err
 	}
+	if err := c.checkAlone(ctx, job, run); err != nil {
+		return err
+	}
+	// Renewals start once the run's own writes to STATE are done: two
+	// writes at once to a Parquet dataset can fail each other.
+	c.renewLease(ctx, job, run)
 	return fault(job, "pending")
 }
 
@@ -575,6 +711,14 @@ func (c *Client) recordPending(ctx context.Context, job Job, run *IncrementalRun
 // job that holds their rows in a file dataset target.
 func (c *Client) recordMerged(ctx context.Context, job Job, run *IncrementalRun, counts map[string]int64) error {
 	if err := fault(job, "written"); err != nil {
+		return err
+	}
+	// No renewal is written together with the run's last rows.
+	if run.stopRenewal != nil {
+		run.stopRenewal()
+		run.stopRenewal = nil
+	}
+	if err := c.checkNotTaken(ctx, job, run); err != nil {
 		return err
 	}
 	writeJob := ""
@@ -601,7 +745,7 @@ func (run *IncrementalRun) rows(status string, counts map[string]int64, writeJob
 	out := make([]stateRow, len(run.files))
 	for i, f := range run.files {
 		out[i] = stateRow{path: f.path, size: f.size, modified: f.modified, runID: run.RunID, rows: counts[f.name],
-			mergedAt: now, status: status, writeJob: writeJob}
+			mergedAt: now, status: status, writeJob: writeJob, target: run.target}
 	}
 	if len(out) > 0 {
 		// Once per run: a target appended to every night has a write

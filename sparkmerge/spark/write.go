@@ -222,6 +222,7 @@ func (c *Client) writeToTarget(ctx context.Context, job Job, planned *Planned, m
 		if w.tag != "" {
 			w.tag = run.RunID // the commit that tells the next run this one landed
 		}
+		defer run.endRun()
 		if err := c.recordPending(ctx, job, run, readCounts); err != nil {
 			return nil, err
 		}
