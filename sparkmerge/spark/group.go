@@ -128,8 +128,8 @@ func groupBySchema(reads []*Read, fits fitsFunc) []*Read {
 	labels := map[*Read]*group{}
 	for _, r := range reads {
 		key := groupKey(r)
-		if key == "" || r.multiFile() || len(r.Schema.Fields) == 0 || namesAlikeButForCase(r.Schema) {
-			continue
+		if key == "" || r.multiFile() || len(r.Schema.Fields) == 0 || namesAlikeButForCase(r.Schema) || hidesFileMetadata(r.Schema) {
+			continue // alone (see namesAlikeButForCase, hidesFileMetadata)
 		}
 		var into *group
 		tried := 0

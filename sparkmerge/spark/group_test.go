@@ -79,6 +79,18 @@ func TestGroupExact(t *testing.T) {
 			want: []string{"p1.parquet+p4.parquet: id int, amount decimal(10,2)", "p2.parquet: id bigint, ts timestamp", "p3.parquet: id int, note string"},
 		},
 		{
+			// Its column would hide Spark's _metadata, the file of each
+			// row in a load of many files (found in the field).
+			name: "a file with a _metadata column, in any case, is read alone",
+			files: []file{
+				{"parquet", "/d/a.parquet", "id bigint, _metadata struct<file_path: string>"},
+				{"parquet", "/d/b.parquet", "id bigint"},
+				{"parquet", "/d/c.parquet", "id bigint, _METADATA struct<file_path: string, n: int>"},
+				{"parquet", "/d/d.parquet", "id bigint"},
+			},
+			want: []string{"a.parquet: id bigint, _metadata struct<file_path:string>", "b.parquet+d.parquet: id bigint", "c.parquet: id bigint, _METADATA struct<file_path:string,n:int>"},
+		},
+		{
 			name: "formats never mix",
 			files: []file{
 				{"parquet", "/d/a.parquet", "id int"},

@@ -478,7 +478,32 @@ func (c *Client) discoverGroups(ctx context.Context, job Job, reads []*Read) ([]
 	if err := c.fetchSchemas(ctx, reads, job.Parallelism, progressIn(ctx).discovered(0, len(reads))); err != nil {
 		return nil, err
 	}
-	return reads, nil
+	return c.readAloneHidingFileMetadata(ctx, reads, job.Parallelism)
+}
+
+// readAloneHidingFileMetadata splits each group of reads whose schema has
+// a _metadata column, which would hide each row's file (see
+// hidesFileMetadata), back into its files, each read and typed alone.
+func (c *Client) readAloneHidingFileMetadata(ctx context.Context, reads []*Read, parallelism int) ([]*Read, error) {
+	var out, alone []*Read
+	for _, r := range reads {
+		if !r.multiFile() || !hidesFileMetadata(r.Schema) {
+			out = append(out, r)
+			continue
+		}
+		for _, m := range r.parts() {
+			one := *m
+			out = append(out, &one)
+			alone = append(alone, &one)
+		}
+	}
+	if len(alone) == 0 {
+		return reads, nil
+	}
+	if err := c.fetchSchemas(ctx, alone, parallelism, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // groupDiscovered groups auto's files once their schemas are known: those

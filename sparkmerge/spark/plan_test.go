@@ -166,6 +166,41 @@ func planFileCases() []planCase {
 			wantCalls: []string{"jsonNesting $D/c.json", "readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
 		},
 		{
+			// Its column would hide Spark's _metadata, each row's file
+			// in the group's load (found in the field): every file of
+			// that group is read, and typed, alone.
+			name: "multipath reads alone the files of a group with a _metadata column",
+			job:  Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Strategy: StrategyMultipath, Policy: sparkmerge.Options{SourceColumn: "_source"}},
+			remote: map[string]string{
+				"s3a://b/in/a.json": jsonC, "s3a://b/in/b.json": jsonC,
+			},
+			schemas: map[string]string{
+				"readSchema s3a://b/in/a.json,s3a://b/in/b.json": "_Metadata struct<file_path: string>, id bigint",
+				"readSchema s3a://b/in/a.json":                   "_Metadata struct<file_path: string>, id bigint",
+				"readSchema s3a://b/in/b.json":                   "id bigint",
+			},
+			wantReads: []string{
+				"s3a://b/in/a.json [s3a://b/in/a.json]: _Metadata struct<file_path:string>, id bigint; pinned",
+				"s3a://b/in/b.json [s3a://b/in/b.json]: id bigint; pinned",
+			},
+			wantTarget: "_Metadata struct<file_path:string>, id bigint, _source string NOT NULL",
+			wantCalls: []string{
+				"inputFiles s3a://b/in", "listFiles s3a://b/in",
+				"jsonNesting s3a://b/in/a.json,s3a://b/in/b.json",
+				"readSchema s3a://b/in/a.json,s3a://b/in/b.json",
+				"readSchema s3a://b/in/a.json", "readSchema s3a://b/in/b.json",
+			},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				sql, err := p.SQL()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(sql, "_metadata.file_path") {
+					t.Errorf("the SQL takes a row's file from _metadata, which the data's column hides:\n%s", sql)
+				}
+			},
+		},
+		{
 			name:      "multipath refuses CSV files whose headers differ",
 			files:     map[string]string{"a.csv": csvA, "n.csv": csvNote},
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/n.csv"}}}, Strategy: StrategyMultipath},

@@ -182,6 +182,26 @@ func (r *Read) parts() []*Read {
 // provenance must come from each row's file.
 func (r *Read) multiFile() bool { return len(r.Sources) > 1 }
 
+// hidesFileMetadata reports whether schema has a top-level column named
+// _metadata, in any case. In a load of many files such a column hides
+// Spark's hidden _metadata column, whose file_path names each row's file
+// (Spark renames its own column then, under a name the data may hold
+// too), so a read with it is never one of many files: its rows' file is
+// then its name, a literal (found in the field: pyarrow files holding a
+// _metadata struct gave their rows the data's "files", or NULL).
+func hidesFileMetadata(schema sparkmerge.Schema) bool {
+	for _, f := range schema.Fields {
+		if strings.EqualFold(f.Name, fileMetadataColumn) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileMetadataColumn is Spark's hidden column of each row's file
+// (file_path, file_size, file_modification_time, ...).
+const fileMetadataColumn = "_metadata"
+
 // readFrame is the relation Spark reads for r.
 func readFrame(sess *connect.Session, r *Read) connect.Frame {
 	switch {

@@ -1106,18 +1106,21 @@ func countRescued(ctx context.Context, rows connect.Frame, col string, empty boo
 func (c *Client) verify(ctx context.Context, job Job, w *targetWrite, p *Planned, read map[string]int64, result *Result) error {
 	// Sources without rows are absent from the counts, and empty files
 	// were not read; list them with 0.
+	known := map[string]bool{}
 	for _, r := range p.Reads {
 		names := r.Sources
 		if !r.multiFile() {
 			names = []string{r.Name}
 		}
 		for _, name := range names {
+			known[name] = true
 			if _, ok := read[name]; !ok {
 				read[name] = 0
 			}
 		}
 	}
 	for _, name := range p.Empty {
+		known[name] = true
 		if _, ok := read[name]; !ok {
 			read[name] = 0
 		}
@@ -1150,8 +1153,13 @@ func (c *Client) verify(ctx context.Context, job Job, w *targetWrite, p *Planned
 			perSource = map[string]int64{}
 		}
 		for _, src := range inInputOrder(p, mergeKeys(read, perSource)) {
-			if read[src] != perSource[src] {
+			switch {
+			case read[src] != perSource[src]:
 				verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("%s: read %d, written %d", src, read[src], perSource[src]))
+			case !known[src]:
+				// Rows that name no source of the plan: their file
+				// was not told right, whatever the counts say.
+				verr.Mismatches = append(verr.Mismatches, fmt.Sprintf("%q is no source of the plan: read %d, written %d", src, read[src], perSource[src]))
 			}
 		}
 	}

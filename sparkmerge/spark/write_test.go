@@ -949,3 +949,23 @@ func TestWriteHintNamesMultiLine(t *testing.T) {
 		}
 	}
 }
+
+// Rows whose provenance names no source of the plan fail Verify, though
+// every count agrees: their file was told wrong (found in the field: a
+// data column _metadata hid Spark's, and the rows were counted under the
+// data's "files", the plan's own files with 0 rows, and verified).
+func TestMergeVerifyRefusesRowsOfNoSource(t *testing.T) {
+	c, f, paths, job := mergeSetup(t)
+	f.read = sourceRows{paths[0]: 1, "fake-a": 1, paths[1]: 1}
+	f.merged = sourceRows{paths[0]: 1, "fake-a": 1, paths[1]: 1}
+	job.Verify, job.Policy.SourceColumn = true, "_source"
+	_, err := c.Merge(context.Background(), job)
+	var verr *VerifyError
+	if !errors.As(err, &verr) {
+		t.Fatalf("err = %v, want a *VerifyError", err)
+	}
+	want := []string{`"fake-a" is no source of the plan: read 1, written 1`}
+	if diff := cmp.Diff(want, verr.Mismatches); diff != "" {
+		t.Errorf("mismatches (-want +got):\n%s", diff)
+	}
+}

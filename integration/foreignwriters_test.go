@@ -1,0 +1,134 @@
+//go:build integration
+
+package integration
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// pyarrowFiles are the files of testdata/pyarrow/set (see gen.py there),
+// by name below set/.
+func pyarrowFiles(t *testing.T, set string) map[string][]byte {
+	t.Helper()
+	root := filepath.Join("testdata", "pyarrow", set)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(root, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[set+"/"+e.Name()] = data
+	}
+	return files
+}
+
+// placed runs each of test's subtests on the files of set, written where
+// the client reads them too ("local") and where only the server sees them
+// ("cluster", which needs the harness's own container).
+func placed(t *testing.T, set string, test func(t *testing.T, dir string, names []string)) {
+	files := pyarrowFiles(t, set)
+	var names []string
+	for name := range files {
+		names = append(names, strings.TrimPrefix(name, set+"/"))
+	}
+	sort.Strings(names)
+	for _, where := range []string{"local", "cluster"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			var dir string
+			if where == "local" {
+				dir = localFiles(t, files)
+			} else {
+				dir = clusterFiles(t, files)
+			}
+			test(t, dir+"/"+set, names)
+		})
+	}
+}
+
+// A file with a column named _metadata (a struct with a file_path field;
+// a string, in another case; Parquet and ORC, as pyarrow writes them)
+// among others: every merged row keeps its own file as its provenance,
+// with auto and multipath, in the merge and in the SQL of the plan, and
+// Verify counts the rows of the plan's files. Each file's rows are
+// Spark's of the file read alone. Found in the field: the column hid
+// Spark's _metadata, whose file_path named each row's file in a load of
+// many files; the rows got the data's "files", or NULL, and Verify passed.
+func TestMetadataColumnKeepsEachRowsFile(t *testing.T) {
+	t.Parallel()
+	for _, set := range []struct{ name, format string }{
+		{"metadata-struct", "parquet"},
+		{"metadata-string", "parquet"},
+		{"metadata-orc", "orc"},
+	} {
+		t.Run(set.name, func(t *testing.T) {
+			t.Parallel()
+			placed(t, set.name, func(t *testing.T, dir string, names []string) {
+				c := newClient(t)
+				for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyMultipath} {
+					res, out := merge(t, c, spark.Job{
+						Sources:  pathSources(dir),
+						Strategy: strategy,
+						Policy:   sparkmerge.Options{SourceColumn: "_source"},
+						Verify:   true,
+					})
+					var want []spark.SourceRows
+					wantSQL := map[string]int64{}
+					for _, name := range names {
+						file := dir + "/" + name
+						n := sameRowsAsAlone(t, set.format, file, out, fmt.Sprintf("%v, %s", strategy, name))
+						want = append(want, spark.SourceRows{Source: file, Rows: n})
+						wantSQL[file] = n
+					}
+					diff(t, fmt.Sprintf("%v: rows read per source", strategy), want, res.RowsRead)
+					if strays := queryRows(t, "SELECT count(*) FROM parquet.`"+out+"` WHERE _source IS NULL OR _source NOT IN ('"+dir+"/"+strings.Join(names, "', '"+dir+"/")+"')"); strays[0][0] != int64(0) {
+						t.Errorf("%v: %v rows name no file of the merge", strategy, strays[0][0])
+					}
+					sql, err := res.Planned.SQL()
+					if err != nil {
+						t.Fatal(err)
+					}
+					gotSQL := map[string]int64{}
+					for _, r := range queryRows(t, sql) {
+						s, _ := r[len(r)-1].(string)
+						gotSQL[s]++
+					}
+					diff(t, fmt.Sprintf("%v: rows per _source of the plan's SQL", strategy), wantSQL, gotSQL)
+				}
+			})
+		})
+	}
+}
+
+// sameRowsAsAlone checks that the merged rows of out whose _source is
+// file are Spark's rows of file read alone (format), in its columns, and
+// returns how many there are.
+func sameRowsAsAlone(t *testing.T, format, file, out, what string) int64 {
+	t.Helper()
+	cols, _ := query(t, "SELECT * FROM "+format+".`"+file+"` LIMIT 0")
+	for i, col := range cols {
+		cols[i] = "`" + col + "`"
+	}
+	list := strings.Join(cols, ", ")
+	merged := "SELECT " + list + " FROM parquet.`" + out + "` WHERE _source = '" + file + "'"
+	alone := "SELECT " + list + " FROM " + format + ".`" + file + "`"
+	counts := queryRows(t, fmt.Sprintf("SELECT (SELECT count(*) FROM (%s)), (SELECT count(*) FROM (%s)), (SELECT count(*) FROM ((%s) EXCEPT ALL (%s))), (SELECT count(*) FROM ((%s) EXCEPT ALL (%s)))",
+		merged, alone, merged, alone, alone, merged))[0]
+	if counts[0] != counts[1] || counts[2] != int64(0) || counts[3] != int64(0) {
+		t.Errorf("%s: %v merged rows, %v rows of the file alone; %v merged rows not the file's, %v of the file's not merged", what, counts[0], counts[1], counts[2], counts[3])
+	}
+	n, _ := counts[1].(int64)
+	return n
+}
