@@ -132,3 +132,40 @@ func sameRowsAsAlone(t *testing.T, format, file, out, what string) int64 {
 	n, _ := counts[1].(int64)
 	return n
 }
+
+// Parquet files named as Impala (*_data.0.parq) and others (.pq, Hive's
+// extension-less 000000_0) write them, beside a .parquet file: every one
+// is read, with and without the format given (an extension-less file
+// needs it), and none is skipped as of another format. Found in the
+// field: the .parq and .pq files were skipped, their rows lost.
+func TestParquetFilesOfOtherNamesAreRead(t *testing.T) {
+	t.Parallel()
+	for _, set := range []struct {
+		name    string
+		formats []string
+		want    [][]any
+	}{
+		{"parq", []string{"", "parquet"}, [][]any{row(int64(1), "part-0.parquet"), row(int64(2), "abc_data.0.parq"), row(int64(3), "c.pq")}},
+		{"parq-noext", []string{"parquet"}, [][]any{row(int64(1), "part-0.parquet"), row(int64(2), "abc_data.0.parq"), row(int64(4), "000000_0")}},
+	} {
+		t.Run(set.name, func(t *testing.T) {
+			t.Parallel()
+			placed(t, set.name, func(t *testing.T, dir string, _ []string) {
+				c := newClient(t)
+				for _, format := range set.formats {
+					res, out := merge(t, c, spark.Job{
+						Sources: pathSources(dir),
+						Format:  format,
+						Policy:  sparkmerge.Options{SourceColumn: "_source"},
+						Verify:  true,
+					})
+					if len(res.Planned.Skipped) != 0 {
+						t.Errorf("format %q: skipped %v", format, res.Planned.Skipped)
+					}
+					got := queryRows(t, "SELECT id, substring_index(_source, '/', -1) FROM parquet.`"+out+"` ORDER BY id")
+					diff(t, fmt.Sprintf("format %q: rows", format), set.want, got)
+				}
+			})
+		})
+	}
+}

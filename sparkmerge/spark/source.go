@@ -3,7 +3,9 @@ package spark
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -94,6 +96,8 @@ var formatByExtension = map[string]string{
 	".jsonl":   "json",
 	".ndjson":  "json",
 	".parquet": "parquet",
+	".parq":    "parquet", // Impala's *_data.0.parq
+	".pq":      "parquet",
 	".orc":     "orc",
 	".avro":    "avro",
 	".txt":     "text",
@@ -139,14 +143,41 @@ func splitByFormat(files []string, format string) (kept, others []string) {
 	}
 	for _, f := range files {
 		// A file without an extension (part-00000) may be data; one with
-		// another extension (README.txt, notes.md) is not.
-		if InferFormat(f) != format && path.Ext(path.Base(f)) != "" {
+		// another extension (README.txt, notes.md) is not, unless its
+		// own bytes say it is of format (a Parquet file named x.dat).
+		if InferFormat(f) != format && path.Ext(path.Base(f)) != "" && !startsAsFormat(f, format) {
 			others = append(others, f)
 			continue
 		}
 		kept = append(kept, f)
 	}
 	return kept, others
+}
+
+// startsAsFormat reports whether the local file f begins with the magic
+// bytes of format, which Parquet ("PAR1") and ORC ("ORC") files begin
+// with whatever their names: such a file is of format, not another
+// (found in the field: a directory's Impala files, named *_data.0.parq,
+// were skipped as of another format, their rows lost). False for a file
+// the client cannot read (one only the server sees) and other formats.
+func startsAsFormat(f, format string) bool {
+	var magic string
+	switch format {
+	case "parquet":
+		magic = "PAR1"
+	case "orc":
+		magic = "ORC"
+	default:
+		return false
+	}
+	file, err := os.Open(f)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	head := make([]byte, len(magic))
+	_, err = io.ReadFull(file, head)
+	return err == nil && string(head) == magic
 }
 
 // splitNotData returns apart, of files whose names say several formats,

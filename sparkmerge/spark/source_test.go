@@ -2,7 +2,9 @@ package spark
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -21,6 +23,9 @@ func TestInferFormat(t *testing.T) {
 		{"a.ndjson", "json"},
 		{"a.parquet", "parquet"},
 		{"a.orc", "orc"},
+		// Impala's names, and pyarrow users' short ones.
+		{"abc_data.0.parq", "parquet"},
+		{"a.pq", "parquet"},
 		{"a.avro", "avro"},
 		{"a.txt", "text"},
 		{"/data/2024/a.csv", "csv"},
@@ -704,3 +709,49 @@ func TestExpandLocalSkipsOtherFormats(t *testing.T) {
 		t.Errorf(".txt read as csv: %v, skipped %v, %v", specs, skipped, err)
 	}
 }
+
+// A directory's files of its format are kept, whatever their extension
+// says, when their bytes say it (found in the field: Impala's
+// *_data.0.parq files were skipped beside .parquet files, their rows
+// lost); files that are not, and files the client cannot read, are set
+// apart as before.
+func TestSplitByFormatKeepsFilesOfTheFormat(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.parquet":     "PAR1...PAR1",
+		"b_data.0.parq": "PAR1...PAR1",
+		"c.pq":          "PAR1...PAR1",
+		"d.dat":         "PAR1...PAR1",
+		"000000_0":      "PAR1...PAR1",
+		"README.md":     "# notes",
+		"e.csv":         "id\n1\n",
+		"orc-named.dat": "ORC...",
+		"too-short.bin": "PA",
+	}
+	writeFiles(t, dir, files)
+	var paths []string
+	for name := range files {
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	paths = append(paths, "s3a://b/in/x.dat")
+	sort.Strings(paths)
+	kept, others := splitByFormat(paths, "parquet")
+	base := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, path.Base(p))
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"000000_0", "a.parquet", "b_data.0.parq", "c.pq", "d.dat"}, base(kept)); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"README.md", "e.csv", "orc-named.dat", "too-short.bin", "x.dat"}, base(others)); diff != "" {
+		t.Errorf("set apart (-want +got):\n%s", diff)
+	}
+	kept, _ = splitByFormat([]string{filepath.Join(dir, "d.dat"), filepath.Join(dir, "orc-named.dat"), filepath.Join(dir, "z.orc")}, "orc")
+	if diff := cmp.Diff([]string{"orc-named.dat", "z.orc"}, base(kept)); diff != "" {
+		t.Errorf("kept as ORC (-want +got):\n%s", diff)
+	}
+}
+
