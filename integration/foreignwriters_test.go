@@ -169,3 +169,27 @@ func TestParquetFilesOfOtherNamesAreRead(t *testing.T) {
 		})
 	}
 }
+
+// A dataset directory with Parquet summary files (_common_metadata and
+// _metadata, as pyarrow's write_metadata and Dask write them) is read as
+// Spark reads it: its data file's rows, the summary files no data and
+// not named. Found in the field: where only the server saw it, it was
+// refused ("cannot tell the format").
+func TestParquetSummaryFilesAreNoData(t *testing.T) {
+	t.Parallel()
+	placed(t, "summary", func(t *testing.T, dir string, _ []string) {
+		c := newClient(t)
+		oracle := queryRows(t, "SELECT count(*) FROM parquet.`"+dir+"`")
+		for _, format := range []string{"", "parquet"} {
+			res, _ := merge(t, c, spark.Job{Sources: pathSources(dir), Format: format, Verify: true})
+			var read []string
+			for _, r := range res.Planned.Reads {
+				read = append(read, r.Paths...)
+			}
+			diff(t, fmt.Sprintf("format %q: files read", format), []string{dir + "/part-0.parquet"}, read)
+			if res.RowsWritten != oracle[0][0] || len(res.Planned.Empty) != 0 || len(res.Planned.Skipped) != 0 {
+				t.Errorf("format %q: %d rows written (Spark reads %v); empty %v, skipped %v", format, res.RowsWritten, oracle[0][0], res.Planned.Empty, res.Planned.Skipped)
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
 
@@ -289,6 +290,7 @@ func (c *Client) listRemote(ctx context.Context, given string, options map[strin
 	}
 	files = withZeroByteFiles(listed.given, files, all)
 	files = dropStaging(given, files)
+	files = dropSummaryFiles(given, files)
 	for i := range files {
 		files[i].listing = listed
 	}
@@ -371,6 +373,22 @@ func dropStaging(given string, files []remoteFile) []remoteFile {
 	kept := files[:0]
 	for _, f := range files {
 		if !inStagingDir(given, f.path) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// dropSummaryFiles drops the Parquet summary files (_metadata,
+// _common_metadata: pyarrow's write_metadata, Dask) that Spark's listing
+// keeps for Parquet's sake (HadoopFSUtils.shouldFilterOutPathName) but
+// never reads as data (PartitioningAwareFileIndex.isDataPath skips names
+// starting with "_" or "." but for partition directories), as a local
+// listing never lists them (sparkHides). A file given itself stays.
+func dropSummaryFiles(given string, files []remoteFile) []remoteFile {
+	kept := files[:0]
+	for _, f := range files {
+		if f.path == given || !sparkHides(path.Base(f.path)) {
 			kept = append(kept, f)
 		}
 	}

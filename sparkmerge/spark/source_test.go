@@ -1,6 +1,7 @@
 package spark
 
 import (
+	"context"
 	"os"
 	"path"
 	"path/filepath"
@@ -755,3 +756,33 @@ func TestSplitByFormatKeepsFilesOfTheFormat(t *testing.T) {
 	}
 }
 
+// A directory only the server sees that holds Parquet summary files
+// (_metadata, _common_metadata: pyarrow's write_metadata, Dask), which
+// Spark's listing keeps but never reads as data, is read as its data
+// files, as the same directory on the client is (found in the field: it
+// was refused, "cannot tell the format").
+func TestRemoteListingSkipsParquetSummaryFiles(t *testing.T) {
+	data, err := os.ReadFile("testdata/parquet/day-1.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"", "parquet"} {
+		client, fake := newFakeClient()
+		fake.nowMillis = 10_000
+		fake.files["s3a://b/in/part-0.parquet"] = fakeFile{content: string(data), mtimeMillis: 1000}
+		fake.schemas["readSchema s3a://b/in/part-0.parquet"] = "id int"
+		fake.files["s3a://b/in/_common_metadata"] = fakeFile{content: "PAR1 a schema PAR1", mtimeMillis: 1000}
+		fake.files["s3a://b/in/_metadata"] = fakeFile{content: "PAR1 a schema PAR1", mtimeMillis: 1000}
+		p, err := client.Plan(context.Background(), Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/in"}}}, Format: format})
+		if err != nil {
+			t.Fatalf("format %q: %v", format, err)
+		}
+		var read []string
+		for _, r := range p.Reads {
+			read = append(read, r.Paths...)
+		}
+		if diff := cmp.Diff([]string{"s3a://b/in/part-0.parquet"}, read); diff != "" || len(p.Empty) != 0 || len(p.Skipped) != 0 {
+			t.Errorf("format %q: read (-want +got):\n%s\nempty %v, skipped %v", format, diff, p.Empty, p.Skipped)
+		}
+	}
+}
