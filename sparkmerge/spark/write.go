@@ -332,7 +332,7 @@ func (c *Client) discardMerged(ctx context.Context, job Job, merged connect.Fram
 	progress := progressIn(ctx)
 	progress.report(Progress{Phase: PhaseWrite})
 	if err := merged.Write(progress.sparkProgress(ctx, PhaseWrite), connect.WriteSpec{Format: "noop", Mode: "overwrite"}); err != nil {
-		return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+		return nil, fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err, result.Planned.Reads))
 	}
 	result.Discarded = true
 	result.Elapsed = time.Since(start)
@@ -458,7 +458,7 @@ func (c *Client) countRead(ctx context.Context, planned *Planned, merged connect
 	progress.report(Progress{Phase: PhaseCount})
 	readCounts, err := c.countPerSource(progress.sparkProgress(ctx, PhaseCount), planned)
 	if err != nil {
-		return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
+		return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err, planned.Reads))
 	}
 	var read int64
 	for _, n := range readCounts {
@@ -468,7 +468,7 @@ func (c *Client) countRead(ctx context.Context, planned *Planned, merged connect
 		// Duplicates are dropped by design: the write must hold exactly
 		// the distinct rows, which one more pass counts.
 		if result.RowsDistinct, err = merged.Count(progress.sparkProgress(ctx, PhaseCount)); err != nil {
-			return nil, fmt.Errorf("verify: count distinct rows read: %w", writeHint(err))
+			return nil, fmt.Errorf("verify: count distinct rows read: %w", writeHint(err, planned.Reads))
 		}
 	}
 	progress.report(Progress{Phase: PhaseCount, Finished: true, Done: read})
@@ -561,7 +561,7 @@ func (c *Client) writeRows(ctx context.Context, job Job, planned *Planned, merge
 	if explained := c.explainParseFailure(ctx, planned, err); explained != err {
 		return fmt.Errorf("write %s: %w", targetName(job.Target), explained)
 	}
-	err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err))
+	err = fmt.Errorf("write %s: %w", targetName(job.Target), writeHint(err, planned.Reads))
 	if w.written.Path != "" && w.stage.abort == nil && !w.appending && !strings.EqualFold(w.written.Mode, "overwrite") {
 		// Spark's failed job removes its files but not the directory it
 		// made, which the client cannot remove here.
@@ -615,7 +615,7 @@ func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w 
 	case withRead:
 		written, readPerSource, err := c.countWithRead(countCtx, *w.rows, "NULL", planned, w.own)
 		if err != nil {
-			return nil, fmt.Errorf("verify: count rows read and written in %s: %w", targetName(w.written), writeHint(err))
+			return nil, fmt.Errorf("verify: count rows read and written in %s: %w", targetName(w.written), writeHint(err, planned.Reads))
 		}
 		read = readPerSource
 		result.RowsWritten = written[""] - w.before
@@ -633,7 +633,7 @@ func (c *Client) countWritten(ctx context.Context, job Job, planned *Planned, w 
 		// Nothing of this run's to count the rows read with.
 		var err error
 		if read, err = c.countPerSource(ctx, planned); err != nil {
-			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err))
+			return nil, fmt.Errorf("verify: count rows read: %w", writeHint(err, planned.Reads))
 		}
 	}
 	return read, nil
@@ -787,7 +787,10 @@ func targetName(t Target) string {
 	return quoteName(t.Path)
 }
 
-func writeHint(err error) error {
+// writeHint adds to a failed run's error what to do about it; reads are
+// the plan's (nil: none known), which decide whether the reader option
+// mode may help a file Spark could not read.
+func writeHint(err error, reads []*Read) error {
 	switch errorClass(err) {
 	case "PATH_ALREADY_EXISTS", "TABLE_OR_VIEW_ALREADY_EXISTS":
 		return fmt.Errorf("%w\n  hint: the output exists; choose the mode overwrite, append or ignore (Target.Mode)", err)
@@ -799,11 +802,43 @@ func writeHint(err error) error {
 	if unclosedQuote(err) {
 		return fmt.Errorf("%w\n  hint: a CSV line of that file ends inside a quoted value: a value in quotes that runs over several lines, which Spark reads only with the reader option multiLine=true (Job.ReaderOptions); plan again with it, as the file's types may change too", err)
 	}
-	if strings.HasPrefix(errorClass(err), "FAILED_READ_FILE") || strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING") {
+	if (strings.HasPrefix(errorClass(err), "FAILED_READ_FILE") || strings.HasPrefix(errorClass(err), "MALFORMED_RECORD_IN_PARSING")) && modeHelps(err, reads) {
 		return fmt.Errorf("%w\n  hint: Spark could not read that file; under the default reader mode FAILFAST, one value that does not fit the schema or one broken line stops the merge: fix the file or the schema, or choose the reader option mode=PERMISSIVE (such values become null) or mode=DROPMALFORMED (such rows are dropped) (Job.ReaderOptions)", err)
 	}
 	return err
 }
+
+// modeHelps reports whether the reader option mode would change a failed
+// read: one of a CSV or JSON file read under FAILFAST. Parquet and ORC
+// readers have no mode, and a read with mode PERMISSIVE or DROPMALFORMED
+// has it already (found in the field: every Parquet read failure was told
+// to choose mode=PERMISSIVE, and so was a read with it). The file Spark's
+// message names decides, where a read of the plan has it; else any read.
+func modeHelps(err error, reads []*Read) bool {
+	var failed []*Read
+	if m := failedReadFile.FindStringSubmatch(err.Error()); m != nil {
+		key := sparkPathKey(pathOfURI(m[1]))
+		for _, r := range reads {
+			for _, p := range r.Paths {
+				if p := sparkPathKey(p); key == p || strings.HasPrefix(key, strings.TrimSuffix(p, "/")+"/") {
+					failed = append(failed, r)
+					break
+				}
+			}
+		}
+	}
+	if len(failed) == 0 {
+		failed = reads
+	}
+	return slices.ContainsFunc(failed, func(r *Read) bool {
+		mode := optionValue(r.Options, "mode")
+		return (r.Format == "csv" || r.Format == "json") && !strings.EqualFold(mode, "PERMISSIVE") && !strings.EqualFold(mode, "DROPMALFORMED")
+	})
+}
+
+// failedReadFile is the file of Spark's FAILED_READ_FILE message, as a
+// URI ("Encountered error while reading file file:///d/a%20b.csv.").
+var failedReadFile = regexp.MustCompile(`reading file (\S+?)\.?(?:\s|$)`)
 
 // malformedCSV is Spark's message of a CSV record its parser could not
 // read (MALFORMED_CSV_RECORD, a cause of a failed read), up to the record's
@@ -1182,7 +1217,7 @@ func (c *Client) countPerSourceWritten(ctx context.Context, written connect.Fram
 	}
 	if withRead {
 		if perSource, read, err = c.countWithRead(ctx, written, q, p, own); err != nil {
-			return nil, nil, fmt.Errorf("verify: count rows read and written per source: %w", writeHint(err))
+			return nil, nil, fmt.Errorf("verify: count rows read and written per source: %w", writeHint(err, p.Reads))
 		}
 		return perSource, read, nil
 	}

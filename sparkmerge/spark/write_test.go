@@ -717,7 +717,7 @@ func TestWriteHintNamesLocalFilesTheServerCannotSee(t *testing.T) {
 			Message: "[PATH_NOT_FOUND] Path does not exist: " + path + ". SQLSTATE: 42K03"}
 	}
 	for _, path := range []string{"file:" + here, here} {
-		err := writeHint(notFound(path))
+		err := writeHint(notFound(path), nil)
 		if want := quoteName(here) + " is on this machine, but the Spark server does not see it"; !strings.Contains(err.Error(), want) {
 			t.Errorf("writeHint(%s) = %v\nwant it to contain %q", path, err, want)
 		}
@@ -726,7 +726,7 @@ func TestWriteHintNamesLocalFilesTheServerCannotSee(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"file:" + here + ".gone", "s3a://b/a.csv", ""} {
-		if err := writeHint(notFound(path)); strings.Contains(err.Error(), "hint:") {
+		if err := writeHint(notFound(path), nil); strings.Contains(err.Error(), "hint:") {
 			t.Errorf("writeHint(%q) = %v, want no hint", path, err)
 		}
 	}
@@ -943,7 +943,7 @@ func TestWriteHintNamesMultiLine(t *testing.T) {
 		{`1,"a",2,3`, "mode=PERMISSIVE"},
 		{`1,x`, "mode=PERMISSIVE"},
 	} {
-		err := writeHint(failed(tc.record))
+		err := writeHint(failed(tc.record), []*Read{{Format: "csv", Paths: []string{"a.csv"}, Options: map[string]string{"mode": "FAILFAST"}}})
 		if !strings.Contains(err.Error(), "\n  hint: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a hint of %s", tc.record, err, tc.want)
 		}
@@ -967,5 +967,44 @@ func TestMergeVerifyRefusesRowsOfNoSource(t *testing.T) {
 	want := []string{`"fake-a" is no source of the plan: read 1, written 1`}
 	if diff := cmp.Diff(want, verr.Mismatches); diff != "" {
 		t.Errorf("mismatches (-want +got):\n%s", diff)
+	}
+}
+
+// The hint to choose the reader option mode is given where it may help:
+// a failed read of a CSV or JSON file under FAILFAST; never of a Parquet
+// or ORC file, whose readers have no mode, nor of a read with mode
+// PERMISSIVE or DROPMALFORMED already (found in the field).
+func TestWriteHintOffersModeOnlyWhereItHelps(t *testing.T) {
+	failed := func(file string) error {
+		return &connect.SparkError{ErrorClass: "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH", Message: "[FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH] Error while reading file " + file + ". Data type mismatches when reading Parquet column . Expected Spark type bigint, actual Parquet type BINARY. SQLSTATE: KD001"}
+	}
+	read := func(format, path, mode string) *Read {
+		r := &Read{Format: format, Paths: []string{path}, Options: map[string]string{}}
+		if mode != "" {
+			r.Options["mode"] = mode
+		}
+		return r
+	}
+	csv := read("csv", "/d/a b.csv", "FAILFAST")
+	for _, tc := range []struct {
+		name  string
+		file  string
+		reads []*Read
+		want  bool
+	}{
+		{"a parquet file", "file:///d/p.parquet", []*Read{read("parquet", "/d/p.parquet", ""), csv}, false},
+		{"a parquet file, mode given", "file:///d/p.parquet", []*Read{read("parquet", "/d/p.parquet", "PERMISSIVE")}, false},
+		{"an orc file in a directory read whole", "file:/d/t/part-0.orc", []*Read{read("orc", "/d/t", "")}, false},
+		{"a csv file", "file:///d/a%20b.csv", []*Read{read("parquet", "/d/p.parquet", ""), csv}, true},
+		{"a csv file, mode permissive", "file:///d/a.csv", []*Read{read("csv", "/d/a.csv", "permissive")}, false},
+		{"a json file, mode dropmalformed", "file:///d/a.json", []*Read{read("json", "/d/a.json", "DROPMALFORMED")}, false},
+		{"a json file, default mode", "file:///d/a.json", []*Read{read("json", "/d/a.json", "")}, true},
+		{"a file of no read, the plan's csv", "file:///elsewhere/x", []*Read{csv}, true},
+		{"a file of no read, the plan's parquet", "file:///elsewhere/x", []*Read{read("parquet", "/d/p.parquet", "")}, false},
+	} {
+		err := writeHint(failed(tc.file), tc.reads)
+		if got := strings.Contains(err.Error(), "mode=PERMISSIVE"); got != tc.want {
+			t.Errorf("%s: %v\nhints mode=PERMISSIVE: %v, want %v", tc.name, err, got, tc.want)
+		}
 	}
 }
