@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark"
 )
 
@@ -62,6 +63,7 @@ func TestLocalParquetInferenceMatchesSpark(t *testing.T) {
 		{"int96.parquet", true},
 		{"nested.parquet", false}, // nested columns from pyarrow: left to Spark
 		{"day-1.parquet", true},
+		{"null-typed.parquet", true}, // Parquet's Null logical type: an int
 	}
 	var names []string
 	for _, tc := range cases {
@@ -190,4 +192,45 @@ func TestLocalParquetGroups(t *testing.T) {
 	}
 	sort.Strings(got)
 	diff(t, "rows", []string{"1 0.5 null", "2 1.5 b", "3 2.5 null", "4 3.5 null"}, got)
+}
+
+// TestParquetNullTypedColumnsTakeTheOthersType merges the files pandas
+// writes with Parquet's Null logical type (a column of None, and the
+// object columns of an empty frame, INT32 (Null), which Spark reads as
+// int) beside a file that types them: the columns take its types, a
+// boolean and a timestamp, and hold nulls where Spark reads nulls. They
+// were int evidence (found in the field): the boolean became a string,
+// and the timestamp failed the merge.
+func TestParquetNullTypedColumnsTakeTheOthersType(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	dir := workDir(t)
+	var files []string
+	for _, name := range []string{"allnone.parquet", "emptyday.parquet", "typed.parquet"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "pandas", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	// Spark reading each file alone: the null-typed columns are ints,
+	// every value null.
+	diff(t, "Spark's schema of allnone.parquet", []string{"id bigint", "paid int"}, schemaOf(t, c, files[0]))
+	diff(t, "Spark's schema of emptyday.parquet", []string{"id bigint", "paid int", "paid_at int"}, schemaOf(t, c, files[1]))
+	diff(t, "Spark's values of allnone.parquet", [][]any{row(int64(2), int64(0))}, queryRows(t, "SELECT count(1), count(paid) FROM parquet.`"+files[0]+"`"))
+	res, out := merge(t, c, spark.Job{Sources: pathSources(files...), Policy: sparkmerge.Options{SourceColumn: "_source"}, Verify: true})
+	if res.RowsWritten != 3 {
+		t.Errorf("%d rows written, want 3", res.RowsWritten)
+	}
+	diff(t, "schema", []string{"id bigint", "paid boolean", "paid_at timestamp", "_source string"}, schemaOf(t, c, out))
+	typed := queryRows(t, "SELECT CAST(paid_at AS string) FROM parquet.`"+files[2]+"`")[0][0]
+	diff(t, "rows", [][]any{
+		row("1", nil, nil, files[0]),
+		row("2", nil, nil, files[0]),
+		row("3", "true", typed, files[2]),
+	}, parquetRows(t, out, []string{"id", "paid", "paid_at", "_source"}, "`_0`"))
 }

@@ -172,11 +172,11 @@ func gunzipHead(head []byte) (text []byte, ok bool) {
 
 // localParquetFile types the plain local .parquet file at path from its
 // footer by rules, under the server's settings conf.
-func localParquetFile(rules infer.Rules, path string, options map[string]string, conf infer.ParquetConf) (sparkmerge.Schema, error) {
+func localParquetFile(rules infer.Rules, path string, options map[string]string, conf infer.ParquetConf) (infer.ParquetSchema, error) {
 	if !isLocalFile(path) || InferFormat(path) != "parquet" {
-		return sparkmerge.Schema{}, errNotPlainLocal
+		return infer.ParquetSchema{}, errNotPlainLocal
 	}
-	return rules.ParquetFile(localPath(path), options, conf)
+	return rules.ParquetFileSchema(localPath(path), options, conf)
 }
 
 // localORCFile types the plain local .orc file at path from its footer by

@@ -55,6 +55,7 @@ type localTyping struct {
 	shortNumbers bool
 	noRows       bool
 	noValues     []string
+	nullTyped    []string
 	zeroPadded   map[string]string
 	nullTokens   map[string]infer.NullTokens
 	headerLine   string
@@ -83,10 +84,11 @@ func (t *localTyping) applyTo(r *Read) {
 	}
 	if !t.typed {
 		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.noValues, r.zeroPadded, r.nullTokens = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false, nil, nil, nil
+		r.nullTyped = nil
 		return
 	}
 	r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.stamp = t.schema, t.raw, t.headerLine, t.quotedValues, t.noRows, t.stamp
-	r.noValues, r.zeroPadded, r.nullTokens = t.noValues, t.zeroPadded, t.nullTokens
+	r.noValues, r.nullTyped, r.zeroPadded, r.nullTokens = t.noValues, t.nullTyped, t.zeroPadded, t.nullTokens
 	if t.options != nil {
 		r.Options = t.options
 	}
@@ -226,7 +228,9 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 		}
 	case "parquet":
 		if footers.parquet != nil {
-			t.schema, err = localParquetFile(rules, src, r.Options, *footers.parquet)
+			var f infer.ParquetSchema
+			f, err = localParquetFile(rules, src, r.Options, *footers.parquet)
+			t.schema, t.nullTyped = f.Schema, f.NullTyped
 		}
 	case "orc":
 		if footers.orc != nil {

@@ -770,6 +770,35 @@ func planInferenceCases() []planCase {
 			wantCalls: []string{parquetConf},
 		},
 		{
+			// A column of Parquet's Null logical type (pandas' column of
+			// None) is an int to Spark; as int evidence it made a boolean
+			// column a string, and failed beside a timestamp (found in the
+			// field). It holds no value: the others' type, a typed null.
+			name:  "a Parquet column of the Null logical type takes the other sources' type",
+			files: map[string]string{"a.parquet": readFixture("null-typed.parquet"), "b.csv": "id,paid\n3,true\n"},
+			job:   Job{Sources: []SourceSpec{{Paths: []string{"$D/a.parquet"}}, {Paths: []string{"$D/b.csv"}}}},
+			conf:  parquetConfValues(defaultParquetConf),
+			wantReads: []string{
+				"$D/a.parquet [$D/a.parquet]: id bigint, paid int; client, pinned, mergeSchema=true",
+				"$D/b.csv [$D/b.csv]: id int, paid boolean; client, pinned, enforceSchema=false",
+			},
+			wantTarget: "id bigint, paid boolean",
+			wantCalls:  []string{parquetConf},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if got := p.Plan.Projections(0)[1]; got.Kind != sparkmerge.ProjectNull || !got.NoValue {
+					t.Errorf("a.parquet's paid: %+v, want a typed null for no value", got)
+				}
+			},
+		},
+		{
+			name:       "a column only Parquet's Null logical type gives stays Spark's int",
+			files:      map[string]string{"a.parquet": readFixture("null-typed.parquet")},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.parquet"}}}},
+			conf:       parquetConfValues(defaultParquetConf),
+			wantTarget: "id bigint, paid int",
+			wantCalls:  []string{parquetConf},
+		},
+		{
 			name:   "a large remote Parquet file is typed from its fetched end alone",
 			job:    Job{Sources: []SourceSpec{{Paths: []string{"s3a://b/big.parquet"}}, {Paths: []string{"s3a://b/small.parquet"}}}},
 			remote: map[string]string{"s3a://b/big.parquet": paddedParquet(100 << 10), "s3a://b/small.parquet": readFixture("primitives.parquet")},

@@ -105,6 +105,12 @@ type Read struct {
 	// file the client does not know it: its inference types an empty
 	// string as it types a null, and Spark reads it as an empty string.
 	noValues []string
+	// nullTyped are the columns of a Parquet file the client typed whose
+	// footer says Parquet's Null logical type (infer.ParquetSchema): no
+	// value is in them, whatever type Spark reads them as (an int), as
+	// pandas writes an all-None column and the object columns of an
+	// empty frame (see sparkmerge.Source.NoValues).
+	nullTyped []string
 	// zeroPadded are, by column, the first integer written with leading
 	// zeros of a CSV file the client typed whose column is a number
 	// (infer.CSVFile.ZeroPadded): the zeros are lost (zeroWarnings).
@@ -762,8 +768,9 @@ func (r *Read) withoutRows() bool {
 
 // noValueColumns are the indexes of r's columns whose types were inferred
 // from no value (sparkmerge.Source.NoValues): columns of CSV files the
-// client typed without a value in any of them, and columns Spark found
-// without one (markNoValues). None for a file of a tree whose own column
+// client typed without a value in any of them, columns Spark found
+// without one (markNoValues), and Parquet columns of the Null logical
+// type. None for a file of a tree whose own column
 // gives way to a partition column's values.
 func (r *Read) noValueColumns() []int {
 	if r.overlapExprs != nil {
@@ -775,11 +782,29 @@ func (r *Read) noValueColumns() []int {
 		for _, part := range r.parts() {
 			known = known && part.InferredLocally && (part.noRows || slices.Contains(part.noValues, f.Name))
 		}
-		if known || slices.Contains(r.valueless, f.Name) {
+		if known || slices.Contains(r.valueless, f.Name) || r.nullTypedColumn(f.Name) {
 			out = append(out, j)
 		}
 	}
 	return out
+}
+
+// nullTypedColumn reports whether every file of r that has the column
+// name has it of Parquet's Null logical type (see Read.nullTyped): files
+// read together may lack a column the others have.
+func (r *Read) nullTypedColumn(name string) bool {
+	found := false
+	for _, part := range r.parts() {
+		has := slices.ContainsFunc(part.Schema.Fields, func(f sparkmerge.Field) bool { return f.Name == name })
+		switch {
+		case !part.InferredLocally:
+			return false
+		case has && !slices.Contains(part.nullTyped, name):
+			return false
+		}
+		found = found || has
+	}
+	return found
 }
 
 // exactDoubles reports whether every file of r is known to hold only

@@ -74,24 +74,53 @@ var parquetSchemaOptions = map[string]bool{
 // [*Unsupported] when the file or options are outside what the rules
 // reproduce.
 func (r Rules) ParquetFile(path string, options map[string]string, conf ParquetConf) (sparkmerge.Schema, error) {
+	f, err := r.ParquetFileSchema(path, options, conf)
+	return f.Schema, err
+}
+
+// ParquetSchema is the schema Spark gives a Parquet file, and what its
+// footer says of it beyond that.
+type ParquetSchema struct {
+	Schema sparkmerge.Schema
+	// NullTyped are the columns of Parquet's Null logical type (UNKNOWN
+	// in parquet.thrift), which Spark reads as int: a column that holds
+	// no value, as pandas writes an all-None column, and every object
+	// column of an empty frame.
+	NullTyped []string
+}
+
+// ParquetFileSchema is [Rules.ParquetFile] with what the footer says
+// beyond the schema.
+func (r Rules) ParquetFileSchema(path string, options map[string]string, conf ParquetConf) (ParquetSchema, error) {
 	if err := r.check(); err != nil {
-		return sparkmerge.Schema{}, err
+		return ParquetSchema{}, err
 	}
 	for k := range options {
 		if !parquetSchemaOptions[strings.ToLower(k)] {
-			return sparkmerge.Schema{}, unsupported(UnsupportedOptions, "reader option %q", k)
+			return ParquetSchema{}, unsupported(UnsupportedOptions, "reader option %q", k)
 		}
 	}
 	meta, err := parquetfooter.ReadFile(path)
 	if err != nil {
-		return sparkmerge.Schema{}, &Unsupported{Reason: UnsupportedFile, Msg: err.Error(), Err: err}
+		return ParquetSchema{}, &Unsupported{Reason: UnsupportedFile, Msg: err.Error(), Err: err}
 	}
-	return parquetSchemaOf(meta, conf)
+	var out ParquetSchema
+	if out.Schema, err = parquetFooterSchema(meta, conf, &out.NullTyped); err != nil {
+		return ParquetSchema{}, err
+	}
+	return out, nil
 }
 
 // parquetSchemaOf converts a footer as readSchemaFromFooter does, then
 // makes every field nullable, as Spark does for any file source.
 func parquetSchemaOf(meta *parquetfooter.Meta, conf ParquetConf) (sparkmerge.Schema, error) {
+	var nullTyped []string
+	return parquetFooterSchema(meta, conf, &nullTyped)
+}
+
+// parquetFooterSchema is parquetSchemaOf, appending the columns of the
+// Null logical type to nullTyped.
+func parquetFooterSchema(meta *parquetfooter.Meta, conf ParquetConf, nullTyped *[]string) (sparkmerge.Schema, error) {
 	var schema sparkmerge.Schema
 	if stored, present := meta.KeyValue[sparkRowMetadataKey]; present {
 		t, err := sparkmerge.ParseTypeJSON([]byte(stored))
@@ -116,6 +145,9 @@ func parquetSchemaOf(meta *parquetfooter.Meta, conf ParquetConf) (sparkmerge.Sch
 			t, why, ok := parquetColumnType(e, conf)
 			if !ok {
 				return schema, unsupported(UnsupportedContents, "column %q: %s", e.Name, why)
+			}
+			if l := logicalOf(e); l != nil && l.Kind == parquetfooter.LogicalUnknown {
+				*nullTyped = append(*nullTyped, e.Name)
 			}
 			schema.Fields = append(schema.Fields, sparkmerge.Field{Name: e.Name, Type: t})
 		}
@@ -199,6 +231,10 @@ func int32Type(l *parquetfooter.Logical, kind int) (sparkmerge.DataType, bool) {
 		return sparkmerge.Simple(sparkmerge.KindDate), true
 	case parquetfooter.LogicalDecimal:
 		return decimalType(l, 9) // Decimal.MAX_INT_DIGITS
+	case parquetfooter.LogicalUnknown:
+		// The Null logical type (pyarrow writes a column of Arrow's null
+		// type so), which Spark 4.0.1 reads as an int.
+		return sparkmerge.Simple(sparkmerge.KindInt), true
 	}
 	return sparkmerge.DataType{}, false
 }

@@ -29,6 +29,8 @@ func TestLocalParquetSchema(t *testing.T) {
 		// Required columns are nullable too: Spark makes file schemas nullable.
 		{"required.parquet", "id bigint, Name string, score double"},
 		{"int96.parquet", "id int, at timestamp"},
+		// Parquet's Null logical type: an int to Spark.
+		{"null-typed.parquet", "id bigint, paid int"},
 	}
 	for _, tc := range cases {
 		s, err := Spark40.ParquetFile(fixture(tc.file), nil, defaultParquetConf)
@@ -193,5 +195,24 @@ func TestParquetConvertedTypes(t *testing.T) {
 		if got := maxPrecisionForBytes(n); got != want {
 			t.Errorf("maxPrecisionForBytes(%d) = %d, want %d", n, got, want)
 		}
+	}
+}
+
+// A column of Parquet's Null logical type (pyarrow's null type, pandas'
+// column of None) is an int to Spark and named as holding no value: it
+// was left to Spark, and taken as int evidence (found in the field).
+func TestParquetNullTypedColumns(t *testing.T) {
+	f, err := Spark40.ParquetFileSchema(fixture("null-typed.parquet"), nil, defaultParquetConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.Schema.String(), "id bigint, paid int"; got != want {
+		t.Errorf("schema %s, want %s", got, want)
+	}
+	if len(f.NullTyped) != 1 || f.NullTyped[0] != "paid" {
+		t.Errorf("null-typed columns %q, want paid", f.NullTyped)
+	}
+	if f, err := Spark40.ParquetFileSchema(fixture("primitives.parquet"), nil, defaultParquetConf); err != nil || len(f.NullTyped) != 0 {
+		t.Errorf("primitives.parquet: null-typed %v, %v; want none", f.NullTyped, err)
 	}
 }

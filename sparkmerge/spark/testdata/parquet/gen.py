@@ -96,3 +96,7 @@ write("day-1.parquet", pa.table({"id": pa.array([1], pa.int64()), "x": pa.array(
 write("day-2.parquet", pa.table({"id": pa.array([2], pa.int64()), "x": pa.array([1.5], pa.float64()), "y": pa.array(["b"], pa.string())}))
 write("day-3.parquet", pa.table({"id": pa.array([3], pa.int32()), "x": pa.array([2.5], pa.float64())}))
 write("day-4.parquet", pa.table({"ID": pa.array([4], pa.int64()), "x": pa.array([3.5], pa.float64())}))
+
+# Parquet's Null logical type (INT32 (Null)), as pyarrow writes a column
+# of the null type and pandas a column of None: Spark reads it as int.
+write("null-typed.parquet", pa.table({"id": pa.array([1, 2], pa.int64()), "paid": pa.array([None, None], pa.null())}))
