@@ -791,6 +791,19 @@ func planInferenceCases() []planCase {
 			},
 		},
 		{
+			name:       "Parquet files of the Null logical type read together take the other sources' type",
+			files:      map[string]string{"a.parquet": readFixture("null-typed.parquet"), "c.parquet": readFixture("null-typed.parquet"), "b.csv": "id,paid\n3,true\n"},
+			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.parquet"}}, {Paths: []string{"$D/c.parquet"}}, {Paths: []string{"$D/b.csv"}}}},
+			conf:       parquetConfValues(defaultParquetConf),
+			wantTarget: "id bigint, paid boolean",
+			wantCalls:  []string{parquetConf},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				if len(p.Reads) != 2 || len(p.Reads[0].parts()) != 2 {
+					t.Fatalf("reads %s: want the Parquet files read together", describeReads(p.Reads, ""))
+				}
+			},
+		},
+		{
 			name:       "a column only Parquet's Null logical type gives stays Spark's int",
 			files:      map[string]string{"a.parquet": readFixture("null-typed.parquet")},
 			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/a.parquet"}}}},
