@@ -680,3 +680,37 @@ func TestDeltaOverwriteKeepsClustering(t *testing.T) {
 		})
 	}
 }
+
+// A JSON struct appends to a table whose struct orders its fields
+// otherwise, matched by name (found in the field: Spark's JSON inference
+// sorts a struct's fields, so a table of struct<name, age> refused every
+// append, and so did a table --evolve gave a field whose name sorts
+// first). The rows read back in the table's order, field by field.
+func TestLakehouseStructFieldsInAnotherOrder(t *testing.T) {
+	t.Parallel()
+	for _, f := range lakehouseFormats {
+		t.Run(f.format, func(t *testing.T) {
+			t.Parallel()
+			requireTableFormat(t, f.format)
+			c := newClient(t)
+			dir := workDir(t)
+			files := writeFiles(t, dir, map[string]string{
+				"n1.json": `{"id":1,"user":{"name":"a","age":3}}` + "\n",
+				"n2.json": `{"id":2,"user":{"name":"b","age":7,"city":"x"}}` + "\n",
+			}, "n1.json", "n2.json")
+			table := lakehouseTable(t, f.catalog, "lake")
+			exec(t, "CREATE TABLE "+table+" (id bigint, user struct<name:string, age:bigint>) USING "+f.format)
+			if _, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(files[0]), Target: spark.Target{Table: table, Mode: "append"}, Verify: true}); err != nil {
+				t.Fatalf("append of struct<age,name> to struct<name,age>: %v", err)
+			}
+			// A field the table lacks, whose name sorts first: added.
+			if _, err := c.Merge(testContext(t), spark.Job{Sources: pathSources(files[1]), Target: spark.Target{Table: table, Mode: "append", Evolve: true}, Verify: true}); err != nil {
+				t.Fatalf("append with --evolve of struct<age,city,name>: %v", err)
+			}
+			diff(t, "the table's struct", [][]any{row("struct<name:string,age:bigint,city:string>")},
+				queryRows(t, "SELECT typeof(user) FROM "+table+" LIMIT 1"))
+			diff(t, "rows", [][]any{row(int64(1), "a", int64(3), nil), row(int64(2), "b", int64(7), "x")},
+				queryRows(t, "SELECT id, user.name, user.age, user.city FROM "+table+" ORDER BY id"))
+		})
+	}
+}

@@ -673,8 +673,9 @@ func castable(from, to DataType) bool {
 
 // fits reports whether a source type can be stored in the reference type
 // without a cast that can fail: under strict only the same type, otherwise
-// a type that widens to the reference type. With DropExtra, struct fields
-// the reference lacks do not count.
+// a type that widens to the reference type. Struct fields match by name,
+// in any order (the projection rebuilds a struct in the reference's
+// order). With DropExtra, struct fields the reference lacks do not count.
 func (b *builder) fits(src, ref DataType) bool {
 	if b.opts.DropExtra {
 		src = restrictTo(src, ref, b.opts.CaseSensitive)
@@ -683,7 +684,11 @@ func (b *builder) fits(src, ref DataType) bool {
 	if u.policy == TypesString {
 		u.policy = TypesWiden
 	}
-	t, cl := u.unify("", []DataType{src, ref})
+	// The reference first: struct fields unify in first-seen order, so
+	// that a source's fields in another order (Spark's JSON inference
+	// sorts them by name) give the reference's own order, not a struct
+	// that differs from it by position alone.
+	t, cl := u.unify("", []DataType{ref, src})
 	return cl == nil && sameShape(t, ref)
 }
 

@@ -661,3 +661,85 @@ func TestNewPlanColumnWithoutValues(t *testing.T) {
 		t.Errorf("with values: %v, %v", p, err)
 	}
 }
+
+// A table's struct fields in another order than the source's fit it by
+// name: Spark's JSON inference sorts a struct's fields by name, so a table
+// of struct<name, age> refused every append of JSON (found in the field,
+// Delta and Iceberg, also after Target.Evolve added a field). The
+// projection rebuilds the struct in the table's order.
+func TestNewPlanReferenceStructFieldsByName(t *testing.T) {
+	cases := []struct {
+		name, source, table string
+		caseSensitive       bool
+		want                string // the source's select expression; "" for a conflict
+	}{{
+		name:   "reordered",
+		source: "user struct<age:bigint,name:string>",
+		table:  "user struct<name:string,age:bigint>",
+		want:   "CASE WHEN `user` IS NULL THEN NULL ELSE named_struct('name', `user`.`name`, 'age', `user`.`age`) END AS `user`",
+	}, {
+		name:   "reordered and widened",
+		source: "user struct<age:int,name:string>",
+		table:  "user struct<name:string,age:bigint>",
+		want:   "CASE WHEN `user` IS NULL THEN NULL ELSE named_struct('name', `user`.`name`, 'age', CAST(`user`.`age` AS bigint)) END AS `user`",
+	}, {
+		name:   "reordered in an array, names of another case",
+		source: "user array<struct<AGE:bigint,name:string>>",
+		table:  "user array<struct<name:string,age:bigint>>",
+		want:   "transform(`user`, x0 -> CASE WHEN x0 IS NULL THEN NULL ELSE named_struct('name', x0.`name`, 'age', x0.`AGE`) END) AS `user`",
+	}, {
+		name:          "names of another case, case-sensitive",
+		source:        "user struct<AGE:bigint,name:string>",
+		table:         "user struct<name:string,age:bigint>",
+		caseSensitive: true,
+	}, {
+		name:   "a field the table lacks",
+		source: "user struct<age:bigint,name:string,zip:string>",
+		table:  "user struct<name:string,age:bigint>",
+	}, {
+		name:   "a field of another type",
+		source: "user struct<age:string,name:string>",
+		table:  "user struct<name:string,age:bigint>",
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := Options{Missing: MissingReference, Reference: ptr(schema(t, c.table)), ReferenceTarget: "table lake.users", CaseSensitive: c.caseSensitive}
+			p, err := NewPlan([]Source{{Name: "n1.json", Schema: schema(t, c.source)}}, opts)
+			if c.want == "" {
+				var e *TypeConflictError
+				if !errors.As(err, &e) {
+					t.Fatalf("got %v, want a type conflict", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Target.String(); got != schema(t, c.table).String() {
+				t.Errorf("target %s, want the table's %s", got, c.table)
+			}
+			if diff := cmp.Diff([]string{c.want}, p.SelectExprs(0)); diff != "" {
+				t.Errorf("SelectExprs(0) (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A table evolved to take a nested field whose name sorts before the
+// table's (Target.Evolve) takes the JSON struct, whose fields are sorted
+// by name: it failed, the table's evolved struct<name,age> against the
+// source's struct<age,name> (found in the field).
+func TestEvolvedStructTakesFieldsInAnotherOrder(t *testing.T) {
+	source := []Source{{Name: "n2.json", Schema: schema(t, "id bigint, user struct<age:bigint,name:string>")}}
+	e := PlanEvolution(Table{Name: "lake.users", Format: FormatDelta, Schema: schema(t, "id bigint, user struct<name:string>")}, source[0].Schema, Options{})
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(source, Options{Missing: MissingReference, Reference: &e.Schema, ReferenceTarget: "table lake.users"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Target.String(), schema(t, "id bigint, user struct<name:string,age:bigint>").String(); got != want {
+		t.Errorf("target %s, want %s", got, want)
+	}
+}

@@ -157,6 +157,7 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 	if err := c.markNoValues(ctx, planned.Reads, *policy, table); err != nil {
 		return err
 	}
+	evolved := false
 	if job.Target.Evolve {
 		var properties map[string]string
 		if tt := planned.Table; tt != nil && tt.Exists && isDelta(tt.Format) {
@@ -167,6 +168,7 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 		if table, err = evolveForAppend(job, policy, planned, table, hasProvenance, hasRescue, deltaPreviewWidening(c.SparkVersion()), properties); err != nil {
 			return err
 		}
+		evolved = len(planned.AddColumns) > 0 || planned.Table != nil && !planned.Table.Evolution.Empty()
 	}
 	policy.Missing = sparkmerge.MissingReference
 	policy.Reference = &table
@@ -174,6 +176,12 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 	policy.ReferenceTarget = "table " + job.Target.Table
 	if job.Target.Table == "" {
 		policy.ReferenceTarget = "the dataset at " + job.Target.Path
+	}
+	if evolved {
+		// The reference is the target as the evolution leaves it: a
+		// column that still does not fit is shown in that type, which
+		// the target does not hold yet.
+		policy.ReferenceTarget += " once evolved"
 	}
 	if policy.Order == sparkmerge.OrderFirstSeen {
 		policy.Order = sparkmerge.OrderReference

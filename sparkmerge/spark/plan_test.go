@@ -559,6 +559,48 @@ func planTargetCases() []planCase {
 			},
 		},
 		{
+			// Spark's JSON inference sorts a struct's fields by name; a
+			// table's struct in another order took no append (found in
+			// the field): fields match by name.
+			name:  "append of a JSON struct to a table whose struct orders its fields otherwise",
+			files: map[string]string{"n1.json": `{"id":1,"user":{"name":"a","age":3}}` + "\n"},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/n1.json"}}},
+				Target: Target{Table: "spark_catalog.db.t", Mode: "append"}},
+			schemas:    map[string]string{"tableSchema spark_catalog.db.t": "id bigint, user struct<name:string,age:bigint>"},
+			providers:  map[string]string{"spark_catalog.db.t": "delta"},
+			wantTarget: "id bigint, `user` struct<name:string,age:bigint>",
+			wantCalls:  []string{"tableSchema spark_catalog.db.t", "tableProvider spark_catalog.db.t"},
+		},
+		{
+			name:  "append with Evolve of a JSON struct with a field that sorts before the table's",
+			files: map[string]string{"n2.json": `{"id":3,"user":{"name":"b","age":7}}` + "\n"},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/n2.json"}}},
+				Target: Target{Table: "spark_catalog.db.t", Mode: "append", Evolve: true}},
+			schemas:    map[string]string{"tableSchema spark_catalog.db.t": "id bigint, user struct<name:string>"},
+			providers:  map[string]string{"spark_catalog.db.t": "delta"},
+			wantTarget: "id bigint, `user` struct<name:string,age:bigint>",
+			wantCalls:  []string{"tableSchema spark_catalog.db.t", "tableProvider spark_catalog.db.t"},
+			check: func(t *testing.T, p *Planned, _ *fakeServer) {
+				want := []string{"ALTER TABLE spark_catalog.db.t ADD COLUMNS (`user`.`age` bigint)"}
+				if diff := cmp.Diff(want, p.Table.Evolution.Statements()); diff != "" {
+					t.Errorf("evolution (-want +got):\n%s", diff)
+				}
+			},
+		},
+		{
+			// A column that does not fit the table as evolved is shown
+			// in the evolved type, which the table does not hold yet: it
+			// was named the table's (found in the field).
+			name:  "a column that does not fit the evolved table names the table once evolved",
+			files: map[string]string{"a.json": `{"s":{"a":[1]}}` + "\n", "b.json": `{"s":{"a":1,"b":2}}` + "\n"},
+			job: Job{Sources: []SourceSpec{{Paths: []string{"$D/a.json"}}, {Paths: []string{"$D/b.json"}}}, Policy: sparkmerge.Options{Types: sparkmerge.TypesString},
+				Target: Target{Table: "spark_catalog.db.t", Mode: "append", Evolve: true}},
+			schemas:   map[string]string{"tableSchema spark_catalog.db.t": "s struct<a:string>"},
+			providers: map[string]string{"spark_catalog.db.t": "delta"},
+			wantErr:   `column does not fit table spark_catalog.db.t once evolved: "s": struct<a:string,b:bigint> in "(table spark_catalog.db.t once evolved)"`,
+			wantCalls: []string{"tableSchema spark_catalog.db.t", "tableProvider spark_catalog.db.t"},
+		},
+		{
 			// Spark 3.5's Delta (3.x) widens smallint to int but not int to
 			// bigint: the merge is refused before any statement runs, so
 			// the table is not half evolved.
