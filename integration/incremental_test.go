@@ -546,3 +546,55 @@ func localAndCluster(t *testing.T, run func(t *testing.T, host, sdir string)) {
 		run(t, host, sdir)
 	})
 }
+
+// TestIncrementalLandingEmptied: a quiet night after the merged files
+// were moved out of the landing directory is nothing new (exit 0, -o json
+// nothing_new), whether the source is the directory, now empty, or a
+// pattern that matches nothing; it failed with exit 1 (found in the
+// field). A merge that is not incremental still fails on the empty
+// directory.
+func TestIncrementalLandingEmptied(t *testing.T) {
+	t.Parallel()
+	run := func(t *testing.T, host, sdir string) {
+		landing := filepath.Join(host, "landing")
+		writeFiles(t, landing, map[string]string{"a.csv": nightOne["a.csv"]}, "a.csv")
+		out, state := sdir+"/out", sdir+"/state"
+		night := func(source string, extra ...string) (int, string, string) {
+			return cliRun(t, append([]string{"merge", source, "--out", out, "--incremental", state, "--progress", "never"}, extra...)...)
+		}
+		if code, _, stderr := night(sdir + "/landing"); code != 0 {
+			t.Fatalf("night 1: exit %d: %s", code, stderr)
+		}
+		if err := os.Rename(filepath.Join(landing, "a.csv"), filepath.Join(host, "a.csv.done")); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := night(sdir+"/landing", "-o", "json")
+		if code != 0 {
+			t.Fatalf("night 2, the landing directory empty: exit %d: %s", code, stderr)
+		}
+		var res struct {
+			Incremental struct {
+				NothingNew bool     `json:"nothing_new"`
+				Listed     int      `json:"listed"`
+				Unlisted   []string `json:"unlisted"`
+			} `json:"incremental"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatalf("night 2: -o json: %v\n%s", err, stdout)
+		}
+		if !res.Incremental.NothingNew || res.Incremental.Listed != 0 || len(res.Incremental.Unlisted) != 1 {
+			t.Errorf("night 2: %+v, want nothing new, no file listed, the landing directory named", res.Incremental)
+		}
+		code, stdout, stderr = night(sdir + "/landing/*.csv")
+		if code != 0 || !strings.Contains(stdout, "incremental: nothing new") {
+			t.Errorf("night 3, a pattern that matches nothing: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		_, rows := query(t, "SELECT count(1) FROM parquet.`"+out+"`")
+		diff(t, "target rows", [][]any{{int64(2)}}, rows)
+		code, _, stderr = cliRun(t, "merge", sdir+"/landing", "--out", sdir+"/out2", "--progress", "never")
+		if code != 1 || !strings.Contains(stderr, "landing") {
+			t.Errorf("not incremental: exit %d: %s; want exit 1 naming the directory", code, stderr)
+		}
+	}
+	localAndCluster(t, run)
+}

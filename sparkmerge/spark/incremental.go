@@ -105,6 +105,10 @@ type IncrementalRun struct {
 	RunID string `json:"run_id"`
 	// Listed counts the files the sources list.
 	Listed int `json:"listed"`
+	// Unlisted are the sources that list no file (an empty directory, a
+	// pattern that matches none): nothing new from them, as from a
+	// directory whose files are merged already.
+	Unlisted []string `json:"unlisted,omitempty"`
 	// AlreadyMerged counts the listed files STATE holds, unchanged, that
 	// this run leaves out.
 	AlreadyMerged int `json:"already_merged"`

@@ -1,7 +1,10 @@
 package spark
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -167,5 +170,43 @@ func TestJobsBeforeIsInOneRow(t *testing.T) {
 	rows[0], rows[2] = rows[2], rows[0]
 	if carried != 1 || jobsBefore(rows) != "j1,j2" {
 		t.Errorf("%d rows carry the jobs, read back %q; want 1, j1,j2", carried, jobsBefore(rows))
+	}
+}
+
+// A source that lists no file (an empty directory, a pattern that
+// matches nothing, here or only on the server) is left out of an
+// incremental run's listing, named, and the others are listed (found in
+// the field: a landing directory emptied after its files were merged
+// failed every quiet night). Any other merge fails on it as before.
+func TestIncrementalSourcesThatListNoFile(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "landing")
+	if err := os.Mkdir(empty, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	full := filepath.Join(dir, "full")
+	if err := os.Mkdir(full, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(full, "a.csv"), []byte("id\n1\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := newFakeClient()
+	specs := []SourceSpec{{Paths: []string{empty}}, {Paths: []string{filepath.Join(empty, "*.csv")}}, {Paths: []string{"s3a://b/landing/*.csv"}}, {Paths: []string{full}}}
+	var unlisted []string
+	out, _, _, _, _, err := c.expandSources(context.Background(), specs, "", nil, nil, &unlisted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]SourceSpec{{Paths: []string{filepath.Join(full, "a.csv")}}}, out); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{specs[0].Paths[0], specs[1].Paths[0], specs[2].Paths[0]}, unlisted); diff != "" {
+		t.Errorf("unlisted (-want +got):\n%s", diff)
+	}
+	for _, spec := range specs[:3] {
+		if _, _, _, _, _, err := c.expandSources(context.Background(), []SourceSpec{spec}, "", nil, nil, nil); err == nil {
+			t.Errorf("%s: listed no file and no error outside an incremental run", spec.Paths[0])
+		}
 	}
 }

@@ -2,6 +2,7 @@ package spark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -30,14 +31,27 @@ var listingOptions = []string{"pathGlobFilter", "recursiveFileLookup", "modified
 // With heads (not nil), a listing also brings the heads of the files the
 // client may type from a fetched copy, within heads' budget (see
 // listingHeads).
-func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string, heads *headBudget) (out []SourceSpec, skipped []string, listed map[string]remoteFile, where map[string]location, parts map[string]*partitionFile, err error) {
+//
+// With unlisted (not nil), a source that lists no file (noFilesError: an
+// empty directory, a pattern that matches none) is left out, its name
+// appended to *unlisted, instead of failing the merge.
+func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultFormat string, global map[string]string, heads *headBudget, unlisted *[]string) (out []SourceSpec, skipped []string, listed map[string]remoteFile, where map[string]location, parts map[string]*partitionFile, err error) {
 	parts = map[string]*partitionFile{}
-	specs, skipped, err = expandLocal(specs, defaultFormat, global, parts)
-	if err != nil {
-		return nil, nil, nil, nil, nil, err
+	var noFiles *noFilesError
+	var expanded []SourceSpec
+	for _, spec := range specs {
+		one, others, err := expandLocal([]SourceSpec{spec}, defaultFormat, global, parts)
+		if unlisted != nil && errors.As(err, &noFiles) {
+			*unlisted = append(*unlisted, spec.DisplayName())
+			continue
+		}
+		if err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+		expanded, skipped = append(expanded, one...), append(skipped, others...)
 	}
 	listed, where = map[string]remoteFile{}, map[string]location{}
-	for _, spec := range specs {
+	for _, spec := range expanded {
 		if spec.relational() || len(spec.Paths) != 1 {
 			out = append(out, spec)
 			continue
@@ -47,7 +61,11 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 			out = append(out, spec)
 			continue
 		}
-		expanded, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global, parts, heads)
+		fromServer, others, files, err := c.expandRemote(ctx, spec, defaultFormat, global, parts, heads)
+		if unlisted != nil && errors.As(err, &noFiles) {
+			*unlisted = append(*unlisted, spec.DisplayName())
+			continue
+		}
 		if err != nil {
 			return nil, nil, nil, nil, nil, sourceError(&Read{Name: spec.DisplayName()}, err)
 		}
@@ -55,7 +73,7 @@ func (c *Client) expandSources(ctx context.Context, specs []SourceSpec, defaultF
 			listed[f.path] = f
 			where[f.path] = location{path: f.path, real: f.real}
 		}
-		out = append(out, expanded...)
+		out = append(out, fromServer...)
 		skipped = append(skipped, others...)
 	}
 	return out, skipped, listed, where, parts, nil
@@ -280,6 +298,10 @@ func (c *Client) listRemote(ctx context.Context, given string, options map[strin
 	if errorClass(err) == "PATH_NOT_FOUND" && literalPath(given) != given {
 		listed.given = given
 		all, err = c.inputFiles(ctx, given, options)
+		if errorClass(err) == "PATH_NOT_FOUND" {
+			// Spark says so of a pattern that matches nothing.
+			return nil, &noFilesError{err}
+		}
 	}
 	var files []remoteFile
 	if err == nil {
@@ -296,7 +318,7 @@ func (c *Client) listRemote(ctx context.Context, given string, options map[strin
 	}
 	listed.files = files
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)
+		return nil, &noFilesError{fmt.Errorf("%s holds no data files on the server (hidden files and _SUCCESS markers do not count): check the path, or the listing options (pathGlobFilter, modifiedBefore, modifiedAfter)", given)}
 	}
 	return listed, nil
 }

@@ -182,7 +182,7 @@ func expandLocalPattern(p, abs, format string, options map[string]string) (local
 		files = append(files, m)
 	}
 	if len(files) == 0 {
-		return localListing{pattern: true}, fmt.Errorf("the pattern %q matches no data files (only hidden files, markers or directories)", p)
+		return localListing{pattern: true}, &noFilesError{fmt.Errorf("the pattern %q matches no data files (only hidden files, markers or directories)", p)}
 	}
 	sort.Strings(files)
 	listed := localListing{files: files, pattern: true}
@@ -225,7 +225,7 @@ func expandLocalDir(abs, format string, options map[string]string) (localListing
 		}
 		if recursive {
 			if len(all) == 0 {
-				return localListing{}, fmt.Errorf("directory %s holds no data files: nothing to merge; remove it from the sources, or check that the files were written", abs)
+				return localListing{}, &noFilesError{fmt.Errorf("directory %s holds no data files: nothing to merge; remove it from the sources, or check that the files were written", abs)}
 			}
 			return localListing{files: all}, nil
 		}
@@ -236,7 +236,7 @@ func expandLocalDir(abs, format string, options map[string]string) (localListing
 	}
 	if len(files) == 0 && !subdirs {
 		if len(entries) == 0 {
-			return localListing{}, fmt.Errorf("directory %s is empty: nothing to merge; remove it from the sources, or check that the files were written", abs)
+			return localListing{}, &noFilesError{fmt.Errorf("directory %s is empty: nothing to merge; remove it from the sources, or check that the files were written", abs)}
 		}
 		return localListing{files: []string{abs}}, nil
 	}
@@ -422,3 +422,12 @@ func directoryFormatOf(dir string, withText bool) string {
 	}
 	return format
 }
+
+// noFilesError is the error of a source that lists no file: an empty
+// directory, a pattern that matches none. An incremental run takes such
+// a source as nothing new (a landing directory whose files were moved
+// away after they were merged); any other merge fails with it.
+type noFilesError struct{ err error }
+
+func (e *noFilesError) Error() string { return e.err.Error() }
+func (e *noFilesError) Unwrap() error { return e.err }

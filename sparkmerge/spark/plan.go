@@ -59,6 +59,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 		if in.reads, run, err = c.selectIncremental(ctx, job, in.reads, in.listed); err != nil {
 			return nil, err
 		}
+		run.Unlisted = in.unlisted
 		if run.NothingNew {
 			planned := &Planned{Strategy: job.Strategy, Incremental: run, Skipped: in.skipped, Discovery: time.Since(start), Requests: planRequests(traffic.Counts())}
 			progress.report(Progress{Phase: PhasePlan, Finished: true, Planned: planned})
@@ -158,6 +159,9 @@ type expanded struct {
 	// listed are the files only the server sees, by path, as Spark listed
 	// them: client-side inference fetches the small ones.
 	listed map[string]remoteFile
+	// unlisted are the sources of an incremental run that list no file
+	// (see [IncrementalRun.Unlisted]).
+	unlisted []string
 }
 
 // expand turns the job's sources into the reads of single sources: a
@@ -169,9 +173,18 @@ func (c *Client) expand(ctx context.Context, job Job, typing bool) (expanded, er
 	if typing && typesOnClient(job) {
 		heads = newHeadBudget(c.SparkVersion())
 	}
-	specs, skipped, listed, where, parts, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions, heads)
+	var unlisted *[]string
+	if job.Incremental != nil {
+		// A landing directory emptied after its files were merged (or
+		// a pattern that matches nothing) is a night with nothing new.
+		unlisted = new([]string)
+	}
+	specs, skipped, listed, where, parts, err := c.expandSources(ctx, job.Sources, job.Format, job.ReaderOptions, heads, unlisted)
 	if err != nil {
 		return expanded{}, err
+	}
+	if unlisted != nil && len(*unlisted) > 0 && len(specs) == 0 {
+		return expanded{skipped: skipped, listed: listed, unlisted: *unlisted}, nil
 	}
 	sources, err := resolveSources(specs, job.Format, job.ReaderOptions)
 	if err != nil {
@@ -194,7 +207,11 @@ func (c *Client) expand(ctx context.Context, job Job, typing bool) (expanded, er
 	if err := c.typePartitions(ctx, reads); err != nil {
 		return expanded{}, err
 	}
-	return expanded{reads: reads, skipped: skipped, listed: listed}, nil
+	var none []string
+	if unlisted != nil {
+		none = *unlisted
+	}
+	return expanded{reads: reads, skipped: skipped, listed: listed, unlisted: none}, nil
 }
 
 // typesOnClient reports whether planning job types files on the client

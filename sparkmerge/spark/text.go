@@ -331,8 +331,15 @@ func (run *IncrementalRun) String() string {
 		}
 		fmt.Fprintf(&b, "  incremental: run %s stopped before recording its %d %s merged; %s\n", run.Recovered.RunID, run.Recovered.Files, plural(run.Recovered.Files, "file", "files"), outcome)
 	}
+	if len(run.Unlisted) > 0 {
+		fmt.Fprintf(&b, "  incremental: %d %s no file: %s\n", len(run.Unlisted), plural(len(run.Unlisted), "source lists", "sources list"), strings.Join(run.Unlisted, ", "))
+	}
 	if len(run.Changed) > 0 {
 		fmt.Fprintf(&b, "  incremental: %d %s changed since merged: %s\n", len(run.Changed), plural(len(run.Changed), "file", "files"), strings.Join(run.Changed, ", "))
+	}
+	if run.NothingNew && run.Listed == 0 {
+		fmt.Fprintf(&b, "incremental: nothing new: no file listed (%s)\n", run.State)
+		return b.String()
 	}
 	if run.NothingNew && len(run.Merged) == 0 {
 		fmt.Fprintf(&b, "incremental: nothing new: the %d %s listed are merged already (%s)\n", run.Listed, plural(run.Listed, "file", "files"), run.State)
