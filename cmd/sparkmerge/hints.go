@@ -25,6 +25,8 @@ var flagHints = strings.NewReplacer(
 	"(Options.Missing = MissingFill)", "(--missing fill)",
 	"(Options.Missing = MissingIntersect)", "(--missing intersect)",
 	"(Options.CaseSensitive)", "(--case-sensitive)",
+	"(Incremental.Changed = remerge: ", "(--incremental-changed remerge: ",
+	"(Incremental.Changed = skip)", "(--incremental-changed skip)",
 	"(Job.Format or SourceSpec.Format)", "(--format, or format per source in a job file)",
 	"the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", "--option encoding=ISO-8859-1 (or options per source in a job file)",
 	"(SourceSpec.Options, SourceSpec.Schema)", "(options and schema per source in a job file; --option and --schema when every source is such a file)",

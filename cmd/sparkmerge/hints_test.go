@@ -10,7 +10,7 @@ import (
 
 // Every hint the library writes in its own terms has the CLI's rewrite.
 func TestFlagHintsCoverTheLibrary(t *testing.T) {
-	phrase := regexp.MustCompile(`\((?:Options|Job|SourceSpec|Target)\.[^)]*\)`)
+	phrase := regexp.MustCompile(`\((?:Options|Job|SourceSpec|Target|Incremental)\.[^)]*\)`)
 	var files []string
 	for _, dir := range []string{"../../sparkmerge", "../../sparkmerge/spark", "../../sparkmerge/spark/internal/connect"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.go"))

@@ -158,8 +158,8 @@ type ChangedFileError struct {
 
 func (e *ChangedFileError) Error() string {
 	return fmt.Sprintf("incremental: %s changed after run %s merged it (%d bytes, modified %s; now %d bytes, modified %s, as listed), and %s records it merged: "+
-		"merge it again (Incremental.Changed = remerge, --incremental-changed remerge: its rows as they are now are appended, the earlier ones stay), "+
-		"leave it out (skip), or put the file back as it was",
+		"merge it again (Incremental.Changed = remerge: its rows as they are now are appended, the earlier ones stay), "+
+		"leave it out (Incremental.Changed = skip), or put the file back as it was",
 		quoteName(e.Path), e.RunID, e.RecordedSize, e.RecordedTime.UTC().Format(time.RFC3339Nano), e.Size, e.Modified.UTC().Format(time.RFC3339Nano), e.State)
 }
 
