@@ -22,8 +22,10 @@ type TypeConflictError struct {
 	Policy    TypePolicy
 	Reference bool // the conflicts are with an external reference schema
 	// Target names the target the reference is (Options.ReferenceTarget),
-	// if it is one.
+	// if it is one, and Evolves says that it evolves already
+	// (Options.ReferenceEvolves).
 	Target    string
+	Evolves   bool
 	Conflicts []ColumnConflict
 }
 
@@ -71,6 +73,8 @@ func (e *TypeConflictError) Error() string {
 		}
 	}
 	switch {
+	case e.Reference && e.Target != "" && e.Evolves:
+		fmt.Fprintf(&b, "; its format cannot widen the type there (Target.Evolve is on): read the column in the type it has in %s (Options.Hints), or cast the column in the source", e.Target)
 	case e.Reference && e.Target != "":
 		fmt.Fprintf(&b, "; read the column in the type it has in %s (Options.Hints), widen it there where the format can (Target.Evolve), or cast the column in the source", e.Target)
 	case e.Reference:

@@ -33,6 +33,10 @@ type Options struct {
 	// fit it is then read as its type, or the target evolved, not "the
 	// reference" changed.
 	ReferenceTarget string `yaml:"-"`
+	// ReferenceEvolves says that the target ReferenceTarget names evolves
+	// where its format can (Target.Evolve): a type that still does not fit
+	// is one its format cannot widen, which its error says.
+	ReferenceEvolves bool `yaml:"-"`
 	// DropExtra, with MissingReference, drops source columns (and nested
 	// struct fields) that the reference lacks. Without it they are an error
 	// (*MissingColumnsError).

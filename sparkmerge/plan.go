@@ -599,7 +599,7 @@ func (b *builder) types(p *Plan) error {
 		if external {
 			target = b.opts.ReferenceTarget
 		}
-		return &TypeConflictError{Policy: b.opts.Types, Reference: external, Target: target, Conflicts: conflicts}
+		return &TypeConflictError{Policy: b.opts.Types, Reference: external, Target: target, Evolves: external && b.opts.ReferenceEvolves, Conflicts: conflicts}
 	}
 	if b.opts.SourceColumn != "" {
 		key := FoldName(b.opts.SourceColumn, b.opts.CaseSensitive)

@@ -342,6 +342,19 @@ func TestNewPlanErrors(t *testing.T) {
 		},
 		msg: []string{"does not fit table lake.events", `int in "(table lake.events)"`, "bigint in \"a.csv\"", "Options.Hints", "Target.Evolve"},
 	}, {
+		// A target that evolves already cannot widen the type: the
+		// error does not say to evolve it (found in the field).
+		name:    "type that does not fit a target that evolves",
+		sources: two("x bigint", "x int"),
+		opts:    Options{Missing: MissingReference, Reference: ptr(schema(t, "x int")), ReferenceTarget: "the dataset at /lake/events", ReferenceEvolves: true},
+		check: func(t *testing.T, err error) {
+			var e *TypeConflictError
+			if !errors.As(err, &e) || !e.Evolves || strings.Contains(err.Error(), "widen it there") {
+				t.Fatalf("got %v", err)
+			}
+		},
+		msg: []string{"does not fit the dataset at /lake/events", "its format cannot widen the type there (Target.Evolve is on)", "Options.Hints"},
+	}, {
 		name:    "duplicate after case folding",
 		sources: two("x int", "Age int, age int"),
 		check: func(t *testing.T, err error) {

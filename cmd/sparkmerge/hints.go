@@ -35,6 +35,7 @@ var flagHints = strings.NewReplacer(
 	`(Target.Mode = "overwrite")`, "(--mode overwrite)",
 	"(Target.Mode)", "(--mode)",
 	"(Target.Evolve)", "(--evolve)",
+	"(Target.Evolve is on)", "(--evolve is given)",
 	"(Target.Format)", "(--table-format)",
 	"(Target.PartitionBy)", "(--partition-by)",
 	"(Target.Properties apply", "(--table-property values apply",

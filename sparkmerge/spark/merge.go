@@ -177,6 +177,7 @@ func (c *Client) planAppend(ctx context.Context, job Job, policy *sparkmerge.Opt
 	if job.Target.Table == "" {
 		policy.ReferenceTarget = "the dataset at " + job.Target.Path
 	}
+	policy.ReferenceEvolves = job.Target.Evolve
 	if evolved {
 		// The reference is the target as the evolution leaves it: a
 		// column that still does not fit is shown in that type, which
