@@ -77,7 +77,7 @@ func TestSelectNew(t *testing.T) {
 	}
 	_, _, _, err := selectNew("/s", files, merged, ChangedError)
 	var ce *ChangedFileError
-	if !errors.As(err, &ce) || ce.Path != "/l/b.csv" || ce.RunID != "r1" || !strings.Contains(err.Error(), "--incremental-changed remerge") {
+	if !errors.As(err, &ce) || ce.Path != "/l/b.csv" || ce.RunID != "r1" || !strings.Contains(err.Error(), "(Incremental.Changed = remerge: ") || !strings.Contains(err.Error(), "(Incremental.Changed = skip)") {
 		t.Errorf("error policy: err = %v, want a ChangedFileError naming /l/b.csv, run r1 and the option", err)
 	}
 	// A size change alone is a change.
