@@ -51,7 +51,8 @@ command -v go >/dev/null || die "go is not installed: install Go $(awk '/^go / {
 # at 20d152b (1,759 tests: JSON files held, a group typed in one fold);
 # 710 s at 7578bdc; 615 s at c595a2b (1,775 tests: the typed-as-alone
 # tests compare the merges' own plans, no dry runs first); 559 s at
-# a2f614b (1,776 tests); 585 s at 6264aea; 566 s at 8b27488;
+# a2f614b (1,776 tests); 585 s at 6264aea; 566 s at 8b27488; 892 s at
+# e3ab41d (1,843 tests: field fixes; a slower machine, docs/testing.md);
 # 1,942 s at a0d9406 on a machine whose 2 cores other sessions'
 # benchmarks kept busy (load 9-24), not a quiet figure (docs/testing.md#time).
 integration_budget=${SPARKMERGE_INTEGRATION_BUDGET:-900}
