@@ -323,6 +323,9 @@ func start(ctx context.Context, mounts []string, cluster string) (*Server, error
 	conf["spark.scheduler.allocation.file"] = "file:" + ClusterMount + "/" + fairSchedulerFile
 	maps.Copy(conf, interpreted())
 	conf["spark.driver.extraJavaOptions"] = longLivedJVM
+	if opts := os.Getenv(EnvJavaOptions); opts != "" {
+		conf["spark.driver.extraJavaOptions"] += " " + opts
+	}
 	// Settings of the caller's, last (they win): an event log to see
 	// where a run's time goes (docs/testing.md#time), say.
 	extra, err := extraConf(os.Getenv(EnvExtraConf))
@@ -429,6 +432,12 @@ func OwnServerConf(conf map[string]string) map[string]string {
 // the server sees) to read afterwards which jobs a run made and how long
 // they took.
 const EnvExtraConf = "SPARKTEST_SPARK_CONF"
+
+// EnvJavaOptions holds JVM options for the harness's server, after its
+// own (longLivedJVM): e.g. a Java Flight Recorder profile of a whole run,
+// "-XX:StartFlightRecording=filename=/DIR/run.jfr,settings=profile" (a
+// directory the server sees), to read afterwards where its CPU went.
+const EnvJavaOptions = "SPARKTEST_JAVA_OPTIONS"
 
 // extraConf parses an [EnvExtraConf] value.
 func extraConf(v string) (map[string]string, error) {
