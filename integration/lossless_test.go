@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -28,6 +29,9 @@ func TestBigintToDoubleIsChecked(t *testing.T) {
 		"ok.json":   "{\"id\":2,\"v\":9007199254740992}\n{\"id\":3,\"v\":1152921504606846976}\n{\"id\":4,\"v\":null}\n",
 		"frac.json": "{\"id\":5,\"v\":1.5}\n",
 	}, "big.json", "ok.json", "frac.json")
+	// Every path's outputs, read at the end in one query: a row per
+	// output and id, tagged with its path and which merge wrote it.
+	var reads []string
 	for _, sparkInference := range []bool{false, true} {
 		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
 			job := spark.Job{Sources: pathSources(paths...), Strategy: strategy, SparkInference: sparkInference, Verify: true,
@@ -41,18 +45,30 @@ func TestBigintToDoubleIsChecked(t *testing.T) {
 					t.Errorf("%v, Spark inference %v: error does not name %q: %v", strategy, sparkInference, want, err)
 				}
 			}
+			path := fmt.Sprintf("%v, Spark inference %v", strategy, sparkInference)
 
 			job.Sources, job.Target = pathSources(paths[1:]...), spark.Target{}
 			_, out := merge(t, c, job)
-			diff(t, "exact values", [][]any{row("2", "9.007199254740992E15"), row("3", "1.15292150460684698E18"), row("4", nil), row("5", "1.5")},
-				parquetRows(t, out, []string{"id", "v"}, "id"))
+			reads = append(reads, fmt.Sprintf("SELECT '%s: exact values', CAST(id AS string), CAST(v AS string) FROM parquet.`%s`", path, out))
 
 			job.Sources, job.Target = pathSources(paths...), spark.Target{}
 			job.Policy.LossyWidening = true
 			_, out = merge(t, c, job)
-			diff(t, "lossy by choice", [][]any{row("1", "9.007199254740992E15")}, parquetRows(t, out+"` WHERE `id` = 1 --", []string{"id", "v"}, "id"))
+			reads = append(reads, fmt.Sprintf("SELECT '%s: lossy by choice', CAST(id AS string), CAST(v AS string) FROM parquet.`%s` WHERE id = 1", path, out))
 		}
 	}
+	var want [][]any
+	for _, sparkInference := range []bool{false, true} {
+		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
+			path := fmt.Sprintf("%v, Spark inference %v", strategy, sparkInference)
+			want = append(want, row(path+": exact values", "2", "9.007199254740992E15"), row(path+": exact values", "3", "1.15292150460684698E18"),
+				row(path+": exact values", "4", nil), row(path+": exact values", "5", "1.5"), row(path+": lossy by choice", "1", "9.007199254740992E15"))
+		}
+	}
+	got := queryRows(t, strings.Join(reads, " UNION ALL "))
+	sortCells(want)
+	sortCells(got)
+	diff(t, "each path's exact values, and 2^53 + 1 rounded by choice (path: merge, id, v)", want, got)
 }
 
 // Decimals whose common type needs more than 38 digits would lose
@@ -90,17 +106,52 @@ func TestWideDecimalsConflict(t *testing.T) {
 func TestIntegersAtTheEdgeOfDouble(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
-	type value struct {
-		text  string // as written in CSV and JSON
-		sql   string // as a Parquet file's column (its type is Spark's inference of text)
-		lossy bool
-	}
-	values := []value{
+	values := []edgeValue{
 		{"9223372036854775807", "9223372036854775807L", true},
 		{"9223372036854775808", "CAST('9223372036854775808' AS DECIMAL(19,0))", false},
 		{"1152921504606846980", "CAST('1152921504606846980' AS DECIMAL(19,0))", true},
 		{"-9223372036854775808", "-9223372036854775808L", false},
 	}
+	// Each subtest's exact merge, read after all of them in one query.
+	var mu sync.Mutex
+	var reads []string
+	var want [][]any
+	t.Run("merges", func(t *testing.T) { // returns when its parallel subtests have
+		mergesAtTheEdgeOfDouble(t, c, values, func(name, out string) {
+			// The text parses to the double nearest it, which is the
+			// value itself.
+			var cases []string
+			mu.Lock()
+			defer mu.Unlock()
+			for i, v := range values {
+				if !v.lossy {
+					cases = append(cases, fmt.Sprintf("WHEN %d THEN a = CAST('%s' AS DOUBLE)", i, v.text))
+					want = append(want, row(name, fmt.Sprint(i), true, "double"))
+				}
+			}
+			reads = append(reads, fmt.Sprintf("SELECT '%s', CAST(id AS string), CASE id %s END, typeof(a) FROM parquet.`%s` WHERE id != 9", name, strings.Join(cases, " "), out))
+		})
+	})
+	if t.Failed() || len(reads) == 0 {
+		return
+	}
+	got := queryRows(t, strings.Join(reads, " UNION ALL "))
+	sortCells(want)
+	sortCells(got)
+	diff(t, "the exact values merged as themselves (subtest, id, equal to the text as a double, type)", want, got)
+}
+
+// edgeValue is a value of TestIntegersAtTheEdgeOfDouble.
+type edgeValue struct {
+	text  string // as written in CSV and JSON
+	sql   string // as a Parquet file's column (its type is Spark's inference of text)
+	lossy bool
+}
+
+// mergesAtTheEdgeOfDouble runs TestIntegersAtTheEdgeOfDouble's merges, a
+// parallel subtest per format, place and inference, and hands each
+// subtest's merge of the exact values (and the 1.5, id 9) to merged.
+func mergesAtTheEdgeOfDouble(t *testing.T, c *spark.Client, values []edgeValue, merged func(name, out string)) {
 	for _, format := range []string{"csv", "json", "parquet"} {
 		files := map[string][]byte{}
 		var names []string
@@ -160,32 +211,7 @@ func TestIntegersAtTheEdgeOfDouble(t *testing.T) {
 					if _, err := c.Merge(context.Background(), job); err != nil {
 						t.Fatalf("values a double holds exactly: %v", err)
 					}
-					// The text parses to the double nearest it, which is the
-					// value itself: every exact value's row checked in one
-					// read of the output.
-					var cases []string
-					var want [][]any
-					for i, v := range values {
-						if !v.lossy {
-							cases = append(cases, fmt.Sprintf("WHEN %d THEN a = CAST('%s' AS DOUBLE)", i, v.text))
-							want = append(want, row(fmt.Sprint(i), true, "double"))
-						}
-					}
-					df, err := testSessionOf(t).Read().Format("parquet").Load(job.Target.Path)
-					if err == nil {
-						df, err = df.SelectExpr(context.Background(), "CAST(id AS string)", "CASE id "+strings.Join(cases, " ")+" END", "typeof(a)")
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					var got [][]any
-					for _, r := range collectValues(t, df) {
-						if r[0] != "9" { // frac's row
-							got = append(got, r)
-						}
-					}
-					sortCells(got)
-					diff(t, "the exact values merged as themselves (id, equal to the text as a double, type)", want, got)
+					merged(name, job.Target.Path)
 				})
 			}
 		}
