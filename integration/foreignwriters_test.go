@@ -77,24 +77,48 @@ func TestMetadataColumnKeepsEachRowsFile(t *testing.T) {
 			t.Parallel()
 			placed(t, set.name, func(t *testing.T, dir string, names []string) {
 				c := newClient(t)
-				for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyMultipath} {
+				strategies := []spark.Strategy{spark.StrategyAuto, spark.StrategyMultipath}
+				var files []string
+				for _, name := range names {
+					files = append(files, dir+"/"+name)
+				}
+				// Each file's columns, asked once for both strategies.
+				columns := fileColumns(t, set.format, files)
+				// Both strategies' merges, then every file's rows of each
+				// compared with the file read alone, and each output's
+				// rows that name no file of the merge counted, in one
+				// query (see sameRowsAsAloneSQL).
+				var results []*spark.Result
+				var checks []string
+				for i, strategy := range strategies {
 					res, out := merge(t, c, spark.Job{
 						Sources:  pathSources(dir),
 						Strategy: strategy,
 						Policy:   sparkmerge.Options{SourceColumn: "_source"},
 						Verify:   true,
 					})
+					results = append(results, res)
+					for j, file := range files {
+						checks = append(checks, sameRowsAsAloneSQL(i, j, set.format, file, columns[j], out))
+					}
+					checks = append(checks, fmt.Sprintf("SELECT %d, -1, count(*), 0, 0, 0 FROM parquet.`%s` WHERE _source IS NULL OR _source NOT IN ('%s')", i, out, strings.Join(files, "', '")))
+				}
+				counts := map[[2]int64][]any{}
+				for _, r := range queryRows(t, strings.Join(checks, " UNION ALL ")) {
+					counts[[2]int64{int64(r[0].(int32)), int64(r[1].(int32))}] = r[2:]
+				}
+				for i, strategy := range strategies {
+					res := results[i]
 					var want []spark.SourceRows
 					wantSQL := map[string]int64{}
-					for _, name := range names {
-						file := dir + "/" + name
-						n := sameRowsAsAlone(t, set.format, file, out, fmt.Sprintf("%v, %s", strategy, name))
+					for j, file := range files {
+						n := sameRowsAsAloneCounts(t, counts[[2]int64{int64(i), int64(j)}], fmt.Sprintf("%v, %s", strategy, names[j]))
 						want = append(want, spark.SourceRows{Source: file, Rows: n})
 						wantSQL[file] = n
 					}
 					diff(t, fmt.Sprintf("%v: rows read per source", strategy), want, res.RowsRead)
-					if strays := queryRows(t, "SELECT count(*) FROM parquet.`"+out+"` WHERE _source IS NULL OR _source NOT IN ('"+dir+"/"+strings.Join(names, "', '"+dir+"/")+"')"); strays[0][0] != int64(0) {
-						t.Errorf("%v: %v rows name no file of the merge", strategy, strays[0][0])
+					if strays := counts[[2]int64{int64(i), -1}]; len(strays) == 0 || strays[0] != int64(0) {
+						t.Errorf("%v: %v rows name no file of the merge", strategy, strays)
 					}
 					sql, err := res.Planned.SQL()
 					if err != nil {
@@ -112,20 +136,44 @@ func TestMetadataColumnKeepsEachRowsFile(t *testing.T) {
 	}
 }
 
-// sameRowsAsAlone checks that the merged rows of out whose _source is
-// file are Spark's rows of file read alone (format), in its columns, and
-// returns how many there are.
-func sameRowsAsAlone(t *testing.T, format, file, out, what string) int64 {
+// fileColumns are the columns of each file (format) as Spark reads it
+// alone, quoted and listed for a SELECT.
+func fileColumns(t *testing.T, format string, files []string) []string {
 	t.Helper()
-	cols, _ := query(t, "SELECT * FROM "+format+".`"+file+"` LIMIT 0")
-	for i, col := range cols {
-		cols[i] = "`" + col + "`"
+	var lists []string
+	for _, file := range files {
+		cols, _ := query(t, "SELECT * FROM "+format+".`"+file+"` LIMIT 0")
+		for i, col := range cols {
+			cols[i] = "`" + col + "`"
+		}
+		lists = append(lists, strings.Join(cols, ", "))
 	}
-	list := strings.Join(cols, ", ")
-	merged := "SELECT " + list + " FROM parquet.`" + out + "` WHERE _source = '" + file + "'"
-	alone := "SELECT " + list + " FROM " + format + ".`" + file + "`"
-	counts := queryRows(t, fmt.Sprintf("SELECT (SELECT count(*) FROM (%s)), (SELECT count(*) FROM (%s)), (SELECT count(*) FROM ((%s) EXCEPT ALL (%s))), (SELECT count(*) FROM ((%s) EXCEPT ALL (%s)))",
-		merged, alone, merged, alone, alone, merged))[0]
+	return lists
+}
+
+// sameRowsAsAloneSQL is a query of one row (i, j, the merged rows of out
+// whose _source is file, the rows of file read alone (format) in its
+// columns list, how many merged rows are not the file's and how many of
+// the file's not merged, as EXCEPT ALL counts them both ways): the rows of
+// both sides counted by their values in one aggregate, where two EXCEPT
+// ALLs and two counts cost Spark four jobs. UNION ALL coerces the two
+// sides' types as EXCEPT ALL does, and its grouping takes NULLs as equal.
+func sameRowsAsAloneSQL(i, j int, format, file, list, out string) string {
+	merged := "SELECT " + list + ", 1 AS `m_`, 0 AS `a_` FROM parquet.`" + out + "` WHERE _source = '" + file + "'"
+	alone := "SELECT " + list + ", 0, 1 FROM " + format + ".`" + file + "`"
+	return fmt.Sprintf("SELECT %d, %d, coalesce(sum(m), 0), coalesce(sum(a), 0), coalesce(sum(greatest(m - a, 0)), 0), coalesce(sum(greatest(a - m, 0)), 0) FROM (SELECT sum(`m_`) AS m, sum(`a_`) AS a FROM (%s UNION ALL %s) GROUP BY %s)",
+		i, j, merged, alone, list)
+}
+
+// sameRowsAsAloneCounts checks a row of sameRowsAsAloneSQL's counts (from
+// its third cell on): the merged rows of the file are the file's read
+// alone. It returns how many there are.
+func sameRowsAsAloneCounts(t *testing.T, counts []any, what string) int64 {
+	t.Helper()
+	if len(counts) != 4 {
+		t.Errorf("%s: no counts (%v)", what, counts)
+		return -1
+	}
 	if counts[0] != counts[1] || counts[2] != int64(0) || counts[3] != int64(0) {
 		t.Errorf("%s: %v merged rows, %v rows of the file alone; %v merged rows not the file's, %v of the file's not merged", what, counts[0], counts[1], counts[2], counts[3])
 	}
