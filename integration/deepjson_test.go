@@ -25,15 +25,6 @@ func deepJSON(depth int) string {
 	return `{"id":1,"a":` + strings.Repeat(`{"a":`, depth-1) + `1` + strings.Repeat(`}`, depth-1) + "}\n"
 }
 
-// mergedAsSparkReadsJSON fails t unless the merge's Parquet output out
-// holds the type and rows Spark reads from the JSON file path alone,
-// under options.
-func mergedAsSparkReadsJSON(t *testing.T, path string, options map[string]string, out string) {
-	t.Helper()
-	wantType, wantRows := sparkReadsJSON(t, path, options)
-	mergedAs(t, wantType, wantRows, out)
-}
-
 // sparkReadsJSON is the type and rows (typeAndJSONRows) Spark reads from
 // the JSON file path alone, under options.
 func sparkReadsJSON(t *testing.T, path string, options map[string]string) (string, []string) {
@@ -375,6 +366,9 @@ func TestDeepJSONInUTF16IsMeasuredAsSparkDecodesIt(t *testing.T) {
 		// Spark's reader detects UTF-16 from a file's first bytes.
 		"detected": {"multiLine": "true"},
 	}
+	// Spark's read of under.json alone, by way, read once for both
+	// places (where the client reads it, the same bytes).
+	var alone jsonReads
 	for _, where := range []string{"local", "cluster"} {
 		for _, way := range []string{"multiLine", "lines", "charset", "detected"} {
 			t.Run(where+"/"+way, func(t *testing.T) {
@@ -398,7 +392,8 @@ func TestDeepJSONInUTF16IsMeasuredAsSparkDecodesIt(t *testing.T) {
 					}
 				}
 				_, out := merge(t, c, job("under.json"))
-				mergedAsSparkReadsJSON(t, dir+"/under.json", options, out)
+				wantType, wantRows := alone.of(t, way, dirs["local"]+"/under.json", options)
+				mergedAs(t, wantType, wantRows, out)
 				if rows := queryRows(t, "SELECT 1"); len(rows) != 1 {
 					t.Errorf("the server answers %v", rows)
 				}

@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge/spark"
@@ -41,6 +42,10 @@ func TestJSONKeysDifferingByCaseAcrossFilesKeepTheirValues(t *testing.T) {
 		{"auto, cluster files", true, spark.StrategyAuto, false},
 		{"auto --spark-inference, cluster files", true, spark.StrategyAuto, true},
 	}
+	// Every output, read at the end in one query: its rows tagged with
+	// its case and path.
+	var reads []string
+	var want [][]any
 	for _, tc := range cases {
 		local := localFiles(t, tc.files)
 		remote := clusterFiles(t, tc.files)
@@ -55,8 +60,18 @@ func TestJSONKeysDifferingByCaseAcrossFilesKeepTheirValues(t *testing.T) {
 				t.Errorf("%s, %s: %v", tc.name, p.name, err)
 				continue
 			}
-			_, rows := query(t, "SELECT to_json(struct(*)) FROM parquet.`"+out+"` ORDER BY a")
-			diff(t, tc.name+", "+p.name, tc.want, rows)
+			what := tc.name + ", " + p.name
+			reads = append(reads, "SELECT '"+what+"', to_json(struct(*)) FROM parquet.`"+out+"`")
+			for _, r := range tc.want {
+				want = append(want, row(what, r[0]))
+			}
 		}
 	}
+	if len(reads) == 0 {
+		return
+	}
+	got := queryRows(t, strings.Join(reads, " UNION ALL "))
+	sortCells(want)
+	sortCells(got)
+	diff(t, "each case's and path's rows (case, path; row)", want, got)
 }
