@@ -136,12 +136,14 @@ func TestClusterHeaderShift(t *testing.T) {
 	dir := clusterFiles(t, files)
 	bucket := objectStoreFiles(t, files)
 	want := [][]any{row("1", "2", "3"), row("10", "20", "30")}
+	var outs []compared // their rows read in one query once all have merged
 	for _, src := range []string{
 		dir + "/h4/*.csv", dir + "/h4", "file://" + dir + "/h4/",
 		bucket + "/h4/*.csv", bucket + "/h4", bucket + "/h4/",
 	} {
 		for _, strategy := range []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion} {
-			t.Run(strategy.String()+" "+src, func(t *testing.T) {
+			name := strategy.String() + " " + src
+			t.Run(name, func(t *testing.T) {
 				// Written where the sources are: the mount, or the bucket
 				// through S3A's committer.
 				root := dir
@@ -160,10 +162,11 @@ func TestClusterHeaderShift(t *testing.T) {
 				if len(res.RowsRead) != 2 {
 					t.Errorf("per-source counts %v: want one per file", res.RowsRead)
 				}
-				diff(t, "rows", want, parquetRows(t, out, []string{"a", "b", "c"}, "a"))
+				outs = append(outs, compared{name, out, ""})
 			})
 		}
 	}
+	sameOutputs(t, outs, []string{"a", "b", "c"}, "", want)
 	// multipath refuses the drifting headers, as it does for local files.
 	for _, src := range []string{dir + "/h4/*.csv", bucket + "/h4/*.csv"} {
 		_, err := c.Plan(context.Background(), spark.Job{Sources: pathSources(src), Strategy: spark.StrategyMultipath})
@@ -738,9 +741,13 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 	if most := int64(8<<16 + 2<<20 + 1<<20); got.Requests.ResultBytes > most {
 		t.Errorf("%d bytes sent to the client, want at most %d (the heads, two small files)", got.Requests.ResultBytes, most)
 	}
+	// Spark reading each file alone, planned once (union: a read per
+	// file): each read's schema is the file's as Spark types it alone,
+	// and its merge, never written, is the oracle of the rows below
+	// (newMergedOracle).
 	alone := job
 	alone.SparkInference, alone.InferEachFileAlone = true, true
-	want, err := c.Plan(testContext(t), alone)
+	reference, want, err := mergedOracleAndPlan(t, c, alone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -749,6 +756,9 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 		for _, s := range r.Sources {
 			schemas[s] = r.Schema.String()
 		}
+	}
+	if len(schemas) != len(files) {
+		t.Errorf("Spark alone typed %d files, want %d: %v", len(schemas), len(files), schemas)
 	}
 	for _, r := range got.Reads {
 		for _, s := range r.Sources {
@@ -763,9 +773,6 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 	// The merged output, value for value, against Spark reading each
 	// file alone.
 	job.Strategy, job.Verify = spark.StrategyAuto, true
-	alone.Strategy, alone.Verify = spark.StrategyAuto, true
-	alone.Target.Path = filepath.Join(workDir(t), "alone")
-	_, wantOut := merge(t, c, alone)
 	job.Target.Path = filepath.Join(workDir(t), "held")
 	res, gotOut := merge(t, c, job)
 	var rows int64
@@ -775,5 +782,25 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 	if res.RowsWritten != rows {
 		t.Errorf("%d rows written, want %d", res.RowsWritten, rows)
 	}
-	newOracle(wantOut).sameAs(t, c, gotOut, nil, "", "")
+	reference.sameAs(t, c, gotOut, nil, "", "")
+}
+
+// mergedOracleAndPlan is newMergedOracle of job, with the plan of its
+// merge (each read's sources and schema).
+func mergedOracleAndPlan(t *testing.T, c *spark.Client, job spark.Job) (*oracle, *spark.Planned, error) {
+	t.Helper()
+	job.Target, job.Verify = spark.Target{}, false
+	df, planned, err := c.MergeFrame(testContext(t), job, testSessionOf(t))
+	if err != nil {
+		return nil, nil, err
+	}
+	o := newOracle("the merged reference")
+	for _, f := range planned.Plan.Target.Fields {
+		o.schema = append(o.schema, f.Name+" "+f.Type.String())
+		o.names = append(o.names, f.Name)
+	}
+	if o.whole, err = readFrame(t, df, o.dir, o.names, ""); err != nil {
+		return nil, nil, err
+	}
+	return o, planned, nil
 }
