@@ -32,10 +32,14 @@ import (
 // Spark sees, and files Spark types alone or together with others
 // (typed each as alone: spark's typeCSVTogether). Seeded: a failure names its seed and files.
 //
-// SPARKMERGE_DIFF_CORPORA sets how many corpora per format (default 3 in
+// SPARKMERGE_DIFF_CORPORA sets how many corpora per format (default 2 in
 // CI; the longer run is a larger number), SPARKMERGE_DIFF_FIRST the first
 // corpus's index (default 0): a long run from, say, 100 tries seeds no
-// earlier run has.
+// earlier run has. The default run's corpora (TestDifferentialReadPaths)
+// keep what its cleanup checks: CSV and TSV files with quoted values read
+// in positional scans and gzip files typed on the client, locally and
+// only on the server, and most corpora merging; and every shape has a
+// corpus that merges.
 
 // diffColumn is a generated column: a name and a generator of its text.
 type diffColumn struct {
@@ -494,7 +498,10 @@ func linkedCorpus(t *testing.T, files map[string][]byte, cluster bool) string {
 
 func TestDifferentialReadPaths(t *testing.T) {
 	t.Parallel()
-	corpora, first := 3, 0
+	// Two corpora a shape: a third (the default until 2026-12-07) proved
+	// no property the first two do not (see docs/testing.md), and its
+	// seven corpora were a third of the test's merges.
+	corpora, first := 2, 0
 	if s := os.Getenv("SPARKMERGE_DIFF_CORPORA"); s != "" {
 		fmt.Sscan(s, &corpora)
 	}
@@ -574,7 +581,11 @@ func TestDifferentialReadPaths(t *testing.T) {
 		for k := first; k < first+corpora; k++ {
 			seed := uint64(1000*k + len(shape.format))
 			if shape.multiLine {
-				seed += 500
+				// One index later (1503, 2503, ...): the multiLine
+				// corpora of 503 and 1503 both repeat a header name,
+				// which every path refuses, so the default run's two
+				// would merge none.
+				seed += 1500
 			}
 			if shape.format == "orc" {
 				seed += 250 // not the CSV corpora's values

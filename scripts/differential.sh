@@ -2,7 +2,7 @@
 # differential.sh: the long run of the differential suite
 # (integration/differential_test.go): N seeded drifting corpora per shape
 # (CSV, multiLine CSV, TSV, JSON lines, Parquet, ORC, partitioned CSV trees
-# with drifting headers; default 30, CI runs 3), each merged by every read
+# with drifting headers; default 30, CI runs 2), each merged by every read
 # path (files the client reads, files only Spark sees, the object store,
 # through symlinks) and compared cell by cell with Spark reading each file
 # alone. Sets up what it needs, like scripts/test.sh.

@@ -26,7 +26,7 @@
 # SPARKMERGE_TEST_TIMEOUT (go test -timeout, default 40m),
 # SPARKMERGE_TEST_PARALLEL (go test -parallel, default 3, as in
 # scripts/test.sh), SPARKMERGE_DIFF_CORPORA (differential corpora per
-# shape, default 3), SPARKMERGE_MATRIX_BUDGET (seconds per version, set-up
+# shape, default 2), SPARKMERGE_MATRIX_BUDGET (seconds per version, set-up
 # included; 0: no budget; default below), SPARKMERGE_GO_TEST_FLAGS (more
 # go test flags, e.g. -v), SPARKMERGE_MATRIX_DRY_RUN (set: print each
 # version and its image, one a line, and run nothing).
