@@ -217,48 +217,64 @@ func typedTogetherAsAlone(t *testing.T, c *spark.Client, files map[string][]byte
 }
 
 // typedAsAlone is typedTogetherAsAlone with check in place of the count
-// of files typed together.
+// of files typed together. The reference is Spark reading each file
+// alone, planned and read once, unwritten (newMergedOracle), where the
+// client reads the files: the same bytes only the server sees are typed
+// alike alone, so both merges are held to it (each file's schema, and
+// the rows), both outputs read in one query.
 func typedAsAlone(t *testing.T, c *spark.Client, files map[string][]byte, check func(t *testing.T, got *spark.Planned)) {
 	t.Helper()
 	local := localFiles(t, files)
 	remote := clusterFiles(t, files)
+	// PERMISSIVE: a header line repeated past the first is a row of
+	// nulls read (inference skips it), not the end of the merge.
+	options := map[string]string{"mode": "PERMISSIVE"}
+	paths := func(root string) []string {
+		var paths []string
+		for _, n := range sortedNames(files) {
+			paths = append(paths, filepath.Join(root, n))
+		}
+		return paths
+	}
+	// The merges below plan on c's session (its split); the reference's
+	// plan too, and its rows, read by the schemas planned, are the same
+	// whatever session reads them.
+	reference, want, err := mergedOracleOf(t, c, spark.Job{Sources: pathSources(paths(local)...), Strategy: spark.StrategyUnion, SparkInference: true,
+		InferEachFileAlone: true, ReaderOptions: options})
+	if err != nil {
+		t.Fatalf("Spark reading each file alone: %v", err)
+	}
+	schemas := map[string]string{}
+	for _, r := range want.Reads {
+		schemas[filepath.Base(r.Name)] = r.Schema.String()
+	}
+	var outs []compared
 	for _, where := range []struct {
 		name, root string
 	}{{"local files", local}, {"files only the server sees", remote}} {
 		runOnParentSession(t, where.name, func(t *testing.T) {
-			var paths []string
-			for _, n := range sortedNames(files) {
-				paths = append(paths, filepath.Join(where.root, n))
-			}
-			// PERMISSIVE: a header line repeated past the first is a row of
-			// nulls read (inference skips it), not the end of the merge.
-			job := spark.Job{Sources: pathSources(paths...), Strategy: spark.StrategyUnion, SparkInference: true, Verify: true,
-				ReaderOptions: map[string]string{"mode": "PERMISSIVE"}}
-			alone := job
-			alone.InferEachFileAlone = true
-			// Each merge's own plan is the one compared: a dry run of
-			// each first would type every file again (each alone: a
-			// Spark request a file).
-			alone.Target.Path = filepath.Join(workDir(t), "alone")
-			want, wantOut := merge(t, c, alone)
+			// Each merge's own plan is the one compared: a dry run of it
+			// first would type every file again.
+			job := spark.Job{Sources: pathSources(paths(where.root)...), Strategy: spark.StrategyUnion, SparkInference: true, Verify: true,
+				ReaderOptions: options}
 			job.Target.Path = filepath.Join(workDir(t), "together")
 			got, gotOut := merge(t, c, job)
-			schemas := map[string]string{}
-			for _, r := range want.Reads {
-				schemas[filepath.Base(r.Name)] = r.Schema.String()
+			if len(got.Reads) != len(want.Reads) {
+				t.Errorf("%d reads typed together, %d alone", len(got.Reads), len(want.Reads))
 			}
 			for _, r := range got.Reads {
-				if w := schemas[filepath.Base(r.Name)]; r.Schema.String() != w {
+				if w, ok := schemas[filepath.Base(r.Name)]; !ok || r.Schema.String() != w {
 					t.Errorf("%s: typed together %s, alone %s", filepath.Base(r.Name), r.Schema, w)
 				}
 			}
 			check(t, got.Planned)
-			// The merged output, against Spark reading each file alone.
-			newOracle(wantOut).sameAs(t, c, gotOut, nil, "", "")
+			outs = append(outs, compared{what: where.name, dir: gotOut})
 			t.Logf("%d files typed together in %d requests; alone %d Spark requests, together %d", got.TypedTogether, got.TogetherRequests,
 				want.Requests.SparkRequests(), got.Requests.SparkRequests())
 		})
 	}
+	// The merged outputs, against Spark reading each file alone.
+	reference.sameAsEach(t, c, outs, nil, "", false)
 }
 
 // byHeaderCSV are CSV files past the split (and past the 64 KiB head the
@@ -425,9 +441,33 @@ func TestServerOnlyFilesTypedByHeaderWithoutFetchingThem(t *testing.T) {
 	}
 	root := clusterFiles(t, files)
 	job := spark.Job{Sources: pathSources(root), Strategy: spark.StrategyUnion, FetchLimit: -1, Verify: true}
-	dry := job
-	dry.DryRun = true
-	got, _ := plannedAsAlone(t, c, dry)
+	// The reference: each file planned alone and read, unwritten, once;
+	// the merge's own plan is the one checked (a dry run of it first
+	// would type and fetch the same again).
+	aloneJob := job
+	aloneJob.InferEachFileAlone = true
+	reference, alone, err := mergedOracleOf(t, c, aloneJob)
+	if err != nil {
+		t.Fatalf("Spark reading each file alone: %v", err)
+	}
+	if alone.TypedTogether != 0 || alone.TypedByHeader != 0 {
+		t.Errorf("typed %d files together and %d by header, asked to type each alone", alone.TypedTogether, alone.TypedByHeader)
+	}
+	schemas := map[string]string{}
+	for _, r := range alone.Reads {
+		schemas[r.Name] = r.Schema.String()
+	}
+	job.Target.Path = filepath.Join(workDir(t), "by-header")
+	res, gotOut := merge(t, c, job)
+	got := res.Planned
+	if len(got.Reads) != len(alone.Reads) {
+		t.Errorf("%d reads typed by header, %d alone", len(got.Reads), len(alone.Reads))
+	}
+	for _, r := range got.Reads {
+		if w, ok := schemas[r.Name]; !ok || r.Schema.String() != w {
+			t.Errorf("%s: typed together %s, alone %s", r.Name, r.Schema, w)
+		}
+	}
 	if got.TypedByHeader != byHeader || got.ByHeaderRequests != 2 || got.RemoteTyped != 0 || got.PastFetchLimit != len(files) {
 		t.Errorf("%d files typed by header in %d requests, %d on the client, %d past the fetch limit; want %d in 2, none, %d", got.TypedByHeader, got.ByHeaderRequests, got.RemoteTyped, got.PastFetchLimit, byHeader, len(files))
 	}
@@ -440,13 +480,8 @@ func TestServerOnlyFilesTypedByHeaderWithoutFetchingThem(t *testing.T) {
 	if most := int64(len(files)*64<<10 + 64<<10); got.Requests.ResultBytes > most {
 		t.Errorf("%d bytes sent to the client, want at most %d (the files' heads)", got.Requests.ResultBytes, most)
 	}
-	alone := job
-	alone.InferEachFileAlone = true
-	alone.Target.Path = filepath.Join(workDir(t), "alone")
-	_, wantOut := merge(t, c, alone)
-	job.Target.Path = filepath.Join(workDir(t), "by-header")
-	_, gotOut := merge(t, c, job)
-	newOracle(wantOut).sameAs(t, c, gotOut, nil, "", "")
+	t.Logf("plan requests %+v", got.Requests)
+	reference.sameAs(t, c, gotOut, nil, "", "")
 }
 
 // byHeaderCorpus are generated CSV files of four header lines, two to

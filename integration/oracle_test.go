@@ -25,10 +25,19 @@ import (
 // merge or reading its rows (a malformed line under FAILFAST, say).
 func newMergedOracle(t *testing.T, c *spark.Client, job spark.Job) (*oracle, error) {
 	t.Helper()
+	o, _, err := mergedOracleOf(t, c, job)
+	return o, err
+}
+
+// mergedOracleOf is newMergedOracle, and the plan of its merge (each
+// read's schema: where job infers each file alone, Spark's of each file
+// read alone).
+func mergedOracleOf(t *testing.T, c *spark.Client, job spark.Job) (*oracle, *spark.Planned, error) {
+	t.Helper()
 	job.Target, job.Verify = spark.Target{}, false
 	df, planned, err := c.MergeFrame(testContext(t), job, testSessionOf(t))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	o := newOracle("the merged reference")
 	for _, f := range planned.Plan.Target.Fields {
@@ -36,9 +45,9 @@ func newMergedOracle(t *testing.T, c *spark.Client, job spark.Job) (*oracle, err
 		o.names = append(o.names, f.Name)
 	}
 	if o.whole, err = readFrame(t, df, o.dir, o.names, ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return o, nil
+	return o, planned, nil
 }
 
 // partitionOracle is the partitioned trees' second oracle, never written: each
