@@ -119,12 +119,11 @@ func TestServerOnlyFilesSendAtMostTheirHead(t *testing.T) {
 			// The listing's rows, the header lines and the schemas Spark
 			// sends back.
 			bound += 64 << 10
-			plan := func(root string) map[string]string {
+			policy := sparkmerge.Options{SourceColumn: "_source"}
+			// checkPlan checks what a plan of the files fetched, and where
+			// it typed each, and returns each file's schema.
+			checkPlan := func(root string, planned *spark.Planned) map[string]string {
 				t.Helper()
-				planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(root), DryRun: true})
-				if err != nil {
-					t.Fatal(err)
-				}
 				got := planned.Requests.ResultBytes
 				t.Logf("%s: %d files, %d bytes refused by the client: the plan fetched %d bytes, bound %d; %d typed on the client in %d fetch jobs, %d by Spark together in %d requests; discovery %v; requests %+v",
 					root, len(tc.files), refused, got, bound, planned.RemoteTyped, planned.RemoteFetchJobs, planned.TypedTogether, planned.TogetherRequests, planned.Discovery, planned.Requests)
@@ -145,14 +144,6 @@ func TestServerOnlyFilesSendAtMostTheirHead(t *testing.T) {
 				return schemas
 			}
 			root := clusterFiles(t, tc.files)
-			mounted := plan(root)
-			if tc.name == "csv" {
-				// In the object store too: the clean file's rest is
-				// fetched by its name as Spark lists it there.
-				diff(t, "schemas in the object store", mounted, plan(objectStoreFiles(t, tc.files)))
-			}
-
-			policy := sparkmerge.Options{SourceColumn: "_source"}
 			skipSource := func(col string) bool { return strings.HasPrefix(col, "_source ") }
 			// The reference: each file read alone by Spark, unioned, read
 			// unwritten (newMergedOracle).
@@ -160,7 +151,21 @@ func TestServerOnlyFilesSendAtMostTheirHead(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Spark reading each file alone: %v", err)
 			}
+			// The merge's own plan is the one checked in the mounted
+			// directory: a dry run of it first would fetch and type the
+			// same again.
 			res, out := merge(t, c, spark.Job{Sources: pathSources(root), Policy: policy, Verify: true})
+			mounted := checkPlan(root, res.Planned)
+			if tc.name == "csv" {
+				// In the object store too: the clean file's rest is
+				// fetched by its name as Spark lists it there.
+				store := objectStoreFiles(t, tc.files)
+				planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(store), Policy: policy, DryRun: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				diff(t, "schemas in the object store", mounted, checkPlan(store, planned))
+			}
 			reference.sameAs(t, c, out, skipSource, "", "")
 			if res.RowsWritten == 0 {
 				t.Fatal("wrote no rows")
