@@ -747,7 +747,7 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 	// (newMergedOracle).
 	alone := job
 	alone.SparkInference, alone.InferEachFileAlone = true, true
-	reference, want, err := mergedOracleAndPlan(t, c, alone)
+	reference, want, err := mergedOracleOf(t, c, alone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -783,24 +783,4 @@ func TestClusterHeldJSONFilesTypedTogether(t *testing.T) {
 		t.Errorf("%d rows written, want %d", res.RowsWritten, rows)
 	}
 	reference.sameAs(t, c, gotOut, nil, "", "")
-}
-
-// mergedOracleAndPlan is newMergedOracle of job, with the plan of its
-// merge (each read's sources and schema).
-func mergedOracleAndPlan(t *testing.T, c *spark.Client, job spark.Job) (*oracle, *spark.Planned, error) {
-	t.Helper()
-	job.Target, job.Verify = spark.Target{}, false
-	df, planned, err := c.MergeFrame(testContext(t), job, testSessionOf(t))
-	if err != nil {
-		return nil, nil, err
-	}
-	o := newOracle("the merged reference")
-	for _, f := range planned.Plan.Target.Fields {
-		o.schema = append(o.schema, f.Name+" "+f.Type.String())
-		o.names = append(o.names, f.Name)
-	}
-	if o.whole, err = readFrame(t, df, o.dir, o.names, ""); err != nil {
-		return nil, nil, err
-	}
-	return o, planned, nil
 }
