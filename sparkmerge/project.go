@@ -261,15 +261,31 @@ func unchangedCond(expr string, from, to DataType) string {
 // (NarrowsValues): the value is kept where it reads back unchanged, cast
 // back to its own type, whose values hold the narrower type's (a value
 // the round trip cannot take, 999999.9999 rounded past decimal(10,4),
-// changed). A double to float is kept where the float reads as the
-// double's text: 0.1, which neither is exactly, is kept; Infinity from a
-// finite double, or 0.123456789 as 0.12345679, is not.
+// changed). A double to float: see floatKeepsCond.
 func narrowedUnchangedCond(expr string, from, to DataType) string {
 	cast := "try_cast(" + expr + " AS " + to.String() + ")" // null past the type's range
 	if from.Kind == KindDouble && to.Kind == KindFloat {
-		return "coalesce(CAST(" + cast + " AS STRING) = CAST(" + expr + " AS STRING), false)"
+		return floatKeepsCond(expr, cast)
 	}
 	return "coalesce(try_cast(" + cast + " AS " + from.String() + ") = " + expr + ", false)"
+}
+
+// floatKeepsCond is true where f, the double d cast to a float, keeps d's
+// value: the float rounded to as many significant digits as d's text has
+// is d (0.1, which neither is exactly, is kept, and so is 7.3E10, which
+// Java 17 prints as a float 7.3000002E10), and NaN, zeros and infinities
+// stay themselves. Infinity from a finite double, 0 from 1e-50, or
+// 0.123456789 as 0.12345679 is not kept. (Comparing the two texts would
+// refuse 7.3E10: Java before 19 does not print every float shortest.)
+func floatKeepsCond(d, f string) string {
+	// d's last significant digit's unit: the float rounds to d there when
+	// it is within half of it (round itself takes only a constant scale).
+	digits := "length(regexp_replace(regexp_replace(regexp_extract(CAST(" + d + " AS STRING), '^-?([0-9.]*)', 1), '[.]', ''), '^0+|0+$', ''))"
+	unit := "power(10, CAST(floor(log10(abs(" + d + "))) AS INT) - " + digits + " + 1)"
+	infinite := "CAST('Infinity' AS DOUBLE)"
+	return "coalesce(CASE WHEN isnan(" + d + ") OR " + d + " = 0 OR abs(" + d + ") = " + infinite + " THEN " + f + " = " + d +
+		" WHEN abs(" + f + ") = " + infinite + " OR " + f + " = 0 THEN false" +
+		" ELSE abs(CAST(" + f + " AS DOUBLE) - " + d + ") < 0.5D * " + unit + " END, false)"
 }
 
 // sameInteger is true where x, a decimal integer, is exactly a, a
@@ -419,4 +435,62 @@ func CheckedCast(expr string, from, to DataType, column, where string) string {
 		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", " + becomes + ", " +
 		QuoteString(advice) + "))"
 	return "CASE WHEN " + expr + " IS NULL OR " + unchangedCond(expr, from, to) + " THEN " + cast + " ELSE " + fail + " END"
+}
+
+// ExactTextCast narrows expr, a CSV or JSON value that Spark's reader
+// parsed into readAs (a type that holds the text as written: see
+// ExactTextType), to hint, the column's hinted type, whose own parse would
+// have rounded or cut it silently: 4.999 read as decimal(10,2) is 5.00, a
+// float past its range infinity. A value the narrowing changes fails the
+// query naming the value, the column and its file (where, a SQL string
+// expression), as CheckedCast does for a typed source's value; with
+// rescue it is null instead (see ExactTextChanged).
+func ExactTextCast(expr string, readAs, hint DataType, column, where string, rescue bool) string {
+	cast := "CAST(" + expr + " AS " + hint.String() + ")"
+	if rescue {
+		return "CASE WHEN " + ExactTextChanged(expr, readAs, hint) + " THEN NULL ELSE " + cast + " END"
+	}
+	becomes := "coalesce(CAST(try_cast(" + expr + " AS " + hint.String() + ") AS STRING), 'nothing: it is out of range')"
+	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + ExactText(expr, readAs) + ", " +
+		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", " + becomes + ", " +
+		QuoteString(" as "+hint.String()+" (its hinted type), which Spark's reader would make of it silently: give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)") + "))"
+	return "CASE WHEN " + expr + " IS NULL OR " + narrowedUnchangedCond(expr, readAs, hint) + " THEN " + cast + " ELSE " + fail + " END"
+}
+
+// ExactTextChanged is true where ExactTextCast changes expr's value.
+func ExactTextChanged(expr string, readAs, hint DataType) string {
+	return expr + " IS NOT NULL AND NOT " + narrowedUnchangedCond(expr, readAs, hint)
+}
+
+// ExactText is the text of expr, a value of ExactTextType: a decimal
+// without the zeros its wide scale adds (4.999, not
+// 4.99900000000000000000000000000000000), a double as Spark prints it.
+func ExactText(expr string, t DataType) string {
+	text := "CAST(" + expr + " AS STRING)"
+	if t.Kind != KindDecimal || t.Scale == 0 {
+		return text
+	}
+	return "regexp_replace(regexp_replace(" + text + ", '([.][0-9]*[1-9])0+$', '$1'), '[.]0+$', '')"
+}
+
+// ExactTextType is the type a CSV or JSON reader parses a value of
+// hinted type hint into without rounding it, where the hint's own parse
+// may round: a decimal of precision p and scale s into decimal(38,
+// 38-p+s), which has the same integer digits (a value too large for the
+// hint fails to parse either way) and every decimal digit a wider value
+// is rounded at; a float into a double, whose text Java parses with the
+// same syntax. Both readers parse decimals with BigDecimal and round half
+// up to the type's scale, and floats and doubles from the same tokens
+// (CSV: nanValue, positiveInf, negativeInf, else Java's parser; JSON:
+// numbers, and the same NaN and infinity strings). A decimal(38, s) hint
+// has no wider decimal and a date's or timestamp's parse none that reads
+// the same texts, so those are read as before (false).
+func ExactTextType(hint DataType) (DataType, bool) {
+	switch {
+	case hint.Kind == KindDecimal && hint.Precision < 38:
+		return DataType{Kind: KindDecimal, Precision: 38, Scale: 38 - hint.Precision + hint.Scale}, true
+	case hint.Kind == KindFloat:
+		return Simple(KindDouble), true
+	}
+	return DataType{}, false
 }

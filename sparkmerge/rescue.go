@@ -76,11 +76,19 @@ func RescueObject(entries []RescueEntry, file string) string {
 		return "CAST(NULL AS STRING)"
 	}
 	conds := make([]string, len(entries))
-	var m strings.Builder
-	m.WriteString("map(")
+	var keys []string
+	texts := map[string]string{} // a key's CASE branches: one key per column, as a map's keys must be
 	for k, e := range entries {
 		conds[k] = "(" + e.Cond + ")"
-		m.WriteString(QuoteString(e.Key) + ", CASE WHEN " + e.Cond + " THEN " + e.Text + " END, ")
+		if _, seen := texts[e.Key]; !seen {
+			keys = append(keys, e.Key)
+		}
+		texts[e.Key] += " WHEN " + e.Cond + " THEN " + e.Text
+	}
+	var m strings.Builder
+	m.WriteString("map(")
+	for _, k := range keys {
+		m.WriteString(QuoteString(k) + ", CASE" + texts[k] + " END, ")
 	}
 	m.WriteString(QuoteString(RescueFilePath) + ", " + file + ")")
 	return "CASE WHEN " + strings.Join(conds, " OR ") + " THEN to_json(map_filter(" + m.String() + ", (k, v) -> v IS NOT NULL)) END"

@@ -416,3 +416,51 @@ func TestNarrowsValues(t *testing.T) {
 		}
 	}
 }
+
+func TestExactTextType(t *testing.T) {
+	for _, tc := range []struct {
+		hint, want string // want "": read in the hint itself
+	}{
+		{"decimal(10,2)", "decimal(38,30)"},
+		{"decimal(5,0)", "decimal(38,33)"},
+		{"decimal(37,37)", "decimal(38,38)"},
+		{"decimal(38,2)", ""}, // no wider decimal
+		{"float", "double"},
+		{"double", ""},
+		{"date", ""},
+		{"int", ""},
+		{"string", ""},
+	} {
+		hint, err := ParseType(tc.hint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := ExactTextType(hint)
+		switch {
+		case tc.want == "" && ok:
+			t.Errorf("%s: read as %s, want the hint itself", tc.hint, got)
+		case tc.want != "" && (!ok || got.String() != tc.want):
+			t.Errorf("%s: read as %s (%v), want %s", tc.hint, got, ok, tc.want)
+		case ok && (integerDigits(got) != integerDigits(hint) && hint.Kind == KindDecimal):
+			t.Errorf("%s: %s holds %d integer digits, the hint %d: a value too large for the hint must fail to parse either way",
+				tc.hint, got, integerDigits(got), integerDigits(hint))
+		}
+	}
+}
+
+func TestRescueObjectOneKeyPerColumn(t *testing.T) {
+	// Two reasons to rescue one column's value (a value the reader could
+	// not parse, one a narrowing changes) are one key of the object: a
+	// map with a key twice fails the query (DUPLICATED_MAP_KEY).
+	got := RescueObject([]RescueEntry{
+		{Key: "a", Cond: "x IS NULL", Text: "t1"},
+		{Key: "b", Cond: "y IS NULL", Text: "t2"},
+		{Key: "a", Cond: "z IS NULL", Text: "t3"},
+	}, "'f.csv'")
+	if strings.Count(got, "'a'") != 1 || !strings.Contains(got, "'a', CASE WHEN x IS NULL THEN t1 WHEN z IS NULL THEN t3 END") {
+		t.Errorf("RescueObject = %s, want key a once, with both texts", got)
+	}
+	if !strings.Contains(got, "(x IS NULL) OR (y IS NULL) OR (z IS NULL)") {
+		t.Errorf("RescueObject = %s, want every entry's condition", got)
+	}
+}

@@ -351,6 +351,7 @@ func (c *Client) merged(p *Planned) (connect.Frame, int) {
 	frames := c.scans(p, false,
 		func(b scanBatch, scan batchRows) connect.Frame { return b.project(p.Plan.Target, scan) },
 		func(i int, read connect.Frame) connect.Frame {
+			read = p.Reads[i].exactHinted(read, p.Plan.Rescue != "")
 			return read.SelectExpr(p.selectExprs(i, p.Reads[i].rowFile())...)
 		})
 	all := connect.UnionAll(frames)

@@ -549,7 +549,7 @@ func pinSchemas(reads []*Read) []*Read {
 		if r.overlapExprs != nil {
 			schema = r.dataSchema // read without its partition columns
 		}
-		r.pinned = schema.String()
+		r.pinned = r.exactSchema(schema).String()
 		if r.Format == "csv" && r.Options["header"] == "true" && !namedByPosition(schema) {
 			if _, set := r.Options["enforceSchema"]; !set {
 				r.Options = withOption(r.Options, "enforceSchema", "false")

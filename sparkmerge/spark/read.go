@@ -143,6 +143,10 @@ type Read struct {
 	// hinted are the columns a hint gave a type the reader parses into
 	// (see applyHints), other than a CSV string.
 	hinted []string
+	// exact are the hinted columns Spark's reader parses into a type that
+	// holds their text as written, narrowed to the hint with a check
+	// (see applyHints and exactHinted).
+	exact []exactRead
 	// parseChecked: the read rescues the values its reader cannot parse
 	// (see checkParses).
 	parseChecked bool

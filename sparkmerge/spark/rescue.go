@@ -71,11 +71,98 @@ func applyHints(reads []*Read, policy sparkmerge.Options) {
 			if t.Kind != sparkmerge.KindString || r.Format == "json" {
 				r.hinted = append(r.hinted, f.Name)
 			}
+			if readAs, ok := sparkmerge.ExactTextType(t); ok && readsExactly(r, policy) {
+				r.exact = append(r.exact, exactRead{column: f.Name, hint: t, readAs: readAs})
+			}
 		}
 		if fields != nil {
 			r.Schema = sparkmerge.Schema{Fields: fields}
 		}
 	}
+}
+
+// exactRead is a hinted column of a CSV or JSON read whose hint's own
+// parse could round its values silently (4.999 hinted decimal(10,2) is
+// 5.00, 1e40 hinted float infinity): Spark's reader parses it into
+// readAs, which holds its text as written (sparkmerge.ExactTextType), and
+// the merge narrows it to the hint value by value (exactHinted), so that
+// a value that would change fails the merge naming it, or is rescued, as
+// a typed source's value cast to a narrower hint is.
+type exactRead struct {
+	column       string
+	hint, readAs sparkmerge.DataType
+}
+
+// readsExactly reports whether r's hinted columns are read exactly (see
+// exactRead): not where the user accepts rounding (LossyWidening), nor
+// where the read's mode is the user's PERMISSIVE or DROPMALFORMED, which
+// say what becomes of a value too large for the hint (null, or its row
+// dropped) where a check would fail it, nor for reads whose schema is not
+// the one pinned (a partitioned tree's file, a CSV read folded into one
+// partition).
+func readsExactly(r *Read, policy sparkmerge.Options) bool {
+	mode := optionValue(r.Options, "mode")
+	return !policy.LossyWidening && (mode == "" || strings.EqualFold(mode, "FAILFAST")) &&
+		r.overlapExprs == nil && !r.oneFold
+}
+
+// exactSchema is schema, r's, with its exactly read columns in the types
+// they are read in.
+func (r *Read) exactSchema(schema sparkmerge.Schema) sparkmerge.Schema {
+	if len(r.exact) == 0 {
+		return schema
+	}
+	fields := append([]sparkmerge.Field(nil), schema.Fields...)
+	for j, f := range fields {
+		for _, e := range r.exact {
+			if f.Name == e.column && f.Type.Equal(e.hint) {
+				fields[j].Type = e.readAs
+			}
+		}
+	}
+	return sparkmerge.Schema{Fields: fields}
+}
+
+// exactColumn is the column of read's frame holding, with Options.Rescue,
+// the text of an exactly read value of its k-th exact column that the
+// narrowing changed (see exactHinted).
+func exactColumn(k int) string { return fmt.Sprintf("__sparkmerge_exact%d", k) }
+
+// exactHinted narrows read's exactly read columns (see exactRead) to
+// their hints, each value checked: the frame then has the columns and
+// types the plan was made for, with, under rescue, the text of each
+// value the narrowing changed in a column of its own (exactColumn).
+// Spark's hidden _metadata column, which names a many-file read's rows'
+// file, is carried as a column of that name.
+func (r *Read) exactHinted(read connect.Frame, rescue bool) connect.Frame {
+	if len(r.exact) == 0 {
+		return read
+	}
+	where := sparkmerge.QuoteString(r.Name)
+	if r.multiFile() {
+		where = r.rowFile()
+	}
+	var exprs, texts []string
+	for _, f := range r.Schema.Fields {
+		expr := ident(f.Name)
+		for k, e := range r.exact {
+			if f.Name != e.column || !f.Type.Equal(e.hint) {
+				continue
+			}
+			expr = sparkmerge.ExactTextCast(ident(f.Name), e.readAs, e.hint, f.Name, where, rescue) + " AS " + ident(f.Name)
+			if rescue {
+				texts = append(texts, "CASE WHEN "+sparkmerge.ExactTextChanged(ident(f.Name), e.readAs, e.hint)+" THEN "+sparkmerge.ExactText(ident(f.Name), e.readAs)+" END AS "+exactColumn(k))
+			}
+		}
+		exprs = append(exprs, expr)
+	}
+	if r.parseChecked {
+		exprs = append(exprs, corruptColumn, rawRecordColumn)
+	}
+	if r.multiFile() && !hidesFileMetadata(r.Schema) {
+		exprs = append(exprs, fileMetadataColumn)
+	}
+	return read.SelectExpr(append(exprs, texts...)...)
 }
 
 // checkParses marks the hinted reads whose values the reader parses
@@ -167,6 +254,18 @@ func (p *Planned) rescueEntries(i int) []sparkmerge.RescueEntry {
 		}
 		entries = kept
 	}
+	if len(r.exact) > 0 && p.Plan.Rescue != "" {
+		for _, pr := range p.Plan.Projections(i) {
+			if pr.Kind != sparkmerge.ProjectTake && pr.Kind != sparkmerge.ProjectCast {
+				continue
+			}
+			for k, e := range r.exact {
+				if e.column == pr.Source {
+					entries = append(entries, sparkmerge.RescueEntry{Key: pr.Column, Column: pr.Source, Cond: exactColumn(k) + " IS NOT NULL", Text: exactColumn(k)})
+				}
+			}
+		}
+	}
 	if !r.parseChecked {
 		return entries
 	}
@@ -177,6 +276,12 @@ func (p *Planned) rescueEntries(i int) []sparkmerge.RescueEntry {
 		}
 		col := ident(pr.Source)
 		cond := corruptColumn + " IS NOT NULL AND " + col + " IS NULL AND " + r.rawField(pr.Source) + " IS NOT NULL"
+		for k, e := range r.exact {
+			if e.column == pr.Source {
+				cond += " AND " + exactColumn(k) + " IS NULL" // parsed, and rescued as narrowed above
+			}
+		}
+		// (RescueObject makes one key of this entry and the one above.)
 		parsed = append(parsed, "("+cond+")")
 		entries = append(entries, sparkmerge.RescueEntry{Key: pr.Column, Column: pr.Source, Cond: cond, Text: r.rawField(pr.Source)})
 	}

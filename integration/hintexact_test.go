@@ -1,0 +1,436 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/sparkmerge/sparkmerge"
+	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
+	"github.com/sparkmerge/sparkmerge/spark"
+)
+
+// Hinted CSV and JSON values that Spark's reader would round or cut
+// (found in the field: 4.999 hinted decimal(10,2) came out 5.00, 1e40
+// hinted float Infinity, with --verify passing). The hinted columns of
+// the corpus and their hints: a decimal with a scale, one without, and a
+// float.
+var exactHints = map[string]string{"d3": "decimal(7,3)", "d0": "decimal(10,0)", "fl": "float"}
+
+var exactColumns = []string{"d3", "d0", "fl"}
+
+// exactToken is a generated value of column col as written: most keep
+// their value in the hinted type, some have digits past its scale or a
+// float's precision or range, and where bad, some do not fit at all.
+func exactToken(r *rand.Rand, col string, bad bool) string {
+	digits := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteByte(byte('0' + r.Intn(10)))
+		}
+		return b.String()
+	}
+	// An integer part: no leading zero, which JSON forbids.
+	integer := func(n int) string {
+		if n == 1 {
+			return digits(1)
+		}
+		return string(byte('1'+r.Intn(9))) + digits(n-1)
+	}
+	sign := ""
+	if r.Intn(4) == 0 {
+		sign = "-"
+	}
+	switch col {
+	case "d3", "d0":
+		intDigits, fracDigits := 1+r.Intn(4), r.Intn(4)
+		switch {
+		case col == "d0":
+			intDigits, fracDigits = 1+r.Intn(9), 0
+			if r.Intn(3) == 0 {
+				fracDigits = 1 + r.Intn(5) // past the scale, often rounding
+			}
+		case r.Intn(3) == 0:
+			fracDigits += 3 + r.Intn(5) // past the scale, often rounding
+		}
+		if bad && r.Intn(3) == 0 {
+			intDigits += 8 // too large for the hint
+		}
+		t := sign + integer(intDigits)
+		if fracDigits > 0 {
+			t += "." + digits(fracDigits)
+		}
+		if fracDigits > 0 && r.Intn(8) == 0 {
+			t += "000" // trailing zeros: the same value
+		}
+		if r.Intn(10) == 0 {
+			// Exponent form: the same digits moved.
+			if v, ok := new(big.Rat).SetString(t); ok {
+				t = strings.TrimRight(strings.TrimRight(v.FloatString(12), "0"), ".") + "e0"
+			}
+		}
+		return t
+	default:
+		switch r.Intn(12) {
+		case 0:
+			return []string{"NaN", "Infinity", "-Infinity", "0.1", "16777217", "3.4028235e38", "3.5e38", "1e-50", "1e40", "-0.0"}[r.Intn(10)]
+		case 1, 2, 3:
+			// More digits than a float holds.
+			return sign + digits(1) + "." + digits(8+r.Intn(6)) + "e" + strconv.Itoa(r.Intn(20)-10)
+		}
+		t := sign + digits(1)
+		if n := r.Intn(7); n > 0 {
+			t += "." + digits(n)
+		}
+		return t + "e" + strconv.Itoa(r.Intn(40)-20)
+	}
+}
+
+// exactCorpus writes two CSV and two JSON files of rows with generated
+// values, and returns every value as written by id and column. The
+// second file of each format also holds values too large for a hint.
+func exactCorpus(t *testing.T, dir string, seed int64) map[int]map[string]string {
+	r := rand.New(rand.NewSource(seed))
+	values := map[int]map[string]string{}
+	files := map[string]string{}
+	id := 0
+	for _, f := range []struct {
+		name string
+		bad  bool
+	}{{"a.csv", false}, {"b.csv", true}, {"a.json", false}, {"b.json", true}} {
+		cols := []string{"id", "d3", "d0", "fl"}
+		if f.bad {
+			cols = []string{"fl", "id", "extra", "d0", "d3"}
+		}
+		var b strings.Builder
+		if strings.HasSuffix(f.name, ".csv") {
+			b.WriteString(strings.Join(cols, ",") + "\n")
+		}
+		for range 60 {
+			id++
+			row := map[string]string{}
+			var fields []string
+			for _, c := range cols {
+				v := strconv.Itoa(id)
+				if c == "extra" {
+					v = "x"
+				} else if c != "id" {
+					v = exactToken(r, c, f.bad)
+					row[c] = v
+				}
+				if strings.HasSuffix(f.name, ".json") {
+					if c == "extra" || (c == "fl" && strings.ContainsAny(v, "NI")) {
+						v = strconv.Quote(v) // NaN and Infinity are strings in JSON
+					}
+					v = strconv.Quote(c) + ":" + v
+				}
+				fields = append(fields, v)
+			}
+			values[id] = row
+			if strings.HasSuffix(f.name, ".json") {
+				b.WriteString("{" + strings.Join(fields, ",") + "}\n")
+			} else {
+				b.WriteString(strings.Join(fields, ",") + "\n")
+			}
+		}
+		files[f.name] = b.String()
+	}
+	writeFiles(t, dir, files, "a.csv", "b.csv", "a.json", "b.json")
+	return values
+}
+
+// exactOracle is what Spark reading each file alone makes of every
+// hinted value: its text read as a string, and the hinted type's value,
+// or failed: the value does not parse into the type (a PERMISSIVE read
+// gives null for it and keeps the record as corrupt).
+type exactOracleValue struct {
+	text   string
+	typed  any // the hinted type's value as Spark prints it; nil: failed
+	failed bool
+}
+
+func exactOracle(t *testing.T, dir string) map[int]map[string]exactOracleValue {
+	out := map[int]map[string]exactOracleValue{}
+	for _, name := range []string{"a.csv", "b.csv", "a.json", "b.json"} {
+		format := strings.TrimPrefix(filepath.Ext(name), ".")
+		// A CSV file's columns by position, as exactCorpus writes them.
+		cols := []string{"id", "d3", "d0", "fl"}
+		if name == "b.csv" {
+			cols = []string{"fl", "id", "extra", "d0", "d3"}
+		}
+		var hinted, strs []string
+		for _, c := range cols {
+			typ := exactHints[c]
+			switch c {
+			case "id":
+				typ = "INT"
+			case "extra":
+				typ = "STRING"
+			}
+			hinted = append(hinted, c+" "+typ)
+			if c != "id" {
+				typ = "STRING"
+			}
+			strs = append(strs, c+" "+typ)
+		}
+		path := sparkmerge.QuoteString(filepath.Join(dir, name))
+		view := func(v, schema string) string {
+			return fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s (%s) USING %s OPTIONS (path %s, header 'true', mode 'PERMISSIVE', columnNameOfCorruptRecord '_bad')",
+				v, schema, format, path)
+		}
+		base := strings.NewReplacer(".", "_").Replace(name)
+		exec(t, view("exact_typed_"+base, strings.Join(hinted, ", ")+", _bad STRING"),
+			view("exact_text_"+base, strings.Join(strs, ", ")+", _bad STRING"))
+		var sel []string
+		for _, c := range exactColumns {
+			sel = append(sel, "CAST(t."+c+" AS STRING)", "s."+c)
+		}
+		rows := queryRows(t, fmt.Sprintf("SELECT s.id, %s FROM exact_typed_%s t JOIN exact_text_%s s ON t.id = s.id", strings.Join(sel, ", "), base, base))
+		if len(rows) != 60 {
+			t.Fatalf("%s: the oracle read %d rows, want 60", name, len(rows))
+		}
+		for _, r := range rows {
+			id := int(r[0].(int32))
+			out[id] = map[string]exactOracleValue{}
+			for k, c := range exactColumns {
+				typed, text := r[1+2*k], r[2+2*k]
+				o := exactOracleValue{typed: typed}
+				if text != nil {
+					o.text = text.(string)
+				}
+				o.failed = typed == nil && text != nil
+				out[id][c] = o
+			}
+		}
+	}
+	return out
+}
+
+// exactChanged reports whether typed, Spark's value of text in the hinted
+// type, is not the value text says, worked out here without Spark:
+// decimals exactly, a float by whether, rounded to as many significant
+// digits as the text's double has, it is that double (0.1 and 7.3e10 are
+// kept; 0.123456789 as 0.12345679, 1e40 as Infinity or 1e-50 as 0 are
+// not), as a double's value narrowed to a float is checked.
+func exactChanged(t *testing.T, col, text, typed string) bool {
+	if col != "fl" {
+		x, ok1 := new(big.Rat).SetString(asciiDigits(strings.ReplaceAll(text, ",", "")))
+		y, ok2 := new(big.Rat).SetString(typed)
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: cannot compare %q with Spark's %q", col, text, typed)
+		}
+		return x.Cmp(y) != 0
+	}
+	d, err := strconv.ParseFloat(text, 64)
+	if err != nil && !strings.Contains(err.Error(), "range") {
+		t.Fatalf("%s: %q: %v", col, text, err)
+	}
+	f, err := strconv.ParseFloat(strings.Replace(typed, "E", "e", 1), 32)
+	if err != nil && !strings.Contains(err.Error(), "range") {
+		t.Fatalf("%s: Spark's %q: %v", col, typed, err)
+	}
+	switch {
+	case math.IsNaN(d) || math.IsNaN(f):
+		return math.IsNaN(d) != math.IsNaN(f)
+	case math.IsInf(d, 0) || math.IsInf(f, 0):
+		return d != f
+	}
+	if d == 0 || f == 0 {
+		return d != f
+	}
+	// The double's significant digits, as Java prints them (shortest).
+	mantissa := strings.SplitN(strconv.FormatFloat(math.Abs(d), 'e', -1, 64), "e", 2)[0]
+	k := len(strings.TrimRight(strings.Replace(mantissa, ".", "", 1), "0"))
+	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'e', max(k-1, 0), 64), 64)
+	return rounded != d
+}
+
+// asciiDigits writes the digits of other scripts that Java's BigDecimal
+// reads (fullwidth ２４, Arabic-Indic ٤٢) as ASCII digits: a digit's value
+// is how many digits precede it in its block of ten.
+func asciiDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 || !unicode.IsDigit(r) {
+			return r
+		}
+		v := rune(0)
+		for v < 9 && unicode.IsDigit(r-v-1) {
+			v++
+		}
+		return '0' + v
+	}, s)
+}
+
+// TestHintedTextIsNeverRoundedSilently: a CSV or JSON value that Spark's
+// reader would round or cut into its column's hinted type (digits past a
+// decimal's scale, a float's precision or range) is rescued, or fails the
+// merge naming it and its file, and every other value is what Spark reads
+// from its file alone into the hint: generated values, compared with Spark
+// reading each file alone and exact arithmetic, on every path (client
+// typing, Spark's inference, files only the server sees). With
+// --lossy-widening every value is Spark's reader's.
+func TestHintedTextIsNeverRoundedSilently(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	dir := workDir(t)
+	const seed = 20261207
+	written := exactCorpus(t, dir, seed)
+	oracle := exactOracle(t, dir)
+	hints := map[string]sparkmerge.DataType{}
+	for col, typ := range exactHints {
+		h, err := sparkmerge.ParseType(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hints[col] = h
+	}
+	// want: per id and column, whether the merge must rescue the value.
+	rescue := map[int]map[string]bool{}
+	counts := map[string]int{}
+	for id, cols := range oracle {
+		rescue[id] = map[string]bool{}
+		for col, o := range cols {
+			if o.text != written[id][col] {
+				t.Fatalf("id %d %s: Spark reads %q as the text %q", id, col, written[id][col], o.text)
+			}
+			r := o.failed || exactChanged(t, col, o.text, fmt.Sprint(o.typed))
+			rescue[id][col] = r
+			if r {
+				counts[col]++
+			}
+		}
+	}
+	t.Logf("seed %d: %d rows; values to rescue by column: %v", seed, len(oracle), counts)
+	for _, col := range exactColumns {
+		if counts[col] == 0 || counts[col] > len(oracle)/2 {
+			t.Fatalf("column %s: %d of %d values change: the corpus must hold both kinds", col, counts[col], len(oracle))
+		}
+	}
+
+	run := func(t *testing.T, in string, sparkInference bool) {
+		sources := []spark.SourceSpec{{Paths: []string{in + "/*.csv"}}, {Paths: []string{in + "/*.json"}}}
+		res, out := merge(t, c, spark.Job{Sources: sources, Verify: true, SparkInference: sparkInference,
+			Policy: sparkmerge.Options{Hints: hints, Rescue: "_rescued"}})
+		if !res.Verified {
+			t.Error("not verified")
+		}
+		rows := parquetRows(t, out, []string{"id", "d3", "d0", "fl", "_rescued"}, "CAST(`_0` AS INT)")
+		if len(rows) != len(oracle) {
+			t.Fatalf("%d rows merged, want %d", len(rows), len(oracle))
+		}
+		got := map[string]int{}
+		for _, r := range rows {
+			id, _ := strconv.Atoi(r[0].(string))
+			var rescued map[string]string
+			if r[4] != nil {
+				if err := json.Unmarshal([]byte(r[4].(string)), &rescued); err != nil {
+					t.Fatalf("id %d: rescue column %v: %v", id, r[4], err)
+				}
+			}
+			for k, col := range exactColumns {
+				o, value := oracle[id][col], r[1+k]
+				text, isRescued := rescued[col]
+				switch {
+				case rescue[id][col] && !isRescued:
+					t.Errorf("id %d %s: %q is %v as %s (Spark's reader: %v), merged as %v without rescue", id, col, o.text, o.typed, exactHints[col], o.failed, value)
+				case !rescue[id][col] && isRescued:
+					t.Errorf("id %d %s: %q rescued as %q, but Spark reads it as %v, the value it says", id, col, o.text, text, o.typed)
+				case isRescued:
+					got[col]++
+					if value != nil || !sameNumber(text, o.text) {
+						t.Errorf("id %d %s: %q merged as %v and rescued as %q; want null and its value", id, col, o.text, value, text)
+					}
+				case value != o.typed:
+					t.Errorf("id %d %s: %q merged as %v; Spark reads %v", id, col, o.text, value, o.typed)
+				}
+			}
+		}
+		diff(t, "rescued values by column", counts, got)
+		reported := map[string]int{}
+		for _, v := range res.Rescued {
+			reported[v.Column] += int(v.Values)
+		}
+		diff(t, "rescued values reported", counts, reported)
+	}
+	t.Run("client typing", func(t *testing.T) { t.Parallel(); run(t, dir, false) })
+	t.Run("spark inference", func(t *testing.T) { t.Parallel(); run(t, dir, true) })
+	t.Run("only the server sees them", func(t *testing.T) {
+		t.Parallel()
+		host, sparkDir := sparktest.ClusterDir(t)
+		exactCorpus(t, host, seed)
+		run(t, sparkDir, false)
+	})
+	t.Run("fails naming the value", func(t *testing.T) {
+		t.Parallel()
+		// The files without values too large for a hint: each changed
+		// value fails the merge, which names one of them and its file.
+		out := filepath.Join(workDir(t), "out")
+		_, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: []string{dir + "/a.csv"}}, {Paths: []string{dir + "/a.json"}}},
+			Target: spark.Target{Path: out}, Policy: sparkmerge.Options{Hints: hints}})
+		if err == nil {
+			t.Fatal("merged values the hints round")
+		}
+		msg := err.Error()
+		named := false
+		for id, cols := range oracle {
+			for col, o := range cols {
+				if rescue[id][col] && strings.Contains(msg, "column "+col+": the value ") && strings.Contains(msg, "would become "+fmt.Sprint(o.typed)+" as "+exactHints[col]) {
+					named = true
+				}
+			}
+		}
+		if !named || !strings.Contains(msg, filepath.Join(dir, "a.")) || !strings.Contains(msg, "Options.LossyWidening") {
+			t.Errorf("the error does not name a changed value, its column and file, and what to do: %v", err)
+		}
+	})
+	t.Run("lossy widening takes the reader's values", func(t *testing.T) {
+		t.Parallel()
+		res, out := merge(t, c, spark.Job{Sources: []spark.SourceSpec{{Paths: []string{dir + "/a.csv"}}, {Paths: []string{dir + "/a.json"}}}, Verify: true,
+			Policy: sparkmerge.Options{Hints: hints, LossyWidening: true}})
+		if !res.Verified {
+			t.Error("not verified")
+		}
+		rows := parquetRows(t, out, []string{"id", "d3", "d0", "fl"}, "CAST(`_0` AS INT)")
+		if len(rows) != 120 {
+			t.Fatalf("%d rows merged, want 120", len(rows))
+		}
+		for _, r := range rows {
+			id, _ := strconv.Atoi(r[0].(string))
+			for k, col := range exactColumns {
+				if o := oracle[id][col]; r[1+k] != o.typed {
+					t.Errorf("id %d %s: %q merged as %v; Spark reads %v", id, col, o.text, r[1+k], o.typed)
+				}
+			}
+		}
+	})
+}
+
+// sameNumber reports whether two texts are the same number (or the same
+// text): a rescued value is printed from the type it was read in exactly
+// (4.9990 as 4.999, 1e40 as 1.0E40).
+// A JSON value its reader could not parse is rescued as Spark's JSON
+// functions print it, a number as a double (-643865776328765.48 as
+// -6.438657763287655E14): the same double is the same number too.
+func sameNumber(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, ok1 := new(big.Rat).SetString(strings.Replace(a, "E", "e", 1))
+	y, ok2 := new(big.Rat).SetString(strings.Replace(b, "E", "e", 1))
+	if ok1 && ok2 && x.Cmp(y) == 0 {
+		return true
+	}
+	f, err1 := strconv.ParseFloat(a, 64)
+	g, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && (f == g || math.IsNaN(f) && math.IsNaN(g))
+}
