@@ -434,3 +434,136 @@ func sameNumber(a, b string) bool {
 	g, err2 := strconv.ParseFloat(b, 64)
 	return err1 == nil && err2 == nil && (f == g || math.IsNaN(f) && math.IsNaN(g))
 }
+
+// TestHintedStringsAreNeverRoundedSilently: a typed source's string
+// column cast to a hinted decimal, float or date (found in the field: a
+// Parquet string "12.345" hinted decimal(5,2) came out 12.35, and a
+// timestamp's text hinted date lost its time) is checked value by value:
+// a value the cast would change is rescued or fails the merge naming it,
+// text that is no value of the type fails as such, and every other value
+// is Spark's cast of it. Generated values, against Spark's cast and exact
+// arithmetic; the dates by how they were written.
+func TestHintedStringsAreNeverRoundedSilently(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	dir := workDir(t)
+	r := rand.New(rand.NewSource(20261207))
+	type dated struct {
+		text string
+		cut  bool // written with a time that is not midnight
+	}
+	var rows []string
+	tokens := map[int]map[string]string{}
+	dates := map[int]dated{}
+	for id := 1; id <= 150; id++ {
+		d := dated{text: fmt.Sprintf("%04d-%02d-%02d", 1990+r.Intn(40), 1+r.Intn(12), 1+r.Intn(28))}
+		switch r.Intn(4) {
+		case 0:
+			d.text += " 00:00:00"
+		case 1:
+			d.text += fmt.Sprintf("T%02d:%02d:%02d", r.Intn(24), r.Intn(60), 1+r.Intn(59))
+			d.cut = true
+		}
+		if id%37 == 0 {
+			d.text = "not a date"
+		}
+		tokens[id] = map[string]string{"d3": exactToken(r, "d3", id > 120), "fl": exactToken(r, "fl", false)}
+		if id%41 == 0 {
+			tokens[id]["d3"] = "12x"
+		}
+		dates[id] = d
+		rows = append(rows, fmt.Sprintf("(%d, %s, %s, %s)", id, sparkmerge.QuoteString(tokens[id]["d3"]), sparkmerge.QuoteString(tokens[id]["fl"]), sparkmerge.QuoteString(d.text)))
+	}
+	pq := filepath.Join(dir, "pq")
+	exec(t, "INSERT OVERWRITE DIRECTORY "+sparkmerge.QuoteString(pq)+" USING parquet SELECT * FROM VALUES "+strings.Join(rows, ", ")+" AS t(id, d3, fl, dt)")
+	hints := map[string]sparkmerge.DataType{"d3": {Kind: sparkmerge.KindDecimal, Precision: 7, Scale: 3}, "fl": sparkmerge.Simple(sparkmerge.KindFloat), "dt": sparkmerge.Simple(sparkmerge.KindDate)}
+	// Spark's cast of every value; null where it fails.
+	cast := queryRows(t, "SELECT id, CAST(try_cast(d3 AS decimal(7,3)) AS STRING), CAST(try_cast(fl AS float) AS STRING), CAST(try_cast(dt AS date) AS STRING) FROM parquet."+backquote(pq))
+	typed := map[int][]any{}
+	for _, row := range cast {
+		typed[int(row[0].(int32))] = row[1:]
+	}
+	cols := []string{"d3", "fl", "dt"}
+	want := map[int]map[string]bool{} // rescued
+	counts := map[string]int{}
+	for id := range tokens {
+		want[id] = map[string]bool{}
+		for k, col := range cols {
+			v := typed[id][k]
+			switch {
+			case v == nil:
+				want[id][col] = true
+			case col == "dt":
+				want[id][col] = dates[id].cut
+			default:
+				want[id][col] = exactChanged(t, col, strings.TrimSpace(tokens[id][col]), v.(string))
+			}
+			if want[id][col] {
+				counts[col]++
+			}
+		}
+	}
+	t.Logf("values to rescue by column: %v of %d", counts, len(tokens))
+	for _, col := range cols {
+		if counts[col] == 0 || counts[col] > len(tokens)/2 {
+			t.Fatalf("column %s: %d of %d values change or fail: the corpus must hold both kinds", col, counts[col], len(tokens))
+		}
+	}
+	res, out := merge(t, c, spark.Job{Sources: []spark.SourceSpec{{Paths: []string{pq}, Format: "parquet"}}, Verify: true,
+		Policy: sparkmerge.Options{Hints: hints, Rescue: "_rescued"}})
+	if !res.Verified {
+		t.Error("not verified")
+	}
+	got := map[string]int{}
+	for _, row := range parquetRows(t, out, []string{"id", "d3", "fl", "dt", "_rescued"}, "CAST(`_0` AS INT)") {
+		id, _ := strconv.Atoi(row[0].(string))
+		var rescued map[string]string
+		if row[4] != nil {
+			if err := json.Unmarshal([]byte(row[4].(string)), &rescued); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for k, col := range cols {
+			text, isRescued := rescued[col]
+			switch {
+			case want[id][col] != isRescued:
+				t.Errorf("id %d %s: %q (Spark's cast: %v) rescued: %v, want %v", id, col, map[string]string{"d3": tokens[id]["d3"], "fl": tokens[id]["fl"], "dt": dates[id].text}[col], typed[id][k], isRescued, want[id][col])
+			case isRescued:
+				got[col]++
+				if written := map[string]string{"d3": tokens[id]["d3"], "fl": tokens[id]["fl"], "dt": dates[id].text}[col]; row[1+k] != nil || text != written {
+					t.Errorf("id %d %s: merged %v, rescued %q; want null and %q as written", id, col, row[1+k], text, written)
+				}
+			case row[1+k] != typed[id][k]:
+				t.Errorf("id %d %s: merged %v, Spark's cast %v", id, col, row[1+k], typed[id][k])
+			}
+		}
+	}
+	diff(t, "rescued values by column", counts, got)
+
+	// Without --rescue: a date's time cut fails the merge naming it.
+	_, err := c.Merge(testContext(t), spark.Job{Sources: []spark.SourceSpec{{Paths: []string{pq}, Format: "parquet"}},
+		Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"dt": hints["dt"]}}, Target: spark.Target{Path: filepath.Join(dir, "out-dt")}})
+	if err == nil || !strings.Contains(err.Error(), "column dt: the value ") || !strings.Contains(err.Error(), "whose cast of the text rounds or cuts it") && !strings.Contains(err.Error(), "is not a date") {
+		t.Errorf("dates hinted date: err = %v, want one naming a value whose time is cut, or that is no date", err)
+	}
+	// With --lossy-widening every value is Spark's cast, text that is no
+	// value of the type still failing.
+	clean := filepath.Join(dir, "clean")
+	exec(t, "INSERT OVERWRITE DIRECTORY "+sparkmerge.QuoteString(clean)+" USING parquet SELECT * FROM parquet."+backquote(pq)+
+		" WHERE try_cast(d3 AS decimal(7,3)) IS NOT NULL AND try_cast(fl AS float) IS NOT NULL AND try_cast(dt AS date) IS NOT NULL")
+	res, out = merge(t, c, spark.Job{Sources: []spark.SourceSpec{{Paths: []string{clean}, Format: "parquet"}}, Verify: true,
+		Policy: sparkmerge.Options{Hints: hints, LossyWidening: true}})
+	n := 0
+	for _, row := range parquetRows(t, out, []string{"id", "d3", "fl", "dt"}, "CAST(`_0` AS INT)") {
+		id, _ := strconv.Atoi(row[0].(string))
+		n++
+		for k := range cols {
+			if row[1+k] != typed[id][k] {
+				t.Errorf("lossy: id %d %s: merged %v, Spark's cast %v", id, cols[k], row[1+k], typed[id][k])
+			}
+		}
+	}
+	if n == 0 || int64(n) != res.RowsWritten {
+		t.Errorf("lossy: %d rows read back, %d written", n, res.RowsWritten)
+	}
+}

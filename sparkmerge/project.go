@@ -264,10 +264,33 @@ func unchangedCond(expr string, from, to DataType) string {
 // changed). A double to float: see floatKeepsCond.
 func narrowedUnchangedCond(expr string, from, to DataType) string {
 	cast := "try_cast(" + expr + " AS " + to.String() + ")" // null past the type's range
-	if from.Kind == KindDouble && to.Kind == KindFloat {
+	switch {
+	case from.Kind == KindString:
+		return textUnchangedCond(expr, cast, to)
+	case from.Kind == KindDouble && to.Kind == KindFloat:
 		return floatKeepsCond(expr, cast)
 	}
 	return "coalesce(try_cast(" + cast + " AS " + from.String() + ") = " + expr + ", false)"
+}
+
+// textUnchangedCond is narrowedUnchangedCond of text cast to a decimal, a
+// float or a date (cast, a try_cast of expr): a round trip through the
+// text cannot tell (4.5 is 4.50), so the text is cast again into a type
+// that holds it exactly and compared: a decimal's into decimal(38,
+// 38-p+s) (see ExactTextType), a float's into a double (then as
+// floatKeepsCond), a date's into a timestamp, which must be the date's
+// midnight ("2024-01-05T10:00:00" is cut; a text no timestamp reads,
+// "2024-01-05 garbage", too). Text the cast fails on is not kept either:
+// the cast fails or rescues it.
+func textUnchangedCond(expr, cast string, to DataType) string {
+	switch to.Kind {
+	case KindFloat:
+		return floatKeepsCond("try_cast("+expr+" AS DOUBLE)", cast)
+	case KindDate:
+		return "coalesce(CAST(" + cast + " AS TIMESTAMP) = try_cast(" + expr + " AS TIMESTAMP), false)"
+	}
+	exact, _ := ExactTextType(to)
+	return "coalesce(try_cast(" + expr + " AS " + exact.String() + ") = " + cast + ", false)"
 }
 
 // floatKeepsCond is true where f, the double d cast to a float, keeps d's
@@ -427,13 +450,23 @@ func CheckedCast(expr string, from, to DataType, column, where string) string {
 	advice := " as " + to.String() + " (the sources' common type): merge such columns as strings (Options.Types = TypesString), or accept the rounding (Options.LossyWidening)"
 	becomes := "CAST(" + cast + " AS STRING)"
 	if !RoundsValues(from, to) {
-		advice = " as " + to.String() + " (the column's type, narrower than the source's " + from.String() + "): give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)"
+		narrower := "narrower than the source's " + from.String()
+		if from.Kind == KindString {
+			narrower = "whose cast of the text rounds or cuts it"
+		}
+		advice = " as " + to.String() + " (the column's type, " + narrower + "): give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)"
 		// (A value past the type's range fails the plain cast.)
 		becomes = "coalesce(CAST(try_cast(" + expr + " AS " + to.String() + ") AS STRING), 'nothing: it is out of range')"
 	}
 	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", CAST(" + expr + " AS STRING), " +
 		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", " + becomes + ", " +
 		QuoteString(advice) + "))"
+	if from.Kind == KindString {
+		// Text that is no value of the type at all is named so, as
+		// FailingCast names it, not as a rounding.
+		notA := "CASE WHEN " + castFailsCond(expr, to) + " THEN " + FailingCast(expr, from, to, column, where) + " ELSE " + fail + " END"
+		fail = notA
+	}
 	return "CASE WHEN " + expr + " IS NULL OR " + unchangedCond(expr, from, to) + " THEN " + cast + " ELSE " + fail + " END"
 }
 

@@ -486,21 +486,25 @@ func lossyWidening(t DataType, ts []DataType, nested bool) string {
 // hint's, or a table's a merge is appended to), can change a value
 // without failing: a decimal to fewer fraction digits, a double or float
 // to a decimal, a double to float, a fraction to an integer (truncated),
-// a timestamp to a date (its time cut). The planner checks such casts per
-// value, as RoundsValues' (found in the field: Parquet's
-// decimal(10,4) 123456.7891 hinted decimal(12,2) came out 123456.79, a
-// double past float's range Infinity, a timestamp's time gone).
+// a timestamp to a date (its time cut), and a string to a decimal, a
+// float or a date, whose cast rounds or cuts the text as those would. The
+// planner checks such casts per value, as RoundsValues' (found in the
+// field: Parquet's decimal(10,4) 123456.7891 hinted decimal(12,2) came out
+// 123456.79, a double past float's range Infinity, a timestamp's time
+// gone; a string column's "12.345" hinted decimal(5,2) 12.35).
 func NarrowsValues(from, to DataType) bool {
 	fraction := from.Kind == KindFloat || from.Kind == KindDouble || from.Kind == KindDecimal && from.Scale > 0
+	text := from.Kind == KindString
 	switch to.Kind {
 	case KindDecimal:
-		return from.Kind == KindFloat || from.Kind == KindDouble || from.Kind == KindDecimal && from.Scale > to.Scale
+		return from.Kind == KindFloat || from.Kind == KindDouble || from.Kind == KindDecimal && from.Scale > to.Scale ||
+			text && to.Precision < 38 // (no wider decimal to read a decimal(38,s)'s text exactly)
 	case KindFloat:
-		return from.Kind == KindDouble
+		return from.Kind == KindDouble || text
 	case KindByte, KindShort, KindInt, KindLong:
 		return fraction
 	case KindDate:
-		return from.Kind == KindTimestamp || from.Kind == KindTimestampNTZ
+		return from.Kind == KindTimestamp || from.Kind == KindTimestampNTZ || text
 	}
 	return false
 }

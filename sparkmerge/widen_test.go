@@ -399,6 +399,12 @@ func TestNarrowsValues(t *testing.T) {
 		{simple(KindDouble), dec(12, 2), true},
 		{simple(KindFloat), dec(38, 18), true},
 		{simple(KindDouble), simple(KindFloat), true},
+		{simple(KindString), dec(10, 2), true},
+		{simple(KindString), dec(38, 2), false}, // no wider decimal to tell
+		{simple(KindString), simple(KindFloat), true},
+		{simple(KindString), simple(KindDate), true},
+		{simple(KindString), simple(KindInt), false},
+		{simple(KindString), simple(KindDouble), false},
 		{simple(KindFloat), simple(KindDouble), false},
 		{simple(KindDouble), simple(KindInt), true},
 		{dec(10, 2), simple(KindLong), true},
