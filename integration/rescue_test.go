@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -172,7 +173,10 @@ func TestRescueMatchesFailFast(t *testing.T) {
 					t.Errorf("id %d %s (%v): rescued %q, but FAILFAST reads it as %v", id, col, o.text, text, o.typed[col])
 				case isRescued:
 					counts[col]++
-					if got != nil || text != o.text && !(o.changed[col] && sameNumber(text, fmt.Sprint(o.text))) {
+					// A value changed is rescued as the type it was read
+					// in exactly prints it: 12.345, 2024-01-05 10:00:00.
+					asRead := o.changed[col] && (sameNumber(text, fmt.Sprint(o.text)) || text == strings.Replace(fmt.Sprint(o.text), "T", " ", 1))
+					if got != nil || text != o.text && !asRead {
 						t.Errorf("id %d %s: value %v rescued as %q; want null and %q", id, col, got, text, o.text)
 					}
 				default:
@@ -254,9 +258,15 @@ func rescueOracle(t *testing.T, s sql.SparkSession, dir string, byID map[int]str
 		}
 		o.fails[col] = fails
 		o.typed[col] = typed
-		if text, ok := texts[id].(string); ok && !fails && strings.HasPrefix(rescueHints[col], "decimal") {
+		text, ok := texts[id].(string)
+		switch {
+		case !ok || fails || typed == nil:
+		case strings.HasPrefix(rescueHints[col], "decimal"):
 			// (Spark's cast of a Parquet string trims it.)
 			o.changed[col] = exactChanged(t, col, strings.TrimSpace(text), typed.(string))
+		case col == "vt" && id < 1001:
+			// A CSV date written with a time of day: cut.
+			o.changed[col] = regexp.MustCompile(`[T ]0*[1-9][0-9]?:|[T ][0-9]{1,2}:0*[1-9]`).MatchString(text)
 		}
 	}
 	ids := make([]int, 0, len(byID))

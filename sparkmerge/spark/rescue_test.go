@@ -8,8 +8,8 @@ import (
 )
 
 // A hinted CSV or JSON column whose hint's parse may round (a decimal
-// with digits to spare, a float) is read exactly and narrowed with a
-// check; the plan still sees the hint. Not where the user accepts the
+// with digits to spare, a float; a CSV date, its time) is read exactly
+// and narrowed with a check; the plan still sees the hint. Not where the user accepts the
 // rounding, chose what becomes of bad values (PERMISSIVE, DROPMALFORMED),
 // or the pinned schema is not the read's (a partitioned tree's file).
 func TestApplyHintsReadsExactly(t *testing.T) {
@@ -26,6 +26,7 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 		"day":    sparkmerge.Simple(sparkmerge.KindDate),
 	}
 	const exact = "id int, amount decimal(38,30), f double, day date"
+	const exactCSV = "id int, amount decimal(38,30), f double, day timestamp"
 	const hinted = "id int, amount decimal(10,2), f float, day date"
 	for _, tc := range []struct {
 		name   string
@@ -33,9 +34,10 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 		policy sparkmerge.Options
 		pinned string
 	}{
-		{"csv", read("csv", nil), sparkmerge.Options{Hints: hints}, exact},
+		{"csv", read("csv", nil), sparkmerge.Options{Hints: hints}, exactCSV},
+		{"csv with a date format", read("csv", map[string]string{"dateFormat": "dd.MM.yyyy"}), sparkmerge.Options{Hints: hints}, exact},
 		{"json", read("json", nil), sparkmerge.Options{Hints: hints}, exact},
-		{"failfast", read("csv", map[string]string{"mode": "failFast"}), sparkmerge.Options{Hints: hints}, exact},
+		{"failfast", read("csv", map[string]string{"mode": "failFast"}), sparkmerge.Options{Hints: hints}, exactCSV},
 		{"lossy widening", read("csv", nil), sparkmerge.Options{Hints: hints, LossyWidening: true}, hinted},
 		{"permissive", read("csv", map[string]string{"mode": "PERMISSIVE"}), sparkmerge.Options{Hints: hints}, hinted},
 		{"dropmalformed", read("json", map[string]string{"mode": "DROPMALFORMED"}), sparkmerge.Options{Hints: hints}, hinted},
