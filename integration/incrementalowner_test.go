@@ -5,6 +5,7 @@ package integration
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -229,5 +230,78 @@ func TestIncrementalRunRenewsItsLease(t *testing.T) {
 	diff(t, "files STATE records merged", []string{"a.csv", "b.csv"}, merged)
 	if res, err := c.Merge(testContext(t), job); err != nil || !res.Incremental.NothingNew || res.Incremental.Recovered != nil {
 		t.Errorf("the next run: %v, %+v; want nothing new, nothing to recover", err, res)
+	}
+}
+
+// TestIncrementalLostStateIsRefused: a run whose STATE does not exist,
+// into a target that already holds rows, refuses and writes nothing (found
+// in the field: a STATE path spelled otherwise one night merged the whole
+// landing directory a second time, every row twice); with NewState it
+// appends every listed file, and the next run of that STATE finds nothing
+// new. A target that does not exist yet, or holds no row, starts a STATE
+// without it. A path target and a Delta table.
+func TestIncrementalLostStateIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, where := range []string{"path", "delta table"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			c := newClient(t)
+			dir := workDir(t)
+			landing := filepath.Join(dir, "landing")
+			writeFiles(t, landing, nightOne, "a.csv", "b.csv")
+			target := spark.Target{Path: filepath.Join(dir, "out")}
+			count := func() int64 {
+				q := "SELECT count(*) FROM parquet." + backquote(target.Path)
+				if target.Table != "" {
+					q = "SELECT count(*) FROM " + target.Table
+				}
+				return queryRows(t, q)[0][0].(int64)
+			}
+			if where == "delta table" {
+				target = spark.Target{Table: lakehouseTable(t, "spark_catalog", "lost"), Format: "delta"}
+				exec(t, "CREATE TABLE "+target.Table+" (id INT, zip STRING, amount STRING) USING delta")
+			}
+			run := func(state string, newState bool) (*spark.Result, error) {
+				return c.Merge(testContext(t), spark.Job{
+					Sources:     []spark.SourceSpec{{Paths: []string{landing}}},
+					Policy:      sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"zip": {Kind: sparkmerge.KindString}}},
+					Target:      target,
+					Verify:      true,
+					Incremental: &spark.Incremental{State: state, NewState: newState},
+				})
+			}
+			// The first STATE: the target does not exist yet (or is an
+			// empty table), so no NewState is needed.
+			if _, err := run(filepath.Join(dir, "state"), false); err != nil {
+				t.Fatalf("the first run: %v", err)
+			}
+			rows := count()
+			if rows == 0 {
+				t.Fatal("the first run wrote no row")
+			}
+			lost := filepath.Join(dir, "state-lost")
+			_, err := run(lost, false)
+			if err == nil || !strings.Contains(err.Error(), "STATE "+lost+" holds no file") || !strings.Contains(err.Error(), "already holds rows") ||
+				!strings.Contains(err.Error(), "Incremental.NewState") {
+				t.Fatalf("a new STATE into a target with rows: err = %v, want it refused, naming STATE, the target and NewState", err)
+			}
+			if got := count(); got != rows {
+				t.Errorf("the refused run changed the target: %d rows, had %d", got, rows)
+			}
+			if _, err := os.Stat(lost); !os.IsNotExist(err) {
+				t.Errorf("the refused run wrote STATE %s (%v)", lost, err)
+			}
+			res, err := run(lost, true)
+			if err != nil {
+				t.Fatalf("NewState: %v", err)
+			}
+			if got := count(); got != 2*rows || len(res.Incremental.Merged) != 2 {
+				t.Errorf("NewState: %d rows (had %d), %d files merged; want every file appended again", got, rows, len(res.Incremental.Merged))
+			}
+			res, err = run(lost, false)
+			if err != nil || !res.Incremental.NothingNew {
+				t.Errorf("the next run of the new STATE: %v, nothing new: %v", err, res != nil && res.Incremental.NothingNew)
+			}
+		})
 	}
 }

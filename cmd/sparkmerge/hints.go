@@ -27,6 +27,7 @@ var flagHints = strings.NewReplacer(
 	"(Options.CaseSensitive)", "(--case-sensitive)",
 	"(Incremental.Changed = remerge: ", "(--incremental-changed remerge: ",
 	"(Incremental.Changed = skip)", "(--incremental-changed skip)",
+	"(Incremental.NewState)", "(--incremental-new-state, or incremental: new_state: true in a job file)",
 	"(Job.Format or SourceSpec.Format)", "(--format, or format per source in a job file)",
 	"the reader option encoding=ISO-8859-1 (Job.ReaderOptions or SourceSpec.Options)", "--option encoding=ISO-8859-1 (or options per source in a job file)",
 	"(SourceSpec.Options, SourceSpec.Schema)", "(options and schema per source in a job file; --option and --schema when every source is such a file)",

@@ -32,18 +32,19 @@ type jobFile struct {
 	Policy   policyFile        `yaml:"policy"`
 	Target   spark.Target      `yaml:"target"`
 	Verify   bool              `yaml:"verify"`
-	// Incremental is --incremental, --incremental-changed and
-	// --incremental-lease.
+	// Incremental is --incremental, --incremental-changed,
+	// --incremental-lease and --incremental-new-state.
 	Incremental incrementalFile `yaml:"incremental"`
 }
 
 // incrementalFile is the job file's incremental section: state is
 // --incremental STATE, changed --incremental-changed, lease
-// --incremental-lease.
+// --incremental-lease, new_state --incremental-new-state.
 type incrementalFile struct {
-	State   string `yaml:"state"`
-	Changed string `yaml:"changed"`
-	Lease   string `yaml:"lease"`
+	State    string `yaml:"state"`
+	Changed  string `yaml:"changed"`
+	Lease    string `yaml:"lease"`
+	NewState bool   `yaml:"new_state"`
 }
 
 // sourceFile is one entry of the job file's sources: a source with its own

@@ -386,6 +386,8 @@ func TestIncrementalUsage(t *testing.T) {
 		{"lease without state", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental-lease", "1h"}, []string{"--incremental-lease needs --incremental STATE"}},
 		{"lease no duration", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental", "/tmp/s", "--incremental-lease", "soon"}, []string{"--incremental-lease soon", "10m or 1h"}},
 		{"job file lease no duration", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nincremental:\n  state: /tmp/s\n  lease: -5m\n")}, []string{"--incremental-lease -5m"}},
+		{"new state without state", []string{"merge", "a.csv", "--out", "/tmp/o", "--incremental-new-state"}, []string{"--incremental-new-state needs --incremental STATE"}},
+		{"job file new state without state", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nincremental:\n  new_state: true\n")}, []string{"--incremental-new-state needs --incremental STATE"}},
 		{"job file key", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o}\nincremental:\n  stat: /tmp/s\n")}, []string{`unknown key "stat" in incremental; did you mean state?`}},
 		{"job file mode", []string{"merge", "-f", job("sources: [{path: a.csv}]\ntarget: {path: /tmp/o, mode: overwrite}\nincremental:\n  state: /tmp/s\n")}, []string{"--mode overwrite"}},
 	} {

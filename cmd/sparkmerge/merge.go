@@ -38,6 +38,8 @@ type mergeOptions struct {
 	// incremental, incrementalChanged and incrementalLease are
 	// --incremental STATE, --incremental-changed and --incremental-lease.
 	incremental, incrementalChanged, incrementalLease string
+	// incrementalNewState is --incremental-new-state.
+	incrementalNewState bool
 }
 
 func newMergeCmd(g *globalOptions) *cobra.Command {
@@ -78,6 +80,7 @@ Sources are paths, directories or globs on the cluster's filesystem
 	fs.StringVar(&opts.incremental, "incremental", "", "merge only the files no earlier run recorded in STATE (a path, a Parquet dataset, or table:NAME), append them and record them there; a run with no new file writes nothing")
 	fs.StringVar(&opts.incrementalChanged, "incremental-changed", "error", "with --incremental, a file STATE records whose size or modification time changed: error (fail naming it), remerge (append its rows again; the earlier ones stay) or skip")
 	fs.StringVar(&opts.incrementalLease, "incremental-lease", "10m", "with --incremental, how long a run of STATE on another machine that recorded files pending counts as running after its last sign of life (it renews it every fifth of it); a run finding such a running run refuses")
+	fs.BoolVar(&opts.incrementalNewState, "incremental-new-state", false, "with --incremental, start a new STATE for a target that already holds rows, appending every listed file (without it such a run refuses: a STATE lost or spelled otherwise would merge every file again)")
 	fs.IntVar(&opts.target.Files, "files", 0, "write at most N files (coalesced, no shuffle); 0: automatic, about one per 128 MiB of local input")
 	return cmd
 }
@@ -352,6 +355,9 @@ func (opts *mergeOptions) incrementalRun(jf *jobFile, view string) (*spark.Incre
 		if opts.changed("incremental-lease") || jf.Incremental.Lease != "" {
 			return nil, usagef("--incremental-lease needs --incremental STATE (or incremental: state: in the job file)")
 		}
+		if opts.incrementalNewState || jf.Incremental.NewState {
+			return nil, usagef("--incremental-new-state needs --incremental STATE (or incremental: state: in the job file)")
+		}
 		return nil, nil
 	}
 	lease, err := time.ParseDuration(leaseText)
@@ -365,5 +371,6 @@ func (opts *mergeOptions) incrementalRun(jf *jobFile, view string) (*spark.Incre
 	if err != nil {
 		return nil, usagef("--incremental-changed: %w", err)
 	}
-	return &spark.Incremental{State: state, Changed: policy, Lease: lease}, nil
+	newState := opts.incrementalNewState || jf.Incremental.NewState
+	return &spark.Incremental{State: state, Changed: policy, Lease: lease, NewState: newState}, nil
 }

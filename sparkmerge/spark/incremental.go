@@ -52,6 +52,12 @@ type Incremental struct {
 	// as a killed process would stop it: a seam for tests of what the
 	// next run does, or of another run's rows arriving meanwhile.
 	Fault func(step string) error `json:"-"`
+	// NewState starts a new STATE for a target that already holds rows:
+	// without it a run whose STATE does not exist (or holds no file)
+	// refuses such a target, since every listed file would count as new
+	// and rows the target may hold already would be appended again (a
+	// STATE lost, or its path spelled otherwise than before).
+	NewState bool `json:"new_state,omitempty"`
 	// Lease is how long a run that recorded files pending, on another
 	// machine than this one, counts as running after its last sign of
 	// life (0: 10 minutes). A running job renews it every fifth of it;
@@ -498,6 +504,11 @@ func (c *Client) selectIncremental(ctx context.Context, job Job, reads []*Read, 
 	if err := checkStateTarget(inc.State, run.target, rows); err != nil {
 		return nil, nil, err
 	}
+	if len(rows) == 0 && len(files) > 0 && !inc.NewState {
+		if err := c.refuseLostState(ctx, inc.State, job.Target); err != nil {
+			return nil, nil, err
+		}
+	}
 	merged, pending := stateOf(rows)
 	if err := refuseRunning(inc.State, pending, aliveRows(rows), now, inc.lease()); err != nil {
 		return nil, nil, err
@@ -528,6 +539,39 @@ func (c *Client) selectIncremental(ctx context.Context, job Job, reads []*Read, 
 	}
 	run.NothingNew = len(out) == 0
 	return out, run, nil
+}
+
+// refuseLostState refuses a run whose STATE is new (it does not exist,
+// or holds no file) into a target that already holds rows, unless
+// Incremental.NewState: every listed file would be new to it, and rows
+// of files earlier runs merged would be appended again, silently (found
+// in the field: a STATE path spelled otherwise one night merged the
+// whole landing directory a second time).
+func (c *Client) refuseLostState(ctx context.Context, state string, target Target) error {
+	has, err := c.targetHasRows(ctx, target)
+	if err != nil {
+		return fmt.Errorf("incremental: STATE %s is new: look for rows in the target %s: %w", state, targetName(target), err)
+	}
+	if !has {
+		return nil
+	}
+	return fmt.Errorf("incremental: STATE %s holds no file (it does not exist), and the target %s already holds rows: a new STATE would take every listed file as new and append again the rows of files earlier runs merged; give the STATE the earlier runs kept (spelled as they spelled it), or, to start a new STATE for this target and append every listed file, say so (Incremental.NewState)",
+		state, targetName(target))
+}
+
+// targetHasRows reports whether target t exists and holds a row.
+func (c *Client) targetHasRows(ctx context.Context, t Target) (bool, error) {
+	if t.Path != "" && c.absentOnServer(ctx, t.Path) {
+		return false, nil
+	}
+	rows, err := targetFrame(c.sess, t).SelectExpr("1 AS one").Limit(1).Collect(ctx)
+	switch errorClass(err) {
+	case "":
+		return len(rows.Values) > 0, nil
+	case "PATH_NOT_FOUND", "TABLE_OR_VIEW_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA":
+		return false, nil
+	}
+	return false, err
 }
 
 // checkStateTarget refuses a STATE whose rows record another target than
