@@ -347,11 +347,18 @@ func TestPlanWritesNothingBesideTheTarget(t *testing.T) {
 		"an incremental run": func(_ *testing.T, f *sparkFake, job *Job) {
 			state := filepath.Join(filepath.Dir(job.Target.Path), "state")
 			job.Incremental = &Incremental{State: state}
+			target := job.Target.Path
 			f.hook = func(_ context.Context, call sparkCall) (sparkReply, bool) {
-				// Spark's answer to a read of STATE, which does not exist
-				// (the fake answers no query of a read).
-				if call.method == "ExecutePlan" && slices.Contains(pstrs(dataSourceBelow(pmsg(call.plan(), "root")), "paths"), state) {
-					return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist: "+state)}, true
+				// Spark's answer to a read of STATE, which does not exist,
+				// and of the target, which a run with a new STATE looks
+				// in for rows (the fake answers no query of a read).
+				if call.method != "ExecutePlan" {
+					return sparkReply{}, false
+				}
+				for _, p := range []string{state, target} {
+					if slices.Contains(pstrs(dataSourceBelow(pmsg(call.plan(), "root")), "paths"), p) {
+						return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist: "+p)}, true
+					}
 				}
 				return sparkReply{}, false
 			}
