@@ -251,6 +251,50 @@ func TestZeroPaddedNumbersAreNamed(t *testing.T) {
 	}
 }
 
+// TestRoundedNumbersAreNamed: a CSV column Spark types as double that
+// holds numbers with more significant digits than a double keeps is
+// named by the plan, with the double Spark reads alone (checked: the
+// file read alone with inferSchema gives that double); hinted as a
+// decimal, every digit is merged and nothing is named. Local files and
+// files only the server sees.
+func TestRoundedNumbersAreNamed(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := textFiles(map[string]string{
+		"a.csv": "id,pi\n1,1.5\n2,3.14159265358979323846\n",
+		"b.csv": "pi,id\n2.71828182845904523536,3\n",
+		"c.csv": "id,pi\n4,0.25\n",
+	})
+	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
+		t.Run(where, func(t *testing.T) {
+			paths := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv"}
+			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			view := "rounded_alone_" + where
+			exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path %s, header 'true', inferSchema 'true')", view, sparkmerge.QuoteString(paths[0])))
+			alone := queryRows(t, "SELECT CAST(pi AS STRING) FROM "+view+" WHERE id = 2")
+			if fmt.Sprint(alone) != "[[3.141592653589793]]" {
+				t.Fatalf("Spark reads a.csv alone as %v", alone)
+			}
+			want := []string{fmt.Sprintf(`column pi is read as double, and source %q and another file hold numbers with more digits than a double keeps ("3.14159265358979323846", read as 3.141592653589793): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, pi=decimal(38,20) or pi=string)`, paths[0])}
+			if !slices.Equal(planned.Warnings, want) {
+				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
+			}
+			res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true,
+				Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"pi": {Kind: sparkmerge.KindDecimal, Precision: 38, Scale: 20}}}})
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings with the hint: %q", res.Warnings)
+			}
+			got := queryRows(t, fmt.Sprintf("SELECT id, CAST(pi AS string) FROM parquet.`%s` ORDER BY id", out))
+			if fmt.Sprint(got) != "[[1 1.50000000000000000000] [2 3.14159265358979323846] [3 2.71828182845904523536] [4 0.25000000000000000000]]" {
+				t.Errorf("merged with the hint: %v", got)
+			}
+		})
+	}
+}
+
 // A CSV column of numbers or dates that says "no value" with a text
 // ("NA") is a string to Spark's inference of its file, and so is the
 // merged column; appended to a table of ints, it fails. The plan warns

@@ -115,6 +115,10 @@ type Read struct {
 	// zeros of a CSV file the client typed whose column is a number
 	// (infer.CSVFile.ZeroPadded): the zeros are lost (zeroWarnings).
 	zeroPadded map[string]string
+	// rounded are, by column, the first number with more significant
+	// digits than a double keeps, of a CSV file the client typed whose
+	// column is a double (infer.CSVFile.Rounded; roundedWarnings).
+	rounded map[string]string
 	// nullTokens are, by column, the texts that say "no value" ("NA")
 	// that alone make a column of a CSV file the client typed a string
 	// (infer.CSVFile.NullTokens; see tokenWarnings).

@@ -201,6 +201,68 @@ func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 	return out
 }
 
+// roundedWarnings name the columns a CSV file the client typed reads as
+// double while it holds numbers with more significant digits than a
+// double keeps (3.14159265358979323846 is read as 3.141592653589793, an
+// 18-digit id with a fraction as its nearest double): Spark reads the
+// file so alone too, and the digits are lost without a word. A column
+// read otherwise (a hint: a decimal or a string) keeps them. One warning
+// a column, naming its first such file and value and how many other
+// files hold such values; the files Spark types are not checked.
+func roundedWarnings(p *sparkmerge.Plan, reads []*Read) []string {
+	type rounded struct {
+		file, value string
+		others      int
+	}
+	byColumn := map[int]*rounded{}
+	for i, r := range reads {
+		for k, f := range r.Schema.Fields {
+			j := slices.Index(p.Sources[i].Columns, k)
+			if j < 0 || f.Type.Kind != sparkmerge.KindDouble {
+				continue // not merged, or read as a type that keeps it
+			}
+			for _, part := range r.parts() {
+				v, ok := part.rounded[f.Name]
+				switch {
+				case !ok:
+				case byColumn[j] == nil:
+					byColumn[j] = &rounded{file: part.Name, value: v}
+				default:
+					byColumn[j].others++
+				}
+			}
+		}
+	}
+	var out []string
+	for j, f := range p.Target.Fields {
+		r := byColumn[j]
+		if r == nil {
+			continue
+		}
+		holders := "source " + quoteName(r.file) + " holds"
+		if r.others > 0 {
+			holders = fmt.Sprintf("source %s and %s hold", quoteName(r.file), plural(r.others, "another file", "other files"))
+		}
+		d, _ := strconv.ParseFloat(r.value, 64)
+		out = append(out, fmt.Sprintf("column %s is read as double, and %s numbers with more digits than a double keeps (%q, read as %s): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, %s=decimal(38,%d) or %s=string)",
+			f.Name, holders, r.value, strconv.FormatFloat(d, 'g', -1, 64), f.Name, fractionDigits(r.value), f.Name))
+	}
+	return out
+}
+
+// fractionDigits is how many digits v, a number's text, has after its
+// decimal point (before an exponent), at most 37.
+func fractionDigits(v string) int {
+	_, frac, ok := strings.Cut(v, ".")
+	if !ok {
+		return 0
+	}
+	if e := strings.IndexAny(frac, "eE"); e >= 0 {
+		frac = frac[:e]
+	}
+	return min(len(frac), 37)
+}
+
 // withoutLeadingZeros is an integer's text as the number it is read as:
 // "-012" is -12, "000" is 0.
 func withoutLeadingZeros(v string) string {

@@ -200,6 +200,42 @@ func TestZeroWarnings(t *testing.T) {
 	}
 }
 
+// A column some CSV files read as double while they hold numbers with
+// more digits than a double keeps is named once, with its first file and
+// value, what it is read as and how many other files hold such values;
+// hinted as a decimal, the files read every digit, and nothing is named.
+func TestRoundedWarnings(t *testing.T) {
+	read := func(name string, kind sparkmerge.Kind, rounded map[string]string) *Read {
+		return &Read{Name: name, Format: "csv", Schema: sparkmerge.Schema{Fields: []sparkmerge.Field{
+			{Name: "id", Type: sparkmerge.Simple(sparkmerge.KindInt), Nullable: true},
+			{Name: "pi", Type: sparkmerge.Simple(kind), Nullable: true},
+		}}, rounded: rounded}
+	}
+	reads := func() []*Read {
+		return []*Read{read("/in/a.csv", sparkmerge.KindDouble, nil), read("/in/b.csv", sparkmerge.KindDouble, map[string]string{"pi": "3.14159265358979323846"}),
+			read("/in/c.csv", sparkmerge.KindDouble, map[string]string{"pi": "2.71828182845904523536"})}
+	}
+	decimal := map[string]sparkmerge.DataType{"pi": {Kind: sparkmerge.KindDecimal, Precision: 38, Scale: 20}}
+	for _, tc := range []struct {
+		name  string
+		hints map[string]sparkmerge.DataType
+		want  []string
+	}{
+		{"read as double", nil, []string{`column pi is read as double, and source "/in/b.csv" and another file hold numbers with more digits than a double keeps ("3.14159265358979323846", read as 3.141592653589793): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, pi=decimal(38,20) or pi=string)`}},
+		{"hinted as a decimal", decimal, nil},
+	} {
+		rs := reads()
+		applyHints(rs, sparkmerge.Options{Hints: tc.hints})
+		p, err := sparkmerge.NewPlan(planSources(rs), sparkmerge.Options{Hints: tc.hints})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := roundedWarnings(p, rs); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: warnings\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // A string column that only texts saying "no value" made a string is
 // named with the texts, a file and the type of the other values: with
 // one text everywhere, the reader option nullValue; with several, a hint

@@ -2,7 +2,10 @@ package infer
 
 import (
 	"bytes"
+	"math"
+	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sparkmerge/sparkmerge"
@@ -64,6 +67,12 @@ type CSVFile struct {
 	// number): Spark reads it as the number (2134), and the zeros are
 	// lost. By column index, the first such value.
 	ZeroPadded map[int]string
+	// Rounded are the columns typed as double that hold a number with
+	// more significant digits than a double keeps
+	// (3.14159265358979323846, 12345678901234567.5): Spark reads the
+	// nearest double, and the digits are lost. By column index, the first
+	// such value.
+	Rounded map[int]string
 	// NullTokens are the columns that are strings only for texts that
 	// say "no value" ("NA", "N/A", "null", "None"): without them, Spark
 	// would type the column as NullTokens' Type. By column index.
@@ -118,7 +127,7 @@ func csvFile(data []byte, sep byte) (CSVFile, error) {
 	if noRows {
 		f.noValues = nil // said of every column by NoRows
 	}
-	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues, ZeroPadded: f.zeroPadded, NullTokens: f.nullTokens}, err
+	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues, ZeroPadded: f.zeroPadded, Rounded: f.rounded, NullTokens: f.nullTokens}, err
 }
 
 // headerOnly reports whether data, a CSV file inferCSV accepts, holds one
@@ -186,6 +195,7 @@ type csvFolds struct {
 	quoted, splitSensitive bool
 	noValues               []int
 	zeroPadded             map[int]string
+	rounded                map[int]string
 	nullTokens             map[int]NullTokens
 }
 
@@ -223,6 +233,12 @@ func inferCSVFolds(data []byte, sep byte) (csvFolds, error) {
 			}
 			out.zeroPadded[i] = v
 		}
+		if v, ok := fold.rounded[i]; ok && t.kind == sparkmerge.KindDouble {
+			if out.rounded == nil {
+				out.rounded = map[int]string{}
+			}
+			out.rounded[i] = v
+		}
 		if t.kind == sparkmerge.KindString && i < len(fold.shadows) {
 			if sh := fold.shadows[i]; sh != nil && sh != noShadow && sh.t.kind != sparkmerge.KindNull {
 				if out.nullTokens == nil {
@@ -254,6 +270,10 @@ type csvFold struct {
 	// zeroPadded are, by column, the first integer written with leading
 	// zeros (CSVFile.ZeroPadded, once the column is a number).
 	zeroPadded map[int]string
+	// rounded are, by column, the first number with more significant
+	// digits than a double keeps (CSVFile.Rounded, once the column is a
+	// double).
+	rounded map[int]string
 	// shadows are, by column, the type of the values other than texts
 	// that say "no value" (CSVFile.NullTokens), from the value that made
 	// the column a string, if one such text did; noShadow where another
@@ -395,6 +415,12 @@ func (f *csvFold) foldRow(line []byte) error {
 		if len(v) > 1 && (v[0] == '0' || v[0] == '-' || v[0] == '+') && t.kind != sparkmerge.KindString && zeroPadded(v) {
 			f.notePadded(i, v)
 		}
+		if len(v) > 16 && t.kind != sparkmerge.KindString && f.rounded[i] == "" && roundedByDouble(v) {
+			if f.rounded == nil {
+				f.rounded = map[int]string{}
+			}
+			f.rounded[i] = string(v)
+		}
 		if orderDependent && f.size > splitFreeBytes {
 			return unsupported(UnsupportedContents, "column %q has a year after a date or timestamp, which Spark types by the partitions it splits the file into", f.names[i])
 		}
@@ -412,6 +438,35 @@ func (f *csvFold) notePadded(i int, v []byte) {
 		f.zeroPadded = map[int]string{}
 	}
 	f.zeroPadded[i] = string(v)
+}
+
+// roundedByDouble reports whether v, a number's text, has more significant
+// digits than the double nearest to it (the shortest text that reads as
+// that double): 3.14159265358979323846 is 3.141592653589793, and
+// 12345678901234567 is 12345678901234568. Texts of at most 15 significant
+// digits are every one a double's (the caller passes only longer ones, by
+// length: the check is for the rare long value, not every cell).
+func roundedByDouble(v []byte) bool {
+	digits, significant := 0, false
+	for _, c := range v {
+		if c == 'e' || c == 'E' {
+			break
+		}
+		if c >= '1' && c <= '9' || c == '0' && significant {
+			significant = true
+			digits++
+		}
+	}
+	if digits <= 15 {
+		return false
+	}
+	d, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsInf(d, 0) {
+		return false
+	}
+	exact, ok1 := new(big.Rat).SetString(string(v))
+	read, ok2 := new(big.Rat).SetString(strconv.FormatFloat(d, 'g', -1, 64))
+	return ok1 && ok2 && exact.Cmp(read) != 0
 }
 
 // zeroPadded reports whether v is an integer written with a leading zero

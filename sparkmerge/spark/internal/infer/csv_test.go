@@ -417,6 +417,37 @@ func TestCSVZeroPadded(t *testing.T) {
 	}
 }
 
+// A number with more significant digits than a double keeps, in a column
+// typed as double, is noted, its first value a column: Spark reads the
+// nearest double and the digits are lost. Not where the double is the
+// text's value (0.1, trailing zeros), in a column of big integers
+// (decimal(20,0) keeps them) or of text.
+func TestCSVRounded(t *testing.T) {
+	tests := []struct {
+		csv  string
+		want map[int]string
+	}{
+		{"id,pi\n1,1.5\n2,3.14159265358979323846\n3,2.71828182845904523536\n", map[int]string{1: "3.14159265358979323846"}},
+		{"id,x\n1,0.1000000000000000055511151231257827\n", map[int]string{1: "0.1000000000000000055511151231257827"}},
+		{"id,x\n1,12345678901234567.5\n", map[int]string{1: "12345678901234567.5"}},
+		{"id,x\n1,12345678901234567\n2,0.5\n", map[int]string{1: "12345678901234567"}}, // an integer in a double column
+		{"id,x\n1,1.50000000000000000000\n2,0.1\n", nil},
+		{"id,x\n1,0.12345678901234\n", nil},                                                   // 14 digits: a double's
+		{"id,x\n1,12345678901234567890\n", nil},                                               // decimal(20,0)
+		{"id,x\n1,3.14159265358979323846\n2,pi\n", nil},                                       // a string: kept as written
+		{"id,x\n1,\"3.14159265358979323846\"\n", map[int]string{1: "3.14159265358979323846"}}, // quoted, still a double to Spark
+	}
+	for _, tt := range tests {
+		f, err := csvFile([]byte(tt.csv), ',')
+		if err != nil {
+			t.Fatalf("%q: %v", tt.csv, err)
+		}
+		if !maps.Equal(f.Rounded, tt.want) {
+			t.Errorf("%q: Rounded = %v (schema %s), want %v", tt.csv, f.Rounded, f.Schema, tt.want)
+		}
+	}
+}
+
 // A column that is a string only for texts that say "no value" ("NA",
 // "N/A", "null") is noted with those texts and the type of its other
 // values; a column with text of its own is not.
