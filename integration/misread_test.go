@@ -251,7 +251,7 @@ func TestZeroPaddedNumbersAreNamed(t *testing.T) {
 	}
 }
 
-// TestRoundedNumbersAreNamed: a CSV column Spark types as double that
+// TestRoundedNumbersAreNamed: a CSV or JSON column Spark types as double that
 // holds numbers with more significant digits than a double keeps is
 // named by the plan, with the double Spark reads alone (checked: the
 // file read alone with inferSchema gives that double); hinted as a
@@ -261,13 +261,14 @@ func TestRoundedNumbersAreNamed(t *testing.T) {
 	t.Parallel()
 	c := newClient(t)
 	files := textFiles(map[string]string{
-		"a.csv": "id,pi\n1,1.5\n2,3.14159265358979323846\n",
-		"b.csv": "pi,id\n2.71828182845904523536,3\n",
-		"c.csv": "id,pi\n4,0.25\n",
+		"a.csv":  "id,pi\n1,1.5\n2,3.14159265358979323846\n",
+		"b.csv":  "pi,id\n2.71828182845904523536,3\n",
+		"c.csv":  "id,pi\n4,0.25\n",
+		"d.json": `{"id":5,"pi":1.41421356237309504880}` + "\n",
 	})
 	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
 		t.Run(where, func(t *testing.T) {
-			paths := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv"}
+			paths := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv", dir + "/d.json"}
 			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
 			if err != nil {
 				t.Fatal(err)
@@ -279,6 +280,7 @@ func TestRoundedNumbersAreNamed(t *testing.T) {
 				t.Fatalf("Spark reads a.csv alone as %v", alone)
 			}
 			want := []string{fmt.Sprintf(`column pi is read as double, and source %q and another file hold numbers with more digits than a double keeps ("3.14159265358979323846", read as 3.141592653589793): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, pi=decimal(38,20) or pi=string)`, paths[0])}
+			want[0] = strings.Replace(want[0], "and another file hold", "and 2 other files hold", 1) // b.csv, d.json
 			if !slices.Equal(planned.Warnings, want) {
 				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
 			}
@@ -288,7 +290,7 @@ func TestRoundedNumbersAreNamed(t *testing.T) {
 				t.Errorf("warnings with the hint: %q", res.Warnings)
 			}
 			got := queryRows(t, fmt.Sprintf("SELECT id, CAST(pi AS string) FROM parquet.`%s` ORDER BY id", out))
-			if fmt.Sprint(got) != "[[1 1.50000000000000000000] [2 3.14159265358979323846] [3 2.71828182845904523536] [4 0.25000000000000000000]]" {
+			if fmt.Sprint(got) != "[[1 1.50000000000000000000] [2 3.14159265358979323846] [3 2.71828182845904523536] [4 0.25000000000000000000] [5 1.41421356237309504880]]" {
 				t.Errorf("merged with the hint: %v", got)
 			}
 		})

@@ -227,6 +227,7 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 		var f infer.JSONFile
 		if f, err = localJSONFile(rules, src, fetched, r.Options); err == nil {
 			t.raw, t.reprinted, t.shortNumbers = f.Raw, f.Reprinted, f.ShortNumbers
+			t.rounded = f.Rounded
 			t.schema, err = rules.JSONSchema(t.raw)
 		}
 	case "parquet":

@@ -189,7 +189,7 @@ func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 		}
 		holders := "source " + quoteName(z.file) + " holds"
 		if z.others > 0 {
-			holders = fmt.Sprintf("source %s and %s hold", quoteName(z.file), plural(z.others, "another file", "other files"))
+			holders = fmt.Sprintf("source %s and %s hold", quoteName(z.file), plural(z.others, "another file", strconv.Itoa(z.others)+" other files"))
 		}
 		merged := withoutLeadingZeros(z.value)
 		if f.Type.Kind == sparkmerge.KindString {
@@ -241,7 +241,7 @@ func roundedWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 		}
 		holders := "source " + quoteName(r.file) + " holds"
 		if r.others > 0 {
-			holders = fmt.Sprintf("source %s and %s hold", quoteName(r.file), plural(r.others, "another file", "other files"))
+			holders = fmt.Sprintf("source %s and %s hold", quoteName(r.file), plural(r.others, "another file", strconv.Itoa(r.others)+" other files"))
 		}
 		d, _ := strconv.ParseFloat(r.value, 64)
 		out = append(out, fmt.Sprintf("column %s is read as double, and %s numbers with more digits than a double keeps (%q, read as %s): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, %s=decimal(38,%d) or %s=string)",
@@ -373,7 +373,7 @@ func (c *columnTokens) what() string {
 	}
 	where := "source " + quoteName(c.file)
 	if c.others > 0 {
-		where += " and " + plural(c.others, "another file", "other files")
+		where += " and " + plural(c.others, "another file", strconv.Itoa(c.others)+" other files")
 	}
 	return fmt.Sprintf("%s in %s, where its other values are %s", texts, where, c.typ)
 }

@@ -40,6 +40,10 @@ type JSONFile struct {
 	// ShortNumbers: no number in the file has more than 15 digits, so
 	// every one becomes a double exactly (see sparkmerge.RoundsValues).
 	ShortNumbers bool
+	// Rounded are the top-level keys (as spelled) typed as double that
+	// hold a number with more significant digits than a double keeps
+	// (see CSVFile.Rounded): by key, the first such number.
+	Rounded map[string]string
 }
 
 // JSONFile infers the raw schema of the JSON-lines file at path, a path of
@@ -126,6 +130,7 @@ func scanJSONLines(data []byte) (JSONFile, error) {
 		columns   []sparkmerge.DataType // by key id; Kind 0 (void) until seen
 		seenKey   []bool                // by key id: in some record
 		reprinted []bool                // by key id: see JSONFile.Reprinted
+		rounded   []string              // by key id: see JSONFile.Rounded
 		stamp     []int                 // by folded key id: the record that last had it
 	)
 	records, lines := 0, 0
@@ -145,7 +150,7 @@ func scanJSONLines(data []byte) (JSONFile, error) {
 			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "a record that is not an object")
 		}
 		sc.depth = 0
-		if err := sc.record(&columns, &seenKey, &reprinted, &stamp, records+1); errors.Is(err, errJSONTooDeep) {
+		if err := sc.record(&columns, &seenKey, &reprinted, &rounded, &stamp, records+1); errors.Is(err, errJSONTooDeep) {
 			return JSONFile{Raw: raw}, &TooDeepError{Line: lines, Depth: nestingDepth(line)}
 		} else if err != nil {
 			return JSONFile{Raw: raw}, unsupported(UnsupportedContents, "a record: %s", err)
@@ -161,6 +166,7 @@ func scanJSONLines(data []byte) (JSONFile, error) {
 	fields := make([]sparkmerge.Field, 0, len(sc.names))
 	spelled := map[int]bool{}
 	var reprintedKeys map[string]bool
+	var roundedKeys map[string]string
 	for _, k := range sc.names {
 		if k.id >= len(columns) || !seenKey[k.id] {
 			continue // a key of nested objects only
@@ -177,9 +183,15 @@ func scanJSONLines(data []byte) (JSONFile, error) {
 			}
 			reprintedKeys[k.name] = true
 		}
+		if k.id < len(rounded) && rounded[k.id] != "" && t.Kind == sparkmerge.KindDouble {
+			if roundedKeys == nil {
+				roundedKeys = map[string]string{}
+			}
+			roundedKeys[k.name] = rounded[k.id]
+		}
 	}
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
-	return JSONFile{Raw: sparkmerge.StructOf(fields...), Reprinted: reprintedKeys}, nil
+	return JSONFile{Raw: sparkmerge.StructOf(fields...), Reprinted: reprintedKeys, Rounded: roundedKeys}, nil
 }
 
 var errJSONUnsupported = errors.New("a value Spark may read differently")
@@ -348,7 +360,7 @@ func (s *jsonScanner) value() (sparkmerge.DataType, error) {
 // fields' types into columns (by key id), marking in reprinted the keys
 // of numbers from_json prints otherwise (see JSONFile.Reprinted); stamp
 // (by folded key id) finds a key repeated in the record.
-func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted *[]bool, stamp *[]int, n int) error {
+func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted *[]bool, rounded *[]string, stamp *[]int, n int) error {
 	return s.members(true, func(k jsonKey) bool {
 		for len(*stamp) <= k.foldedID {
 			*stamp = append(*stamp, 0)
@@ -363,6 +375,12 @@ func (s *jsonScanner) record(columns *[]sparkmerge.DataType, seenKey, reprinted 
 			*columns = append(*columns, sparkmerge.DataType{})
 			*seenKey = append(*seenKey, false)
 			*reprinted = append(*reprinted, false)
+			*rounded = append(*rounded, "")
+		}
+		if len(text) > 16 && (*rounded)[k.id] == "" && (t.Kind == sparkmerge.KindDouble || t.Kind == sparkmerge.KindLong || t.Kind == sparkmerge.KindDecimal) && roundedByDouble(text) {
+			// (A long or decimal too, which a double elsewhere in the
+			// column makes a double.)
+			(*rounded)[k.id] = string(text)
 		}
 		if t.Kind == sparkmerge.KindDouble || string(text) == "-0" || t.Kind.IsComplex() {
 			// An object or array in a string column is its raw text to

@@ -191,3 +191,28 @@ func TestJSONDepthIsBounded(t *testing.T) {
 		t.Errorf("nestingDepth = %d, want 3", d)
 	}
 }
+
+// A top-level number with more significant digits than a double keeps, in
+// a key typed as double, is noted, its first value a key (see
+// TestCSVRounded). Not in a key of longs, nor nested.
+func TestJSONRounded(t *testing.T) {
+	tests := []struct {
+		json string
+		want map[string]string
+	}{
+		{`{"pi": 1.5}` + "\n" + `{"pi": 3.14159265358979323846}` + "\n", map[string]string{"pi": "3.14159265358979323846"}},
+		{`{"x": 12345678901234567}` + "\n" + `{"x": 0.5}` + "\n", map[string]string{"x": "12345678901234567"}},
+		{`{"x": 12345678901234567}` + "\n", nil},
+		{`{"x": 0.1, "y": 1.50000000000000000000}` + "\n", nil},
+		{`{"a": {"b": 3.14159265358979323846}}` + "\n", nil},
+	}
+	for _, tt := range tests {
+		f, err := jsonFile([]byte(tt.json))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.json, err)
+		}
+		if !maps.Equal(f.Rounded, tt.want) {
+			t.Errorf("%q: Rounded = %v, want %v", tt.json, f.Rounded, tt.want)
+		}
+	}
+}
