@@ -95,6 +95,10 @@ type Options struct {
 	// Rescue, is rescued. The executor also reads text files (CSV, JSON)
 	// with the hinted types, so that Spark's reader parses the values
 	// straight into them: a zip code 0042 hinted string stays "0042".
+	// Where the reader would round into the hint (a decimal's digits past
+	// its scale, a float, a CSV date's time), it reads a type that holds
+	// the text exactly and narrows it with a check instead: a value that
+	// would change fails, or is rescued, unless LossyWidening.
 	// With an external Reference (an append's target) the reference's
 	// type wins and the hint only sets how text files are read.
 	Hints map[string]DataType `yaml:"-"`
