@@ -158,39 +158,15 @@ func nameWarnings(p *sparkmerge.Plan) []string {
 // hold such values. The files Spark types are not checked (it would take
 // a scan of their text).
 func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
-	type padded struct {
-		file, value string
-		others      int
-	}
-	byColumn := map[int]*padded{}
-	for i, r := range reads {
-		for k, f := range r.Schema.Fields {
-			j := slices.Index(p.Sources[i].Columns, k)
-			if j < 0 || f.Type.Kind == sparkmerge.KindString {
-				continue // not merged, or read as written
-			}
-			for _, part := range r.parts() {
-				v, ok := part.zeroPadded[f.Name]
-				switch {
-				case !ok:
-				case byColumn[j] == nil:
-					byColumn[j] = &padded{file: part.Name, value: v}
-				default:
-					byColumn[j].others++
-				}
-			}
-		}
-	}
+	byColumn := firstValues(p, reads, func(t sparkmerge.DataType) bool { return t.Kind != sparkmerge.KindString }, // a string is read as written
+		func(r *Read) map[string]string { return r.zeroPadded })
 	var out []string
 	for j, f := range p.Target.Fields {
 		z := byColumn[j]
 		if z == nil {
 			continue
 		}
-		holders := "source " + quoteName(z.file) + " holds"
-		if z.others > 0 {
-			holders = fmt.Sprintf("source %s and %s hold", quoteName(z.file), plural(z.others, "another file", strconv.Itoa(z.others)+" other files"))
-		}
+		holders := z.holders()
 		merged := withoutLeadingZeros(z.value)
 		if f.Type.Kind == sparkmerge.KindString {
 			merged = strconv.Quote(merged) // the number's text
@@ -210,44 +186,62 @@ func zeroWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 // a column, naming its first such file and value and how many other
 // files hold such values; the files Spark types are not checked.
 func roundedWarnings(p *sparkmerge.Plan, reads []*Read) []string {
-	type rounded struct {
-		file, value string
-		others      int
-	}
-	byColumn := map[int]*rounded{}
-	for i, r := range reads {
-		for k, f := range r.Schema.Fields {
-			j := slices.Index(p.Sources[i].Columns, k)
-			if j < 0 || f.Type.Kind != sparkmerge.KindDouble {
-				continue // not merged, or read as a type that keeps it
-			}
-			for _, part := range r.parts() {
-				v, ok := part.rounded[f.Name]
-				switch {
-				case !ok:
-				case byColumn[j] == nil:
-					byColumn[j] = &rounded{file: part.Name, value: v}
-				default:
-					byColumn[j].others++
-				}
-			}
-		}
-	}
+	byColumn := firstValues(p, reads, func(t sparkmerge.DataType) bool { return t.Kind == sparkmerge.KindDouble }, // another type keeps the digits
+		func(r *Read) map[string]string { return r.rounded })
 	var out []string
 	for j, f := range p.Target.Fields {
 		r := byColumn[j]
 		if r == nil {
 			continue
 		}
-		holders := "source " + quoteName(r.file) + " holds"
-		if r.others > 0 {
-			holders = fmt.Sprintf("source %s and %s hold", quoteName(r.file), plural(r.others, "another file", strconv.Itoa(r.others)+" other files"))
-		}
 		d, _ := strconv.ParseFloat(r.value, 64)
 		out = append(out, fmt.Sprintf("column %s is read as double, and %s numbers with more digits than a double keeps (%q, read as %s): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, %s=decimal(38,%d) or %s=string)",
-			f.Name, holders, r.value, strconv.FormatFloat(d, 'g', -1, 64), f.Name, fractionDigits(r.value), f.Name))
+			f.Name, r.holders(), r.value, strconv.FormatFloat(d, 'g', -1, 64), f.Name, fractionDigits(r.value), f.Name))
 	}
 	return out
+}
+
+// firstValue is a value a warning names: the first file that holds
+// one, its value, and how many other files hold such values.
+type firstValue struct {
+	file, value string
+	others      int
+}
+
+// holders says who holds such values: "source "a.csv" holds", or
+// "source "a.csv" and 3 other files hold".
+func (v *firstValue) holders() string {
+	if v.others == 0 {
+		return "source " + quoteName(v.file) + " holds"
+	}
+	return fmt.Sprintf("source %s and %s hold", quoteName(v.file), plural(v.others, "another file", strconv.Itoa(v.others)+" other files"))
+}
+
+// firstValues are, by target column, the first file and value that
+// noted (a read's values by its column, e.g. Read.zeroPadded) holds,
+// among the merged columns that reads read in a type named (a type that
+// loses what noted says).
+func firstValues(p *sparkmerge.Plan, reads []*Read, named func(sparkmerge.DataType) bool, noted func(*Read) map[string]string) map[int]*firstValue {
+	byColumn := map[int]*firstValue{}
+	for i, r := range reads {
+		for k, f := range r.Schema.Fields {
+			j := slices.Index(p.Sources[i].Columns, k)
+			if j < 0 || !named(f.Type) {
+				continue // not merged, or read as a type that keeps it
+			}
+			for _, part := range r.parts() {
+				v, ok := noted(part)[f.Name]
+				switch {
+				case !ok:
+				case byColumn[j] == nil:
+					byColumn[j] = &firstValue{file: part.Name, value: v}
+				default:
+					byColumn[j].others++
+				}
+			}
+		}
+	}
+	return byColumn
 }
 
 // fractionDigits is how many digits v, a number's text, has after its
