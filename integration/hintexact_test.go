@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -25,22 +26,27 @@ import (
 // (found in the field: 4.999 hinted decimal(10,2) came out 5.00, 1e40
 // hinted float Infinity, a timestamp hinted date its time, with --verify
 // passing). The hinted columns of the corpus and their hints: a decimal
-// with a scale, one without, a float, and (CSV files only) a date.
+// with a scale, one without, a float, and a date.
 var exactHints = map[string]string{"d3": "decimal(7,3)", "d0": "decimal(10,0)", "fl": "float", "dt": "date"}
 
 var exactColumns = []string{"d3", "d0", "fl", "dt"}
 
-// dateToken is a generated date as a CSV file may write it, and whether
-// the hint date cuts anything from it (a time of day other than
+// dateToken is a generated date as a CSV or JSON file may write it, and
+// whether the hint date cuts anything from it (a time of day other than
 // midnight, whatever the session's time zone, or text after the date):
-// the forms Spark's date and timestamp readers were compared on.
-func dateToken(r *rand.Rand) (string, bool) {
+// the forms Spark's date and timestamp readers were compared on. With
+// seconds (a JSON file's) some are numbers of seconds since 1970, which
+// JSON's timestamp reader reads and its date reader refuses, some at
+// midnight.
+func dateToken(r *rand.Rand, seconds bool) (string, bool) {
 	y, m, d := 1900+r.Intn(150), 1+r.Intn(12), 1+r.Intn(28)
 	day := fmt.Sprintf("%04d-%02d-%02d", y, m, d)
 	clock := fmt.Sprintf("%02d:%02d:%02d", 1+r.Intn(23), r.Intn(60), 1+r.Intn(59))
 	// (No day that does not exist: Spark 3.5 fails the whole read on it,
 	// INCONSISTENT_BEHAVIOR_CROSS_VERSION, rather than the value.)
 	switch n := r.Intn(10); {
+	case seconds && n == 0 && r.Intn(2) == 0:
+		return strconv.Itoa(86400 * r.Intn(20000)), true
 	case n == 1:
 		return fmt.Sprintf("%d-%d-%d", y, m, d), false
 	case n == 2:
@@ -59,6 +65,13 @@ func dateToken(r *rand.Rand) (string, bool) {
 		return day + " end of day", true // the date reader drops the rest
 	}
 	return day, false
+}
+
+// dateSeconds reports whether dateToken wrote a JSON date as a number of
+// seconds (its years have four digits; its numbers 0 or five and more).
+func dateSeconds(v string) bool {
+	_, err := strconv.Atoi(v)
+	return err == nil && len(v) != 4
 }
 
 // exactToken is a generated value of column col as written: most keep
@@ -155,7 +168,7 @@ func exactCorpus(t *testing.T, dir string, seed int64) (values map[int]map[strin
 				case "extra":
 					v = "x"
 				case "dt":
-					v, cut[id] = dateToken(r)
+					v, cut[id] = dateToken(r, strings.HasSuffix(f.name, ".json") && f.bad)
 					row[c] = v
 				case "id":
 				default:
@@ -163,8 +176,8 @@ func exactCorpus(t *testing.T, dir string, seed int64) (values map[int]map[strin
 					row[c] = v
 				}
 				if strings.HasSuffix(f.name, ".json") {
-					if c == "extra" || (c == "fl" && strings.ContainsAny(v, "NI")) {
-						v = strconv.Quote(v) // NaN and Infinity are strings in JSON
+					if c == "extra" || (c == "fl" && strings.ContainsAny(v, "NI")) || (c == "dt" && !dateSeconds(v)) {
+						v = strconv.Quote(v) // NaN and Infinity are strings in JSON, so are dates
 					}
 					v = strconv.Quote(c) + ":" + v
 				}
@@ -191,9 +204,9 @@ func exactFileColumns(name string) []string {
 	case "b.csv":
 		return []string{"fl", "id", "extra", "d0", "dt", "d3"}
 	case "a.json":
-		return []string{"id", "d3", "d0", "fl"}
+		return []string{"id", "d3", "d0", "fl", "dt"}
 	}
-	return []string{"fl", "id", "extra", "d0", "d3"}
+	return []string{"fl", "dt", "id", "extra", "d0", "d3"}
 }
 
 // exactOracle is what Spark reading each file alone makes of every
@@ -226,7 +239,9 @@ func exactOracle(t *testing.T, dir string) map[int]map[string]exactOracleValue {
 				typ = "STRING"
 			}
 			hinted = append(hinted, c+" "+typ)
-			if c == "dt" {
+			if c == "dt" && format == "json" {
+				stamps = append(stamps, c+" TIMESTAMP_NTZ")
+			} else if c == "dt" {
 				stamps = append(stamps, c+" TIMESTAMP")
 			} else {
 				stamps = append(stamps, c+" "+typ)
@@ -383,8 +398,8 @@ func TestHintedTextIsNeverRoundedSilently(t *testing.T) {
 		}
 	}
 
-	run := func(t *testing.T, in string, sparkInference bool) {
-		sources := []spark.SourceSpec{{Paths: []string{in + "/*.csv"}}, {Paths: []string{in + "/*.json"}}}
+	run := func(t *testing.T, in string, sparkInference bool, options map[string]string) {
+		sources := []spark.SourceSpec{{Paths: []string{in + "/*.csv"}, Options: options}, {Paths: []string{in + "/*.json"}, Options: options}}
 		res, out := merge(t, c, spark.Job{Sources: sources, Verify: true, SparkInference: sparkInference,
 			Policy: sparkmerge.Options{Hints: hints, Rescue: "_rescued"}})
 		if !res.Verified {
@@ -428,13 +443,19 @@ func TestHintedTextIsNeverRoundedSilently(t *testing.T) {
 		}
 		diff(t, "rescued values reported", counts, reported)
 	}
-	t.Run("client typing", func(t *testing.T) { t.Parallel(); run(t, dir, false) })
-	t.Run("spark inference", func(t *testing.T) { t.Parallel(); run(t, dir, true) })
+	t.Run("client typing", func(t *testing.T) { t.Parallel(); run(t, dir, false, nil) })
+	t.Run("spark inference", func(t *testing.T) { t.Parallel(); run(t, dir, true, nil) })
+	t.Run("read with a time zone", func(t *testing.T) {
+		// The zone sets how a timestamp's text is read, not a date's: the
+		// dates are the same days, the same values cut.
+		t.Parallel()
+		run(t, dir, false, map[string]string{"timeZone": "America/New_York"})
+	})
 	t.Run("only the server sees them", func(t *testing.T) {
 		t.Parallel()
 		host, sparkDir := sparktest.ClusterDir(t)
 		exactCorpus(t, host, seed)
-		run(t, sparkDir, false)
+		run(t, sparkDir, false, nil)
 	})
 	t.Run("fails naming the value", func(t *testing.T) {
 		t.Parallel()
@@ -454,6 +475,24 @@ func TestHintedTextIsNeverRoundedSilently(t *testing.T) {
 		}
 		if !named || !strings.Contains(msg, filepath.Join(dir, "a.")) {
 			t.Errorf("the error does not name a changed value, its column and file, and what to do: %v", err)
+		}
+	})
+	t.Run("a date with a zone fails naming it", func(t *testing.T) {
+		// Spark's date reader takes the day of a text with a zone; the
+		// timestamp_ntz a JSON date is read as refuses the zone, and the
+		// error says what the day would drop. A number of seconds is no
+		// date to either.
+		t.Parallel()
+		in := workDir(t)
+		writeFiles(t, in, map[string]string{"zone.json": `{"id":1,"dt":"2024-01-05"}` + "\n" + `{"id":2,"dt":"2024-01-06T00:00:00Z"}` + "\n",
+			"secs.json": `{"id":3,"dt":86400}` + "\n"}, "zone.json", "secs.json")
+		for name, want := range map[string]string{"zone.json": `the value "2024-01-06T00:00:00Z" holds more than a date`, "secs.json": `the value "86400" is not a date`} {
+			_, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: []string{filepath.Join(in, name)}}},
+				Target: spark.Target{Path: filepath.Join(in, "out-"+name)}, Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"dt": hints["dt"]}}})
+			var hv *spark.HintValueError
+			if !errors.As(err, &hv) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: err = %v, want a HintValueError: %s", name, err, want)
+			}
 		}
 	})
 	t.Run("lossy widening takes the reader's values", func(t *testing.T) {

@@ -226,19 +226,25 @@ func readFrame(sess *connect.Session, r *Read) connect.Frame {
 	case r.relation != nil:
 		return sess.FromRelation(r.relation)
 	}
-	if r.parseChecked {
-		return parseCheckedFrame(sess, r)
-	}
 	if r.oneFold {
 		return sess.Read(connect.ReadSpec{Format: "text", Paths: r.readPaths()}).SelectExpr("value").Coalesce(1).ParseCSV(r.Options)
 	}
-	schema := r.UserSchema
-	if schema == "" {
-		schema = r.pinned
+	var frame connect.Frame
+	overlap := r.overlapExprs
+	if r.parseChecked {
+		frame = parseCheckedFrame(sess, r)
+		if overlap != nil {
+			overlap = append(overlap[:len(overlap):len(overlap)], corruptColumn, rawRecordColumn)
+		}
+	} else {
+		schema := r.UserSchema
+		if schema == "" {
+			schema = r.pinned
+		}
+		frame = sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: r.Options})
 	}
-	frame := sess.Read(connect.ReadSpec{Format: r.Format, Paths: r.readPaths(), Schema: schema, Options: r.Options})
-	if r.overlapExprs != nil {
-		frame = frame.SelectExpr(r.overlapExprs...)
+	if overlap != nil {
+		frame = frame.SelectExpr(overlap...)
 	}
 	return frame
 }

@@ -77,8 +77,35 @@ func applyHints(reads []*Read, policy sparkmerge.Options) {
 		}
 		if fields != nil {
 			r.Schema = sparkmerge.Schema{Fields: fields}
+			if r.overlapExprs != nil {
+				r.dataSchema = hintedDataSchema(r)
+			}
 		}
 	}
+}
+
+// hintedDataSchema is the own schema of r, a partitioned tree's file read
+// without its partition columns (see overlapProjection), with the types
+// its Schema's hints gave its own columns: that is the schema its read
+// pins. A column named as a partition column keeps its type: the read
+// takes its directory's value in its place.
+func hintedDataSchema(r *Read) sparkmerge.Schema {
+	partition := map[string]bool{}
+	for _, p := range r.partition.tree.schema.Fields {
+		partition[strings.ToLower(p.Name)] = true
+	}
+	fields := append([]sparkmerge.Field(nil), r.dataSchema.Fields...)
+	for j, f := range fields {
+		if partition[strings.ToLower(f.Name)] {
+			continue
+		}
+		for _, h := range r.Schema.Fields {
+			if h.Name == f.Name {
+				fields[j].Type, fields[j].Nullable = h.Type, h.Nullable
+			}
+		}
+	}
+	return sparkmerge.Schema{Fields: fields}
 }
 
 // exactRead is a hinted column of a CSV or JSON read whose hint's own
@@ -94,43 +121,61 @@ type exactRead struct {
 }
 
 // exactReading is the type r's reader parses a column hinted t into
-// exactly (see exactRead): sparkmerge.ExactTextType's, and for a CSV date
-// a timestamp, where the read leaves Spark's date and time parsing at its
-// defaults. The CSV timestamp reader then reads every date text the date
-// reader reads as the same day at midnight in the session's time zone
-// (2024-1-5, 2024, 2024-01-05 00:00:00, 2024-01-05T00:00Z where the
-// session is UTC), keeps a time the date reader drops, and refuses text
-// after the date it would drop (2024-01-05 end of day, 2024-01-05 UTC):
-// compared text by text on Spark 3.5.7 and 4.0.1 (see
-// TestHintedTextIsNeverRoundedSilently). Not JSON: its timestamp reader
-// also reads numbers, as seconds, which its date reader refuses.
+// exactly (see exactRead): sparkmerge.ExactTextType's, and for a date a
+// timestamp, which keeps the time of day and zone the date reader's
+// lenient parse drops. Compared text by text on Spark 3.5.7 and 4.0.1
+// (see TestHintedTextIsNeverRoundedSilently):
+//
+//   - A CSV read that sets no date or time option: a timestamp, which
+//     reads every text the date reader reads as the same day at midnight
+//     in the session's time zone (2024-1-5, 2024, 2024-01-05 00:00:00,
+//     2024-01-05T00:00Z where the session is UTC), keeps a time the date
+//     reader drops and refuses text after the date it would drop
+//     (2024-01-05 end of day, 2024-01-05 UTC).
+//   - JSON, and a CSV read with a time zone, timestamp format, locale or
+//     prefersDate option: a timestamp_ntz, which those options do not
+//     touch and which reads the same day at midnight for the same texts,
+//     keeps a time and refuses text after the date, and refuses a zone
+//     (2024-01-05T00:00:00Z: refused, where the date reader takes the day
+//     as written). Not a timestamp for JSON: its timestamp reader also
+//     reads numbers, as seconds (86400 would be 1970-01-02), which its
+//     date and timestamp_ntz readers refuse.
+//
+// Not where the read sets a date format, a timestamp_ntz format or the
+// parsing fallback: a date format's parse is strict (nothing to cut),
+// unless the fallback is on, whose texts the timestamp_ntz reader would
+// not read alike.
 func exactReading(r *Read, t sparkmerge.DataType) (sparkmerge.DataType, bool) {
 	if readAs, ok := sparkmerge.ExactTextType(t); ok {
 		return readAs, true
 	}
-	if t.Kind != sparkmerge.KindDate || r.Format != "csv" {
+	if t.Kind != sparkmerge.KindDate || (r.Format != "csv" && r.Format != "json") {
 		return sparkmerge.DataType{}, false
 	}
+	zoned := r.Format == "csv"
 	for k := range r.Options {
 		switch strings.ToLower(k) {
-		case "dateformat", "timestampformat", "timestampntzformat", "timezone", "preferdate", "prefersdate", "enabledatetimeparsingfallback", "locale":
+		case "dateformat", "timestampntzformat", "enabledatetimeparsingfallback":
 			return sparkmerge.DataType{}, false
+		case "timestampformat", "timezone", "preferdate", "prefersdate", "locale":
+			zoned = false
 		}
 	}
-	return sparkmerge.Simple(sparkmerge.KindTimestamp), true
+	if zoned {
+		return sparkmerge.Simple(sparkmerge.KindTimestamp), true
+	}
+	return sparkmerge.Simple(sparkmerge.KindTimestampNTZ), true
 }
 
 // readsExactly reports whether r's hinted columns are read exactly (see
 // exactRead): not where the user accepts rounding (LossyWidening), nor
 // where the read's mode is the user's PERMISSIVE or DROPMALFORMED, which
 // say what becomes of a value too large for the hint (null, or its row
-// dropped) where a check would fail it, nor for reads whose schema is not
-// the one pinned (a partitioned tree's file, a CSV read folded into one
-// partition).
+// dropped) where a check would fail it, nor for a CSV read folded into
+// one partition, which parses its values otherwise.
 func readsExactly(r *Read, policy sparkmerge.Options) bool {
 	mode := optionValue(r.Options, "mode")
-	return !policy.LossyWidening && (mode == "" || strings.EqualFold(mode, "FAILFAST")) &&
-		r.overlapExprs == nil && !r.oneFold
+	return !policy.LossyWidening && (mode == "" || strings.EqualFold(mode, "FAILFAST")) && !r.oneFold
 }
 
 // exactSchema is schema, r's, with its exactly read columns in the types
@@ -347,10 +392,18 @@ type HintValueError struct {
 	Column string // the source column
 	Type   sparkmerge.DataType
 	Value  string
-	Err    error // Spark's error
+	// Cut: the column is a date read as a timestamp to keep what the
+	// date reader would drop (see exactReading), which Value holds after
+	// the day (a time zone, other text) where it is no timestamp.
+	Cut bool
+	Err error // Spark's error
 }
 
 func (e *HintValueError) Error() string {
+	if e.Cut {
+		return fmt.Sprintf("source %q: column %s: the value %q holds more than a %s (its hinted type): Spark's reader would drop what follows the day silently (a zone, other text): fix the value, give the column a type that holds it (Options.Hints, %s=timestamp or %s=string), keep such values aside (Options.Rescue), or accept the cut (Options.LossyWidening)\n  Spark's error: %v",
+			e.Source, e.Column, e.Value, e.Type, e.Column, e.Column, e.Err)
+	}
 	return fmt.Sprintf("source %q: column %s: the value %q is not a %s (its hinted type): fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)\n  Spark's error: %v",
 		e.Source, e.Column, e.Value, e.Type, e.Err)
 }
@@ -364,13 +417,20 @@ func (e *HintValueError) Unwrap() error { return e.Err }
 // that did not parse. Any other error, or none found, is returned as is.
 func (c *Client) explainParseFailure(ctx context.Context, p *Planned, err error) error {
 	class := errorClass(err)
-	if !strings.HasPrefix(class, "FAILED_READ_FILE") && !strings.HasPrefix(class, "MALFORMED_RECORD_IN_PARSING") {
+	// Spark 3.5 wraps the failed read of a write's task in its job's
+	// failure, whose class is not the read's: its text names the file.
+	readFailed := failedReadFile.FindStringSubmatch(err.Error())
+	wrapped := !strings.HasPrefix(class, "FAILED_READ_FILE") && !strings.HasPrefix(class, "MALFORMED_RECORD_IN_PARSING")
+	if wrapped && readFailed == nil && !strings.Contains(err.Error(), "[MALFORMED_RECORD_IN_PARSING") {
 		return err
 	}
 	var se *connect.SparkError
 	failed := ""
 	if errors.As(err, &se) {
 		failed = se.Parameters["path"]
+	}
+	if failed == "" && readFailed != nil {
+		failed = readFailed[1]
 	}
 	for _, r := range p.Reads {
 		if len(r.hinted) == 0 || r.parseChecked {
@@ -398,7 +458,13 @@ func (c *Client) explainParseFailure(ctx context.Context, p *Planned, err error)
 							t = f.Type
 						}
 					}
-					return &HintValueError{Source: part.Paths[0], Column: probe.hinted[k], Type: t, Value: s, Err: err}
+					// A date's text the timestamp read refused (a number
+					// is refused by the date reader too).
+					cut := false
+					for _, e := range r.exact {
+						cut = cut || (e.column == probe.hinted[k] && e.hint.Kind == sparkmerge.KindDate && strings.Trim(s, "0123456789") != "")
+					}
+					return &HintValueError{Source: part.Paths[0], Column: probe.hinted[k], Type: t, Value: s, Cut: cut, Err: err}
 				}
 			}
 		}

@@ -27,6 +27,7 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 	}
 	const exact = "id int, amount decimal(38,30), f double, day date"
 	const exactCSV = "id int, amount decimal(38,30), f double, day timestamp"
+	const exactNTZ = "id int, amount decimal(38,30), f double, day timestamp_ntz"
 	const hinted = "id int, amount decimal(10,2), f float, day date"
 	for _, tc := range []struct {
 		name   string
@@ -36,7 +37,12 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 	}{
 		{"csv", read("csv", nil), sparkmerge.Options{Hints: hints}, exactCSV},
 		{"csv with a date format", read("csv", map[string]string{"dateFormat": "dd.MM.yyyy"}), sparkmerge.Options{Hints: hints}, exact},
-		{"json", read("json", nil), sparkmerge.Options{Hints: hints}, exact},
+		{"csv with a time zone", read("csv", map[string]string{"timeZone": "Asia/Kolkata"}), sparkmerge.Options{Hints: hints}, exactNTZ},
+		{"csv with a timestamp format", read("csv", map[string]string{"TIMESTAMPFORMAT": "yyyy-MM-dd HH:mm"}), sparkmerge.Options{Hints: hints}, exactNTZ},
+		{"csv with the parsing fallback", read("csv", map[string]string{"enableDateTimeParsingFallback": "true"}), sparkmerge.Options{Hints: hints}, exact},
+		{"json", read("json", nil), sparkmerge.Options{Hints: hints}, exactNTZ},
+		{"json with a time zone", read("json", map[string]string{"timeZone": "UTC"}), sparkmerge.Options{Hints: hints}, exactNTZ},
+		{"json with a timestamp_ntz format", read("json", map[string]string{"timestampNTZFormat": "yyyy-MM-dd HH:mm"}), sparkmerge.Options{Hints: hints}, exact},
 		{"failfast", read("csv", map[string]string{"mode": "failFast"}), sparkmerge.Options{Hints: hints}, exactCSV},
 		{"lossy widening", read("csv", nil), sparkmerge.Options{Hints: hints, LossyWidening: true}, hinted},
 		{"permissive", read("csv", map[string]string{"mode": "PERMISSIVE"}), sparkmerge.Options{Hints: hints}, hinted},
@@ -51,10 +57,21 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 			t.Errorf("%s: read as %s, want %s", tc.name, tc.r.pinned, tc.pinned)
 		}
 	}
+	// A partitioned tree's file with a column of its own named as a
+	// partition column (day) is read without the tree's columns: its own
+	// schema is pinned, hinted and read exactly like any other, but for
+	// that column, whose value is its directory's.
 	r := read("csv", nil)
-	r.overlapExprs = []string{"id", "amount", "f", "day"}
+	tree := &partitionTree{schema: sparkmerge.Schema{Fields: []sparkmerge.Field{field("day", sparkmerge.KindString)}}}
+	r.partition = &partitionFile{tree: tree, values: []string{"x"}}
+	r.dataSchema = r.Schema
+	r.overlapExprs = []string{"id", "amount", "f", "'x' AS day"}
 	applyHints([]*Read{r}, sparkmerge.Options{Hints: hints})
-	if len(r.exact) != 0 {
-		t.Errorf("a partitioned tree's file: exact reads %v, want none", r.exact)
+	pinSchemas([]*Read{r})
+	if got, want := r.pinned, "id int, amount decimal(38,30), f double, day string"; !strings.EqualFold(got, want) {
+		t.Errorf("a partitioned tree's file: read as %s, want %s", got, want)
+	}
+	if got := r.Schema.String(); !strings.EqualFold(got, hinted) {
+		t.Errorf("a partitioned tree's file: the plan's schema %s, want the hints' %s", got, hinted)
 	}
 }
