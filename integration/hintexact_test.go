@@ -486,7 +486,7 @@ func TestHintedTextIsNeverRoundedSilently(t *testing.T) {
 		in := workDir(t)
 		writeFiles(t, in, map[string]string{"zone.json": `{"id":1,"dt":"2024-01-05"}` + "\n" + `{"id":2,"dt":"2024-01-06T00:00:00Z"}` + "\n",
 			"secs.json": `{"id":3,"dt":86400}` + "\n"}, "zone.json", "secs.json")
-		for name, want := range map[string]string{"zone.json": `the value "2024-01-06T00:00:00Z" holds more than a date`, "secs.json": `the value "86400" is not a date`} {
+		for name, want := range map[string]string{"zone.json": `the value "2024-01-06T00:00:00Z" is not a date as written`, "secs.json": `the value "86400" is not a date`} {
 			_, err := c.Merge(context.Background(), spark.Job{Sources: []spark.SourceSpec{{Paths: []string{filepath.Join(in, name)}}},
 				Target: spark.Target{Path: filepath.Join(in, "out-"+name)}, Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"dt": hints["dt"]}}})
 			var hv *spark.HintValueError

@@ -137,9 +137,11 @@ type exactRead struct {
 //     touch and which reads the same day at midnight for the same texts,
 //     keeps a time and refuses text after the date, and refuses a zone
 //     (2024-01-05T00:00:00Z: refused, where the date reader takes the day
-//     as written). Not a timestamp for JSON: its timestamp reader also
-//     reads numbers, as seconds (86400 would be 1970-01-02), which its
-//     date and timestamp_ntz readers refuse.
+//     as written), and a JSON string of digits, which the date reader
+//     reads as days since 1970 (Spark 1.5's dates: "42" is 1970-02-12).
+//     Not a timestamp for JSON: its timestamp reader also reads numbers,
+//     as seconds (86400 would be 1970-01-02), which its date and
+//     timestamp_ntz readers refuse.
 //
 // Not where the read sets a date format, a timestamp_ntz format or the
 // parsing fallback: a date format's parse is strict (nothing to cut),
@@ -393,15 +395,15 @@ type HintValueError struct {
 	Type   sparkmerge.DataType
 	Value  string
 	// Cut: the column is a date read as a timestamp to keep what the
-	// date reader would drop (see exactReading), which Value holds after
-	// the day (a time zone, other text) where it is no timestamp.
+	// date reader would drop or misread (see exactReading): Value is no
+	// such timestamp (a zone, text after the day, digits).
 	Cut bool
 	Err error // Spark's error
 }
 
 func (e *HintValueError) Error() string {
 	if e.Cut {
-		return fmt.Sprintf("source %q: column %s: the value %q holds more than a %s (its hinted type): Spark's reader would drop what follows the day silently (a zone, other text): fix the value, give the column a type that holds it (Options.Hints, %s=timestamp or %s=string), keep such values aside (Options.Rescue), or accept the cut (Options.LossyWidening)\n  Spark's error: %v",
+		return fmt.Sprintf("source %q: column %s: the value %q is not a %s as written (its hinted type): Spark's reader would drop what follows the day (a time, a zone, other text) or read it otherwise (digits as days since 1970) silently: fix the value, give the column a type that holds it (Options.Hints, %s=timestamp or %s=string), keep such values aside (Options.Rescue), or accept Spark's reading (Options.LossyWidening)\n  Spark's error: %v",
 			e.Source, e.Column, e.Value, e.Type, e.Column, e.Column, e.Err)
 	}
 	return fmt.Sprintf("source %q: column %s: the value %q is not a %s (its hinted type): fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)\n  Spark's error: %v",
@@ -458,11 +460,10 @@ func (c *Client) explainParseFailure(ctx context.Context, p *Planned, err error)
 							t = f.Type
 						}
 					}
-					// A date's text the timestamp read refused (a number
-					// is refused by the date reader too).
+					// A date's text the timestamp read refused.
 					cut := false
 					for _, e := range r.exact {
-						cut = cut || (e.column == probe.hinted[k] && e.hint.Kind == sparkmerge.KindDate && strings.Trim(s, "0123456789") != "")
+						cut = cut || (e.column == probe.hinted[k] && e.hint.Kind == sparkmerge.KindDate)
 					}
 					return &HintValueError{Source: part.Paths[0], Column: probe.hinted[k], Type: t, Value: s, Cut: cut, Err: err}
 				}
