@@ -297,6 +297,51 @@ func TestRoundedNumbersAreNamed(t *testing.T) {
 	}
 }
 
+// A CSV column of times with digits past the microsecond
+// (2024-01-05T10:00:00.123456789, as many systems write them) is a
+// timestamp to Spark's inference, which keeps microseconds and drops the
+// rest without a word. The plan names the column, a file, the value and
+// what it is read as (Spark's reading of the file alone), and how many
+// other files hold such times; hinted as a string, every time is merged
+// as written. Local files and files only the server sees.
+func TestTimesPastTheMicrosecondAreNamed(t *testing.T) {
+	t.Parallel()
+	c := newClient(t)
+	files := textFiles(map[string]string{
+		"a.csv": "id,ts\n1,2024-01-05T10:00:00.5\n2,2024-01-05T10:00:00.123456789\n",
+		"b.csv": "ts,id\n2024-01-06 11:30:00.0000001,3\n",
+		"c.csv": "id,ts\n4,2024-01-07T00:00:00.250000000\n", // zeros past the microsecond: nothing lost
+	})
+	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
+		t.Run(where, func(t *testing.T) {
+			paths := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv"}
+			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			view := "past_micros_alone_" + where
+			exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path %s, header 'true', inferSchema 'true')", view, sparkmerge.QuoteString(paths[0])))
+			alone := queryRows(t, "SELECT typeof(ts), CAST(ts AS STRING) FROM "+view+" WHERE id = 2")
+			if fmt.Sprint(alone) != "[[timestamp 2024-01-05 10:00:00.123456]]" {
+				t.Fatalf("Spark reads a.csv alone as %v", alone)
+			}
+			want := []string{fmt.Sprintf(`column ts is read as a timestamp, and source %q and another file hold times with digits past the microsecond ("2024-01-05T10:00:00.123456789", read as 2024-01-05T10:00:00.123456): Spark keeps microseconds, and the digits past them are lost; to keep them, type the column as a string (Options.Hints, ts=string)`, paths[0])}
+			if !slices.Equal(planned.Warnings, want) {
+				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
+			}
+			res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true,
+				Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"ts": sparkmerge.Simple(sparkmerge.KindString)}}})
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings with the hint: %q", res.Warnings)
+			}
+			got := queryRows(t, fmt.Sprintf("SELECT id, ts FROM parquet.`%s` ORDER BY id", out))
+			if fmt.Sprint(got) != "[[1 2024-01-05T10:00:00.5] [2 2024-01-05T10:00:00.123456789] [3 2024-01-06 11:30:00.0000001] [4 2024-01-07T00:00:00.250000000]]" {
+				t.Errorf("merged with the hint: %v", got)
+			}
+		})
+	}
+}
+
 // A CSV column of numbers or dates that says "no value" with a text
 // ("NA") is a string to Spark's inference of its file, and so is the
 // merged column; appended to a table of ints, it fails. The plan warns

@@ -58,6 +58,7 @@ type localTyping struct {
 	nullTyped    []string
 	zeroPadded   map[string]string
 	rounded      map[string]string
+	pastMicros   map[string]string
 	nullTokens   map[string]infer.NullTokens
 	headerLine   string
 	quotedValues bool
@@ -85,12 +86,12 @@ func (t *localTyping) applyTo(r *Read) {
 	}
 	if !t.typed {
 		r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.noValues, r.zeroPadded, r.nullTokens = sparkmerge.Schema{}, sparkmerge.DataType{}, "", false, false, nil, nil, nil
-		r.nullTyped, r.rounded = nil, nil
+		r.nullTyped, r.rounded, r.pastMicros = nil, nil, nil
 		return
 	}
 	r.Schema, r.raw, r.headerLine, r.quotedValues, r.noRows, r.stamp = t.schema, t.raw, t.headerLine, t.quotedValues, t.noRows, t.stamp
 	r.noValues, r.nullTyped, r.zeroPadded, r.nullTokens = t.noValues, t.nullTyped, t.zeroPadded, t.nullTokens
-	r.rounded = t.rounded
+	r.rounded, r.pastMicros = t.rounded, t.pastMicros
 	if t.options != nil {
 		r.Options = t.options
 	}
@@ -219,7 +220,7 @@ func typeByFormat(r *Read, rules infer.Rules, footers footerConf, src string, fe
 				t.noValues = append(t.noValues, f.Schema.Fields[j].Name)
 			}
 			t.zeroPadded, t.nullTokens = byName(f.Schema, f.ZeroPadded), byName(f.Schema, f.NullTokens)
-			t.rounded = byName(f.Schema, f.Rounded)
+			t.rounded, t.pastMicros = byName(f.Schema, f.Rounded), byName(f.Schema, f.PastMicros)
 			t.options = withOption(r.Options, "enforceSchema", "false")
 			t.splitSensitive = splitSensitiveSize(f, src, fetched)
 		}

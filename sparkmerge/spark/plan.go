@@ -647,7 +647,7 @@ func (c *Client) planReads(ctx context.Context, job Job, reads []*Read) (*Planne
 		}
 	}
 	planned.Plan = plan
-	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), roundedWarnings(plan, reads), tokenWarnings(plan, reads), keptPropertiesWarnings(job.Target, planned.Table))
+	planned.Warnings = slices.Concat(sourceWarnings(reads), nameWarnings(plan), zeroWarnings(plan, reads), roundedWarnings(plan, reads), pastMicrosWarnings(plan, reads), tokenWarnings(plan, reads), keptPropertiesWarnings(job.Target, planned.Table))
 	if policy.Missing == sparkmerge.MissingReference {
 		planned.NullColumns = columnsInNoSource(plan)
 	}

@@ -119,6 +119,10 @@ type Read struct {
 	// digits than a double keeps, of a CSV file the client typed whose
 	// column is a double (infer.CSVFile.Rounded; roundedWarnings).
 	rounded map[string]string
+	// pastMicros are, by column, the first time with digits past the
+	// microsecond, of a CSV file the client typed whose column is a
+	// timestamp (infer.CSVFile.PastMicros; pastMicrosWarnings).
+	pastMicros map[string]string
 	// nullTokens are, by column, the texts that say "no value" ("NA")
 	// that alone make a column of a CSV file the client typed a string
 	// (infer.CSVFile.NullTokens; see tokenWarnings).

@@ -201,6 +201,29 @@ func roundedWarnings(p *sparkmerge.Plan, reads []*Read) []string {
 	return out
 }
 
+// pastMicrosWarnings name the columns read as timestamps from CSV files
+// the client typed that hold times with digits past the microsecond
+// (2024-01-05T10:00:00.123456789): Spark keeps microseconds, and the
+// digits past them are lost silently; a string keeps them as written.
+// One warning a column, as roundedWarnings; the files Spark types are not
+// checked.
+func pastMicrosWarnings(p *sparkmerge.Plan, reads []*Read) []string {
+	byColumn := firstValues(p, reads, func(t sparkmerge.DataType) bool {
+		return t.Kind == sparkmerge.KindTimestamp || t.Kind == sparkmerge.KindTimestampNTZ
+	}, func(r *Read) map[string]string { return r.pastMicros })
+	var out []string
+	for j, f := range p.Target.Fields {
+		r := byColumn[j]
+		if r == nil {
+			continue
+		}
+		kept, _ := infer.PastMicros([]byte(r.value))
+		out = append(out, fmt.Sprintf("column %s is read as a timestamp, and %s times with digits past the microsecond (%q, read as %s): Spark keeps microseconds, and the digits past them are lost; to keep them, type the column as a string (Options.Hints, %s=string)",
+			f.Name, r.holders(), r.value, kept, f.Name))
+	}
+	return out
+}
+
 // firstValue is a value a warning names: the first file that holds
 // one, its value, and how many other files hold such values.
 type firstValue struct {

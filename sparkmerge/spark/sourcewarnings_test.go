@@ -236,6 +236,36 @@ func TestRoundedWarnings(t *testing.T) {
 	}
 }
 
+// A column some CSV files read as a timestamp while they hold times with
+// digits past the microsecond is named once; hinted as a string, nothing
+// is named.
+func TestPastMicrosWarnings(t *testing.T) {
+	read := func(name string, past map[string]string) *Read {
+		return &Read{Name: name, Format: "csv", Schema: sparkmerge.Schema{Fields: []sparkmerge.Field{
+			{Name: "id", Type: sparkmerge.Simple(sparkmerge.KindInt), Nullable: true},
+			{Name: "ts", Type: sparkmerge.Simple(sparkmerge.KindTimestamp), Nullable: true},
+		}}, pastMicros: past}
+	}
+	for _, tc := range []struct {
+		name  string
+		hints map[string]sparkmerge.DataType
+		want  []string
+	}{
+		{"read as a timestamp", nil, []string{`column ts is read as a timestamp, and source "/in/b.csv" holds times with digits past the microsecond ("2024-01-05T10:00:00.123456789", read as 2024-01-05T10:00:00.123456): Spark keeps microseconds, and the digits past them are lost; to keep them, type the column as a string (Options.Hints, ts=string)`}},
+		{"hinted as a string", map[string]sparkmerge.DataType{"ts": sparkmerge.Simple(sparkmerge.KindString)}, nil},
+	} {
+		rs := []*Read{read("/in/a.csv", nil), read("/in/b.csv", map[string]string{"ts": "2024-01-05T10:00:00.123456789"})}
+		applyHints(rs, sparkmerge.Options{Hints: tc.hints})
+		p, err := sparkmerge.NewPlan(planSources(rs), sparkmerge.Options{Hints: tc.hints})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pastMicrosWarnings(p, rs); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: warnings\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // A string column that only texts saying "no value" made a string is
 // named with the texts, a file and the type of the other values: with
 // one text everywhere, the reader option nullValue; with several, a hint

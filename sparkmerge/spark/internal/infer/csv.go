@@ -73,6 +73,11 @@ type CSVFile struct {
 	// nearest double, and the digits are lost. By column index, the first
 	// such value.
 	Rounded map[int]string
+	// PastMicros are the columns typed as timestamps that hold a time
+	// with digits past the microsecond (2024-01-05T10:00:00.123456789):
+	// Spark keeps microseconds and drops the rest. By column index, the
+	// first such value.
+	PastMicros map[int]string
 	// NullTokens are the columns that are strings only for texts that
 	// say "no value" ("NA", "N/A", "null", "None"): without them, Spark
 	// would type the column as NullTokens' Type. By column index.
@@ -127,7 +132,7 @@ func csvFile(data []byte, sep byte) (CSVFile, error) {
 	if noRows {
 		f.noValues = nil // said of every column by NoRows
 	}
-	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues, ZeroPadded: f.zeroPadded, Rounded: f.rounded, NullTokens: f.nullTokens}, err
+	return CSVFile{Schema: f.schema, ShortNumbers: shortNumbers(data), Header: f.onlyHeader, Quoted: f.quoted, NoRows: noRows, SplitSensitive: f.splitSensitive, NoValues: f.noValues, ZeroPadded: f.zeroPadded, Rounded: f.rounded, PastMicros: f.pastMicros, NullTokens: f.nullTokens}, err
 }
 
 // headerOnly reports whether data, a CSV file inferCSV accepts, holds one
@@ -196,6 +201,7 @@ type csvFolds struct {
 	noValues               []int
 	zeroPadded             map[int]string
 	rounded                map[int]string
+	pastMicros             map[int]string
 	nullTokens             map[int]NullTokens
 }
 
@@ -239,6 +245,12 @@ func inferCSVFolds(data []byte, sep byte) (csvFolds, error) {
 			}
 			out.rounded[i] = v
 		}
+		if v, ok := fold.pastMicros[i]; ok && (t.kind == sparkmerge.KindTimestamp || t.kind == sparkmerge.KindTimestampNTZ) {
+			if out.pastMicros == nil {
+				out.pastMicros = map[int]string{}
+			}
+			out.pastMicros[i] = v
+		}
 		if t.kind == sparkmerge.KindString && i < len(fold.shadows) {
 			if sh := fold.shadows[i]; sh != nil && sh != noShadow && sh.t.kind != sparkmerge.KindNull {
 				if out.nullTokens == nil {
@@ -274,6 +286,9 @@ type csvFold struct {
 	// digits than a double keeps (CSVFile.Rounded, once the column is a
 	// double).
 	rounded map[int]string
+	// pastMicros are, by column, the first time with digits past the
+	// microsecond (CSVFile.PastMicros, once the column is a timestamp).
+	pastMicros map[int]string
 	// shadows are, by column, the type of the values other than texts
 	// that say "no value" (CSVFile.NullTokens), from the value that made
 	// the column a string, if one such text did; noShadow where another
@@ -412,21 +427,42 @@ func (f *csvFold) foldRow(line []byte) error {
 			f.shadowValue(i, f.types[i], v)
 		}
 		f.splitSensitive = f.splitSensitive || orderDependent
-		if len(v) > 1 && (v[0] == '0' || v[0] == '-' || v[0] == '+') && t.kind != sparkmerge.KindString && zeroPadded(v) {
-			f.notePadded(i, v)
-		}
-		if len(v) > 16 && t.kind != sparkmerge.KindString && f.rounded[i] == "" && roundedByDouble(v) {
-			if f.rounded == nil {
-				f.rounded = map[int]string{}
-			}
-			f.rounded[i] = string(v)
-		}
+		f.noteLosses(i, v, t.kind)
 		if orderDependent && f.size > splitFreeBytes {
 			return unsupported(UnsupportedContents, "column %q has a year after a date or timestamp, which Spark types by the partitions it splits the file into", f.names[i])
 		}
 		f.types[i] = t
 	}
 	return nil
+}
+
+// noteLosses notes v, a value of column i typed kind so far, where
+// Spark's reading of it as that type loses part of it: the zeros of an
+// integer written with leading zeros (CSVFile.ZeroPadded), a number's
+// digits past a double's (CSVFile.Rounded), a time's past the
+// microsecond (CSVFile.PastMicros). Each check runs on the rare values
+// that can need it, told by their length or first byte.
+func (f *csvFold) noteLosses(i int, v []byte, kind sparkmerge.Kind) {
+	if kind == sparkmerge.KindString {
+		return
+	}
+	if len(v) > 1 && (v[0] == '0' || v[0] == '-' || v[0] == '+') && zeroPadded(v) {
+		f.notePadded(i, v)
+	}
+	if len(v) > 16 && f.rounded[i] == "" && roundedByDouble(v) {
+		if f.rounded == nil {
+			f.rounded = map[int]string{}
+		}
+		f.rounded[i] = string(v)
+	}
+	if (kind == sparkmerge.KindTimestamp || kind == sparkmerge.KindTimestampNTZ) && len(v) > 20 && f.pastMicros[i] == "" {
+		if _, past := PastMicros(v); past {
+			if f.pastMicros == nil {
+				f.pastMicros = map[int]string{}
+			}
+			f.pastMicros[i] = string(v)
+		}
+	}
 }
 
 // notePadded keeps v as column i's first integer with leading zeros.
@@ -438,6 +474,30 @@ func (f *csvFold) notePadded(i int, v []byte) {
 		f.zeroPadded = map[int]string{}
 	}
 	f.zeroPadded[i] = string(v)
+}
+
+// PastMicros reports whether v, a time's text, has digits past the
+// microsecond that are not all zeros (2024-01-05T10:00:00.123456789,
+// where Spark keeps .123456), and the time as Spark keeps it: the same
+// text with the fraction cut to six digits.
+func PastMicros(v []byte) (string, bool) {
+	colon := bytes.IndexByte(v, ':')
+	if colon < 0 {
+		return "", false
+	}
+	dot := bytes.IndexByte(v[colon:], '.')
+	if dot < 0 {
+		return "", false
+	}
+	start := colon + dot + 1
+	n := 0
+	for start+n < len(v) && v[start+n] >= '0' && v[start+n] <= '9' {
+		n++
+	}
+	if n <= 6 || len(bytes.Trim(v[start+6:start+n], "0")) == 0 {
+		return "", false
+	}
+	return string(v[:start+6]) + string(v[start+n:]), true
 }
 
 // roundedByDouble reports whether v, a number's text, has more significant

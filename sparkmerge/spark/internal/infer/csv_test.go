@@ -448,6 +448,37 @@ func TestCSVRounded(t *testing.T) {
 	}
 }
 
+// A column typed as a timestamp whose times have digits past the
+// microsecond (which Spark drops) is noted with its first such value; a
+// fraction of six digits or fewer, zeros past the sixth, or a column that
+// is a string is not.
+func TestCSVPastMicros(t *testing.T) {
+	tests := []struct {
+		csv  string
+		want map[int]string
+	}{
+		{"id,ts\n1,2024-01-05T10:00:00.5\n2,2024-01-05T10:00:00.123456789\n3,2024-01-05T10:00:00.9999999\n", map[int]string{1: "2024-01-05T10:00:00.123456789"}},
+		{"id,ts\n1,2024-01-05 10:00:00.1234567Z\n", map[int]string{1: "2024-01-05 10:00:00.1234567Z"}},
+		{"id,ts\n1,2024-01-05T10:00:00.123456\n2,2024-01-05T10:00:00.123456000\n", nil},
+		{"id,ts\n1,2024-01-05T10:00:00.123456789\n2,soon\n", nil}, // a string: kept as written
+		{"id,d\n1,2024-01-05\n", nil},
+	}
+	for _, tt := range tests {
+		f, err := csvFile([]byte(tt.csv), ',')
+		if err != nil {
+			t.Fatalf("%q: %v", tt.csv, err)
+		}
+		if !maps.Equal(f.PastMicros, tt.want) {
+			t.Errorf("%q: PastMicros = %v (schema %s), want %v", tt.csv, f.PastMicros, f.Schema, tt.want)
+		}
+	}
+	for v, want := range map[string]string{"2024-01-05T10:00:00.123456789": "2024-01-05T10:00:00.123456", "2024-01-05 10:00:00.1234567+05:00": "2024-01-05 10:00:00.123456+05:00"} {
+		if got, ok := PastMicros([]byte(v)); !ok || got != want {
+			t.Errorf("PastMicros(%q) = %q, %v; want %q", v, got, ok, want)
+		}
+	}
+}
+
 // A column that is a string only for texts that say "no value" ("NA",
 // "N/A", "null") is noted with those texts and the type of its other
 // values; a column with text of its own is not.
