@@ -26,10 +26,11 @@ import (
 // (found in the field: 4.999 hinted decimal(10,2) came out 5.00, 1e40
 // hinted float Infinity, a timestamp hinted date its time, with --verify
 // passing). The hinted columns of the corpus and their hints: a decimal
-// with a scale, one without, a float, and a date.
-var exactHints = map[string]string{"d3": "decimal(7,3)", "d0": "decimal(10,0)", "fl": "float", "dt": "date"}
+// with a scale, one without, a float, a date, and (CSV files only) a
+// decimal(38,s), which has no wider decimal.
+var exactHints = map[string]string{"d3": "decimal(7,3)", "d0": "decimal(10,0)", "fl": "float", "dt": "date", "dw": "decimal(38,4)"}
 
-var exactColumns = []string{"d3", "d0", "fl", "dt"}
+var exactColumns = []string{"d3", "d0", "fl", "dt", "dw"}
 
 // dateToken is a generated date as a CSV or JSON file may write it, and
 // whether the hint date cuts anything from it (a time of day other than
@@ -97,9 +98,14 @@ func exactToken(r *rand.Rand, col string, bad bool) string {
 		sign = "-"
 	}
 	switch col {
-	case "d3", "d0":
+	case "d3", "d0", "dw":
 		intDigits, fracDigits := 1+r.Intn(4), r.Intn(4)
 		switch {
+		case col == "dw":
+			intDigits, fracDigits = 1+r.Intn(30), r.Intn(5)
+			if r.Intn(3) == 0 {
+				fracDigits += 2 + r.Intn(6) // past the scale, often rounding
+			}
 		case col == "d0":
 			intDigits, fracDigits = 1+r.Intn(9), 0
 			if r.Intn(3) == 0 {
@@ -200,9 +206,9 @@ func exactCorpus(t *testing.T, dir string, seed int64) (values map[int]map[strin
 func exactFileColumns(name string) []string {
 	switch name {
 	case "a.csv":
-		return []string{"id", "d3", "dt", "d0", "fl"}
+		return []string{"id", "d3", "dt", "d0", "fl", "dw"}
 	case "b.csv":
-		return []string{"fl", "id", "extra", "d0", "dt", "d3"}
+		return []string{"fl", "id", "dw", "extra", "d0", "dt", "d3"}
 	case "a.json":
 		return []string{"id", "d3", "d0", "fl", "dt"}
 	}
@@ -569,23 +575,24 @@ func TestHintedStringsAreNeverRoundedSilently(t *testing.T) {
 		if id%37 == 0 {
 			d.text = "not a date"
 		}
-		tokens[id] = map[string]string{"d3": exactToken(r, "d3", id > 120), "fl": exactToken(r, "fl", false)}
+		tokens[id] = map[string]string{"d3": exactToken(r, "d3", id > 120), "fl": exactToken(r, "fl", false), "dw": exactToken(r, "dw", id > 120)}
 		if id%41 == 0 {
 			tokens[id]["d3"] = "12x"
 		}
 		dates[id] = d
-		rows = append(rows, fmt.Sprintf("(%d, %s, %s, %s)", id, sparkmerge.QuoteString(tokens[id]["d3"]), sparkmerge.QuoteString(tokens[id]["fl"]), sparkmerge.QuoteString(d.text)))
+		rows = append(rows, fmt.Sprintf("(%d, %s, %s, %s, %s)", id, sparkmerge.QuoteString(tokens[id]["d3"]), sparkmerge.QuoteString(tokens[id]["fl"]), sparkmerge.QuoteString(d.text), sparkmerge.QuoteString(tokens[id]["dw"])))
 	}
 	pq := filepath.Join(dir, "pq")
-	exec(t, "INSERT OVERWRITE DIRECTORY "+sparkmerge.QuoteString(pq)+" USING parquet SELECT * FROM VALUES "+strings.Join(rows, ", ")+" AS t(id, d3, fl, dt)")
-	hints := map[string]sparkmerge.DataType{"d3": {Kind: sparkmerge.KindDecimal, Precision: 7, Scale: 3}, "fl": sparkmerge.Simple(sparkmerge.KindFloat), "dt": sparkmerge.Simple(sparkmerge.KindDate)}
+	exec(t, "INSERT OVERWRITE DIRECTORY "+sparkmerge.QuoteString(pq)+" USING parquet SELECT * FROM VALUES "+strings.Join(rows, ", ")+" AS t(id, d3, fl, dt, dw)")
+	hints := map[string]sparkmerge.DataType{"d3": {Kind: sparkmerge.KindDecimal, Precision: 7, Scale: 3}, "fl": sparkmerge.Simple(sparkmerge.KindFloat), "dt": sparkmerge.Simple(sparkmerge.KindDate),
+		"dw": {Kind: sparkmerge.KindDecimal, Precision: 38, Scale: 4}}
 	// Spark's cast of every value; null where it fails.
-	cast := queryRows(t, "SELECT id, CAST(try_cast(d3 AS decimal(7,3)) AS STRING), CAST(try_cast(fl AS float) AS STRING), CAST(try_cast(dt AS date) AS STRING) FROM parquet."+backquote(pq))
+	cast := queryRows(t, "SELECT id, CAST(try_cast(d3 AS decimal(7,3)) AS STRING), CAST(try_cast(fl AS float) AS STRING), CAST(try_cast(dt AS date) AS STRING), CAST(try_cast(dw AS decimal(38,4)) AS STRING) FROM parquet."+backquote(pq))
 	typed := map[int][]any{}
 	for _, row := range cast {
 		typed[int(row[0].(int32))] = row[1:]
 	}
-	cols := []string{"d3", "fl", "dt"}
+	cols := []string{"d3", "fl", "dt", "dw"}
 	want := map[int]map[string]bool{} // rescued
 	counts := map[string]int{}
 	for id := range tokens {
@@ -617,11 +624,11 @@ func TestHintedStringsAreNeverRoundedSilently(t *testing.T) {
 		t.Error("not verified")
 	}
 	got := map[string]int{}
-	for _, row := range parquetRows(t, out, []string{"id", "d3", "fl", "dt", "_rescued"}, "CAST(`_0` AS INT)") {
+	for _, row := range parquetRows(t, out, []string{"id", "d3", "fl", "dt", "dw", "_rescued"}, "CAST(`_0` AS INT)") {
 		id, _ := strconv.Atoi(row[0].(string))
 		var rescued map[string]string
-		if row[4] != nil {
-			if err := json.Unmarshal([]byte(row[4].(string)), &rescued); err != nil {
+		if row[5] != nil {
+			if err := json.Unmarshal([]byte(row[5].(string)), &rescued); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -629,10 +636,10 @@ func TestHintedStringsAreNeverRoundedSilently(t *testing.T) {
 			text, isRescued := rescued[col]
 			switch {
 			case want[id][col] != isRescued:
-				t.Errorf("id %d %s: %q (Spark's cast: %v) rescued: %v, want %v", id, col, map[string]string{"d3": tokens[id]["d3"], "fl": tokens[id]["fl"], "dt": dates[id].text}[col], typed[id][k], isRescued, want[id][col])
+				t.Errorf("id %d %s: %q (Spark's cast: %v) rescued: %v, want %v", id, col, map[string]string{"d3": tokens[id]["d3"], "fl": tokens[id]["fl"], "dt": dates[id].text, "dw": tokens[id]["dw"]}[col], typed[id][k], isRescued, want[id][col])
 			case isRescued:
 				got[col]++
-				if written := map[string]string{"d3": tokens[id]["d3"], "fl": tokens[id]["fl"], "dt": dates[id].text}[col]; row[1+k] != nil || text != written {
+				if written := map[string]string{"d3": tokens[id]["d3"], "fl": tokens[id]["fl"], "dt": dates[id].text, "dw": tokens[id]["dw"]}[col]; row[1+k] != nil || text != written {
 					t.Errorf("id %d %s: merged %v, rescued %q; want null and %q as written", id, col, row[1+k], text, written)
 				}
 			case row[1+k] != typed[id][k]:
@@ -652,11 +659,11 @@ func TestHintedStringsAreNeverRoundedSilently(t *testing.T) {
 	// value of the type still failing.
 	clean := filepath.Join(dir, "clean")
 	exec(t, "INSERT OVERWRITE DIRECTORY "+sparkmerge.QuoteString(clean)+" USING parquet SELECT * FROM parquet."+backquote(pq)+
-		" WHERE try_cast(d3 AS decimal(7,3)) IS NOT NULL AND try_cast(fl AS float) IS NOT NULL AND try_cast(dt AS date) IS NOT NULL")
+		" WHERE try_cast(d3 AS decimal(7,3)) IS NOT NULL AND try_cast(fl AS float) IS NOT NULL AND try_cast(dt AS date) IS NOT NULL AND try_cast(dw AS decimal(38,4)) IS NOT NULL")
 	res, out = merge(t, c, spark.Job{Sources: []spark.SourceSpec{{Paths: []string{clean}, Format: "parquet"}}, Verify: true,
 		Policy: sparkmerge.Options{Hints: hints, LossyWidening: true}})
 	n := 0
-	for _, row := range parquetRows(t, out, []string{"id", "d3", "fl", "dt"}, "CAST(`_0` AS INT)") {
+	for _, row := range parquetRows(t, out, []string{"id", "d3", "fl", "dt", "dw"}, "CAST(`_0` AS INT)") {
 		id, _ := strconv.Atoi(row[0].(string))
 		n++
 		for k := range cols {

@@ -289,8 +289,37 @@ func textUnchangedCond(expr, cast string, to DataType) string {
 	case KindDate:
 		return "coalesce(CAST(" + cast + " AS TIMESTAMP) = try_cast(" + expr + " AS TIMESTAMP), false)"
 	}
-	exact, _ := ExactTextType(to)
+	exact, ok := ExactTextType(to)
+	if !ok { // decimal(38,s): no wider decimal; the text's own digits tell
+		return "coalesce(" + cast + " IS NOT NULL AND " + decimalTextKeepsCond("trim("+expr+")", to.Scale) + ", false)"
+	}
 	return "coalesce(try_cast(" + expr + " AS " + exact.String() + ") = " + cast + ", false)"
+}
+
+// decimalNumber is the text of a number as Java's BigDecimal reads it,
+// with ASCII digits: a sign, the integer digits, the fraction's, the
+// exponent's (groups 1 to 3).
+const decimalNumber = `'^[+-]?([0-9]*)(?:[.]([0-9]*))?(?:[eE]([+-]?[0-9]+))?$'`
+
+// decimalTextKeepsCond is true where text, a number as written (see
+// decimalNumber), has no digit but 0 past scale digits after its decimal
+// point, its exponent applied: a decimal of that scale holds it exactly
+// (12.340 and 1.2345e2 in scale 2; not 12.345). Worked out from the text
+// (the last digit that is not 0, where the exponent puts it), so that it
+// holds for a decimal(38,s), which has no wider decimal to compare with,
+// and for digits past a decimal's 38th. Text of another form (digits of
+// another script, white space) is false: not shown to be kept.
+func decimalTextKeepsCond(text string, scale int) string {
+	part := func(k int) string {
+		return "regexp_extract(" + text + ", " + decimalNumber + ", " + strconv.Itoa(k) + ")"
+	}
+	digits := "concat(" + part(1) + ", " + part(2) + ")"
+	trailingZeros := "(length(" + digits + ") - length(regexp_replace(" + digits + ", '0+$', '')))"
+	exponent := "coalesce(try_cast(nullif(" + part(3) + ", '') AS INT), 0)"
+	// How many digits after the point the value needs: the fraction's,
+	// less the exponent, less the zeros that end the digits.
+	needed := "(length(" + part(2) + ") - " + exponent + " - " + trailingZeros + ")"
+	return "(" + text + " RLIKE " + decimalNumber + " AND (" + digits + " RLIKE '^0*$' OR " + needed + " <= " + strconv.Itoa(scale) + "))"
 }
 
 // floatKeepsCond is true where f, the double d cast to a float, keeps d's
@@ -479,6 +508,9 @@ func CheckedCast(expr string, from, to DataType, column, where string) string {
 // expression), as CheckedCast does for a typed source's value; with
 // rescue it is null instead (see ExactTextChanged).
 func ExactTextCast(expr string, readAs, hint DataType, column, where string, rescue bool) string {
+	if readAs.Kind == KindString {
+		return csvDecimalTextCast(expr, hint, column, where, rescue)
+	}
 	cast := "CAST(" + expr + " AS " + hint.String() + ")"
 	if rescue {
 		return "CASE WHEN " + ExactTextChanged(expr, readAs, hint) + " THEN NULL ELSE " + cast + " END"
@@ -490,9 +522,53 @@ func ExactTextCast(expr string, readAs, hint DataType, column, where string, res
 	return "CASE WHEN " + expr + " IS NULL OR " + narrowedUnchangedCond(expr, readAs, hint) + " THEN " + cast + " ELSE " + fail + " END"
 }
 
-// ExactTextChanged is true where ExactTextCast changes expr's value.
+// ExactTextChanged is true where ExactTextCast changes expr's value (or,
+// read as text, does not parse it).
 func ExactTextChanged(expr string, readAs, hint DataType) string {
+	if readAs.Kind == KindString {
+		return expr + " IS NOT NULL AND NOT (" + csvDecimalParses(expr, hint) + " AND " + decimalTextKeepsCond(csvDecimalText(expr), hint.Scale) + ")"
+	}
 	return expr + " IS NOT NULL AND NOT " + narrowedUnchangedCond(expr, readAs, hint)
+}
+
+// csvDecimalText is expr, a CSV value's text, as Spark's CSV reader parses
+// it into a decimal (its default locale): without grouping commas, "1,000"
+// is 1000, as Java's BigDecimal reads what is left.
+func csvDecimalText(expr string) string { return "replace(" + expr + ", ',', '')" }
+
+// edgeSpace matches text that starts or ends with white space or a control
+// character (up to U+0020, which Java's trim removes), as a SQL string
+// literal whose escapes give the regular expression its \x escapes.
+const edgeSpace = `'^[\\x00-\\x20]|[\\x00-\\x20]$'`
+
+// csvDecimalParses is true where Spark's CSV reader parses expr, a value's
+// text, into hint, a decimal: where a cast of csvDecimalText does, but for
+// text with white space or control characters around it, which a cast
+// trims and BigDecimal refuses (" 42"). Compared with the reader text by
+// text on Spark 3.5.7 and 4.0.1 (signs, exponents, grouping, other
+// scripts' digits, hex, NaN, values too large).
+func csvDecimalParses(expr string, hint DataType) string {
+	return "(NOT " + expr + " RLIKE " + edgeSpace + " AND try_cast(" + csvDecimalText(expr) + " AS " + hint.String() + ") IS NOT NULL)"
+}
+
+// csvDecimalTextCast is ExactTextCast of a CSV value read as text for a
+// hinted decimal(38,s), which has no wider decimal to read it into
+// (ExactTextType): the reader's value of the text, where its digits fit
+// the hint's scale (decimalTextKeepsCond); text that does not parse fails
+// naming it, as the reader's own parse would have failed the read.
+func csvDecimalTextCast(expr string, hint DataType, column, where string, rescue bool) string {
+	text := csvDecimalText(expr)
+	cast := "CAST(" + text + " AS " + hint.String() + ")"
+	if rescue {
+		return "CASE WHEN " + ExactTextChanged(expr, Simple(KindString), hint) + " THEN NULL ELSE " + cast + " END"
+	}
+	notA := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + expr + ", " +
+		QuoteString(" of ") + ", " + where + ", " + QuoteString(" is not a "+hint.String()+" (its hinted type): fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)") + "))"
+	rounds := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + expr + ", " +
+		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", CAST(" + cast + " AS STRING), " +
+		QuoteString(" as "+hint.String()+" (its hinted type), which Spark's reader would make of it silently: give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)") + "))"
+	return "CASE WHEN " + expr + " IS NULL THEN NULL WHEN NOT " + csvDecimalParses(expr, hint) + " THEN " + notA +
+		" WHEN " + decimalTextKeepsCond(text, hint.Scale) + " THEN " + cast + " ELSE " + rounds + " END"
 }
 
 // ExactText is the text of expr, a value of ExactTextType: a decimal
@@ -516,8 +592,9 @@ func ExactText(expr string, t DataType) string {
 // up to the type's scale, and floats and doubles from the same tokens
 // (CSV: nanValue, positiveInf, negativeInf, else Java's parser; JSON:
 // numbers, and the same NaN and infinity strings). A decimal(38, s) hint
-// has no wider decimal and a date's or timestamp's parse none that reads
-// the same texts, so those are read as before (false).
+// has no wider decimal (a CSV file's is read as text: see
+// csvDecimalTextCast) and a date's or timestamp's parse none that reads
+// the same texts (see the executor's exactReading), so those are false.
 func ExactTextType(hint DataType) (DataType, bool) {
 	switch {
 	case hint.Kind == KindDecimal && hint.Precision < 38:

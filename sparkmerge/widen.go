@@ -497,8 +497,7 @@ func NarrowsValues(from, to DataType) bool {
 	text := from.Kind == KindString
 	switch to.Kind {
 	case KindDecimal:
-		return from.Kind == KindFloat || from.Kind == KindDouble || from.Kind == KindDecimal && from.Scale > to.Scale ||
-			text && to.Precision < 38 // (no wider decimal to read a decimal(38,s)'s text exactly)
+		return from.Kind == KindFloat || from.Kind == KindDouble || from.Kind == KindDecimal && from.Scale > to.Scale || text
 	case KindFloat:
 		return from.Kind == KindDouble || text
 	case KindByte, KindShort, KindInt, KindLong:

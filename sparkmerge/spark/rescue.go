@@ -151,6 +151,13 @@ func exactReading(r *Read, t sparkmerge.DataType) (sparkmerge.DataType, bool) {
 	if readAs, ok := sparkmerge.ExactTextType(t); ok {
 		return readAs, true
 	}
+	if t.Kind == sparkmerge.KindDecimal && r.Format == "csv" && optionValue(r.Options, "locale") == "" {
+		// A decimal(38,s), which has no wider decimal: read as its text
+		// and parsed as the reader parses it (sparkmerge.ExactTextCast).
+		// Not JSON: Spark 3.5 reads a JSON number into a string as the
+		// double it parses, losing the digits to check.
+		return sparkmerge.Simple(sparkmerge.KindString), true
+	}
 	if t.Kind != sparkmerge.KindDate || (r.Format != "csv" && r.Format != "json") {
 		return sparkmerge.DataType{}, false
 	}
