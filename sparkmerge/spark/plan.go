@@ -94,7 +94,7 @@ func (c *Client) Plan(ctx context.Context, job Job) (*Planned, error) {
 	if err := addPartitionColumns(found.reads); err != nil {
 		return nil, err
 	}
-	applyHints(found.reads, job.Policy)
+	applyHints(found.reads, job.Policy, !strings.HasPrefix(c.SparkVersion(), "3."))
 	planned, err := c.planReads(ctx, job, pinSchemas(groupDiscovered(job, found.reads)))
 	if err != nil {
 		return nil, err

@@ -49,7 +49,12 @@ const (
 // whose types a hint changed to anything but a string is marked hinted:
 // a positional scan parses values with casts, not with the reader, and
 // does not read it.
-func applyHints(reads []*Read, policy sparkmerge.Options) {
+//
+// jsonNumbersAsText says that the server's JSON reader reads a number
+// into a string column as written (Spark 4; Spark 3.5 prints the double
+// it parses, 0.12345678901234567890 as 0.12345678901234568), so that a
+// JSON value hinted decimal(38,s) can be read as its text (exactReading).
+func applyHints(reads []*Read, policy sparkmerge.Options, jsonNumbersAsText bool) {
 	if len(policy.Hints) == 0 {
 		return
 	}
@@ -71,7 +76,7 @@ func applyHints(reads []*Read, policy sparkmerge.Options) {
 			if t.Kind != sparkmerge.KindString || r.Format == "json" {
 				r.hinted = append(r.hinted, f.Name)
 			}
-			if readAs, ok := exactReading(r, t); ok && readsExactly(r, policy) {
+			if readAs, ok := exactReading(r, t, jsonNumbersAsText); ok && readsExactly(r, policy) {
 				r.exact = append(r.exact, exactRead{column: f.Name, hint: t, readAs: readAs})
 			}
 		}
@@ -147,15 +152,16 @@ type exactRead struct {
 // parsing fallback: a date format's parse is strict (nothing to cut),
 // unless the fallback is on, whose texts the timestamp_ntz reader would
 // not read alike.
-func exactReading(r *Read, t sparkmerge.DataType) (sparkmerge.DataType, bool) {
+func exactReading(r *Read, t sparkmerge.DataType, jsonNumbersAsText bool) (sparkmerge.DataType, bool) {
 	if readAs, ok := sparkmerge.ExactTextType(t); ok {
 		return readAs, true
 	}
-	if t.Kind == sparkmerge.KindDecimal && r.Format == "csv" && optionValue(r.Options, "locale") == "" {
+	if t.Kind == sparkmerge.KindDecimal && (r.Format == "csv" || r.Format == "json" && jsonNumbersAsText) && optionValue(r.Options, "locale") == "" {
 		// A decimal(38,s), which has no wider decimal: read as its text
-		// and parsed as the reader parses it (sparkmerge.ExactTextCast).
-		// Not JSON: Spark 3.5 reads a JSON number into a string as the
-		// double it parses, losing the digits to check.
+		// and parsed as the reader parses it (sparkmerge.ExactTextCast;
+		// JSON parses a string's text as CSV does, and a number's as
+		// written). Not on Spark 3.5 for JSON: it reads a number into a
+		// string as the double it parses, losing the digits to check.
 		return sparkmerge.Simple(sparkmerge.KindString), true
 	}
 	if t.Kind != sparkmerge.KindDate || (r.Format != "csv" && r.Format != "json") {

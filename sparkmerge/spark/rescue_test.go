@@ -48,7 +48,7 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 		{"permissive", read("csv", map[string]string{"mode": "PERMISSIVE"}), sparkmerge.Options{Hints: hints}, hinted},
 		{"dropmalformed", read("json", map[string]string{"mode": "DROPMALFORMED"}), sparkmerge.Options{Hints: hints}, hinted},
 	} {
-		applyHints([]*Read{tc.r}, tc.policy)
+		applyHints([]*Read{tc.r}, tc.policy, true)
 		pinSchemas([]*Read{tc.r})
 		if got := tc.r.Schema.String(); !strings.EqualFold(got, hinted) {
 			t.Errorf("%s: the plan's schema %s, want the hints' %s", tc.name, got, hinted)
@@ -57,6 +57,29 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 			t.Errorf("%s: read as %s, want %s", tc.name, tc.r.pinned, tc.pinned)
 		}
 	}
+	// A decimal(38,s) has no wider decimal: CSV and (on Spark 4, which
+	// reads a JSON number into a string as written) JSON values are read
+	// as their text.
+	wide := map[string]sparkmerge.DataType{"amount": {Kind: sparkmerge.KindDecimal, Precision: 38, Scale: 2}}
+	for _, tc := range []struct {
+		format  string
+		spark4  bool
+		options map[string]string
+		pinned  string
+	}{
+		{"csv", false, nil, "id int, amount string, f double, day string"},
+		{"csv", false, map[string]string{"locale": "de-DE"}, "id int, amount decimal(38,2), f double, day string"},
+		{"json", true, nil, "id int, amount string, f double, day string"},
+		{"json", false, nil, "id int, amount decimal(38,2), f double, day string"},
+	} {
+		r := read(tc.format, tc.options)
+		applyHints([]*Read{r}, sparkmerge.Options{Hints: wide}, tc.spark4)
+		pinSchemas([]*Read{r})
+		if !strings.EqualFold(r.pinned, tc.pinned) {
+			t.Errorf("decimal(38,2), %s %v (Spark 4: %v): read as %s, want %s", tc.format, tc.options, tc.spark4, r.pinned, tc.pinned)
+		}
+	}
+
 	// A partitioned tree's file with a column of its own named as a
 	// partition column (day) is read without the tree's columns: its own
 	// schema is pinned, hinted and read exactly like any other, but for
@@ -66,7 +89,7 @@ func TestApplyHintsReadsExactly(t *testing.T) {
 	r.partition = &partitionFile{tree: tree, values: []string{"x"}}
 	r.dataSchema = r.Schema
 	r.overlapExprs = []string{"id", "amount", "f", "'x' AS day"}
-	applyHints([]*Read{r}, sparkmerge.Options{Hints: hints})
+	applyHints([]*Read{r}, sparkmerge.Options{Hints: hints}, true)
 	pinSchemas([]*Read{r})
 	if got, want := r.pinned, "id int, amount decimal(38,30), f double, day string"; !strings.EqualFold(got, want) {
 		t.Errorf("a partitioned tree's file: read as %s, want %s", got, want)

@@ -186,7 +186,7 @@ func TestZeroWarnings(t *testing.T) {
 		{"merged as another file's text", append(numbers(), read("/in/d.csv", sparkmerge.KindString, nil)), nil, []string{`column zip is merged as string, and source "/in/b.csv" and another file hold integers written with leading zeros ("02134", merged as "2134"): the zeros are lost; to keep the values as written, type the column as a string (Options.Hints, zip=string)`}},
 		{"hinted as a string", numbers(), stringZip, nil},
 	} {
-		applyHints(tc.reads, sparkmerge.Options{Hints: tc.hints})
+		applyHints(tc.reads, sparkmerge.Options{Hints: tc.hints}, true)
 		p, err := sparkmerge.NewPlan(planSources(tc.reads), sparkmerge.Options{Hints: tc.hints})
 		if err != nil {
 			t.Fatal(err)
@@ -225,7 +225,7 @@ func TestRoundedWarnings(t *testing.T) {
 		{"hinted as a decimal", decimal, nil},
 	} {
 		rs := reads()
-		applyHints(rs, sparkmerge.Options{Hints: tc.hints})
+		applyHints(rs, sparkmerge.Options{Hints: tc.hints}, true)
 		p, err := sparkmerge.NewPlan(planSources(rs), sparkmerge.Options{Hints: tc.hints})
 		if err != nil {
 			t.Fatal(err)
@@ -255,7 +255,7 @@ func TestPastMicrosWarnings(t *testing.T) {
 		{"hinted as a string", map[string]sparkmerge.DataType{"ts": sparkmerge.Simple(sparkmerge.KindString)}, nil},
 	} {
 		rs := []*Read{read("/in/a.csv", nil), read("/in/b.csv", map[string]string{"ts": "2024-01-05T10:00:00.123456789"})}
-		applyHints(rs, sparkmerge.Options{Hints: tc.hints})
+		applyHints(rs, sparkmerge.Options{Hints: tc.hints}, true)
 		p, err := sparkmerge.NewPlan(planSources(rs), sparkmerge.Options{Hints: tc.hints})
 		if err != nil {
 			t.Fatal(err)
