@@ -269,31 +269,53 @@ func TestRoundedNumbersAreNamed(t *testing.T) {
 	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
 		t.Run(where, func(t *testing.T) {
 			paths := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv", dir + "/d.json"}
-			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			view := "rounded_alone_" + where
-			exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path %s, header 'true', inferSchema 'true')", view, sparkmerge.QuoteString(paths[0])))
-			alone := queryRows(t, "SELECT CAST(pi AS STRING) FROM "+view+" WHERE id = 2")
-			if fmt.Sprint(alone) != "[[3.141592653589793]]" {
-				t.Fatalf("Spark reads a.csv alone as %v", alone)
-			}
-			want := []string{fmt.Sprintf(`column pi is read as double, and source %q and another file hold numbers with more digits than a double keeps ("3.14159265358979323846", read as 3.141592653589793): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, pi=decimal(38,20) or pi=string)`, paths[0])}
-			want[0] = strings.Replace(want[0], "and another file hold", "and 2 other files hold", 1) // b.csv, d.json
-			if !slices.Equal(planned.Warnings, want) {
-				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
-			}
-			res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true,
-				Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"pi": {Kind: sparkmerge.KindDecimal, Precision: 38, Scale: 20}}}})
-			if len(res.Warnings) != 0 {
-				t.Errorf("warnings with the hint: %q", res.Warnings)
-			}
-			got := queryRows(t, fmt.Sprintf("SELECT id, CAST(pi AS string) FROM parquet.`%s` ORDER BY id", out))
-			if fmt.Sprint(got) != "[[1 1.50000000000000000000] [2 3.14159265358979323846] [3 2.71828182845904523536] [4 0.25000000000000000000] [5 1.41421356237309504880]]" {
-				t.Errorf("merged with the hint: %v", got)
-			}
+			checkLossNamed(t, c, paths, lossNamed{
+				column: "pi", alone: "[[double 3.141592653589793]]",
+				warning: fmt.Sprintf(`column pi is read as double, and source %q and 2 other files hold numbers with more digits than a double keeps ("3.14159265358979323846", read as 3.141592653589793): the digits past it are lost; to keep them, type the column as a decimal that holds them or as a string (Options.Hints, pi=decimal(38,20) or pi=string)`, paths[0]), // b.csv, d.json
+				hint:    sparkmerge.DataType{Kind: sparkmerge.KindDecimal, Precision: 38, Scale: 20},
+				merged:  "[[1 1.50000000000000000000] [2 3.14159265358979323846] [3 2.71828182845904523536] [4 0.25000000000000000000] [5 1.41421356237309504880]]",
+			})
 		})
+	}
+}
+
+// lossNamed is what a plan names that Spark's reading of a file loses
+// (see checkLossNamed): column's value of id 2 in the first file as Spark
+// reads that file alone (its type and text), the one warning, the hint
+// that keeps the values, and the merged rows (id and the column as text,
+// by id) with it.
+type lossNamed struct {
+	column, alone, warning string
+	hint                   sparkmerge.DataType
+	merged                 string
+}
+
+// checkLossNamed plans paths, whose first file holds id 2 with a value
+// Spark's reading loses, and checks that Spark reads that file alone as
+// want.alone, that the plan warns want.warning and nothing else, and that
+// merged with want.hint nothing is named and every value is kept.
+func checkLossNamed(t *testing.T, c *spark.Client, paths []string, want lossNamed) {
+	t.Helper()
+	planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := "loss_alone_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path %s, header 'true', inferSchema 'true')", view, sparkmerge.QuoteString(paths[0])))
+	col := backquote(want.column)
+	if alone := queryRows(t, "SELECT typeof("+col+"), CAST("+col+" AS STRING) FROM "+view+" WHERE id = 2"); fmt.Sprint(alone) != want.alone {
+		t.Fatalf("Spark reads %s alone as %v, want %s", paths[0], alone, want.alone)
+	}
+	if !slices.Equal(planned.Warnings, []string{want.warning}) {
+		t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want.warning)
+	}
+	res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true,
+		Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{want.column: want.hint}}})
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings with the hint: %q", res.Warnings)
+	}
+	if got := queryRows(t, fmt.Sprintf("SELECT id, CAST(%s AS STRING) FROM parquet.`%s` ORDER BY id", col, out)); fmt.Sprint(got) != want.merged {
+		t.Errorf("merged with the hint: %v, want %s", got, want.merged)
 	}
 }
 
@@ -315,29 +337,12 @@ func TestTimesPastTheMicrosecondAreNamed(t *testing.T) {
 	for where, dir := range map[string]string{"local": localFiles(t, files), "cluster": clusterFiles(t, files)} {
 		t.Run(where, func(t *testing.T) {
 			paths := []string{dir + "/a.csv", dir + "/b.csv", dir + "/c.csv"}
-			planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(paths...)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			view := "past_micros_alone_" + where
-			exec(t, fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s USING csv OPTIONS (path %s, header 'true', inferSchema 'true')", view, sparkmerge.QuoteString(paths[0])))
-			alone := queryRows(t, "SELECT typeof(ts), CAST(ts AS STRING) FROM "+view+" WHERE id = 2")
-			if fmt.Sprint(alone) != "[[timestamp 2024-01-05 10:00:00.123456]]" {
-				t.Fatalf("Spark reads a.csv alone as %v", alone)
-			}
-			want := []string{fmt.Sprintf(`column ts is read as a timestamp, and source %q and another file hold times with digits past the microsecond ("2024-01-05T10:00:00.123456789", read as 2024-01-05T10:00:00.123456): Spark keeps microseconds, and the digits past them are lost; to keep them, type the column as a string (Options.Hints, ts=string)`, paths[0])}
-			if !slices.Equal(planned.Warnings, want) {
-				t.Errorf("warnings\n got %q\nwant %q", planned.Warnings, want)
-			}
-			res, out := merge(t, c, spark.Job{Sources: pathSources(paths...), Verify: true,
-				Policy: sparkmerge.Options{Hints: map[string]sparkmerge.DataType{"ts": sparkmerge.Simple(sparkmerge.KindString)}}})
-			if len(res.Warnings) != 0 {
-				t.Errorf("warnings with the hint: %q", res.Warnings)
-			}
-			got := queryRows(t, fmt.Sprintf("SELECT id, ts FROM parquet.`%s` ORDER BY id", out))
-			if fmt.Sprint(got) != "[[1 2024-01-05T10:00:00.5] [2 2024-01-05T10:00:00.123456789] [3 2024-01-06 11:30:00.0000001] [4 2024-01-07T00:00:00.250000000]]" {
-				t.Errorf("merged with the hint: %v", got)
-			}
+			checkLossNamed(t, c, paths, lossNamed{
+				column: "ts", alone: "[[timestamp 2024-01-05 10:00:00.123456]]",
+				warning: fmt.Sprintf(`column ts is read as a timestamp, and source %q and another file hold times with digits past the microsecond ("2024-01-05T10:00:00.123456789", read as 2024-01-05T10:00:00.123456): Spark keeps microseconds, and the digits past them are lost; to keep them, type the column as a string (Options.Hints, ts=string)`, paths[0]),
+				hint:    sparkmerge.Simple(sparkmerge.KindString),
+				merged:  "[[1 2024-01-05T10:00:00.5] [2 2024-01-05T10:00:00.123456789] [3 2024-01-06 11:30:00.0000001] [4 2024-01-07T00:00:00.250000000]]",
+			})
 		})
 	}
 }

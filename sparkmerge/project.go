@@ -204,14 +204,33 @@ func (p *Plan) CastExpr(pr Projection, expr, where string) string {
 	return cast
 }
 
+// valueError fails the query naming a value: "sparkmerge: column C: the
+// value V of W" (value and where SQL string expressions), then rest, SQL
+// string expressions saying what became of it and what to do.
+func valueError(column, value, where string, rest ...string) string {
+	out := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + value + ", " + QuoteString(" of ") + ", " + where
+	for _, r := range rest {
+		out += ", " + r
+	}
+	return out + "))"
+}
+
+// notAValueAdvice ends the error of a value that is no value of its type.
+const notAValueAdvice = ": fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)"
+
+// readerRoundsAdvice ends the error of a text file's value that Spark's
+// reader would round or cut into hint.
+func readerRoundsAdvice(hint DataType) string {
+	return " as " + hint.String() + " (its hinted type), which Spark's reader would make of it silently: give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)"
+}
+
 // FailingCast is CAST(expr AS to) for a cast that fails on some values
 // (castMayFail): such a value fails the query with an error naming the
 // column, the value, its source (where, a SQL string expression) and what
 // to do, rather than Spark's cast error, which names neither the column
 // nor the source.
 func FailingCast(expr string, from, to DataType, column, where string) string {
-	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + valueText(expr, from) + ", " +
-		QuoteString(" of ") + ", " + where + ", " + QuoteString(" is not a "+to.String()+" (the column's type): fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)") + "))"
+	fail := valueError(column, valueText(expr, from), where, QuoteString(" is not a "+to.String()+" (the column's type)"+notAValueAdvice))
 	return "CASE WHEN " + castFailsCond(expr, to) + " THEN " + fail + " ELSE CAST(" + expr + " AS " + to.String() + ") END"
 }
 
@@ -487,9 +506,7 @@ func CheckedCast(expr string, from, to DataType, column, where string) string {
 		// (A value past the type's range fails the plain cast.)
 		becomes = "coalesce(CAST(try_cast(" + expr + " AS " + to.String() + ") AS STRING), 'nothing: it is out of range')"
 	}
-	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", CAST(" + expr + " AS STRING), " +
-		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", " + becomes + ", " +
-		QuoteString(advice) + "))"
+	fail := valueError(column, "CAST("+expr+" AS STRING)", where, QuoteString(" would become "), becomes, QuoteString(advice))
 	if from.Kind == KindString {
 		// Text that is no value of the type at all is named so, as
 		// FailingCast names it, not as a rounding.
@@ -516,9 +533,7 @@ func ExactTextCast(expr string, readAs, hint DataType, column, where string, res
 		return "CASE WHEN " + ExactTextChanged(expr, readAs, hint) + " THEN NULL ELSE " + cast + " END"
 	}
 	becomes := "coalesce(CAST(try_cast(" + expr + " AS " + hint.String() + ") AS STRING), 'nothing: it is out of range')"
-	fail := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + ExactText(expr, readAs) + ", " +
-		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", " + becomes + ", " +
-		QuoteString(" as "+hint.String()+" (its hinted type), which Spark's reader would make of it silently: give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)") + "))"
+	fail := valueError(column, ExactText(expr, readAs), where, QuoteString(" would become "), becomes, QuoteString(readerRoundsAdvice(hint)))
 	return "CASE WHEN " + expr + " IS NULL OR " + narrowedUnchangedCond(expr, readAs, hint) + " THEN " + cast + " ELSE " + fail + " END"
 }
 
@@ -562,11 +577,8 @@ func csvDecimalTextCast(expr string, hint DataType, column, where string, rescue
 	if rescue {
 		return "CASE WHEN " + ExactTextChanged(expr, Simple(KindString), hint) + " THEN NULL ELSE " + cast + " END"
 	}
-	notA := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + expr + ", " +
-		QuoteString(" of ") + ", " + where + ", " + QuoteString(" is not a "+hint.String()+" (its hinted type): fix the value, give the column another type (Options.Hints), or keep such values aside (Options.Rescue)") + "))"
-	rounds := "raise_error(concat(" + QuoteString("sparkmerge: column "+column+": the value ") + ", " + expr + ", " +
-		QuoteString(" of ") + ", " + where + ", " + QuoteString(" would become ") + ", CAST(" + cast + " AS STRING), " +
-		QuoteString(" as "+hint.String()+" (its hinted type), which Spark's reader would make of it silently: give the column a type that holds the value (Options.Hints), keep such values aside (Options.Rescue), or accept the rounding (Options.LossyWidening)") + "))"
+	notA := valueError(column, expr, where, QuoteString(" is not a "+hint.String()+" (its hinted type)"+notAValueAdvice))
+	rounds := valueError(column, expr, where, QuoteString(" would become "), "CAST("+cast+" AS STRING)", QuoteString(readerRoundsAdvice(hint)))
 	return "CASE WHEN " + expr + " IS NULL THEN NULL WHEN NOT " + csvDecimalParses(expr, hint) + " THEN " + notA +
 		" WHEN " + decimalTextKeepsCond(text, hint.Scale) + " THEN " + cast + " ELSE " + rounds + " END"
 }
