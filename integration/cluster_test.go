@@ -426,10 +426,13 @@ func clusterCases(t *testing.T) []clusterCase {
 // Every case, merged by auto and union from files only Spark sees, gives
 // the output of the same files where the client sees them, which in turn
 // is the output of Spark reading each file alone (union with Spark's
-// inference), with a provenance column naming each row's file.
+// inference), with a provenance column naming each row's file. Files in
+// the object store are merged by one strategy a case, auto and union in
+// turns (the differential suite merges every corpus shape from there):
+// its merges cost twice a mounted directory's.
 func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 	t.Parallel()
-	for _, tc := range clusterCases(t) {
+	for ci, tc := range clusterCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Cases in parallel, each on a session of its own.
 			t.Parallel()
@@ -470,6 +473,9 @@ func TestClusterFilesMergeAsLocalFiles(t *testing.T) {
 				localRes, fromLocal := merge(t, c, spark.Job{Sources: sources(local), Strategy: strategy, Policy: policy, Verify: true})
 				outs = append(outs, compared{strategy.String() + " local", fromLocal, local})
 				for i, r := range remotes {
+					if r.name == "s3a" && strategy != []spark.Strategy{spark.StrategyAuto, spark.StrategyUnion}[ci%2] {
+						continue
+					}
 					runOnParentSession(t, strategy.String()+" "+r.name, func(t *testing.T) {
 						remote := r.root(t)
 						res, fromRemote := merge(t, c, spark.Job{Sources: sources(remote), Strategy: strategy, Policy: policy, Verify: true,

@@ -172,6 +172,14 @@ integration() {
 		-timeout "${SPARKMERGE_TEST_TIMEOUT:-45m}" $ipkgs |
 		"$bin/testreport" -top 15 -save "$results/integration.json"
 }
+# busy_cpu: the CPU-seconds this machine has spent busy since boot (every
+# process's, /proc/stat; empty where there is none). The step's share is
+# a measure of its work that does not depend on how its tests overlap:
+# compare runs by it (docs/testing.md#time) as well as by wall time.
+busy_cpu() {
+	[ -r /proc/stat ] || return 0
+	awk '/^cpu / { printf "%d\n", ($2 + $3 + $4 + $7 + $8 + $9) / 100 }' /proc/stat
+}
 within_budget() {
 	local took=$1
 	[ "$integration_budget" -gt 0 ] && [ "$took" -gt "$integration_budget" ] || return 0
@@ -195,9 +203,12 @@ if [ -z "${SPARK_REMOTE:-}" ]; then
 		die "Spark could not start and CI=true"
 	fi
 fi
-integration_start=$SECONDS
+integration_start=$SECONDS integration_cpu=$(busy_cpu)
 run_step integration in_group integration
 stop_spark
+if [ -n "$integration_cpu" ]; then
+	log "the integration step kept this machine's $(nproc) cores busy for $(($(busy_cpu) - integration_cpu)) CPU-seconds in $((SECONDS - integration_start))s"
+fi
 within_budget $((SECONDS - integration_start))
 
 # The version matrix: the subset that covers every read path, on the

@@ -41,6 +41,11 @@ func TestStartServesSparkConnect(t *testing.T) {
 		Image:  sparktest.Image(),
 		Mounts: []string{dir},
 		Log:    &logs,
+		// The harness's settings for a short-lived server (half the
+		// CPU of Spark's defaults to start): what Start does with any
+		// settings is what this test proves; TestCLILocal starts the
+		// product's --local server with Spark's defaults.
+		Conf: sparktest.OwnServerConf(nil),
 	})
 	if err != nil {
 		t.Fatal(err)

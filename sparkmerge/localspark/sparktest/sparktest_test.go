@@ -37,8 +37,8 @@ func TestOwnServerConf(t *testing.T) {
 		"spark.connect.authenticate.token": "s",
 		"spark.sql.codegen.wholeStage":     "true",
 		"spark.sql.codegen.factoryMode":    "NO_CODEGEN",
-		"spark.driver.extraJavaOptions":    "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
-		"spark.executor.extraJavaOptions":  "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+		"spark.driver.extraJavaOptions":    "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djdk.lang.Process.launchMechanism=VFORK",
+		"spark.executor.extraJavaOptions":  "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djdk.lang.Process.launchMechanism=VFORK",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("OwnServerConf (-want +got):\n%s", d)
