@@ -25,9 +25,10 @@ import (
 )
 
 // The differential suite: generated drifting corpora with nasty values,
-// each shape's merged through every read path sparkmerge has (a corpus
-// through the four that differ most and half the others), compared cell by
-// cell with Spark reading each file alone (union with Spark's inference).
+// every shape of them merged through every read path sparkmerge has (each
+// corpus through the four paths that differ most and half the others),
+// compared cell by cell with Spark reading each file alone (union with
+// Spark's inference).
 // The merged table must not depend on the path: strategy, inference side,
 // positional scans or per-file reads, files the client reads or only
 // Spark sees, and files Spark types alone or together with others

@@ -87,3 +87,23 @@ func TestMatrixRunsEachVersionsImage(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetGrowsOnASlowerMachine: the integration step's budget grows
+// with the slower of the CPU probes around it, by at most half, and never
+// shrinks. CI once failed `make test` at 970 s against 900 s with every
+// test passing, on a machine slower than the one the budget was set on,
+// where the same code took 585-686 s.
+func TestBudgetGrowsOnASlowerMachine(t *testing.T) {
+	for _, c := range []struct{ before, after, want string }{
+		{"0.65", "0.65", "900"},  // the reference's speed
+		{"0.50", "0.60", "900"},  // a faster machine: never below the budget
+		{"0.60", "0.78", "1080"}, // slower after the step: the slower probe counts
+		{"0.78", "0.60", "1080"}, // or before it
+		{"1.30", "1.50", "1350"}, // at most half again
+	} {
+		code, out := bash(t, nil, `. ./lib.sh && scaled_budget 900 `+c.before+` `+c.after)
+		if got := strings.TrimSpace(out); code != 0 || got != c.want {
+			t.Errorf("probes %s and %s: exit %d, %q; want %s", c.before, c.after, code, got, c.want)
+		}
+	}
+}

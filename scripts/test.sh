@@ -183,26 +183,15 @@ busy_cpu() {
 	awk '/^cpu / { printf "%d\n", ($2 + $3 + $4 + $7 + $8 + $9) / 100 }' /proc/stat
 }
 # The machine's speed, timed before and after the step by a fixed amount
-# of CPU work on every core (scripts/cpuprobe), against the seconds it
-# took where the budget was set (probe_reference: the median of quiet
-# probes on the 2-core machine of the 560-585 s runs, 2026-12-07). The
-# same code's step took 585-686 s there and 970 s in a CI run whose
-# machine was otherwise alike: a virtual machine's host, busy, slows every
-# core by up to a half, and two identical runs of the same tests a minute
-# apart used 283 and 360 CPU-seconds. A slower machine makes the step
-# slower, not red: the budget grows with the slower of the two probes,
-# by at most half (probe_most), never shrinks; a slower suite on a
-# machine of the reference's speed still fails.
-probe_reference=0.65 probe_most=1.5
+# of CPU work on every core (scripts/cpuprobe; scaled_budget in lib.sh
+# says what it does to the budget).
 probe() { "$bin/cpuprobe" -rounds 5 2>/dev/null || true; }
 within_budget() {
-	local took=$1 before=$2 after=$3 budget=$integration_budget scale
+	local took=$1 before=$2 after=$3 budget=$integration_budget
 	[ "$integration_budget" -gt 0 ] || return 0
 	if [ -n "$before" ] && [ -n "$after" ]; then
-		scale=$(awk -v a="$before" -v b="$after" -v r="$probe_reference" -v m="$probe_most" \
-			'BEGIN { s = (a > b ? a : b) / r; if (s < 1) s = 1; if (s > m) s = m; printf "%.2f", s }')
-		budget=$(awk -v b="$integration_budget" -v s="$scale" 'BEGIN { printf "%d", b * s }')
-		log "machine speed: the CPU probe took ${before}s before the step and ${after}s after (${probe_reference}s where the budget was set): budget ${integration_budget}s x ${scale} = ${budget}s"
+		budget=$(scaled_budget "$integration_budget" "$before" "$after")
+		log "machine speed: the CPU probe took ${before}s before the step and ${after}s after (${probe_reference}s where the budget was set): the budget of ${integration_budget}s is ${budget}s on this machine"
 	fi
 	[ "$took" -gt "$budget" ] || return 0
 	log "the integration step took ${took}s, over its budget of ${budget}s: see the slowest tests above"
