@@ -64,10 +64,16 @@ func cliRun(t *testing.T, args ...string) (int, string, string) {
 // cliRunIn is cliRun in the working directory dir ("": the test's).
 func cliRunIn(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return cliRunWith(t, dir, nil, args...)
+}
+
+// cliRunWith is cliRunIn with env added to the environment.
+func cliRunWith(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	r := requireSpark(t)
 	bin := cliBinary(t)
 	cmd := osexec.CommandContext(testContext(t), bin, append(args, "--remote", r)...)
-	cmd.Env = append(os.Environ(), "SPARK_REMOTE=")
+	cmd.Env = append(append(os.Environ(), "SPARK_REMOTE="), env...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -28,7 +28,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "integration:", err)
 		os.Exit(1)
 	}
-	os.Exit(sparktest.Main(m, testdataRoot))
+	// The sessions the CLI's runs keep for the next run (see
+	// cmd/sparkmerge's sessionPool) in a pool of this run's own, not the
+	// user's: the tests' runs take each other's sessions, as a user's do.
+	pool, err := os.MkdirTemp("", "sparkmerge-sessions-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		os.Exit(1)
+	}
+	os.Setenv("SPARKMERGE_SESSION_POOL", pool)
+	code := sparktest.Main(m, testdataRoot)
+	os.RemoveAll(pool)
+	os.Exit(code)
 }
 
 // testContext ends a minute before the test binary's -timeout would stop

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -110,8 +111,41 @@ func (g *globalOptions) connectOptions(remote string, conf map[string]string) (s
 	}
 	return spark.ConnectOptions{
 		UserAgent: "sparkmerge/" + readBuildInfo().Version, Conf: conf, KeepAlive: g.keepAlive,
-		TokenSource: tokens, Getenv: g.getenv,
+		TokenSource: tokens, Getenv: g.getenv, SessionPool: g.sessionPool(),
 	}, nil
+}
+
+// sessionPool is where runs keep their Spark sessions for the next run on
+// the same server (see spark.ConnectOptions.SessionPool):
+// $SPARKMERGE_SESSION_POOL, else sparkmerge/sessions in the user's cache
+// directory; none with --new-session, with $SPARKMERGE_SESSION_POOL=off,
+// or with --local (whose server stops with the run).
+func (g *globalOptions) sessionPool() string {
+	dir := g.getenv("SPARKMERGE_SESSION_POOL")
+	if g.newSession || g.local || dir == "off" {
+		return ""
+	}
+	if dir != "" {
+		return dir
+	}
+	return userCacheDir(g.getenv, "sparkmerge", "sessions")
+}
+
+// userCacheDir is os.UserCacheDir joined with elem, read through getenv
+// ("" without $HOME): $XDG_CACHE_HOME, else ~/Library/Caches on macOS and
+// ~/.cache elsewhere.
+func userCacheDir(getenv func(string) string, elem ...string) string {
+	dir := getenv("XDG_CACHE_HOME")
+	if home := getenv("HOME"); dir == "" && home != "" {
+		dir = filepath.Join(home, ".cache")
+		if runtime.GOOS == "darwin" {
+			dir = filepath.Join(home, "Library", "Caches")
+		}
+	}
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{dir}, elem...)...)
 }
 
 // tokenSource is where the access tokens of a connection without token=

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 )
 
@@ -85,6 +86,37 @@ func TestTokenSource(t *testing.T) {
 	for _, a := range asked {
 		if a != "/oidc/v1/token sp:s3cret all-apis" {
 			t.Errorf("token endpoint asked %q, want /oidc/v1/token with the principal's credentials and scope all-apis", a)
+		}
+	}
+}
+
+// Where a run keeps its session for the next run: $SPARKMERGE_SESSION_POOL,
+// else the user's cache directory; nowhere with --new-session,
+// SPARKMERGE_SESSION_POOL=off, --local, or without a home.
+func TestSessionPool(t *testing.T) {
+	home := map[string]string{"HOME": "/home/ana"}
+	defaultPool := "/home/ana/.cache/sparkmerge/sessions"
+	if runtime.GOOS == "darwin" {
+		defaultPool = "/home/ana/Library/Caches/sparkmerge/sessions"
+	}
+	for _, tc := range []struct {
+		name       string
+		env        map[string]string
+		newSession bool
+		local      bool
+		want       string
+	}{
+		{"home", home, false, false, defaultPool},
+		{"XDG_CACHE_HOME", map[string]string{"HOME": "/home/ana", "XDG_CACHE_HOME": "/cache"}, false, false, "/cache/sparkmerge/sessions"},
+		{"SPARKMERGE_SESSION_POOL", map[string]string{"HOME": "/home/ana", "SPARKMERGE_SESSION_POOL": "/pool"}, false, false, "/pool"},
+		{"off", map[string]string{"HOME": "/home/ana", "SPARKMERGE_SESSION_POOL": "off"}, false, false, ""},
+		{"--new-session", home, true, false, ""},
+		{"--local", home, false, true, ""},
+		{"no home", map[string]string{}, false, false, ""},
+	} {
+		g := &globalOptions{newSession: tc.newSession, local: tc.local, getenv: func(k string) string { return tc.env[k] }}
+		if got := g.sessionPool(); got != tc.want {
+			t.Errorf("%s: pool %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -18,7 +18,10 @@ type globalOptions struct {
 	keepAlive time.Duration
 	// tokenCommand prints an access token; run again before it expires.
 	tokenCommand string
-	getenv       func(string) string
+	// newSession: a session of the run's own, released at exit, rather
+	// than one kept from an earlier run (see sessionPool).
+	newSession bool
+	getenv     func(string) string
 }
 
 // newRoot is the root command over g, which holds the global flags once
@@ -70,6 +73,7 @@ widen, and conflicts are errors that name the source and column.`,
 	pf.StringVar(&g.progress, "progress", "auto", "progress on stderr: auto (a live status line at a terminal, else one line per phase), always (live) or never")
 	pf.DurationVar(&g.keepAlive, "keepalive", 0, "ping a silent connection after this long; one the server does not answer within 20s is dropped and the call picked up on a new connection, or failed (exit 4) when the server stays unreachable for 2 minutes (default 5m30s, just over what Spark Connect servers accept during a call; negative: never)")
 	pf.StringVar(&g.tokenCommand, "token-command", "", "command that prints an access token (alone, or JSON with access_token and expiry), run again before each token expires, e.g. 'databricks auth token --host https://...' (default $SPARKMERGE_TOKEN_COMMAND)")
+	pf.BoolVar(&g.newSession, "new-session", false, "run in a new Spark session, released at exit, instead of one an earlier run on this machine kept (a kept session has the code Spark compiled for that run, which a repeated merge then skips; each run gets one no other run is using, its settings as new, nothing of the last run left running)")
 	pf.StringArrayVar(&g.conf, "conf", nil, "Spark session setting `key=value` for this run, as with spark-submit (repeatable)")
 
 	root.AddCommand(

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,17 @@ type ConnectOptions struct {
 	// excludes token= in the connection string, and like it switches on
 	// TLS except to host localhost.
 	TokenSource oauth2.TokenSource
+	// SessionPool is a directory where clients keep the sessions they
+	// start, for later clients of this machine on the same server as the
+	// same user, instead of releasing them at Close: Spark compiles a
+	// merge's code once per session, so a merge that ran before in the
+	// session it gets runs without compiling it again (see
+	// sessionpool.go). Each client gets a session no other client is
+	// using, with the settings it had when it was new and nothing left
+	// running in it. Empty: every client starts a session of its own. It
+	// does not apply to a session given (SessionID, Session, session_id)
+	// or to tokens from a TokenSource.
+	SessionPool string
 	// Getenv reads the environment variables PySpark's client honours:
 	// SPARK_REMOTE (when remote is empty), SPARK_CONNECT_AUTHENTICATE_TOKEN
 	// (the token when the connection string has none and no TokenSource
@@ -144,6 +156,8 @@ type Client struct {
 	server server
 	// keepSession: Close leaves the session on the server (see Close).
 	keepSession atomic.Bool
+	// slot is the session pool's slot the session came from, or nil.
+	slot *sessionSlot
 }
 
 // Connect parses remote, a Spark Connect connection string in PySpark's
@@ -179,18 +193,68 @@ func Connect(ctx context.Context, remote string, opts ConnectOptions) (*Client, 
 		}
 		r.SessionID = opts.SessionID
 	}
-	sess, err := connect.Dial(ctx, r, connect.Options{
+	dialOpts := connect.Options{
 		UserAgent: opts.UserAgent, KeepAlive: opts.KeepAlive, KeepAliveTimeout: opts.KeepAliveTimeout,
 		ReattachFor: opts.ReattachFor, TokenSource: opts.TokenSource, Getenv: getenv,
-	})
+	}
+	sess, slot, err := dialPooled(ctx, r, dialOpts, opts.SessionPool)
 	if err != nil {
 		return nil, err
 	}
 	if err := sess.SetConf(ctx, opts.Conf); err != nil {
+		if slot != nil {
+			slot.release()
+		}
 		sess.Close()
 		return nil, fmt.Errorf("set session settings: %w", err)
 	}
-	return &Client{sess: sess, server: sessionServer{sess}}, nil
+	return &Client{sess: sess, server: sessionServer{sess}, slot: slot}, nil
+}
+
+// dialPooled opens a session on r: a session of the pool in dir where
+// one is free and r names none (see [ConnectOptions.SessionPool]), made
+// as a new one is, else a new session (slot nil).
+func dialPooled(ctx context.Context, r connect.Remote, opts connect.Options, dir string) (*connect.Session, *sessionSlot, error) {
+	var slot *sessionSlot
+	if dir != "" && r.SessionID == "" && opts.TokenSource == nil && !routedSession(r) {
+		// A pool that cannot be used (no file locks, a directory that
+		// cannot be written) leaves the client a session of its own.
+		slot, _ = takeSlot(dir, poolKey(r, opts.Getenv))
+	}
+	if slot == nil {
+		sess, err := connect.Dial(ctx, r, opts)
+		return sess, nil, err
+	}
+	pooled := r
+	pooled.SessionID = slot.sessionID()
+	sess, err := connect.Dial(ctx, pooled, opts)
+	if sessionClosed(err) {
+		pooled.SessionID = slot.renew()
+		sess, err = connect.Dial(ctx, pooled, opts)
+	}
+	if err == nil {
+		if err = slot.prepare(ctx, sess); err == nil {
+			return sess, slot, nil
+		}
+		sess.Close()
+	}
+	// The pool's session could not be made new (a server that refuses
+	// the marker setting, say): forget it, and start one of our own.
+	_ = slot.forget()
+	slot.release()
+	sess, err = connect.Dial(ctx, r, opts)
+	return sess, nil, err
+}
+
+// routedSession says whether r names its session by Databricks' routing
+// header, which is a session id given.
+func routedSession(r connect.Remote) bool {
+	for k := range r.Headers {
+		if strings.EqualFold(k, "x-databricks-session-id") {
+			return true
+		}
+	}
+	return false
 }
 
 // SessionID is the Spark Connect session this client runs on: give it to
@@ -216,9 +280,16 @@ func SessionIDOf(s sql.SparkSession) (string, error) { return connect.SessionIDO
 // that had run 107 merges and PySpark runs in an hour held 107 sessions.
 // A session the client joined, or one that may be shared (its id was
 // asked for with SessionID, or it holds a temporary view MergeView made,
-// which exists to be read afterwards), is left as it is.
+// which exists to be read afterwards), is left as it is. A session from a
+// pool ([ConnectOptions.SessionPool]) goes back to it, unless it may be
+// shared: then the pool forgets it.
 func (c *Client) Close() error {
-	if c.sess.Started() && !c.keepSession.Load() {
+	if c.slot != nil {
+		if c.keepSession.Load() {
+			_ = c.slot.forget()
+		}
+		c.slot.release()
+	} else if c.sess.Started() && !c.keepSession.Load() {
 		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 		_ = c.sess.Release(ctx) // best effort: the server drops it when idle anyway
 		cancel()

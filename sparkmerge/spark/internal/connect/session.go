@@ -660,6 +660,33 @@ func configPairs(resp protoreflect.Message) map[string]string {
 	return values
 }
 
+// Settings is every setting the session has a value for: set in it, or by
+// the server's own configuration (the Config RPC's get_all).
+func (s *Session) Settings(ctx context.Context) (map[string]string, error) {
+	return s.sessionConf(ctx)
+}
+
+// ResetSettings puts every setting of the session back as to has them:
+// a setting to has is set to its value where the session's differs, any
+// other the session has is unset (back to the server's default).
+func (s *Session) ResetSettings(ctx context.Context, to map[string]string) error {
+	now, err := s.sessionConf(ctx)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(now)+len(to))
+	for k := range now {
+		keys = append(keys, k)
+	}
+	for k := range to {
+		if _, ok := now[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return s.restoreConf(ctx, keys, to)
+}
+
 // restoreConf puts keys back as before had them, where the session's
 // value now differs: set to their earlier value, or unset when the
 // session had none.
