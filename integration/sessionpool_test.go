@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sparkmerge/sparkmerge/localspark/sparktest"
@@ -52,7 +53,9 @@ func TestCLIKeptSessionMergesAsANewOne(t *testing.T) {
 			if err != nil || json.Unmarshal(b, &s) != nil {
 				t.Fatalf("slot %s: %v: %s", slot, err, b)
 			}
-			ids = append(ids, s.SessionID)
+			if s.SessionID != "" {
+				ids = append(ids, s.SessionID)
+			}
 		}
 		return ids
 	}
@@ -69,6 +72,17 @@ func TestCLIKeptSessionMergesAsANewOne(t *testing.T) {
 		t.Errorf("sessions kept after the second run: %v, want the first run's %s again", again, kept[0])
 	}
 	merge("new", "--new-session")
+	// A run into a table: Spark caches the table's schema and files in
+	// the session, which would hide another writer's changes from a later
+	// run, so the session is not kept (and is released).
+	table := "pool_" + strings.ReplaceAll(filepath.Base(host), "-", "_")
+	t.Cleanup(func() { exec(t, "DROP TABLE IF EXISTS "+table) })
+	if code, stdout, stderr := cliRunWith(t, "", env, "merge", zone, "--table", table); code != 0 {
+		t.Fatalf("merge into a table: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if ids := pooled(); len(ids) != 0 {
+		t.Errorf("sessions kept after a run into a table: %v, want none", ids)
+	}
 
 	cols := []string{"id", "ts", "note"}
 	want := parquetRows(t, filepath.Join(out, "new"), cols, "")

@@ -234,6 +234,9 @@ func dialPooled(ctx context.Context, r connect.Remote, opts connect.Options, dir
 	}
 	if err == nil {
 		if err = slot.prepare(ctx, sess); err == nil {
+			// Forgotten at once, so that a client killed after it
+			// does not leave the session to the next.
+			sess.OnNamesTables(func() { _ = slot.forget() })
 			return sess, slot, nil
 		}
 		sess.Close()
@@ -282,14 +285,20 @@ func SessionIDOf(s sql.SparkSession) (string, error) { return connect.SessionIDO
 // asked for with SessionID, or it holds a temporary view MergeView made,
 // which exists to be read afterwards), is left as it is. A session from a
 // pool ([ConnectOptions.SessionPool]) goes back to it, unless it may be
-// shared: then the pool forgets it.
+// shared (then the pool forgets it, and it is left as it is) or it read a
+// catalog table, or ran a SQL query source (Spark caches each table's
+// schema and files in the session that read it, which would hide another
+// writer's changes from the pool's next client: the pool forgets it, and
+// it is released).
 func (c *Client) Close() error {
+	pooled := c.slot != nil && !c.keepSession.Load() && !c.sess.NamedTables()
 	if c.slot != nil {
-		if c.keepSession.Load() {
-			_ = c.slot.forget()
+		if !pooled {
+			_ = c.slot.forget() // already, if it named tables
 		}
 		c.slot.release()
-	} else if c.sess.Started() && !c.keepSession.Load() {
+	}
+	if !pooled && (c.slot != nil || c.sess.Started()) && !c.keepSession.Load() {
 		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 		_ = c.sess.Release(ctx) // best effort: the server drops it when idle anyway
 		cancel()
@@ -329,6 +338,7 @@ func errorClass(err error) string {
 // QuerySchema returns the schema of a SQL query's result without running
 // it (Spark analyses the query only).
 func (c *Client) QuerySchema(ctx context.Context, query string) (sparkmerge.Schema, error) {
+	c.sess.NamesTables() // the query's, as a SQL query source's
 	return c.sess.SQL(query).Schema(ctx)
 }
 

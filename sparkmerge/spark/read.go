@@ -226,6 +226,7 @@ func readFrame(sess *connect.Session, r *Read) connect.Frame {
 	case r.Table != "":
 		return sess.Table(r.Table, r.Options)
 	case r.Query != "":
+		sess.NamesTables() // the query's, as Table's
 		return sess.SQL(r.Query)
 	case r.relation != nil:
 		return sess.FromRelation(r.relation)

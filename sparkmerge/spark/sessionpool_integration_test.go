@@ -4,6 +4,9 @@ package spark
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,6 +125,35 @@ func TestLiveSessionPool(t *testing.T) {
 	if fifth.sess.SessionID() == replaced {
 		t.Errorf("the pool gave session %s, whose id a client gave away, to the next client", replaced)
 	}
+	// A session that read a catalog table (whose schema and files Spark
+	// now caches in it) is the pool's no more from that moment, and
+	// released at Close.
+	fifth.sess.Table("sparkmerge_pool_witness", nil)
+	named := fifth.sess.SessionID()
+	slots, err := filepath.Glob(filepath.Join(pool.SessionPool, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, slot := range slots {
+		if b, err := os.ReadFile(slot); err != nil || strings.Contains(string(b), named) {
+			t.Errorf("slot %s holds %s (%v), which named a table", slot, b, err)
+		}
+	}
 	fifth.Close()
+	sixth := dial(pool)
+	if sixth.sess.SessionID() == named {
+		t.Errorf("the pool gave session %s, which named a table, to the next client", named)
+	}
+	if s, err := func() (*connect.Session, error) {
+		r, _ := connect.ParseRemote(remote)
+		r.SessionID = named
+		return connect.Dial(ctx, r, connect.Options{})
+	}(); err == nil || !sessionClosed(err) {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("joining session %s, which named a table, after Close: %v; want it released", named, err)
+	}
+	sixth.Close()
 	third.Close()
 }

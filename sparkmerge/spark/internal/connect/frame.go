@@ -113,6 +113,7 @@ func (s *Session) Read(spec ReadSpec) Frame {
 // identifier as Spark parses it, e.g. "db.events" or "`my db`.`t`"), with
 // optional read options (copied).
 func (s *Session) Table(name string, options map[string]string) Frame {
+	s.NamesTables()
 	return s.build("read table", func() protoreflect.Message {
 		rel, read := relation("read")
 		nt := mut(read, "named_table")
@@ -507,6 +508,7 @@ func (f Frame) CreateTempView(ctx context.Context, name string, global bool) (er
 // ExecSQL runs a SQL statement for its effect (a SqlCommand), e.g.
 // "ALTER TABLE t ADD COLUMNS (c int)" or "CREATE TABLE ...".
 func (s *Session) ExecSQL(ctx context.Context, stmt string) (err error) {
+	s.NamesTables() // a statement names its tables (DDL, INSERT)
 	plan, err := func() (p proto.Message, err error) {
 		defer guard("exec sql", &err)
 		return sqlCommand(stmt), nil

@@ -126,7 +126,30 @@ type Session struct {
 	// started: the session id was made here (none was given), so no other
 	// client was told it by the caller.
 	started bool
+	// namedTables: a frame of the session names catalog tables (see
+	// NamesTables); onNamesTables is called when the first does.
+	namedTables   atomic.Bool
+	onNamesTables func()
 }
+
+// NamesTables records that a frame of the session names catalog tables
+// (Table does; a SQL query the caller wrote may): Spark caches a table's
+// schema and files in the session that analyses it, until REFRESH TABLE,
+// so that such a session would not see another writer's later changes.
+func (s *Session) NamesTables() {
+	if s.namedTables.CompareAndSwap(false, true) && s.onNamesTables != nil {
+		s.onNamesTables()
+	}
+}
+
+// OnNamesTables has f called when a frame of the session first names
+// catalog tables (see NamesTables), before the frame is built. Set it
+// before the session is used.
+func (s *Session) OnNamesTables(f func()) { s.onNamesTables = f }
+
+// NamedTables says whether a frame of the session named catalog tables
+// (see NamesTables).
+func (s *Session) NamedTables() bool { return s.namedTables.Load() }
 
 // maxMessageSize is the largest gRPC message accepted from the server
 // (PySpark uses the same 128 MiB).
