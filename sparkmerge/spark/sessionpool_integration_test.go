@@ -14,39 +14,36 @@ import (
 	"github.com/sparkmerge/sparkmerge/spark/internal/connect"
 )
 
+// poolClient connects to the test's Spark with opts; the caller closes it.
+func poolClient(t *testing.T, opts ConnectOptions) *Client {
+	t.Helper()
+	c, err := Connect(context.Background(), sparktest.Remote(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// joinSession dials the test's Spark on session id, as another client.
+func joinSession(t *testing.T, id string) (*connect.Session, error) {
+	t.Helper()
+	r, err := connect.ParseRemote(sparktest.Remote(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SessionID = id
+	return connect.Dial(context.Background(), r, connect.Options{})
+}
+
 // A pooled session comes to the next client as a new session would: the
 // settings the last client set (its Conf, and one a killed merge did not
 // put back) as the server has them, what the last client left running
-// stopped. Clients at the same time get sessions of their own; a session
-// the server has closed is replaced; one whose id a client gave away is
-// the pool's no more.
+// stopped. Clients at the same time get sessions of their own.
 func TestLiveSessionPool(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	remote := sparktest.Remote(t)
 	const zoneKey = "spark.sql.session.timeZone"
-	dial := func(opts ConnectOptions) *Client {
-		t.Helper()
-		c, err := Connect(ctx, remote, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	join := func(id string) *connect.Session {
-		t.Helper()
-		r, err := connect.ParseRemote(remote)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.SessionID = id
-		s, err := connect.Dial(ctx, r, connect.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	fresh := dial(ConnectOptions{})
+	fresh := poolClient(t, ConnectOptions{})
 	want, err := fresh.sess.Conf(ctx, zoneKey, caseSensitiveKey)
 	fresh.Close()
 	if err != nil {
@@ -61,14 +58,17 @@ func TestLiveSessionPool(t *testing.T) {
 	}
 
 	pool := ConnectOptions{SessionPool: t.TempDir()}
-	first := dial(ConnectOptions{SessionPool: pool.SessionPool, Conf: map[string]string{zoneKey: "Asia/Tokyo"}})
+	first := poolClient(t, ConnectOptions{SessionPool: pool.SessionPool, Conf: map[string]string{zoneKey: "Asia/Tokyo"}})
 	id := first.sess.SessionID()
 	if err := first.sess.SetConf(ctx, flipped); err != nil {
 		t.Fatal(err)
 	}
 	// A query still running in the session, as a killed client's merge
 	// runs on.
-	orphan := join(id)
+	orphan, err := joinSession(t, id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer orphan.Close()
 	ran := make(chan error, 1)
 	go func() {
@@ -78,7 +78,8 @@ func TestLiveSessionPool(t *testing.T) {
 	time.Sleep(3 * time.Second) // the query reaches the server
 	first.Close()
 
-	second := dial(pool)
+	second := poolClient(t, pool)
+	defer second.Close()
 	if got := second.sess.SessionID(); got != id {
 		t.Errorf("the next client got session %s, want the pool's %s", got, id)
 	}
@@ -100,60 +101,72 @@ func TestLiveSessionPool(t *testing.T) {
 		_ = orphan.InterruptAll(ctx)
 		t.Error("the last client's query still runs 2 minutes after the next client took the session")
 	}
-
-	third := dial(pool)
+	third := poolClient(t, pool)
+	defer third.Close()
 	if third.sess.SessionID() == id {
 		t.Errorf("two clients at once got session %s", id)
 	}
-	second.Close()
-	closer := join(id)
+}
+
+// A session the server has closed is replaced by a new session of the
+// pool; one whose id a client gave away is the pool's no more.
+func TestLiveSessionPoolReplacesClosedAndSharedSessions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := ConnectOptions{SessionPool: t.TempDir()}
+	first := poolClient(t, pool)
+	id := first.sess.SessionID()
+	first.Close()
+	closer, err := joinSession(t, id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := closer.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	closer.Close()
-	fourth := dial(pool)
-	replaced := fourth.sess.SessionID()
-	if replaced == id || fourth.slot == nil {
-		t.Errorf("the closed session %s replaced by %s (pooled: %t), want a new session of the pool", id, replaced, fourth.slot != nil)
+	second := poolClient(t, pool)
+	replaced := second.sess.SessionID()
+	if replaced == id || second.slot == nil {
+		t.Errorf("the closed session %s replaced by %s (pooled: %t), want a new session of the pool", id, replaced, second.slot != nil)
 	}
-	if v, err := fourth.sess.Conf(ctx, zoneKey); err != nil || v[zoneKey] != want[zoneKey] {
-		t.Errorf("the replaced session's time zone: %v (%v), want %q", v, err, want[zoneKey])
-	}
-	fourth.SessionID() // given away: the pool forgets it
-	fourth.Close()
-	fifth := dial(pool)
-	if fifth.sess.SessionID() == replaced {
+	second.SessionID() // given away: the pool forgets it
+	second.Close()
+	third := poolClient(t, pool)
+	defer third.Close()
+	if third.sess.SessionID() == replaced {
 		t.Errorf("the pool gave session %s, whose id a client gave away, to the next client", replaced)
 	}
-	// A session that read a catalog table (whose schema and files Spark
-	// now caches in it) is the pool's no more from that moment, and
-	// released at Close.
-	fifth.sess.Table("sparkmerge_pool_witness", nil)
-	named := fifth.sess.SessionID()
+}
+
+// A session that read a catalog table (whose schema and files Spark now
+// caches in it) is the pool's no more from that moment, and is released
+// at Close.
+func TestLiveSessionPoolForgetsSessionsThatNameTables(t *testing.T) {
+	t.Parallel()
+	pool := ConnectOptions{SessionPool: t.TempDir()}
+	first := poolClient(t, pool)
+	first.sess.Table("sparkmerge_pool_witness", nil)
+	named := first.sess.SessionID()
 	slots, err := filepath.Glob(filepath.Join(pool.SessionPool, "*.json"))
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(slots) == 0 {
+		t.Fatalf("slots %v, %v", slots, err)
 	}
 	for _, slot := range slots {
 		if b, err := os.ReadFile(slot); err != nil || strings.Contains(string(b), named) {
-			t.Errorf("slot %s holds %s (%v), which named a table", slot, b, err)
+			t.Errorf("slot %s holds %s (%v) after its session named a table", slot, b, err)
 		}
 	}
-	fifth.Close()
-	sixth := dial(pool)
-	if sixth.sess.SessionID() == named {
+	first.Close()
+	second := poolClient(t, pool)
+	defer second.Close()
+	if second.sess.SessionID() == named {
 		t.Errorf("the pool gave session %s, which named a table, to the next client", named)
 	}
-	if s, err := func() (*connect.Session, error) {
-		r, _ := connect.ParseRemote(remote)
-		r.SessionID = named
-		return connect.Dial(ctx, r, connect.Options{})
-	}(); err == nil || !sessionClosed(err) {
+	if s, err := joinSession(t, named); err == nil || !sessionClosed(err) {
 		if s != nil {
 			s.Close()
 		}
 		t.Errorf("joining session %s, which named a table, after Close: %v; want it released", named, err)
 	}
-	sixth.Close()
-	third.Close()
 }
