@@ -69,19 +69,8 @@ type slotState struct {
 // are the server's per user, and a token may stand for another user. The
 // token is hashed, never written.
 func poolKey(r connect.Remote, getenv func(string) string) string {
-	token := r.Token()
-	if token == "" {
-		token = getenv("SPARK_CONNECT_AUTHENTICATE_TOKEN")
-	}
-	user := r.UserID
-	if user == "" {
-		user = getenv("SPARK_USER")
-	}
-	if user == "" {
-		user = getenv("USER")
-	}
 	h := sha256.New()
-	for _, part := range []string{r.Redacted(), user, token} {
+	for _, part := range []string{r.Redacted(), connect.SessionUser(r, getenv), connect.EnvToken(r, getenv)} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

@@ -164,7 +164,7 @@ func Dial(ctx context.Context, remote Remote, opts Options) (s *Session, err err
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if tok := getenv("SPARK_CONNECT_AUTHENTICATE_TOKEN"); tok != "" && remote.Token() == "" && opts.TokenSource == nil {
+	if tok := EnvToken(remote, getenv); tok != "" && remote.Token() == "" && opts.TokenSource == nil {
 		remote.token = &tok
 	}
 	if opts.TokenSource != nil && remote.Token() != "" {
@@ -276,6 +276,21 @@ func userAgent(remote Remote, opts Options, getenv func(string) string) string {
 		}
 	}
 	return "sparkmerge"
+}
+
+// EnvToken is the token of remote, else $SPARK_CONNECT_AUTHENTICATE_TOKEN
+// (as PySpark reads it), read through getenv.
+func EnvToken(remote Remote, getenv func(string) string) string {
+	if tok := remote.Token(); tok != "" {
+		return tok
+	}
+	return getenv("SPARK_CONNECT_AUTHENTICATE_TOKEN")
+}
+
+// SessionUser is the user a session on remote is opened as (see
+// sessionUser).
+func SessionUser(remote Remote, getenv func(string) string) string {
+	return sessionUser(remote, getenv)
 }
 
 // sessionUser is the user the session is opened as. The server keys a
