@@ -41,7 +41,9 @@ import (
 //
 // Only sessions a client starts are pooled: never one whose id was given,
 // or one shared on purpose (a client that gave its id away, see
-// [Client.SessionID], gives up the slot's session).
+// [Client.SessionID], gives up the slot's session), nor one that named a
+// catalog table, whose schema and files Spark then caches in it (given up
+// the moment it does, see connect.Session.NamesTables and Client.Close).
 
 // poolSlots is how many sessions a pool keeps per server and user.
 const poolSlots = 4
