@@ -644,7 +644,12 @@ func (s *Session) SetConf(ctx context.Context, values map[string]string) (err er
 	if err == nil || before == nil {
 		return err
 	}
-	if rerr := s.restoreConf(context.WithoutCancel(ctx), keys, before); rerr != nil {
+	rctx := context.WithoutCancel(ctx)
+	now, rerr := s.sessionConf(rctx)
+	if rerr == nil {
+		rerr = s.restoreConf(rctx, keys, before, now)
+	}
+	if rerr != nil {
 		return fmt.Errorf("%w (and putting back the settings set before it failed: %v)", err, rerr)
 	}
 	return err
@@ -722,17 +727,13 @@ func (s *Session) ResetSettings(ctx context.Context, to map[string]string) error
 		}
 	}
 	sort.Strings(keys)
-	return s.restoreConf(ctx, keys, to)
+	return s.restoreConf(ctx, keys, to, now)
 }
 
 // restoreConf puts keys back as before had them, where the session's
 // value now differs: set to their earlier value, or unset when the
 // session had none.
-func (s *Session) restoreConf(ctx context.Context, keys []string, before map[string]string) error {
-	now, err := s.sessionConf(ctx)
-	if err != nil {
-		return err
-	}
+func (s *Session) restoreConf(ctx context.Context, keys []string, before, now map[string]string) error {
 	var reset, unset []string
 	for _, k := range keys {
 		old, had := before[k]
@@ -752,7 +753,7 @@ func (s *Session) restoreConf(ctx context.Context, keys []string, before map[str
 	if len(unset) == 0 {
 		return nil
 	}
-	err = s.retrying(ctx, func() (err error) {
+	err := s.retrying(ctx, func() (err error) {
 		defer guard("unset config", &err)
 		req := s.request("ConfigRequest")
 		appendStrings(mut(mut(req, "operation"), "unset"), "keys", unset...)
