@@ -81,6 +81,8 @@ type fakeServer struct {
 	// jsonDepths are how deep the deepest record of JSON files nests, by
 	// path, which jsonNesting answers (absent: not deep).
 	jsonDepths map[string]int
+	// notUTF8 are how many lines of files are not UTF-8, by file.
+	notUTF8 map[string]int64
 
 	mu       sync.Mutex
 	calls    []string
@@ -206,6 +208,33 @@ func (f *fakeServer) jsonNesting(_ context.Context, measures []nestingMeasure, m
 		}
 	}
 	return deepestByRead(measures, found)
+}
+
+// notUTF8Files answers from notUTF8 (lines that are not UTF-8, by file)
+// by each measure's files, recording "notUTF8Files <paths>" as
+// jsonNesting records its measures.
+func (f *fakeServer) notUTF8Files(_ context.Context, measures []nestingMeasure, _ string) ([]notUTF8File, error) {
+	var paths []string
+	for _, m := range measures {
+		var files []string
+		for _, p := range m.paths {
+			files = append(files, globUnescaper.Replace(p))
+		}
+		paths = append(paths, strings.Join(files, ","))
+	}
+	if err := f.record("notUTF8Files " + strings.Join(paths, " ")); err != nil {
+		return nil, err
+	}
+	var found []notUTF8File
+	for g, m := range measures {
+		for _, p := range m.paths {
+			p = globUnescaper.Replace(p)
+			if n := f.notUTF8[p]; n > 0 {
+				found = append(found, notUTF8File{measure: g, path: sparkPathKey(p), lines: n})
+			}
+		}
+	}
+	return found, nil
 }
 
 func (f *fakeServer) csvHeaderNames(_ context.Context, line string, _ map[string]string) (sparkmerge.Schema, error) {

@@ -14,9 +14,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -595,6 +597,9 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 		if slices.Equal(by, []string{"side", "src"}) {
 			return f.countWithRead(agg)
 		}
+		if slices.Equal(by, []string{"g", "k"}) && slices.Equal(exprs(agg, "aggregate_expressions"), []string{"count(1) AS lines"}) {
+			return f.notUTF8Lines(pmsg(agg, "input"))
+		}
 		rows := f.read
 		if !slices.Equal(by, []string{"src"}) { // not countPerSource: the written rows by provenance
 			var err error
@@ -672,13 +677,13 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 					if named := strings.TrimPrefix(cols[4], "CASE WHEN "); fakeNameHolds(named, file.path) {
 						content = file.content
 					}
-					row = append(row, content, fakeNow, nil)
+					row = append(row, content, fakeClock(cols[5]), nil)
 				}
 				out.rows = append(out.rows, row)
 				continue
 			}
 			if fetch {
-				row = append(row, file.content, fakeNow, nil) // its files are small: every one whole; null: not found to be other than UTF-8
+				row = append(row, file.content, fakeClock(cols[4]), nil) // its files are small: every one whole; null: not found to be other than UTF-8
 			}
 			if real {
 				row = append(row, file.path)
@@ -687,6 +692,15 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 		}
 	}
 	return out
+}
+
+// fakeClock is the value of a column of the server's clock, sql: Spark's
+// value of serverClock (fakeNow as a string), null for other SQL.
+func fakeClock(sql string) any {
+	if sql != serverClock {
+		return nil
+	}
+	return strconv.FormatInt(fakeNow, 10)
 }
 
 // fakeNameHolds reports whether the condition of a file's name that sql
@@ -700,6 +714,43 @@ func fakeNameHolds(sql, p string) bool {
 		}
 	}
 	return false
+}
+
+// notUTF8Lines answers notUTF8Files's union of text reads (under the
+// lock): of each measure (its g) and file, how many lines are not
+// UTF-8, for the files that hold such a line.
+func (f *sparkFake) notUTF8Lines(rel protoreflect.Message) sparkReply {
+	out := sparkReply{cols: []string{"g", "k", "lines"}, rows: [][]any{}}
+	for which(rel, "rel_type") == "set_op" {
+		more := f.notUTF8Lines(pmsg(rel, "set_op", "right_input"))
+		if more.err != nil {
+			return more
+		}
+		defer func(rows [][]any) { out.rows = append(out.rows, rows...) }(more.rows)
+		rel = pmsg(rel, "set_op", "left_input")
+	}
+	var g int32
+	if _, err := fmt.Sscanf(exprs(pmsg(rel, "project"), "expressions")[0], "CAST(%d AS INT) AS g", &g); err != nil {
+		return sparkReply{err: fmt.Errorf("fake Spark: a measure of UTF-8 without its index: %w", err)}
+	}
+	for _, p := range pstrs(dataSourceBelow(rel), "paths") {
+		files, exists := f.dataFiles(p)
+		if !exists {
+			return sparkReply{err: sparkErrorOf("PATH_NOT_FOUND", "Path does not exist: "+p)}
+		}
+		for _, file := range files {
+			var bad int64
+			for _, line := range strings.Split(string(file.content), "\n") {
+				if !utf8.ValidString(line) {
+					bad++
+				}
+			}
+			if bad > 0 {
+				out.rows = append(out.rows, []any{g, sparkPathKey(file.path), bad})
+			}
+		}
+	}
+	return out
 }
 
 // textLines answers a text read: the lines of the files at paths (under

@@ -270,7 +270,7 @@ func (c *Client) readState(ctx context.Context, state string) ([]stateRow, int64
 	}
 	frame = frame.SelectExpr(append(append([]string{"path", "size", "unix_millis(modified)", "run_id", "rows",
 		"unix_millis(merged_at)", "status", "coalesce(write_job, '')", "coalesce(jobs_before, '')"}, added...),
-		"unix_millis(current_timestamp())")...)
+		serverClock)...)
 	rows, err := frame.Collect(ctx)
 	switch errorClass(err) {
 	case "":
@@ -295,7 +295,7 @@ func (c *Client) readState(ctx context.Context, state string) ([]stateRow, int64
 		r.target, _ = v[9].(string)
 		r.owner, _ = v[10].(string)
 		r.recordedAt, _ = v[11].(int64)
-		now, _ = v[12].(int64)
+		now = serverMillis(v[12])
 		out = append(out, r)
 	}
 	return out, now, nil

@@ -197,11 +197,7 @@ func deepestByRead(measures []nestingMeasure, found []measuredDepth) (map[int]de
 		if f.measure < 0 || f.measure >= len(measures) {
 			return nil, fmt.Errorf("nesting of JSON files: a measure %d of %d", f.measure, len(measures))
 		}
-		m := measures[f.measure]
-		read, ok := m.read, m.byKey == nil
-		if !ok {
-			read, ok = m.byKey[f.path]
-		}
+		read, ok := measuredRead(measures, f.measure, f.path)
 		if !ok {
 			return nil, fmt.Errorf("the JSON file %s nests objects and arrays %d levels deep, past the %d that Spark reads safely, and is none of the sources as Spark names it", f.path, f.depth, infer.MaxJSONDepth)
 		}
@@ -210,6 +206,21 @@ func deepestByRead(measures []nestingMeasure, found []measuredDepth) (map[int]de
 		}
 	}
 	return deep, nil
+}
+
+// measuredRead is the read (an index of the reads the measures were
+// made of) of the file at path (as sparkPathKey names it) that the
+// measure at index g read.
+func measuredRead(measures []nestingMeasure, g int, path string) (int, bool) {
+	if g < 0 || g >= len(measures) {
+		return 0, false
+	}
+	m := measures[g]
+	if m.byKey == nil {
+		return m.read, true
+	}
+	read, ok := m.byKey[path]
+	return read, ok
 }
 
 // jsonBracketsExpr is the SQL of how many brackets ({ and [) a line of

@@ -70,6 +70,9 @@ type localTyping struct {
 	// for any other file.
 	splitSensitive int64
 	stamp          fileStamp
+	// wholeUTF8: the client read the whole file and found it UTF-8
+	// (Read.validUTF8).
+	wholeUTF8 bool
 	// encodingProblem and nestingProblem say why the file was refused
 	// (see Read.encodingProblem, Read.nestingProblem), or "".
 	encodingProblem, nestingProblem string
@@ -78,6 +81,9 @@ type localTyping struct {
 // applyTo writes what t found into r.
 func (t *localTyping) applyTo(r *Read) {
 	r.shortNumbers, r.reprinted = t.shortNumbers, t.reprinted
+	if t.wholeUTF8 {
+		r.validUTF8 = true
+	}
 	if t.encodingProblem != "" {
 		r.encodingProblem = t.encodingProblem
 	}
@@ -101,7 +107,7 @@ func (t *localTyping) applyTo(r *Read) {
 // leftToSpark is t for a file the client read but leaves to Spark to
 // type: only what holds of the file whoever types it.
 func (t *localTyping) leftToSpark() *localTyping {
-	return &localTyping{shortNumbers: t.shortNumbers}
+	return &localTyping{shortNumbers: t.shortNumbers, wholeUTF8: t.wholeUTF8}
 }
 
 // applyTypings applies each read's typing (nil: the client did not try
@@ -200,7 +206,9 @@ func typeLocally(r *Read, rules infer.Rules, footers footerConf) *localTyping {
 			t.stamp = before
 		}
 	}
-	t.typed = true
+	// Typed, the file was read whole: the rules refuse a file that is
+	// not UTF-8 before they type it.
+	t.typed, t.wholeUTF8 = true, true
 	return t
 }
 

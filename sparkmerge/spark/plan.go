@@ -347,6 +347,12 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	if err := c.checkNestingOnServer(ctx, remote); err != nil {
 		return discovered{}, err
 	}
+	// Every file the client did not read whole is checked for bytes
+	// that are not UTF-8, before Spark types the rest alone (its JSON
+	// reader would fail on such a record without saying why).
+	if err := c.checkUTF8OnServer(ctx, append(slices.Clip(found.reads), remote...)); err != nil {
+		return discovered{}, err
+	}
 	// Every other file's own schema, as Spark reads the file alone.
 	if len(found.reads) > 0 {
 		progressIn(ctx).report(Progress{Phase: PhaseDiscover, Done: int64(len(found.reads)), Total: int64(len(in.reads))})
@@ -491,6 +497,9 @@ func (c *Client) discoverGroups(ctx context.Context, job Job, reads []*Read) ([]
 		if err := c.checkCSVHeaders(ctx, r, job.Parallelism); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.checkUTF8OnServer(ctx, reads); err != nil {
+		return nil, err
 	}
 	if err := c.fetchSchemas(ctx, reads, job.Parallelism, progressIn(ctx).discovered(0, len(reads))); err != nil {
 		return nil, err

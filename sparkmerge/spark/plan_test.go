@@ -39,6 +39,9 @@ type planCase struct {
 	noListingHeads bool
 	// jsonDepths are how deep JSON files nest (fakeServer.jsonDepths).
 	jsonDepths map[string]int
+	// notUTF8 are how many lines of files are not UTF-8
+	// (fakeServer.notUTF8).
+	notUTF8 map[string]int64
 
 	wantErr    string   // a part of the error; "" for none
 	wantErrAs  any      // a pointer to the error type, for errors.As
@@ -132,7 +135,7 @@ func planFileCases() []planCase {
 				"$D/n.csv [$D/n.csv]: id int, note string; client, pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string, note string",
-			wantCalls:  []string{"readSchema $D/q.csv"},
+			wantCalls:  []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv"},
 		},
 		{
 			name:  "tables and queries are Spark's, never pinned",
@@ -163,7 +166,7 @@ func planFileCases() []planCase {
 			wantTarget: "id bigint, name string, note string",
 			// The local headers are read on the client; the JSON file's
 			// nesting is measured before Spark infers it.
-			wantCalls: []string{"jsonNesting $D/c.json", "readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
+			wantCalls: []string{"jsonNesting $D/c.json", "notUTF8Files $D/a.csv,$D/b.csv $D/c.json", "readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
 		},
 		{
 			// Its column would hide Spark's _metadata, each row's file
@@ -187,7 +190,7 @@ func planFileCases() []planCase {
 			wantCalls: []string{
 				"inputFiles s3a://b/in", "listFiles s3a://b/in",
 				"jsonNesting s3a://b/in/a.json,s3a://b/in/b.json",
-				"readSchema s3a://b/in/a.json,s3a://b/in/b.json",
+				"notUTF8Files s3a://b/in/a.json,s3a://b/in/b.json", "readSchema s3a://b/in/a.json,s3a://b/in/b.json",
 				"readSchema s3a://b/in/a.json", "readSchema s3a://b/in/b.json",
 			},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
@@ -226,7 +229,7 @@ func planFileCases() []planCase {
 				"inputFiles s3a://b/in",
 				"listFiles s3a://b/in",
 				"readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv",
-				"readSchema s3a://b/in/a.csv,s3a://b/in/b.csv",
+				"notUTF8Files s3a://b/in/a.csv,s3a://b/in/b.csv", "readSchema s3a://b/in/a.csv,s3a://b/in/b.csv",
 			},
 			check: func(t *testing.T, _ *Planned, fake *fakeServer) {
 				if fake.fetchedBytes != 0 {
@@ -309,7 +312,7 @@ func planRemoteCases() []planCase {
 				"s3a://b/in/b.csv [s3a://b/in/b.csv]: id int, note string; pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string, note string",
-			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "fetchFiles s3a://b/in", "readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"},
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "fetchFiles s3a://b/in", "notUTF8Files s3a://b/in/a.csv,s3a://b/in/b.csv", "readSchema s3a://b/in/a.csv", "readSchema s3a://b/in/b.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.RemoteTyped != 0 || p.RemoteFetchJobs != 1 {
 					t.Errorf("remote typed %d in %d jobs, want 0 in 1", p.RemoteTyped, p.RemoteFetchJobs)
@@ -468,13 +471,29 @@ func planTargetCases() []planCase {
 			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "jsonLaneTypes $D/deep.json,s3a://b/in/c.json", "jsonNesting $D/deep.json,s3a://b/in/c.json"},
 		},
 		{
+			// Spark reads a CSV file's bytes as they are: one that is
+			// not UTF-8 would reach the output as U+FFFD. The client
+			// typed a.csv whole (UTF-8); the files Spark types, local or
+			// only on the server, are checked where they live, in one
+			// request, and the first one found is named.
+			name:    "a file Spark types that is not UTF-8 is refused naming it and the encoding to give",
+			files:   map[string]string{"a.csv": csvA, "q.csv": csvQuoted},
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/q.csv"}}, {Paths: []string{"s3a://b/in"}}}, InferEachFileAlone: true},
+			remote:  map[string]string{"s3a://b/in/c.csv": csvQuoted},
+			schemas: map[string]string{"readSchema $D/q.csv": "id int, name string", "readSchema s3a://b/in/c.csv": "id int, name string"},
+			notUTF8: map[string]int64{"$D/q.csv": 2, "s3a://b/in/c.csv": 1},
+			wantErr: `source "$D/q.csv" is not UTF-8: Spark found 2 lines of a file holding bytes that are not valid UTF-8 (read where it lives): Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1`,
+			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in",
+				"notUTF8Files $D/q.csv,s3a://b/in/c.csv"},
+		},
+		{
 			name:       "a JSON file read with the user's schema is not measured",
 			files:      map[string]string{"deep.json": jsonC},
 			job:        Job{Sources: []SourceSpec{{Paths: []string{"$D/deep.json"}, Schema: "id bigint, note string"}}, SparkInference: true},
 			jsonDepths: map[string]int{"$D/deep.json": 300},
 			schemas:    map[string]string{"readSchema $D/deep.json": "id bigint, note string"},
 			wantReads:  []string{"$D/deep.json [$D/deep.json]: id bigint, note string"},
-			wantCalls:  []string{"readSchema $D/deep.json"},
+			wantCalls:  []string{"notUTF8Files $D/deep.json", "readSchema $D/deep.json"},
 		},
 		{
 			name:  "append with Evolve to a table an earlier merge gave the provenance column",
@@ -774,7 +793,7 @@ func planInferenceCases() []planCase {
 				"$D/c.json [$D/c.json]: id bigint, note string; pinned",
 			},
 			wantTarget: "id bigint, name string, note string",
-			wantCalls:  []string{"jsonNesting $D/c.json", "readSchema $D/a.csv", "readSchema $D/b.csv", "readSchema $D/c.json"},
+			wantCalls:  []string{"jsonNesting $D/c.json", "notUTF8Files $D/a.csv,$D/b.csv,$D/c.json", "readSchema $D/a.csv", "readSchema $D/b.csv", "readSchema $D/c.json"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.Inference != 0 || p.InferenceNote != "" {
 					t.Errorf("inference %v, note %q: want none when asked for", p.Inference, p.InferenceNote)
@@ -791,7 +810,7 @@ func planInferenceCases() []planCase {
 				"$D/ (2 csv files) [$D/a.csv $D/b.csv]: id int, name string; pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"readSchema $D/a.csv", "readSchema $D/b.csv"},
+			wantCalls:  []string{"notUTF8Files $D/a.csv,$D/b.csv", "readSchema $D/a.csv", "readSchema $D/b.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				want := "the server runs Spark 4.4.0 and the client has the inference rules of Spark 3.5, 4.0, 4.1, 4.2 and 4.3 only: Spark infers every schema"
 				if p.InferenceNote != want {
@@ -1008,7 +1027,7 @@ func planRefusalCases() []planCase {
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}}},
 			fail:      map[string]error{"readSchema $D/q.csv": pathNotFound},
 			wantErr:   `read source "$D/q.csv": [PATH_NOT_FOUND] Path does not exist: file:/data/q.csv.` + "\n  hint: check the path",
-			wantCalls: []string{"readSchema $D/q.csv"},
+			wantCalls: []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv"},
 		},
 		{
 			name:      "a source Spark reads no column but rows from",
@@ -1017,7 +1036,7 @@ func planRefusalCases() []planCase {
 			schemas:   map[string]string{"readSchema $D/q.csv": ""},
 			rows:      map[string]bool{"$D/q.csv": true},
 			wantErr:   `read source "$D/q.csv": it has rows but no columns`,
-			wantCalls: []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
+			wantCalls: []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv", "haveRows $D/q.csv"},
 		},
 		{
 			name:      "a source without columns Spark cannot read the rows of",
@@ -1026,7 +1045,7 @@ func planRefusalCases() []planCase {
 			schemas:   map[string]string{"readSchema $D/q.csv": ""},
 			fail:      map[string]error{"haveRows $D/q.csv": errors.New("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file")},
 			wantErr:   `read source "$D/q.csv": it has no columns, and Spark cannot read its rows ([FAILED_READ_FILE.NO_HINT]`,
-			wantCalls: []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
+			wantCalls: []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv", "haveRows $D/q.csv"},
 		},
 		{
 			// A Parquet file a writer left without columns or row groups
@@ -1038,7 +1057,7 @@ func planRefusalCases() []planCase {
 			rows:       map[string]bool{"$D/q.csv": false},
 			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
+			wantCalls:  []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv", "haveRows $D/q.csv"},
 			check:      wantEmpty("$D/q.csv"),
 		},
 		{
@@ -1060,7 +1079,7 @@ func planRefusalCases() []planCase {
 			schemas:    map[string]string{"readSchema $D/a.csv": "id int, name string"},
 			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"readSchema $D/a.csv"},
+			wantCalls:  []string{"notUTF8Files $D/a.csv", "readSchema $D/a.csv"},
 			check:      wantEmpty("$D/e.csv"),
 		},
 		{
@@ -1081,7 +1100,7 @@ func planRefusalCases() []planCase {
 			schemas:    map[string]string{"readSchema s3a://b/in/a.csv": "id int, name string"},
 			wantReads:  []string{"s3a://b/in/a.csv [s3a://b/in/a.csv]: id int, name string; pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "readSchema s3a://b/in/a.csv"},
+			wantCalls:  []string{"inputFiles s3a://b/in", "listFiles s3a://b/in", "notUTF8Files s3a://b/in/a.csv", "readSchema s3a://b/in/a.csv"},
 			check:      wantEmpty("s3a://b/in/e.csv"),
 		},
 		{
@@ -1107,7 +1126,7 @@ func planRefusalCases() []planCase {
 			},
 			rows:       map[string]bool{"$D/h.csv": false, "$D/s.csv": true},
 			wantTarget: "id int, name string, extra string",
-			wantCalls:  []string{"readSchema $D/h.csv", "readSchema $D/a.csv", "readSchema $D/s.csv", "haveRows $D/h.csv", "haveRows $D/s.csv"},
+			wantCalls:  []string{"notUTF8Files $D/h.csv,$D/a.csv,$D/s.csv", "readSchema $D/h.csv", "readSchema $D/a.csv", "readSchema $D/s.csv", "haveRows $D/h.csv", "haveRows $D/s.csv"},
 			check:      wantNoRows("$D/h.csv"),
 		},
 		{
@@ -1181,6 +1200,10 @@ func (tt planCase) setUp(fake *fakeServer, in func(string) string) {
 		fake.files[p] = fakeFile{content: content, mtimeMillis: 1000}
 	}
 	fake.noListingHeads = tt.noListingHeads
+	fake.notUTF8 = map[string]int64{}
+	for p, n := range tt.notUTF8 {
+		fake.notUTF8[in(p)] = n
+	}
 	fake.jsonDepths = map[string]int{}
 	for p, depth := range tt.jsonDepths {
 		fake.jsonDepths[in(p)] = depth

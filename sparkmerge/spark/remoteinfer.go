@@ -681,6 +681,8 @@ func (k *copyKeeper) screen(r *Read, file fetchedFile) {
 		// (The server checks a gzip file's compressed bytes; the rules
 		// check its text once it is fetched whole.)
 		r.encodingProblem = fmt.Sprintf("not UTF-8: Spark found a byte that is not valid UTF-8 past its first %d bytes (the part of it the client read)", len(file.content))
+	case !gzippedText(r):
+		r.validUTF8 = true // as the server found the whole file
 	}
 }
 

@@ -74,6 +74,10 @@ type server interface {
 	// index of the reads the measures were made of) with a file past
 	// maxDepth, its deepest such file (see [Client.checkNestingOnServer]).
 	jsonNesting(ctx context.Context, measures []nestingMeasure, maxDepth int) (map[int]deepJSONFile, error)
+	// notUTF8Files reads the measures' files as text in one Spark
+	// request and returns those holding a line of which valid (SQL of
+	// a line, value) is false (see [Client.checkUTF8OnServer]).
+	notUTF8Files(ctx context.Context, measures []nestingMeasure, valid string) ([]notUTF8File, error)
 	// csvFileLines reads CSV files as text in one Spark job: each file's
 	// header line and counts of its lines (see [Client.typeCSVTogether]).
 	csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error)
@@ -336,6 +340,25 @@ func (s sessionServer) setConf(ctx context.Context, values map[string]string) er
 
 // listedColumns are the binaryFile columns a remoteFile is read from,
 // followed by more; listedFile reads them back from a row.
+// serverClock is the SQL of the server's clock when a query starts, in
+// milliseconds, as a string. Spark folds current_timestamp() into a
+// constant of the query, and its generated code writes a constant of type
+// long into the code itself but keeps a string in the query's reference
+// objects: as a long, every query of a listing or fetch was new code,
+// compiled again even in a session kept from the last run (twice, on the
+// driver and in the executor's class loader, 0.15-0.45 s each at the
+// 200-file benchmark); as a string, the code of the same listing or fetch
+// is the same at every run and Spark compiles it once. Read it with
+// serverMillis.
+const serverClock = "CAST(unix_millis(current_timestamp()) AS STRING)"
+
+// serverMillis is the value of a serverClock column (0 if none).
+func serverMillis(v any) int64 {
+	s, _ := v.(string)
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
 func listedColumns(more ...string) []string {
 	return append([]string{"path", "length", "unix_millis(modificationTime)"}, more...)
 }
@@ -388,7 +411,7 @@ func (s sessionServer) listFiles(ctx context.Context, given string, options map[
 		}
 		if len(row) == 7 {
 			if content, ok := row[4].([]byte); ok {
-				now, _ := row[5].(int64)
+				now := serverMillis(row[5])
 				bad, _ := row[6].(bool)
 				f.head = &listedHead{content: content, nowMillis: now, notUTF8: bad}
 			}
@@ -413,7 +436,7 @@ func headsListing(read func() connect.Frame, heads listingHeads) connect.Frame {
 		notUTF8 = fmt.Sprintf("%s AND %s", named, fetchedNotUTF8(heads.head))
 	}
 	small := read().Filter(fmt.Sprintf("length >= 0 AND length <= %d", maxRemoteInferFile)).
-		SelectExpr(listedColumns(serverRealPath("path"), content, "unix_millis(current_timestamp())", notUTF8)...)
+		SelectExpr(listedColumns(serverRealPath("path"), content, serverClock, notUTF8)...)
 	large := read().Filter(fmt.Sprintf("length >= %d AND length <= %d", maxRemoteInferFile+1, int64(math.MaxInt64))).
 		SelectExpr(listedColumns(serverRealPath("path"), "CAST(NULL AS BINARY)", "CAST(NULL AS BIGINT)", "false")...)
 	return connect.UnionAll([]connect.Frame{small, large})
@@ -509,14 +532,14 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 	if f.checkUTF8 {
 		notUTF8 = fetchedNotUTF8(f.head)
 	}
-	rows, err := frame.SelectExpr(listedColumns(fetchedContent(f), "unix_millis(current_timestamp())", notUTF8)...).Collect(ctx)
+	rows, err := frame.SelectExpr(listedColumns(fetchedContent(f), serverClock, notUTF8)...).Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	files := make([]fetchedFile, 0, len(rows.Values))
 	for _, row := range rows.Values {
 		content, _ := row[3].([]byte)
-		now, _ := row[4].(int64)
+		now := serverMillis(row[4])
 		bad, _ := row[5].(bool)
 		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now, notUTF8: bad})
 	}
@@ -560,6 +583,33 @@ func (s sessionServer) jsonNesting(ctx context.Context, measures []nestingMeasur
 		found = append(found, measuredDepth{measure: int(g), path: k, depth: int(depth)})
 	}
 	return deepestByRead(measures, found)
+}
+
+func (s sessionServer) notUTF8Files(ctx context.Context, measures []nestingMeasure, valid string) ([]notUTF8File, error) {
+	frames := make([]connect.Frame, len(measures))
+	for g, m := range measures {
+		frames[g] = s.sess.Read(connect.ReadSpec{Format: "text", Paths: m.paths, Options: m.options}).
+			Filter("NOT "+valid).
+			SelectExpr(fmt.Sprintf("CAST(%d AS INT) AS g", g), sparkPathKeyExpr+" AS k")
+	}
+	rows, err := connect.UnionAll(frames).Aggregate([]string{"g", "k"}, "count(1) AS lines").Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	found := make([]notUTF8File, 0, len(rows.Values))
+	for _, row := range rows.Values {
+		if len(row) != 3 {
+			return nil, fmt.Errorf("files that are not UTF-8: %d columns, want 3", len(row))
+		}
+		g, okG := row[0].(int32)
+		k, okK := row[1].(string)
+		lines, okL := row[2].(int64)
+		if !okG || !okK || !okL {
+			return nil, fmt.Errorf("files that are not UTF-8: a row %v", row)
+		}
+		found = append(found, notUTF8File{measure: int(g), path: k, lines: lines})
+	}
+	return found, nil
 }
 
 func (s sessionServer) csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error) {
