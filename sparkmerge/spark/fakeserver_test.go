@@ -210,8 +210,8 @@ func (f *fakeServer) jsonNesting(_ context.Context, measures []nestingMeasure, m
 	return deepestByRead(measures, found)
 }
 
-// notUTF8Files answers from notUTF8 (lines that are not UTF-8, by file)
-// by each measure's files, recording "notUTF8Files <paths>" as
+// notUTF8Files answers from notUTF8 (lines that are not UTF-8, by file),
+// else from the lines of the fake's files, by each measure's files, recording "notUTF8Files <paths>" as
 // jsonNesting records its measures.
 func (f *fakeServer) notUTF8Files(_ context.Context, measures []nestingMeasure, _ string) ([]notUTF8File, error) {
 	var paths []string
@@ -229,7 +229,15 @@ func (f *fakeServer) notUTF8Files(_ context.Context, measures []nestingMeasure, 
 	for g, m := range measures {
 		for _, p := range m.paths {
 			p = globUnescaper.Replace(p)
-			if n := f.notUTF8[p]; n > 0 {
+			n := f.notUTF8[p]
+			if file, ok := f.files[p]; ok && n == 0 {
+				for _, line := range strings.Split(file.content, "\n") {
+					if !utf8.ValidString(line) {
+						n++
+					}
+				}
+			}
+			if n > 0 {
 				found = append(found, notUTF8File{measure: g, path: sparkPathKey(p), lines: n})
 			}
 		}
@@ -374,8 +382,8 @@ func (f *fakeServer) listFiles(_ context.Context, given string, _ map[string]str
 				}
 			}
 			if named && l.size > 0 && l.size <= maxRemoteInferFile {
-				got := f.fetched(l.path, fileFetch{head: heads.head, checkUTF8: heads.checkUTF8})
-				files[i].head = &listedHead{content: got.content, nowMillis: got.nowMillis, notUTF8: got.notUTF8}
+				got := f.fetched(l.path, fileFetch{head: heads.head})
+				files[i].head = &listedHead{content: got.content, nowMillis: got.nowMillis}
 			}
 		}
 	}
@@ -461,9 +469,8 @@ func (f *fakeServer) fetched(p string, want fileFetch) fetchedFile {
 	if len(content) == 0 {
 		content = nil // as an Arrow batch may give an empty binary value
 	}
-	// As fetchedContent and fetchedNotUTF8 cut and check them.
+	// As fetchedContent cuts them.
 	footer := strings.HasSuffix(strings.ToLower(p), ".parquet") || strings.HasSuffix(strings.ToLower(p), ".orc")
-	notUTF8 := want.checkUTF8 && !footer && int64(len(content)) > want.head && !utf8.Valid(content)
 	switch {
 	case footer && len(content) > footerTailBytes:
 		content = content[len(content)-footerTailBytes:]
@@ -479,7 +486,7 @@ func (f *fakeServer) fetched(p string, want fileFetch) fetchedFile {
 	f.mu.Lock()
 	f.fetchedBytes += int64(len(content))
 	f.mu.Unlock()
-	return fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis, notUTF8: notUTF8}
+	return fetchedFile{remoteFile: listed, content: content, nowMillis: f.nowMillis}
 }
 
 // columnsHaveValues answers "columnsHaveValues <paths> <column>; ..."

@@ -523,7 +523,7 @@ func classify(plan protoreflect.Message) string {
 	case "set_op":
 		// headsListing: a listing's two scans, the small files with
 		// their heads.
-		if left := pmsg(rel, "set_op", "left_input"); which(left, "rel_type") == "project" && len(exprs(pmsg(left, "project"), "expressions")) == 7 {
+		if left := pmsg(rel, "set_op", "left_input"); which(left, "rel_type") == "project" && len(exprs(pmsg(left, "project"), "expressions")) == 6 {
 			if ds := dataSourceBelow(left); ds != nil && pstr(ds, "format") == "binaryFile" {
 				return "list"
 			}
@@ -619,7 +619,7 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 				return sparkReply{err: cmp.Or(small.err, large.err)}
 			}
 			for _, row := range large.rows {
-				small.rows = append(small.rows, append(row, nil, nil, false))
+				small.rows = append(small.rows, append(row, nil, nil))
 			}
 			return small
 		}
@@ -634,17 +634,16 @@ func (f *sparkFake) answer(call sparkCall) sparkReply {
 
 // listing answers a binaryFile read: per file its path, length and
 // modification time, and its real path when asked (the fake has no links:
-// its path), and for a fetch its content, the server's clock and whether
-// it is not UTF-8 (null: the SQL's cuts and checks are not applied).
+// its path), and for a fetch its content (the SQL's cuts are not
+// applied) and the server's clock.
 //
-// A listing with heads (7 columns: headsListing) has its real path fourth,
-// then its content, the server's clock and whether it is not UTF-8; its
-// content is the file whole (its files are small) where the condition of
+// A listing with heads (6 columns: headsListing) has its real path fourth,
+// then its content and the server's clock; its content is the file whole (its files are small) where the condition of
 // its name holds, null where it does not.
 func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 	cols := exprs(pmsg(rel, "project"), "expressions")
 	real := !fetch && len(cols) == 4
-	heads := len(cols) == 7
+	heads := len(cols) == 6
 	ds := dataSourceBelow(rel)
 	minSize, maxSize := int64(0), int64(1<<62)
 	if fl := pmsg(rel, "project", "input", "filter"); fl != nil {
@@ -652,10 +651,10 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 	}
 	out := sparkReply{cols: []string{"path", "length", "modificationTime"}, rows: [][]any{}}
 	if heads {
-		out.cols = append(out.cols, "real", "content", "now", "notUTF8")
+		out.cols = append(out.cols, "real", "content", "now")
 	}
 	if fetch && !heads {
-		out.cols = append(out.cols, "content", "now", "notUTF8")
+		out.cols = append(out.cols, "content", "now")
 	}
 	if real {
 		out.cols = append(out.cols, "real")
@@ -677,13 +676,13 @@ func (f *sparkFake) listing(rel protoreflect.Message, fetch bool) sparkReply {
 					if named := strings.TrimPrefix(cols[4], "CASE WHEN "); fakeNameHolds(named, file.path) {
 						content = file.content
 					}
-					row = append(row, content, fakeClock(cols[5]), nil)
+					row = append(row, content, fakeClock(cols[5]))
 				}
 				out.rows = append(out.rows, row)
 				continue
 			}
 			if fetch {
-				row = append(row, file.content, fakeClock(cols[4]), nil) // its files are small: every one whole; null: not found to be other than UTF-8
+				row = append(row, file.content, fakeClock(cols[4])) // its files are small: every one whole
 			}
 			if real {
 				row = append(row, file.path)

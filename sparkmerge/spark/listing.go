@@ -100,11 +100,10 @@ type remoteFile struct {
 }
 
 // listedHead is the part of a file a listing brought along (what a fetch
-// of heads would return: fetchedFile's content, nowMillis and notUTF8).
+// of heads would return: fetchedFile's content and nowMillis).
 type listedHead struct {
 	content   []byte
 	nowMillis int64
-	notUTF8   bool
 }
 
 // listingHeads asks a listing for the heads of the files it lists (up to
@@ -113,9 +112,8 @@ type listedHead struct {
 // or JSON file, a Parquet or ORC file's footer), so that the listing and
 // that fetch are one Spark job. Its zero value asks for none.
 type listingHeads struct {
-	head      int64
-	checkUTF8 bool
-	formats   []string
+	head    int64
+	formats []string
 }
 
 // namesSQL is the SQL condition of a file (binaryFile's path) whose name
@@ -144,8 +142,7 @@ var plainExtensions = map[string][]string{"csv": {".csv", ".tsv"}, "json": {".js
 // while it sends them) and maxRemoteInferTotal in all, as fetches are
 // bounded. A listing takes heads only when its every file's head fits.
 type headBudget struct {
-	left      int64
-	checkUTF8 bool
+	left int64
 	// rules are the client's, which decide the files it may type.
 	rules infer.Rules
 }
@@ -157,7 +154,7 @@ func newHeadBudget(sparkVersion string) *headBudget {
 	if !ok {
 		return nil
 	}
-	return &headBudget{left: maxRemoteInferTotal, checkUTF8: serverChecksUTF8(sparkVersion), rules: rules}
+	return &headBudget{left: maxRemoteInferTotal, rules: rules}
 }
 
 // take is the heads a listing of the files at paths (Spark's names of
@@ -188,7 +185,7 @@ func (b *headBudget) take(paths []string, formats []string) listingHeads {
 		return listingHeads{}
 	}
 	b.left -= most
-	return listingHeads{head: remoteHeadBytes, checkUTF8: b.checkUTF8, formats: formats}
+	return listingHeads{head: remoteHeadBytes, formats: formats}
 }
 
 // listing is one listFiles call: what was listed, and how.

@@ -89,8 +89,7 @@ type Read struct {
 	// (client inference read it and no encoding was given), or "".
 	encodingProblem string
 	// validUTF8: the client read the file whole and found it UTF-8 (it
-	// typed it), or the server's listing did (fetchedNotUTF8), so that
-	// checkUTF8OnServer need not read it.
+	// typed it), or checkUTF8OnServer did.
 	validUTF8 bool
 	// nestingProblem says how the client found a JSON file nests deeper
 	// than Spark reads safely (infer.TooDeepError), or "".

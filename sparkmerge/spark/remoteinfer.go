@@ -68,9 +68,12 @@ import (
 // The client reads a file's head whole lines at a time, so that what it
 // refuses there the whole file holds. The one check of a file's every
 // byte it would have made of the whole file, that the file is UTF-8
-// (Spark would read other bytes as U+FFFD), is made by the server in the
-// same job, of each file whose head goes alone (is_valid_utf8, Spark 4.0
-// and later; on 3.5 such a file's rest is fetched too, as before).
+// (Spark would read other bytes as U+FFFD), is made where the file lives
+// once discovery knows which files the client did not read whole
+// (checkUTF8OnServer): the server no longer checks every listed file's
+// bytes for it, which cost a quarter of its work in a listing of 200
+// small CSV files whose rests the client then fetched and checked
+// itself.
 
 const (
 	// maxRemoteInferFile is the largest remote file fetched to type it.
@@ -132,8 +135,6 @@ type fetchPart struct {
 	head, from int64
 	// only: the fetches name the files they want (fileFetch.only).
 	only bool
-	// checkUTF8: see fileFetch.checkUTF8.
-	checkUTF8 bool
 }
 
 // fetchLimits are how much of the files a plan's fetches may bring whole.
@@ -173,7 +174,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 	// back, took a quarter of discovery); Parquet and ORC footers go to
 	// dir. Typing a job's files waits for a core, not the next fetch.
 	k := &copyKeeper{listed: listed, dir: dir, rules: rules, cores: make(chan struct{}, runtime.GOMAXPROCS(0)),
-		checkUTF8: serverChecksUTF8(c.SparkVersion()), heads: map[*Read][]byte{}}
+		heads: map[*Read][]byte{}}
 	defer k.typing.Wait()
 	var candidates []*Read
 	for _, r := range reads {
@@ -181,7 +182,7 @@ func (c *Client) fetchRemoteCopies(ctx context.Context, reads []*Read, listed ma
 			candidates = append(candidates, r)
 		}
 	}
-	heads := fetchPart{head: remoteHeadBytes, checkUTF8: k.checkUTF8}
+	heads := fetchPart{head: remoteHeadBytes}
 	// The heads the listings brought (listingHeads) are taken in as a
 	// fetch of them would be; the other files' heads are fetched.
 	candidates, budget, err := k.keepListedHeads(candidates, heads)
@@ -330,7 +331,7 @@ func (k *copyKeeper) keepListedHeads(candidates []*Read, part fetchPart) (rest [
 		for _, r := range byListing[l] {
 			if f := k.listed[r.Paths[0]]; f.head != nil {
 				headed = append(headed, r)
-				fetched = append(fetched, fetchedFile{remoteFile: remoteFile{path: f.sparkPath, size: f.size, mtimeMillis: f.mtimeMillis}, content: f.head.content, nowMillis: f.head.nowMillis, notUTF8: f.head.notUTF8})
+				fetched = append(fetched, fetchedFile{remoteFile: remoteFile{path: f.sparkPath, size: f.size, mtimeMillis: f.mtimeMillis}, content: f.head.content, nowMillis: f.head.nowMillis})
 			}
 		}
 	}
@@ -399,12 +400,6 @@ func (c *Client) runFetches(ctx context.Context, k *copyKeeper, fetches []remote
 		}
 	}
 	return jobs, nil
-}
-
-// serverChecksUTF8 reports whether a server of this Spark version says
-// whether a file is UTF-8 (is_valid_utf8, new in Spark 4.0).
-func serverChecksUTF8(sparkVersion string) bool {
-	return !strings.HasPrefix(sparkVersion, "3.")
 }
 
 // clientMayType reports whether the client's rules may type r's file
@@ -500,7 +495,7 @@ func (part fetchPart) bytes(f remoteFile) int64 {
 
 // fetch is f, for reads, asking for part of their files.
 func (part fetchPart) fetch(f fileFetch, reads []*Read, listed map[string]remoteFile) fileFetch {
-	f.head, f.from, f.checkUTF8 = part.head, part.from, part.checkUTF8
+	f.head, f.from = part.head, part.from
 	if part.only {
 		f.only = make([]string, 0, len(reads))
 		for _, r := range reads {
@@ -596,9 +591,6 @@ type copyKeeper struct {
 	rules  infer.Rules
 	typing sync.WaitGroup
 	cores  chan struct{}
-	// checkUTF8: the server says whether a file whose head alone was
-	// fetched is UTF-8 (see serverChecksUTF8).
-	checkUTF8 bool
 	// heads are the heads of the files whose rest is wanted, in
 	// order.
 	heads  map[*Read][]byte
@@ -668,22 +660,16 @@ func (k *copyKeeper) screen(r *Read, file fetchedFile) {
 	var unsupported *infer.Unsupported
 	var tooDeep *infer.TooDeepError
 	switch {
-	case !refused || !k.checkUTF8:
-		// The client may type it, or only it can tell whether it is
-		// UTF-8 past its head (a server without is_valid_utf8).
+	case !refused:
 		k.heads[r] = file.content
 		k.wanted = append(k.wanted, r)
 	case errors.As(err, &unsupported) && unsupported.Reason == infer.NotUTF8:
 		r.encodingProblem = unsupported.Error()
 	case errors.As(err, &tooDeep):
 		r.nestingProblem = tooDeep.Error()
-	case file.notUTF8 && !gzippedText(r):
-		// (The server checks a gzip file's compressed bytes; the rules
-		// check its text once it is fetched whole.)
-		r.encodingProblem = fmt.Sprintf("not UTF-8: Spark found a byte that is not valid UTF-8 past its first %d bytes (the part of it the client read)", len(file.content))
-	case !gzippedText(r):
-		r.validUTF8 = true // as the server found the whole file
 	}
+	// Refused, the file is Spark's, and checked for bytes past its head
+	// that are not UTF-8 where it lives (checkUTF8OnServer).
 }
 
 // headRefused reports whether the client's rules refuse r's CSV or JSON

@@ -175,9 +175,9 @@ func gzipBytes(text string) []byte {
 // head, and Spark types it; a clean file is fetched whole, its rest in a
 // fetch that names it alone, and typed on the client. The heads come
 // with the listing, in its job (listingHeads). A refused
-// file that is not UTF-8 past its head is refused as when fetched whole:
-// the server says so (Spark 4), or, where it cannot (Spark 3.5), the
-// client fetches the rest and finds it.
+// file that is not UTF-8 past its head is refused as when fetched whole,
+// on Spark 4 and 3.5 alike: Spark reads it as text where it lives
+// (checkUTF8OnServer), and the client fetches no more than its head.
 func TestRemoteFilesFetchAHeadFirst(t *testing.T) {
 	dated := rowsOf("id,day\n", 20000, func(i int) string { return fmt.Sprintf("%d,2024-1-%02d\n", i, 1+i%28) })
 	clean := rowsOf("id,v\n", 20000, func(i int) string { return fmt.Sprintf("%d,%d.5\n", i, i) })
@@ -214,7 +214,7 @@ func TestRemoteFilesFetchAHeadFirst(t *testing.T) {
 		if planned.RemoteTyped != 1 || planned.RemoteFetchJobs != 1 {
 			t.Errorf("%s: %d files typed on the client in %d fetches, want 1 in 1 (the clean file's rest; the heads came with the listing)", where.given, planned.RemoteTyped, planned.RemoteFetchJobs)
 		}
-		wantCalls := []string{"inputFiles " + where.given, "listFiles " + where.given, "fetchFiles " + where.given + "/clean.csv", "readSchema " + where.given + "/dated.csv"}
+		wantCalls := []string{"inputFiles " + where.given, "listFiles " + where.given, "fetchFiles " + where.given + "/clean.csv", "notUTF8Files " + where.given + "/dated.csv", "readSchema " + where.given + "/dated.csv"}
 		calls := slices.DeleteFunc(fake.recorded(), func(c string) bool { return strings.HasPrefix(c, "conf ") || strings.HasPrefix(c, "setConf ") })
 		if diff := cmp.Diff(wantCalls, calls); diff != "" {
 			t.Errorf("%s: calls (-want +got):\n%s", where.given, diff)
@@ -231,12 +231,8 @@ func TestRemoteFilesFetchAHeadFirst(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "encoding=ISO-8859-1") || !strings.Contains(err.Error(), "latin.csv") {
 			t.Errorf("Spark %s: a file not UTF-8 past its head: err = %v, want it refused naming the encoding option", version, err)
 		}
-		wantBytes := int64(remoteHeadBytes)
-		if version == "3.5.7" {
-			wantBytes = int64(len(latin))
-		}
-		if fake.fetchedBytes != wantBytes {
-			t.Errorf("Spark %s: fetched %d bytes of a %d-byte file, want %d", version, fake.fetchedBytes, len(latin), wantBytes)
+		if fake.fetchedBytes != remoteHeadBytes {
+			t.Errorf("Spark %s: fetched %d bytes of a %d-byte file, want its head's %d", version, fake.fetchedBytes, len(latin), remoteHeadBytes)
 		}
 	}
 }
@@ -280,8 +276,8 @@ func TestListingHeadsWithinTheirBudget(t *testing.T) {
 	if got := (*headBudget)(nil).take(names(1, ".csv"), csv); got.head != 0 {
 		t.Errorf("no budget (no client typing): heads %+v, want none", got)
 	}
-	if got := newHeadBudget("3.5.7").take(names(1, ".csv"), csv); got.head != remoteHeadBytes || got.checkUTF8 {
-		t.Errorf("Spark 3.5: %+v, want heads without the server's UTF-8 check", got)
+	if got := newHeadBudget("3.5.7").take(names(1, ".csv"), csv); got.head != remoteHeadBytes {
+		t.Errorf("Spark 3.5: %+v, want heads", got)
 	}
 }
 

@@ -144,9 +144,6 @@ type fileFetch struct {
 	// only, when not nil, are the files (as Spark lists them) whose
 	// contents are fetched; the others come back without content.
 	only []string
-	// checkUTF8 asks the server whether each CSV or JSON file larger than
-	// head is UTF-8 as a whole (fetchedFile.notUTF8).
-	checkUTF8 bool
 }
 
 // fetchedFile is one file's contents as fetchFiles returns it, with its
@@ -160,9 +157,6 @@ type fetchedFile struct {
 	// part fileFetch.head or fileFetch.from asks for.
 	content   []byte
 	nowMillis int64
-	// notUTF8: the server found the whole file is not UTF-8 (asked by
-	// fileFetch.checkUTF8).
-	notUTF8 bool
 }
 
 // footerTailBytes is how much of a large Parquet or ORC file is fetched to
@@ -234,13 +228,6 @@ func fetchedContent(f fileFetch) string {
 		return "CAST(NULL AS BINARY)"
 	}
 	return "CASE WHEN path IN (" + strings.Join(quoted, ", ") + ") THEN " + content + " END"
-}
-
-// fetchedNotUTF8 is the SQL of fetchedFile.notUTF8: whether a CSV or JSON
-// file larger than head is not UTF-8, from its every byte (on the server:
-// only its head goes to the client). Spark 4.0 has is_valid_utf8.
-func fetchedNotUTF8(head int64) string {
-	return fmt.Sprintf("NOT %s AND length > %d AND NOT is_valid_utf8(CAST(content AS STRING))", isFooterFile, head)
 }
 
 // sessionServer is the [server] of a Spark Connect session.
@@ -409,11 +396,9 @@ func (s sessionServer) listFiles(ctx context.Context, given string, options map[
 			real, _ := row[3].(string)
 			f.real = fromServerURI(real)
 		}
-		if len(row) == 7 {
+		if len(row) == 6 {
 			if content, ok := row[4].([]byte); ok {
-				now := serverMillis(row[5])
-				bad, _ := row[6].(bool)
-				f.head = &listedHead{content: content, nowMillis: now, notUTF8: bad}
+				f.head = &listedHead{content: content, nowMillis: serverMillis(row[5])}
 			}
 		}
 		files = append(files, f)
@@ -422,8 +407,8 @@ func (s sessionServer) listFiles(ctx context.Context, given string, options map[
 }
 
 // headsListing is a listing (listedColumns with the real path) whose rows
-// also hold, as a fetch of heads does (fetchedContent, fetchedNotUTF8 and
-// the server's clock), the head of each file up to maxRemoteInferFile
+// also hold, as a fetch of heads does (fetchedContent and the server's
+// clock), the head of each file up to maxRemoteInferFile
 // whose name heads.names says (a null content for the others): two scans
 // of the listing in one job, one of the files up to that size with their
 // contents and one of the larger files without (binaryFile skips files by
@@ -431,14 +416,10 @@ func (s sessionServer) listFiles(ctx context.Context, given string, options map[
 func headsListing(read func() connect.Frame, heads listingHeads) connect.Frame {
 	named := heads.namesSQL()
 	content := fmt.Sprintf("CASE WHEN %s THEN %s END", named, fetchedContent(fileFetch{head: heads.head}))
-	notUTF8 := "false"
-	if heads.checkUTF8 {
-		notUTF8 = fmt.Sprintf("%s AND %s", named, fetchedNotUTF8(heads.head))
-	}
 	small := read().Filter(fmt.Sprintf("length >= 0 AND length <= %d", maxRemoteInferFile)).
-		SelectExpr(listedColumns(serverRealPath("path"), content, serverClock, notUTF8)...)
+		SelectExpr(listedColumns(serverRealPath("path"), content, serverClock)...)
 	large := read().Filter(fmt.Sprintf("length >= %d AND length <= %d", maxRemoteInferFile+1, int64(math.MaxInt64))).
-		SelectExpr(listedColumns(serverRealPath("path"), "CAST(NULL AS BINARY)", "CAST(NULL AS BIGINT)", "false")...)
+		SelectExpr(listedColumns(serverRealPath("path"), "CAST(NULL AS BINARY)", "CAST(NULL AS STRING)")...)
 	return connect.UnionAll([]connect.Frame{small, large})
 }
 
@@ -528,11 +509,7 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 		frame = s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: []string{f.given}, Options: f.options}).
 			Filter(fmt.Sprintf("length >= %d AND length <= %d", f.minSize, f.maxSize))
 	}
-	notUTF8 := "false"
-	if f.checkUTF8 {
-		notUTF8 = fetchedNotUTF8(f.head)
-	}
-	rows, err := frame.SelectExpr(listedColumns(fetchedContent(f), serverClock, notUTF8)...).Collect(ctx)
+	rows, err := frame.SelectExpr(listedColumns(fetchedContent(f), serverClock)...).Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -540,8 +517,7 @@ func (s sessionServer) fetchFiles(ctx context.Context, f fileFetch) ([]fetchedFi
 	for _, row := range rows.Values {
 		content, _ := row[3].([]byte)
 		now := serverMillis(row[4])
-		bad, _ := row[5].(bool)
-		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now, notUTF8: bad})
+		files = append(files, fetchedFile{remoteFile: listedFile(row), content: content, nowMillis: now})
 	}
 	return files, nil
 }

@@ -253,7 +253,7 @@ func TestPlanTypesFilesOnlyTheServerSees(t *testing.T) {
 		cond := pstr(pmsg(project, "input", "filter", "condition", "expression_string"), "expression")
 		ds := dataSourceBelow(project)
 		cols := exprs(project, "expressions")
-		if pstr(ds, "format") != "binaryFile" || !slices.Equal(pstrs(ds, "paths"), []string{"s3a://b/in"}) || cond != side.filter || len(cols) != 7 || strings.Contains(cols[4], "content") != side.content {
+		if pstr(ds, "format") != "binaryFile" || !slices.Equal(pstrs(ds, "paths"), []string{"s3a://b/in"}) || cond != side.filter || len(cols) != 6 || strings.Contains(cols[4], "content") != side.content {
 			t.Errorf("the listing's scan %d: %s of %v where %q selecting %v; want binaryFile of s3a://b/in where %q, content %v", i, pstr(ds, "format"), pstrs(ds, "paths"), cond, cols, side.filter, side.content)
 		}
 	}

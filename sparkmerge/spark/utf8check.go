@@ -11,9 +11,7 @@ import (
 // UTF-8 (a Latin-1 ü) reaches the output as U+FFFD, without an error, and
 // its JSON reader takes a record holding one for a malformed one. The
 // client refuses such a file, naming the encoding to give, when it reads
-// the file whole to type it (infer's checkText), and the server's listing
-// says it of a file whose head alone the client read (fetchedNotUTF8).
-// Every other CSV or JSON file read as UTF-8 is checked where it lives,
+// the file whole to type it (infer's checkText). Every other CSV or JSON file read as UTF-8 is checked where it lives,
 // before the merge, by checkUTF8OnServer: the files Spark types (with
 // --spark-inference, on a server whose rules the client lacks, past the
 // client's size limits, held for their header line's inference, refused
@@ -88,8 +86,10 @@ func needsUTF8Check(r *Read) bool {
 	if r.Format != "csv" && r.Format != "json" || r.relational() || r.validUTF8 || r.encodingProblem != "" {
 		return false
 	}
+	// (CSV takes the encoding and charset options as JSON does; only
+	// JSON detects a multi-line file's.)
 	cs := jsonCharsetOf(r.Options)
-	return cs.isUTF8 && !cs.detect
+	return cs.isUTF8 && !(cs.detect && r.Format == "json")
 }
 
 // validUTF8Expr is the SQL of whether a text read's line (value) is
