@@ -82,3 +82,38 @@ func TestFilesSparkReadsAreCheckedForUTF8(t *testing.T) {
 		})
 	}
 }
+
+// CSV files Spark splits are typed by one inference per header line
+// (Spark's inference asked for), the client reading each file's head and
+// split starts only (of files only the server sees, by a job that reads
+// each file whole there and says whether it is UTF-8): a file of such a group whose bytes past its head and
+// split starts are not UTF-8 is refused as any other, local and only on
+// the server.
+func TestSplitFilesTypedByHeaderAreCheckedForUTF8(t *testing.T) {
+	t.Parallel()
+	c := splitClient(t)
+	stamps := func(latin bool) []byte {
+		return linesOf("id,at,n,note", 3000, func(i int) string {
+			city := "Paris"
+			if latin && i == 1234 {
+				city = "M\xfcnchen"
+			}
+			return fmt.Sprintf(`%d,2024-01-02 03:04:%02d,%d,"%s, %d"`, i, i%60, i*7, city, i)
+		})
+	}
+	files := map[string][]byte{"stamps-1.csv": stamps(false), "stamps-2.csv": stamps(false), "stamps-latin.csv": stamps(true)}
+	for where, dir := range map[string]string{"local": localFiles(t, files), "only on the server": clusterFiles(t, files)} {
+		planned, err := c.Plan(testContext(t), spark.Job{Sources: pathSources(dir+"/stamps-1.csv", dir+"/stamps-2.csv"), SparkInference: true})
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		if planned.TypedByHeader != 2 {
+			t.Errorf("%s: %d files typed by header, want 2 (the path under test)", where, planned.TypedByHeader)
+		}
+		latin := dir + "/stamps-latin.csv"
+		_, err = c.Plan(testContext(t), spark.Job{Sources: pathSources(dir+"/stamps-1.csv", dir+"/stamps-2.csv", latin), SparkInference: true})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("source %q is not UTF-8", latin)) || !strings.Contains(err.Error(), "encoding=ISO-8859-1") {
+			t.Errorf("%s: err = %v; want %s refused, naming the encoding option", where, err, latin)
+		}
+	}
+}

@@ -368,7 +368,7 @@ func (c *Client) readSlices(ctx context.Context, candidates []*Read, listed map[
 	if len(fetches) == 0 {
 		return files, nil
 	}
-	fetched, err := c.server.fileSlices(ctx, fetches, headBytes, splitStartBytes)
+	fetched, err := c.server.fileSlices(ctx, fetches, headBytes, splitStartBytes, validUTF8Expr(c.SparkVersion(), "CAST(content AS STRING)"))
 	if err != nil {
 		if stop, e := stopTogether(ctx, err); stop {
 			return nil, e
@@ -380,6 +380,8 @@ func (c *Client) readSlices(ctx context.Context, candidates []*Read, listed map[
 		if r == nil || got.size != r.listedSize || len(got.slices) == 0 {
 			continue
 		}
+		// (A gzip file's bytes are not its text.)
+		r.validUTF8 = r.validUTF8 || got.utf8 && !gzippedText(r)
 		if f, ok := slicedFile(r, got.slices); ok {
 			files = append(files, f)
 		}

@@ -588,7 +588,7 @@ func (f *fakeServer) fileSplitSettings(context.Context) (fileSplits, error) {
 	return f.splits, nil
 }
 
-func (f *fakeServer) fileSlices(_ context.Context, files []sliceFetch, _, _ int64) ([]fetchedSlices, error) {
+func (f *fakeServer) fileSlices(_ context.Context, files []sliceFetch, _, _ int64, _ string) ([]fetchedSlices, error) {
 	var paths []string
 	for _, file := range files {
 		paths = append(paths, file.sparkPath)

@@ -107,8 +107,9 @@ type server interface {
 	fileSplitSettings(ctx context.Context) (fileSplits, error)
 	// fileSlices returns, in one binaryFile job, up to head bytes of
 	// each file at its first offset and up to window at the others, with
-	// its size as Spark read it (see [Client.typeCSVByHeader]).
-	fileSlices(ctx context.Context, files []sliceFetch, head, window int64) ([]fetchedSlices, error)
+	// its size as Spark read it and whether its bytes are UTF-8 (valid,
+	// SQL of its content) (see [Client.typeCSVByHeader]).
+	fileSlices(ctx context.Context, files []sliceFetch, head, window int64, valid string) ([]fetchedSlices, error)
 }
 
 // sliceFetch is one file of a fileSlices call: its path as read and as
@@ -123,6 +124,10 @@ type fetchedSlices struct {
 	path   string
 	size   int64
 	slices [][]byte
+	// utf8: the file's bytes are UTF-8 (the job reads each file whole:
+	// checking them there costs the server no second read,
+	// checkUTF8OnServer's, of a lake's files).
+	utf8 bool
 }
 
 // fileFetch names the files of one fetchFiles call: when paths is nil, a
@@ -732,7 +737,7 @@ func rangeSplits(plan string) int64 {
 
 // fileSlices reads the files by binaryFile, each slice cut on the server:
 // only the slices come back.
-func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, head, window int64) ([]fetchedSlices, error) {
+func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, head, window int64, valid string) ([]fetchedSlices, error) {
 	paths := make([]string, len(files))
 	var cases strings.Builder
 	for i, f := range files {
@@ -745,7 +750,7 @@ func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, head,
 	}
 	slices := fmt.Sprintf("transform(CASE path%s END, at -> substring(content, at, IF(at = 1, %d, %d)))", cases.String(), head, window)
 	rows, err := s.sess.Read(connect.ReadSpec{Format: "binaryFile", Paths: paths}).
-		SelectExpr("path", "length", slices).
+		SelectExpr("path", "length", slices, valid).
 		Collect(ctx)
 	if err != nil {
 		return nil, err
@@ -755,6 +760,7 @@ func (s sessionServer) fileSlices(ctx context.Context, files []sliceFetch, head,
 		path, _ := row[0].(string)
 		size, _ := row[1].(int64)
 		got := fetchedSlices{path: path, size: size}
+		got.utf8, _ = row[3].(bool)
 		list, _ := row[2].([]any)
 		for _, v := range list {
 			b, ok := v.([]byte)

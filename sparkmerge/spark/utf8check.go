@@ -41,7 +41,7 @@ func (c *Client) checkUTF8OnServer(ctx context.Context, reads []*Read) error {
 		delete(measures[i].options, "wholetext")
 		measures[i].value, measures[i].bound = "", false
 	}
-	found, err := c.server.notUTF8Files(ctx, measures, validUTF8Expr(c.SparkVersion()))
+	found, err := c.server.notUTF8Files(ctx, measures, validUTF8Expr(c.SparkVersion(), "value"))
 	if err != nil {
 		if r := readOfPathIn(checked, err.Error()); r != nil && errorClass(err) == "PATH_NOT_FOUND" {
 			return sourceError(r, err)
@@ -92,15 +92,16 @@ func needsUTF8Check(r *Read) bool {
 	return cs.isUTF8 && !(cs.detect && r.Format == "json")
 }
 
-// validUTF8Expr is the SQL of whether a text read's line (value) is
-// UTF-8: is_valid_utf8 from Spark 4.0; on Spark 3.5, whether its bytes
-// stay the same decoded and encoded again (a Java decoder puts U+FFFD,
-// three bytes, for every byte sequence that is not UTF-8).
-func validUTF8Expr(sparkVersion string) string {
+// validUTF8Expr is the SQL of whether the string expr (a text read's
+// line, a file's content) is UTF-8: is_valid_utf8 from Spark 4.0; on
+// Spark 3.5, whether its bytes stay the same decoded and encoded again (a
+// Java decoder puts U+FFFD, three bytes, for every byte sequence that is
+// not UTF-8).
+func validUTF8Expr(sparkVersion, expr string) string {
 	if strings.HasPrefix(sparkVersion, "3.") {
-		return "encode(value, 'UTF-8') = CAST(value AS BINARY)"
+		return fmt.Sprintf("encode(%s, 'UTF-8') = CAST(%s AS BINARY)", expr, expr)
 	}
-	return "is_valid_utf8(value)"
+	return "is_valid_utf8(" + expr + ")"
 }
 
 // notUTF8File is a file of a measure (an index of the measures) as Spark
