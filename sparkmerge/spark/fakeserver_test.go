@@ -183,10 +183,9 @@ func (f *fakeServer) csvFileLines(_ context.Context, paths []string) ([]csvFileL
 // globUnescaper undoes globEscaper.
 var globUnescaper = strings.NewReplacer(`\\`, `\`, `\{`, "{", `\}`, "}", `\,`, ",", `\*`, "*", `\?`, "?", `\[`, "[", `\]`, "]")
 
-// jsonNesting answers from jsonDepths by each measure's files, recording
-// "jsonNesting <paths>" (a measure's paths joined by commas, measures by
-// spaces).
-func (f *fakeServer) jsonNesting(_ context.Context, measures []nestingMeasure, maxDepth int) (map[int]deepJSONFile, error) {
+// measuredPaths are the files of measures as a call records them: a
+// measure's paths joined by commas, measures by spaces.
+func measuredPaths(measures []nestingMeasure) string {
 	var paths []string
 	for _, m := range measures {
 		var files []string
@@ -195,7 +194,13 @@ func (f *fakeServer) jsonNesting(_ context.Context, measures []nestingMeasure, m
 		}
 		paths = append(paths, strings.Join(files, ","))
 	}
-	if err := f.record("jsonNesting " + strings.Join(paths, " ")); err != nil {
+	return strings.Join(paths, " ")
+}
+
+// jsonNesting answers from jsonDepths by each measure's files, recording
+// "jsonNesting <paths>" (measuredPaths).
+func (f *fakeServer) jsonNesting(_ context.Context, measures []nestingMeasure, maxDepth int) (map[int]deepJSONFile, error) {
+	if err := f.record("jsonNesting " + measuredPaths(measures)); err != nil {
 		return nil, err
 	}
 	var found []measuredDepth
@@ -211,18 +216,10 @@ func (f *fakeServer) jsonNesting(_ context.Context, measures []nestingMeasure, m
 }
 
 // notUTF8Files answers from notUTF8 (lines that are not UTF-8, by file),
-// else from the lines of the fake's files, by each measure's files, recording "notUTF8Files <paths>" as
-// jsonNesting records its measures.
+// else from the lines of the fake's files, by each measure's files,
+// recording "notUTF8Files <paths>" (measuredPaths).
 func (f *fakeServer) notUTF8Files(_ context.Context, measures []nestingMeasure, _ string) ([]notUTF8File, error) {
-	var paths []string
-	for _, m := range measures {
-		var files []string
-		for _, p := range m.paths {
-			files = append(files, globUnescaper.Replace(p))
-		}
-		paths = append(paths, strings.Join(files, ","))
-	}
-	if err := f.record("notUTF8Files " + strings.Join(paths, " ")); err != nil {
+	if err := f.record("notUTF8Files " + measuredPaths(measures)); err != nil {
 		return nil, err
 	}
 	var found []notUTF8File

@@ -720,13 +720,13 @@ func fakeNameHolds(sql, p string) bool {
 // UTF-8, for the files that hold such a line.
 func (f *sparkFake) notUTF8Lines(rel protoreflect.Message) sparkReply {
 	out := sparkReply{cols: []string{"g", "k", "lines"}, rows: [][]any{}}
-	for which(rel, "rel_type") == "set_op" {
-		more := f.notUTF8Lines(pmsg(rel, "set_op", "right_input"))
-		if more.err != nil {
-			return more
+	if which(rel, "rel_type") == "set_op" {
+		left, right := f.notUTF8Lines(pmsg(rel, "set_op", "left_input")), f.notUTF8Lines(pmsg(rel, "set_op", "right_input"))
+		if err := cmp.Or(left.err, right.err); err != nil {
+			return sparkReply{err: err}
 		}
-		defer func(rows [][]any) { out.rows = append(out.rows, rows...) }(more.rows)
-		rel = pmsg(rel, "set_op", "left_input")
+		out.rows = append(left.rows, right.rows...)
+		return out
 	}
 	var g int32
 	if _, err := fmt.Sscanf(exprs(pmsg(rel, "project"), "expressions")[0], "CAST(%d AS INT) AS g", &g); err != nil {

@@ -89,7 +89,7 @@ type Read struct {
 	// (client inference read it and no encoding was given), or "".
 	encodingProblem string
 	// validUTF8: the client read the file whole and found it UTF-8 (it
-	// typed it), or checkUTF8OnServer did.
+	// typed it), or the server did (fileSlices, checkUTF8OnServer).
 	validUTF8 bool
 	// nestingProblem says how the client found a JSON file nests deeper
 	// than Spark reads safely (infer.TooDeepError), or "".

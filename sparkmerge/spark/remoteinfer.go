@@ -71,7 +71,7 @@ import (
 // (Spark would read other bytes as U+FFFD), is made where the file lives
 // once discovery knows which files the client did not read whole
 // (checkUTF8OnServer): the server no longer checks every listed file's
-// bytes for it, which cost a quarter of its work in a listing of 200
+// bytes for it, which was a fifth of its work in a listing of 200
 // small CSV files whose rests the client then fetched and checked
 // itself.
 

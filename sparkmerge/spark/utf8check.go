@@ -11,8 +11,11 @@ import (
 // UTF-8 (a Latin-1 ü) reaches the output as U+FFFD, without an error, and
 // its JSON reader takes a record holding one for a malformed one. The
 // client refuses such a file, naming the encoding to give, when it reads
-// the file whole to type it (infer's checkText). Every other CSV or JSON file read as UTF-8 is checked where it lives,
-// before the merge, by checkUTF8OnServer: the files Spark types (with
+// the file whole to type it (infer's checkText); the job that cuts the
+// heads and split starts of CSV files Spark splits out of their whole
+// contents says whether each is UTF-8 (fileSlices). Every other CSV or
+// JSON file read as UTF-8 is checked where it lives, before Spark types
+// the rest, by checkUTF8OnServer: the files Spark types (with
 // --spark-inference, on a server whose rules the client lacks, past the
 // client's size limits, held for their header line's inference, refused
 // by the client's rules), and those read with the user's schema. One
@@ -80,8 +83,8 @@ func (c *Client) checkUTF8OnServer(ctx context.Context, reads []*Read) error {
 // needsUTF8Check reports whether checkUTF8OnServer checks r's files: a
 // CSV or JSON read of files (not a relation) read as UTF-8 (no encoding
 // option, or UTF-8; a multi-line JSON read without one is Jackson's to
-// decode as it detects), that neither the client nor the listing found
-// to be UTF-8 as a whole (Read.validUTF8), nor refused already.
+// decode as it detects), not yet found UTF-8 as a whole (Read.validUTF8)
+// nor refused already.
 func needsUTF8Check(r *Read) bool {
 	if r.Format != "csv" && r.Format != "json" || r.relational() || r.validUTF8 || r.encodingProblem != "" {
 		return false
