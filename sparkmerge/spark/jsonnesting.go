@@ -62,17 +62,23 @@ func (c *Client) checkNestingOnServer(ctx context.Context, reads []*Read) error 
 			}
 			return fmt.Errorf("measure how deep the JSON files Spark is to type nest: a file of %s, read with an encoding, holds bytes that are not of that encoding (Spark would read them as U+FFFD), so its nesting cannot be measured before Spark infers it: check the encoding option, or re-encode the file as UTF-8: %w", strings.Join(decoded, ", "), err)
 		}
-		if r := readOfPathIn(measured, err.Error()); r != nil && errorClass(err) == "PATH_NOT_FOUND" {
-			// A file the client lists that the server does not see:
-			// named, with where Spark looks for it.
-			return sourceError(r, err)
-		}
-		return fmt.Errorf("measure how deep the JSON files Spark is to type nest: %w", err)
+		return measuresError(measured, "measure how deep the JSON files Spark is to type nest", err)
 	}
 	for i, d := range deep {
 		measured[i].nestingProblem = d.problem(measured[i])
 	}
 	return checkNesting(measured)
+}
+
+// measuresError is the error of a request of text reads of reads' files
+// (the nesting measure, the UTF-8 check) that failed: a file the client
+// lists that the server does not see named, with where Spark looks for
+// it, as its source's; any other said as what the request was for.
+func measuresError(reads []*Read, what string, err error) error {
+	if r := readOfPathIn(reads, err.Error()); r != nil && errorClass(err) == "PATH_NOT_FOUND" {
+		return sourceError(r, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // readOfPathIn is the read among reads one of whose paths msg names

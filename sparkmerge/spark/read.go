@@ -89,7 +89,8 @@ type Read struct {
 	// (client inference read it and no encoding was given), or "".
 	encodingProblem string
 	// validUTF8: the client read the file whole and found it UTF-8 (it
-	// typed it), or the server did (fileSlices, checkUTF8OnServer).
+	// typed it), or the server did (fileSlices), so that
+	// checkUTF8OnServer need not read it.
 	validUTF8 bool
 	// nestingProblem says how the client found a JSON file nests deeper
 	// than Spark reads safely (infer.TooDeepError), or "".

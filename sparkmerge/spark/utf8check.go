@@ -46,10 +46,7 @@ func (c *Client) checkUTF8OnServer(ctx context.Context, reads []*Read) error {
 	}
 	found, err := c.server.notUTF8Files(ctx, measures, validUTF8Expr(c.SparkVersion(), "value"))
 	if err != nil {
-		if r := readOfPathIn(checked, err.Error()); r != nil && errorClass(err) == "PATH_NOT_FOUND" {
-			return sourceError(r, err)
-		}
-		return fmt.Errorf("check that the CSV and JSON files Spark reads are UTF-8: %w", err)
+		return measuresError(checked, "check that the CSV and JSON files Spark reads are UTF-8", err)
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].path < found[j].path })
 	for _, f := range found {
@@ -71,13 +68,7 @@ func (c *Client) checkUTF8OnServer(ctx context.Context, reads []*Read) error {
 		}
 		r.encodingProblem = fmt.Sprintf("not UTF-8: Spark found %s of %s holding bytes that are not valid UTF-8 (read where it lives)", lines, what)
 	}
-	if err := checkEncodings(checked); err != nil {
-		return err
-	}
-	for _, r := range checked {
-		r.validUTF8 = true
-	}
-	return nil
+	return checkEncodings(checked)
 }
 
 // needsUTF8Check reports whether checkUTF8OnServer checks r's files: a
