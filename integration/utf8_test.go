@@ -19,8 +19,9 @@ import (
 // that it is malformed. The client refuses such a file when it types it
 // whole; here Spark types every file, by every way that leaves a file to
 // it: Job.SparkInference, reader options the client's rules refuse
-// (multiLine), a gzip file, a JSON file, the multipath strategy; local
-// and only on the server. Every such file must be refused before the
+// (multiLine), a gzip file, a JSON file alone and typed together with
+// another, the multipath strategy; local (the client reads them through)
+// and only on the server (Spark does). Every such file must be refused before the
 // merge, naming the file and the encoding to give; given the encoding,
 // the value must come through as Spark reads it alone (München), and a
 // UTF-8 file with the same text must merge as it is, not be refused.
@@ -36,6 +37,7 @@ func TestFilesSparkReadsAreCheckedForUTF8(t *testing.T) {
 		"gz/latin.csv.gz": gz.Bytes(),
 		"latin.json":      []byte("{\"id\":1,\"city\":\"Paris\"}\n{\"id\":2,\"city\":\"M\xfcnchen\"}\n"),
 		"utf8.csv":        []byte("id,city\n1,Paris\n2,München\n"),
+		"utf8.json":       []byte("{\"id\":3,\"city\":\"München\"}\n"),
 	}
 	dirs := map[string]string{"local": localFiles(t, files), "only on the server": clusterFiles(t, files)}
 	for _, where := range []string{"local", "only on the server"} {
@@ -47,19 +49,26 @@ func TestFilesSparkReadsAreCheckedForUTF8(t *testing.T) {
 				name string
 				file string
 				job  func(paths []spark.SourceSpec) spark.Job
+				with string // the UTF-8 file beside it, utf8.csv if ""
 			}{
-				{"Spark's inference", "latin.csv", func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }},
+				{"Spark's inference", "latin.csv", func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }, ""},
 				{"options the client leaves to Spark", "latin.csv", func(s []spark.SourceSpec) spark.Job {
 					return spark.Job{Sources: s, ReaderOptions: map[string]string{"multiLine": "true"}}
-				}},
-				{"gzip", "gz/latin.csv.gz", func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }},
-				{"JSON", "latin.json", func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }},
+				}, ""},
+				{"gzip", "gz/latin.csv.gz", func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }, ""},
+				{"JSON", "latin.json", func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }, ""},
+				// (Two JSON files: typed together, in one inference
+				// whose read checks each line.)
+				{"JSON typed together", "latin.json", func(s []spark.SourceSpec) spark.Job { return spark.Job{Sources: s, SparkInference: true} }, "utf8.json"},
 				{"multipath", "latin.csv", func(s []spark.SourceSpec) spark.Job {
 					return spark.Job{Sources: s, Strategy: spark.StrategyMultipath}
-				}},
+				}, ""},
 			} {
-				path := dir + "/" + tc.file
-				_, err := c.Plan(testContext(t), tc.job(pathSources(path, dir+"/utf8.csv")))
+				path, with := dir+"/"+tc.file, dir+"/utf8.csv"
+				if tc.with != "" {
+					with = dir + "/" + tc.with
+				}
+				_, err := c.Plan(testContext(t), tc.job(pathSources(path, with)))
 				// (A multipath read of both files is one source of two
 				// files: its file is named.)
 				if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", path)) || !strings.Contains(err.Error(), "is not UTF-8") || !strings.Contains(err.Error(), "encoding=ISO-8859-1") {

@@ -25,6 +25,11 @@ import (
 //
 //	{"m<i>_<nonce>":1,"l<i>_<nonce>":<the line as written>}
 //
+// A line that is not UTF-8 is {"u<i>_<nonce>":1} instead: the same read
+// proves each file it types UTF-8 (Read.validUTF8) and names one that is
+// not, so that checkUTF8OnServer need not read the batch's files again
+// (on lake-json, 1 GB).
+//
 // Small files are one text read, each line's file found by its path (the
 // marker m<i> proves that file i's lines reached its lane); files larger
 // than maxJSONSplitFile are each a text read of its own in the batch's
@@ -142,11 +147,15 @@ type jsonLanes struct {
 	// perFile: each file is a text read of its own, its lane a literal
 	// (lineExpr); otherwise one text read of them all (laneLineExpr).
 	perFile bool
+	// validLine is the SQL of whether a line (value) is UTF-8
+	// (validUTF8Expr, by the server's Spark line).
+	validLine string
 }
 
-func (l jsonLanes) lane(i int) string   { return fmt.Sprintf("l%d_%s", i, l.nonce) }
-func (l jsonLanes) marker(i int) string { return fmt.Sprintf("m%d_%s", i, l.nonce) }
-func (l jsonLanes) other(i int) string  { return fmt.Sprintf("x%d_%s", i, l.nonce) }
+func (l jsonLanes) lane(i int) string    { return fmt.Sprintf("l%d_%s", i, l.nonce) }
+func (l jsonLanes) marker(i int) string  { return fmt.Sprintf("m%d_%s", i, l.nonce) }
+func (l jsonLanes) other(i int) string   { return fmt.Sprintf("x%d_%s", i, l.nonce) }
+func (l jsonLanes) notUTF8(i int) string { return fmt.Sprintf("u%d_%s", i, l.nonce) }
 
 // jsonLineHasContent is the SQL condition of a line Spark's JSON
 // inference types: one with a character other than JSON whitespace.
@@ -166,7 +175,7 @@ const jsonLineIsObject = `value RLIKE '^[ \\t\\r\\n]*[{]'`
 func (l jsonLanes) lineExpr(i int) string {
 	q := func(s string) string { return sparkmerge.QuoteString(s) }
 	object := fmt.Sprintf("concat(%s, value, '}')", q(fmt.Sprintf(`{"%s":`, l.lane(i))))
-	return jsonRecordExpr(object, q(fmt.Sprintf(`{"%s":1}`, l.other(i)))) + " AS value"
+	return jsonRecordExpr(l.validLine, object, q(fmt.Sprintf(`{"%s":1}`, l.other(i))), q(fmt.Sprintf(`{"%s":1}`, l.notUTF8(i)))) + " AS value"
 }
 
 // laneExpr is the SQL of the lane of each line of the batch's files, all
@@ -189,13 +198,17 @@ func (l jsonLanes) laneLineExpr() string {
 	const lane = "lane"
 	q := func(s string) string { return sparkmerge.QuoteString(s) }
 	object := fmt.Sprintf("concat('{\"', %[2]s, %[1]s, %[3]s, %[1]s, %[4]s, value, '}')", lane, q("m"), q("_"+l.nonce+`":1,"l`), q("_"+l.nonce+`":`))
-	other := fmt.Sprintf("concat('{\"', %s, %s, %s)", q("x"), lane, q("_"+l.nonce+`":1}`))
-	return fmt.Sprintf("CASE WHEN %s IS NULL THEN '' ELSE %s END AS value", lane, jsonRecordExpr(object, other))
+	mark := func(kind string) string {
+		return fmt.Sprintf("concat('{\"', %s, %s, %s)", q(kind), lane, q("_"+l.nonce+`":1}`))
+	}
+	return fmt.Sprintf("CASE WHEN %s IS NULL THEN '' ELSE %s END AS value", lane, jsonRecordExpr(l.validLine, object, mark("x"), mark("u")))
 }
 
-// jsonRecordExpr is the SQL of a line as a record of the batch: object,
-// the line in its lane, where it starts an object; other, its file's mark
-// of a line that does not, where it has other content; an empty string
+// jsonRecordExpr is the SQL of a line as a record of the batch: notUTF8,
+// its file's mark of a line that is not UTF-8 (by valid, the SQL of
+// whether it is); object, the line in its lane, where it starts an
+// object; other, its file's mark of a line that does not, where it has
+// other content; an empty string
 // where it has none, which Spark's inference types as nothing, as it
 // does a blank line of a file it reads (the parser finds no token:
 // NullType, no corrupt record). So the batch's records need no filter:
@@ -209,13 +222,14 @@ func (l jsonLanes) laneLineExpr() string {
 // to the inference: it marks its file as one of other lines, which goes
 // to Spark alone, measured first. So the batch's files need no text read
 // of their own to be measured: the inference's read does it.
-func jsonRecordExpr(object, other string) string {
-	return fmt.Sprintf("CASE WHEN %[3]s AND %[4]s > 0 THEN %[2]s"+
+func jsonRecordExpr(valid, object, other, notUTF8 string) string {
+	return fmt.Sprintf("CASE WHEN NOT %[7]s THEN %[8]s"+
+		" WHEN %[3]s AND %[4]s > 0 THEN %[2]s"+
 		" WHEN startswith(value, '{') THEN %[1]s"+
 		" WHEN NOT %[5]s THEN ''"+
 		" WHEN %[6]s THEN %[1]s"+
 		" ELSE %[2]s END",
-		object, other, jsonDeeperFilter(infer.MaxJSONDepth), jsonNestingExpr(infer.MaxJSONDepth), jsonLineHasContent, jsonLineIsObject)
+		object, other, jsonDeeperFilter(infer.MaxJSONDepth), jsonNestingExpr(infer.MaxJSONDepth), jsonLineHasContent, jsonLineIsObject, valid, notUTF8)
 }
 
 // jsonBatch is one inference of typeJSONTogether over its reads' files.
@@ -288,8 +302,9 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 				small = append(small, r)
 			}
 		}
-		batches = append(batches, jsonBatches(small, sizes, false)...)
-		batches = append(batches, jsonBatches(large, sizes, true)...)
+		valid := validUTF8Expr(c.SparkVersion(), "value")
+		batches = append(batches, jsonBatches(small, sizes, false, valid)...)
+		batches = append(batches, jsonBatches(large, sizes, true, valid)...)
 	}
 	if err := t.typeBatches(ctx, batches); err != nil {
 		return nil, t.done, err
@@ -299,8 +314,9 @@ func (c *Client) typeJSONTogether(ctx context.Context, reads []*Read, parallelis
 }
 
 // jsonBatches lays reads of one key out in batches within
-// maxJSONBatchFiles and maxJSONBatchBytes.
-func jsonBatches(reads []*Read, sizes map[*Read]int64, perFile bool) []*jsonBatch {
+// maxJSONBatchFiles and maxJSONBatchBytes, their lines checked for UTF-8
+// by validLine.
+func jsonBatches(reads []*Read, sizes map[*Read]int64, perFile bool, validLine string) []*jsonBatch {
 	var batches []*jsonBatch
 	var cur *jsonBatch
 	var bytes int64
@@ -313,7 +329,7 @@ func jsonBatches(reads []*Read, sizes map[*Read]int64, perFile bool) []*jsonBatc
 		bytes += sizes[r]
 	}
 	for _, b := range batches {
-		b.lanes = newJSONLanes(b.reads, perFile)
+		b.lanes = newJSONLanes(b.reads, perFile, validLine)
 	}
 	return batches
 }
@@ -323,13 +339,14 @@ func (b *jsonBatch) halves() []*jsonBatch {
 	half := len(b.reads) / 2
 	out := []*jsonBatch{{reads: b.reads[:half]}, {reads: b.reads[half:]}}
 	for _, h := range out {
-		h.lanes = newJSONLanes(h.reads, b.lanes.perFile)
+		h.lanes = newJSONLanes(h.reads, b.lanes.perFile, b.lanes.validLine)
 	}
 	return out
 }
 
-// newJSONLanes are the lanes of reads, under a new nonce.
-func newJSONLanes(reads []*Read, perFile bool) jsonLanes {
+// newJSONLanes are the lanes of reads, under a new nonce, their lines
+// checked for UTF-8 by validLine.
+func newJSONLanes(reads []*Read, perFile bool, validLine string) jsonLanes {
 	nonce := make([]byte, 8)
 	if _, err := rand.Read(nonce); err != nil {
 		panic(err) // crypto/rand does not fail on supported platforms
@@ -340,7 +357,7 @@ func newJSONLanes(reads []*Read, perFile bool) jsonLanes {
 			options[k] = v
 		}
 	}
-	l := jsonLanes{nonce: hex.EncodeToString(nonce), options: options, perFile: perFile}
+	l := jsonLanes{nonce: hex.EncodeToString(nonce), options: options, perFile: perFile, validLine: validLine}
 	for _, r := range reads {
 		l.paths = append(l.paths, literalPath(r.Paths[0]))
 		l.keys = append(l.keys, sparkPathKey(r.Paths[0]))
@@ -398,7 +415,7 @@ func (t *jsonTogether) takeTypes(b *jsonBatch, schema sparkmerge.Schema) bool {
 	}
 	known := 0
 	for i := range b.reads {
-		for _, name := range []string{b.lanes.lane(i), b.lanes.marker(i), b.lanes.other(i)} {
+		for _, name := range []string{b.lanes.lane(i), b.lanes.marker(i), b.lanes.other(i), b.lanes.notUTF8(i)} {
 			if _, ok := fields[name]; ok {
 				known++
 			}
@@ -411,11 +428,17 @@ func (t *jsonTogether) takeTypes(b *jsonBatch, schema sparkmerge.Schema) bool {
 		lane, hasLane := fields[b.lanes.lane(i)]
 		_, hasMarker := fields[b.lanes.marker(i)]
 		_, other := fields[b.lanes.other(i)]
+		if _, bad := fields[b.lanes.notUTF8(i)]; bad {
+			r.encodingProblem = "not UTF-8: Spark found a line of the file holding bytes that are not valid UTF-8 (read where it lives)"
+			t.rest = append(t.rest, r)
+			continue
+		}
 		if !hasLane || (!hasMarker && !b.lanes.perFile) || other || lane.Type.Kind != sparkmerge.KindStruct || len(lane.Type.Fields) == 0 {
 			t.rest = append(t.rest, r)
 			continue
 		}
 		r.Schema = sparkmerge.Schema{Fields: append([]sparkmerge.Field(nil), lane.Type.Fields...)}
+		r.validUTF8 = true // every line reached its lane, none marked
 		t.done.files++
 	}
 	return true

@@ -4,9 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/sparkmerge/sparkmerge"
 	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
@@ -71,14 +76,16 @@ func TestJSONFilesOfAnySizeTypedTogether(t *testing.T) {
 }
 
 // Each line of a batch's file is the record of its own lane, named by a
-// literal (the file is a read of its own): a line that may nest deeper
-// than Spark reads safely marks the file instead (it goes alone, measured
-// first), and one that starts with '{' is wrapped without a pattern.
+// literal (the file is a read of its own): a line that is not UTF-8 marks
+// the file as such (it is refused), one that may nest deeper than Spark
+// reads safely marks the file as one to go alone (measured first), and
+// one that starts with '{' is wrapped without a pattern.
 func TestJSONLineExpr(t *testing.T) {
-	l := jsonLanes{nonce: "n0"}
+	l := jsonLanes{nonce: "n0", validLine: "is_valid_utf8(value)"}
 	got := l.lineExpr(3)
 	for _, want := range []string{
-		"CASE WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN '{"x3_n0":1}'`,
+		`CASE WHEN NOT is_valid_utf8(value) THEN '{"u3_n0":1}'`,
+		" WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN '{"x3_n0":1}'`,
 		` WHEN startswith(value, '{') THEN concat('{"l3_n0":', value, '}')`,
 		" WHEN NOT " + jsonLineHasContent + " THEN ''",
 		" WHEN " + jsonLineIsObject + ` THEN concat('{"l3_n0":', value, '}')`,
@@ -99,7 +106,8 @@ func TestJSONLineExpr(t *testing.T) {
 	}
 	got = l.laneLineExpr()
 	for _, want := range []string{
-		"CASE WHEN lane IS NULL THEN '' ELSE CASE WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN concat('{"', 'x', lane, '_n0":1}')`,
+		`CASE WHEN lane IS NULL THEN '' ELSE CASE WHEN NOT is_valid_utf8(value) THEN concat('{"', 'u', lane, '_n0":1}')`,
+		" WHEN " + jsonDeeperFilter(256) + " AND " + jsonNestingExpr(256) + ` > 0 THEN concat('{"', 'x', lane, '_n0":1}')`,
 		` WHEN startswith(value, '{') THEN concat('{"', 'm', lane, '_n0":1,"l', lane, '_n0":', value, '}')`,
 		` END END AS value`,
 	} {
@@ -164,13 +172,20 @@ func lanesOfIDs(l jsonLanes, corrupt string) sparkmerge.Schema {
 		if key == corrupt {
 			fields = append(fields, sparkmerge.Field{Name: "_corrupt_record", Type: sparkmerge.DataType{Kind: sparkmerge.KindString}, Nullable: true})
 		}
-		fields = append(fields, sparkmerge.Field{Name: l.lane(i), Nullable: true, Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct,
-			Fields: []sparkmerge.Field{{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true}}}})
-		if !l.perFile {
-			fields = append(fields, sparkmerge.Field{Name: l.marker(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true})
-		}
+		fields = append(fields, laneOfID(l, i)...)
 	}
 	return sparkmerge.Schema{Fields: fields}
+}
+
+// laneOfID is file i's fields of lanesOfIDs: its lane, a struct of one
+// id, with its marker where the files are read as one.
+func laneOfID(l jsonLanes, i int) []sparkmerge.Field {
+	fields := []sparkmerge.Field{{Name: l.lane(i), Nullable: true, Type: sparkmerge.DataType{Kind: sparkmerge.KindStruct,
+		Fields: []sparkmerge.Field{{Name: "id", Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true}}}}}
+	if !l.perFile {
+		fields = append(fields, sparkmerge.Field{Name: l.marker(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true})
+	}
+	return fields
 }
 
 // jsonOfSize is a JSON-lines file of records {"id":…,"<key>":…} up to
@@ -276,5 +291,71 @@ func TestHeldJSONFilesTypedTogether(t *testing.T) {
 	// The heads, then the small group's rests: none of the held files'.
 	if most := int64(7*remoteHeadBytes + 2*(2<<20+1<<10)); fake.fetchedBytes > most {
 		t.Errorf("%d bytes fetched, want at most %d (every head, the small group's rests)", fake.fetchedBytes, most)
+	}
+}
+
+// The inference that types JSON files together checks each line for
+// UTF-8 as it reads it: a file with a line that is not is refused naming
+// it and the encoding to give (its lane's line would otherwise reach the
+// inference as a malformed record); the files it types are not read
+// again by checkUTF8OnServer, whose request only a file Spark types
+// alone still needs.
+func TestJSONTypedTogetherChecksUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		b         string
+		wantErr   string
+		wantCalls []string
+	}{
+		{"a file that is not UTF-8", "{\"id\":1,\"city\":\"M\xfcnchen\"}\n",
+			`source "$D/b.json" is not UTF-8: Spark found a line of the file holding bytes that are not valid UTF-8 (read where it lives): Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1`,
+			[]string{"jsonLaneTypes $D/a.json,$D/b.json"}},
+		{"UTF-8 files", "{\"id\":1,\"city\":\"M\u00fcnchen\"}\n", "",
+			[]string{"jsonLaneTypes $D/a.json,$D/b.json", "readSchema $D/c.csv"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"a.json": "{\"id\":1}\n{\"id\":2}\n", "b.json": tc.b, "c.csv": "id\n1\n"}
+			var sources []SourceSpec
+			for _, name := range []string{"a.json", "b.json", "c.csv"} {
+				path := filepath.Join(dir, name)
+				if err := os.WriteFile(path, []byte(files[name]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				sources = append(sources, SourceSpec{Paths: []string{path}})
+			}
+			client, fake := newFakeClient()
+			fake.schemas["readSchema "+filepath.Join(dir, "c.csv")] = "id int"
+			fake.jsonTypes = func(l jsonLanes) (sparkmerge.Schema, error) {
+				if l.validLine != "is_valid_utf8(value)" {
+					t.Errorf("lines checked by %q, want Spark 4's is_valid_utf8", l.validLine)
+				}
+				var fields []sparkmerge.Field
+				for i, p := range l.paths {
+					content, err := os.ReadFile(p)
+					if err != nil {
+						return sparkmerge.Schema{}, err
+					}
+					if !utf8.Valid(content) {
+						fields = append(fields, sparkmerge.Field{Name: l.notUTF8(i), Type: sparkmerge.DataType{Kind: sparkmerge.KindLong}, Nullable: true})
+						continue
+					}
+					fields = append(fields, laneOfID(l, i)...)
+				}
+				return sparkmerge.Schema{Fields: fields}, nil
+			}
+			_, err := client.Plan(context.Background(), Job{Sources: sources, SparkInference: true})
+			undir := func(s string) string { return strings.ReplaceAll(s, dir, "$D") }
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(undir(err.Error()), tc.wantErr)) {
+				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			}
+			var calls []string
+			for _, c := range fake.recorded() {
+				calls = append(calls, undir(c))
+			}
+			if diff := cmp.Diff(tc.wantCalls, calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

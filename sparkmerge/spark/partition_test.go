@@ -362,7 +362,7 @@ func TestPlanPartitionedTrees(t *testing.T) {
 				"$D/t/part=a/test.csv [$D/t/part=a/test.csv]: id int, value string, a string, part string; pinned, enforceSchema=false, basePath=$D/t",
 				"$D/t/part=b/test.csv [$D/t/part=b/test.csv]: id int, value string, part string; pinned, enforceSchema=false, basePath=$D/t",
 			},
-			wantCalls: []string{"partitionSchema $D/t", "notUTF8Files $D/t/part=a/test.csv,$D/t/part=b/test.csv", "readSchema $D/t/part=a/test.csv", "readSchema $D/t/part=b/test.csv"},
+			wantCalls: []string{"partitionSchema $D/t", "readSchema $D/t/part=a/test.csv", "readSchema $D/t/part=b/test.csv"},
 			check: func(t *testing.T, _ *Planned, fake *fakeServer) {
 				for call, options := range fake.options {
 					if _, set := options["basePath"]; set && strings.HasPrefix(call, "readSchema") {
@@ -454,7 +454,7 @@ func TestPlanPartitionedTrees(t *testing.T) {
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/t"}}}, Strategy: StrategyMultipath},
 			schemas:   map[string]string{"partitionSchema $D/t": binaryFileSchema + "a int", "readSchema $D/t/a=1/f.csv,$D/t/a=2/f.csv": "id int, a int"},
 			wantErr:   "named as the tree's partition columns (a), whose values a multi-path read would replace by their directories' without a check: use the auto or union strategy",
-			wantCalls: []string{"partitionSchema $D/t", "notUTF8Files $D/t/a=1/f.csv,$D/t/a=2/f.csv", "readSchema $D/t/a=1/f.csv,$D/t/a=2/f.csv"},
+			wantCalls: []string{"partitionSchema $D/t", "readSchema $D/t/a=1/f.csv,$D/t/a=2/f.csv"},
 		},
 		{
 			name:      "a tree Spark does not read as partitioned",

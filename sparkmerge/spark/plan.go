@@ -335,6 +335,10 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 		if err == nil {
 			remote, err = c.keepTyped(ctx, &found, remote, rest)
 		}
+		if err == nil {
+			// (Its read found a file's line that is not UTF-8.)
+			err = checkEncodings(remote)
+		}
 		if err != nil {
 			return discovered{}, err
 		}
@@ -347,10 +351,11 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 	if err := c.checkNestingOnServer(ctx, remote); err != nil {
 		return discovered{}, err
 	}
-	// Every file the client did not read whole is checked for bytes
-	// that are not UTF-8, before Spark types the rest alone (its JSON
-	// reader would fail on such a record without saying why).
-	if err := c.checkUTF8OnServer(ctx, append(slices.Clip(found.reads), remote...)); err != nil {
+	// Every file the client did not read whole (nor typed together
+	// with JSON files: that read checked it) is checked for bytes that
+	// are not UTF-8, before Spark types the rest alone (its JSON reader
+	// would fail on such a record without saying why).
+	if err := c.checkUTF8(ctx, append(slices.Clip(found.reads), remote...)); err != nil {
 		return discovered{}, err
 	}
 	// Every other file's own schema, as Spark reads the file alone.
@@ -498,7 +503,7 @@ func (c *Client) discoverGroups(ctx context.Context, job Job, reads []*Read) ([]
 			return nil, err
 		}
 	}
-	if err := c.checkUTF8OnServer(ctx, reads); err != nil {
+	if err := c.checkUTF8(ctx, reads); err != nil {
 		return nil, err
 	}
 	if err := c.fetchSchemas(ctx, reads, job.Parallelism, progressIn(ctx).discovered(0, len(reads))); err != nil {

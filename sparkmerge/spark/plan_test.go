@@ -135,7 +135,7 @@ func planFileCases() []planCase {
 				"$D/n.csv [$D/n.csv]: id int, note string; client, pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string, note string",
-			wantCalls:  []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv"},
+			wantCalls:  []string{"readSchema $D/q.csv"},
 		},
 		{
 			name:  "tables and queries are Spark's, never pinned",
@@ -166,7 +166,7 @@ func planFileCases() []planCase {
 			wantTarget: "id bigint, name string, note string",
 			// The local headers are read on the client; the JSON file's
 			// nesting is measured before Spark infers it.
-			wantCalls: []string{"jsonNesting $D/c.json", "notUTF8Files $D/a.csv,$D/b.csv $D/c.json", "readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
+			wantCalls: []string{"jsonNesting $D/c.json", "readSchema $D/a.csv,$D/b.csv", "readSchema $D/c.json"},
 		},
 		{
 			// Its column would hide Spark's _metadata, each row's file
@@ -472,19 +472,33 @@ func planTargetCases() []planCase {
 		},
 		{
 			// Spark reads a CSV file's bytes as they are: one that is
-			// not UTF-8 would reach the output as U+FFFD. The client
-			// typed a.csv whole (UTF-8); the files Spark types, local or
-			// only on the server, are checked where they live, in one
-			// request, and the first one found is named.
+			// not UTF-8 would reach the output as U+FFFD. Of the files
+			// Spark types with its inference, the client reads a local
+			// one through itself (q.csv, Latin-1, named where its first
+			// such byte is), and the server checks those it alone sees
+			// where they live, in one request.
 			name:    "a file Spark types that is not UTF-8 is refused naming it and the encoding to give",
+			files:   map[string]string{"a.csv": csvA, "q.csv": csvQuoted + "5,M\xfcnchen\n"},
+			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/q.csv"}}, {Paths: []string{"s3a://b/in"}}}, SparkInference: true},
+			remote:  map[string]string{"s3a://b/in/c.csv": csvQuoted},
+			schemas: map[string]string{"readSchema $D/q.csv": "id int, name string", "readSchema s3a://b/in/c.csv": "id int, name string"},
+			notUTF8: map[string]int64{"s3a://b/in/c.csv": 1},
+			wantErr: `source "$D/q.csv" is not UTF-8: the byte at offset 20 (0xfc) is not valid UTF-8: Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1`,
+			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in",
+				"notUTF8Files s3a://b/in/c.csv"},
+		},
+		{
+			// The same, the local file UTF-8: the file only the server
+			// sees is named as Spark found it.
+			name:    "a file only the server sees that is not UTF-8 is refused naming it",
 			files:   map[string]string{"a.csv": csvA, "q.csv": csvQuoted},
 			job:     Job{Sources: []SourceSpec{{Paths: []string{"$D/a.csv"}}, {Paths: []string{"$D/q.csv"}}, {Paths: []string{"s3a://b/in"}}}, InferEachFileAlone: true},
 			remote:  map[string]string{"s3a://b/in/c.csv": csvQuoted},
 			schemas: map[string]string{"readSchema $D/q.csv": "id int, name string", "readSchema s3a://b/in/c.csv": "id int, name string"},
-			notUTF8: map[string]int64{"$D/q.csv": 2, "s3a://b/in/c.csv": 1},
-			wantErr: `source "$D/q.csv" is not UTF-8: Spark found 2 lines of a file holding bytes that are not valid UTF-8 (read where it lives): Spark would read every such byte as U+FFFD; give the file's encoding, e.g. the reader option encoding=ISO-8859-1`,
+			notUTF8: map[string]int64{"s3a://b/in/c.csv": 2},
+			wantErr: `source "s3a://b/in/c.csv" is not UTF-8: Spark found 2 lines of a file holding bytes that are not valid UTF-8 (read where it lives)`,
 			wantCalls: []string{"inputFiles s3a://b/in", "listFiles s3a://b/in",
-				"notUTF8Files $D/q.csv,s3a://b/in/c.csv"},
+				"notUTF8Files s3a://b/in/c.csv"},
 		},
 		{
 			name:       "a JSON file read with the user's schema is not measured",
@@ -493,7 +507,7 @@ func planTargetCases() []planCase {
 			jsonDepths: map[string]int{"$D/deep.json": 300},
 			schemas:    map[string]string{"readSchema $D/deep.json": "id bigint, note string"},
 			wantReads:  []string{"$D/deep.json [$D/deep.json]: id bigint, note string"},
-			wantCalls:  []string{"notUTF8Files $D/deep.json", "readSchema $D/deep.json"},
+			wantCalls:  []string{"readSchema $D/deep.json"},
 		},
 		{
 			name:  "append with Evolve to a table an earlier merge gave the provenance column",
@@ -793,7 +807,7 @@ func planInferenceCases() []planCase {
 				"$D/c.json [$D/c.json]: id bigint, note string; pinned",
 			},
 			wantTarget: "id bigint, name string, note string",
-			wantCalls:  []string{"jsonNesting $D/c.json", "notUTF8Files $D/a.csv,$D/b.csv,$D/c.json", "readSchema $D/a.csv", "readSchema $D/b.csv", "readSchema $D/c.json"},
+			wantCalls:  []string{"jsonNesting $D/c.json", "readSchema $D/a.csv", "readSchema $D/b.csv", "readSchema $D/c.json"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				if p.Inference != 0 || p.InferenceNote != "" {
 					t.Errorf("inference %v, note %q: want none when asked for", p.Inference, p.InferenceNote)
@@ -810,7 +824,7 @@ func planInferenceCases() []planCase {
 				"$D/ (2 csv files) [$D/a.csv $D/b.csv]: id int, name string; pinned, enforceSchema=false",
 			},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"notUTF8Files $D/a.csv,$D/b.csv", "readSchema $D/a.csv", "readSchema $D/b.csv"},
+			wantCalls:  []string{"readSchema $D/a.csv", "readSchema $D/b.csv"},
 			check: func(t *testing.T, p *Planned, _ *fakeServer) {
 				want := "the server runs Spark 4.4.0 and the client has the inference rules of Spark 3.5, 4.0, 4.1, 4.2 and 4.3 only: Spark infers every schema"
 				if p.InferenceNote != want {
@@ -1027,7 +1041,7 @@ func planRefusalCases() []planCase {
 			job:       Job{Sources: []SourceSpec{{Paths: []string{"$D/q.csv"}}}},
 			fail:      map[string]error{"readSchema $D/q.csv": pathNotFound},
 			wantErr:   `read source "$D/q.csv": [PATH_NOT_FOUND] Path does not exist: file:/data/q.csv.` + "\n  hint: check the path",
-			wantCalls: []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv"},
+			wantCalls: []string{"readSchema $D/q.csv"},
 		},
 		{
 			name:      "a source Spark reads no column but rows from",
@@ -1036,7 +1050,7 @@ func planRefusalCases() []planCase {
 			schemas:   map[string]string{"readSchema $D/q.csv": ""},
 			rows:      map[string]bool{"$D/q.csv": true},
 			wantErr:   `read source "$D/q.csv": it has rows but no columns`,
-			wantCalls: []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv", "haveRows $D/q.csv"},
+			wantCalls: []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
 		},
 		{
 			name:      "a source without columns Spark cannot read the rows of",
@@ -1045,7 +1059,7 @@ func planRefusalCases() []planCase {
 			schemas:   map[string]string{"readSchema $D/q.csv": ""},
 			fail:      map[string]error{"haveRows $D/q.csv": errors.New("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file")},
 			wantErr:   `read source "$D/q.csv": it has no columns, and Spark cannot read its rows ([FAILED_READ_FILE.NO_HINT]`,
-			wantCalls: []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv", "haveRows $D/q.csv"},
+			wantCalls: []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
 		},
 		{
 			// A Parquet file a writer left without columns or row groups
@@ -1057,7 +1071,7 @@ func planRefusalCases() []planCase {
 			rows:       map[string]bool{"$D/q.csv": false},
 			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; client, pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"notUTF8Files $D/q.csv", "readSchema $D/q.csv", "haveRows $D/q.csv"},
+			wantCalls:  []string{"readSchema $D/q.csv", "haveRows $D/q.csv"},
 			check:      wantEmpty("$D/q.csv"),
 		},
 		{
@@ -1079,7 +1093,7 @@ func planRefusalCases() []planCase {
 			schemas:    map[string]string{"readSchema $D/a.csv": "id int, name string"},
 			wantReads:  []string{"$D/a.csv [$D/a.csv]: id int, name string; pinned, enforceSchema=false"},
 			wantTarget: "id int, name string",
-			wantCalls:  []string{"notUTF8Files $D/a.csv", "readSchema $D/a.csv"},
+			wantCalls:  []string{"readSchema $D/a.csv"},
 			check:      wantEmpty("$D/e.csv"),
 		},
 		{
@@ -1126,7 +1140,7 @@ func planRefusalCases() []planCase {
 			},
 			rows:       map[string]bool{"$D/h.csv": false, "$D/s.csv": true},
 			wantTarget: "id int, name string, extra string",
-			wantCalls:  []string{"notUTF8Files $D/h.csv,$D/a.csv,$D/s.csv", "readSchema $D/h.csv", "readSchema $D/a.csv", "readSchema $D/s.csv", "haveRows $D/h.csv", "haveRows $D/s.csv"},
+			wantCalls:  []string{"readSchema $D/h.csv", "readSchema $D/a.csv", "readSchema $D/s.csv", "haveRows $D/h.csv", "haveRows $D/s.csv"},
 			check:      wantNoRows("$D/h.csv"),
 		},
 		{

@@ -1,10 +1,18 @@
 package spark
 
 import (
+	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Spark's CSV reader takes a file's bytes as they are: a byte that is not
@@ -13,27 +21,44 @@ import (
 // client refuses such a file, naming the encoding to give, when it reads
 // the file whole to type it (infer's checkText); the job that cuts the
 // heads and split starts of CSV files Spark splits out of their whole
-// contents says whether each is UTF-8 (fileSlices). Every other CSV or
-// JSON file read as UTF-8 is checked where it lives, before Spark types
-// the rest, by checkUTF8OnServer: the files Spark types (with
-// --spark-inference, on a server whose rules the client lacks, past the
-// client's size limits, held for their header line's inference, refused
-// by the client's rules), and those read with the user's schema. One
-// Spark job reads them as text (the text source hands a line's bytes as
-// they are; UTF-8 holds of a file exactly when it holds of each of its
-// lines, split at bytes that are ASCII) and returns only the files that
-// hold a line that is not UTF-8.
+// contents says whether each is UTF-8 (fileSlices), and the inference
+// that types JSON files together marks a file's line that is not
+// (typeJSONTogether). Every other CSV or JSON file read as UTF-8 is
+// checked by checkUTF8, before Spark types the rest: the files Spark
+// types (with --spark-inference, on a server whose rules the client
+// lacks, past the client's size limits, held for their header line's
+// inference, refused by the client's rules), and those read with the
+// user's schema. A file the client reads itself (a local file, plain or
+// gzip) it reads through once, without a Spark job (checkUTF8Locally);
+// the others one Spark job reads as text where they live (the text source
+// hands a line's bytes as they are; UTF-8 holds of a file exactly when it
+// holds of each of its lines, split at bytes that are ASCII), returning
+// only the files that hold a line that is not UTF-8.
 
-// checkUTF8OnServer refuses, before the merge, a read of reads whose
-// files hold bytes that are not UTF-8 (see above), naming the file and
-// the encoding option to give.
-func (c *Client) checkUTF8OnServer(ctx context.Context, reads []*Read) error {
+// checkUTF8 refuses, before the merge, a read of reads whose files hold
+// bytes that are not UTF-8 (see above), naming the file and the encoding
+// option to give.
+func (c *Client) checkUTF8(ctx context.Context, reads []*Read) error {
 	var checked []*Read
 	for _, r := range reads {
 		if needsUTF8Check(r) {
 			checked = append(checked, r)
 		}
 	}
+	onServer, err := checkUTF8Locally(ctx, checked)
+	if err != nil {
+		return err
+	}
+	if err := c.checkUTF8OnServer(ctx, onServer); err != nil {
+		return err
+	}
+	return checkEncodings(checked)
+}
+
+// checkUTF8OnServer reads the files of reads as text where they live, in
+// one Spark job, and marks each read whose files hold a line that is not
+// UTF-8 (Read.encodingProblem).
+func (c *Client) checkUTF8OnServer(ctx context.Context, checked []*Read) error {
 	if len(checked) == 0 {
 		return nil
 	}
@@ -68,7 +93,180 @@ func (c *Client) checkUTF8OnServer(ctx context.Context, reads []*Read) error {
 		}
 		r.encodingProblem = fmt.Sprintf("not UTF-8: Spark found %s of %s holding bytes that are not valid UTF-8 (read where it lives)", lines, what)
 	}
-	return checkEncodings(checked)
+	return nil
+}
+
+// checkUTF8Locally reads through each file of checked that the client
+// reads itself (readsUTF8Locally), a few at once, and marks its read
+// UTF-8 (Read.validUTF8) or not (Read.encodingProblem). It returns the
+// reads left to the server: the others, and any with a file it could not
+// read. On a local lake of 1 GB (lake-csv with --spark-inference) Spark's
+// text job took 3.2 s, 5.5 s of task CPU.
+func checkUTF8Locally(ctx context.Context, checked []*Read) (onServer []*Read, err error) {
+	type file struct {
+		r       *Read
+		path    string
+		problem string
+		read    bool
+	}
+	var files []*file
+	var local []*Read
+	for _, r := range checked {
+		if !readsUTF8Locally(r) {
+			onServer = append(onServer, r)
+			continue
+		}
+		local = append(local, r)
+		for _, p := range r.Paths {
+			files = append(files, &file{r: r, path: p})
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, f := range files {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return sourceError(f.r, err)
+			}
+			problem, err := localUTF8Problem(f.path)
+			f.problem, f.read = problem, err == nil // else the server checks it
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	unread := map[*Read]bool{}
+	for _, f := range files {
+		switch {
+		case !f.read:
+			unread[f.r] = true
+		case f.problem != "" && f.r.encodingProblem == "":
+			if len(f.r.Paths) > 1 {
+				f.problem = strings.Replace(f.problem, "the byte", fmt.Sprintf("in its file %q the byte", f.path), 1)
+			}
+			f.r.encodingProblem = f.problem // its first such file in order
+		}
+	}
+	for _, r := range local {
+		switch {
+		case r.encodingProblem != "":
+		case unread[r]:
+			onServer = append(onServer, r)
+		default:
+			r.validUTF8 = true
+		}
+	}
+	return onServer, nil
+}
+
+// readsUTF8Locally reports whether the client reads r's files itself to
+// check them: local files named one by one (no directory, pattern or file
+// only the server sees), plain or gzip by their names, as Spark's text
+// source reads them (another codec is Spark's to decode).
+func readsUTF8Locally(r *Read) bool {
+	if r.listed || r.patterns || len(r.Paths) == 0 {
+		return false
+	}
+	isPlain := isPlainCSV
+	if r.Format == "json" {
+		isPlain = isPlainJSON
+	}
+	for _, p := range r.Paths {
+		if IsGlob(p) || !isLocalPath(p) || kindOf(p, isPlain) == notPlain {
+			return false
+		}
+		info, err := os.Stat(localPath(p))
+		if err != nil || !info.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// localUTF8Problem reads the local file at path (gunzipped where its name
+// ends in .gz) and says where it first is not UTF-8, or "" where it is.
+func localUTF8Problem(path string) (string, error) {
+	f, err := os.Open(localPath(path))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var src io.Reader = f
+	what := ""
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return "", err
+		}
+		defer z.Close()
+		src, what = z, " of its decompressed contents"
+	}
+	off, b, bad, err := firstNotUTF8(src)
+	if err != nil || !bad {
+		return "", err
+	}
+	return fmt.Sprintf("not UTF-8: the byte at offset %d%s (0x%02x) is not valid UTF-8", off, what, b), nil
+}
+
+// firstNotUTF8 reads src through and reports the offset and value of its
+// first byte that is not part of valid UTF-8, if any (bad).
+func firstNotUTF8(src io.Reader) (off int64, b byte, bad bool, err error) {
+	buf := make([]byte, 1<<20)
+	var base int64 // the offset of buf[0] in src
+	carry := 0     // bytes of an unfinished sequence kept at buf[0:]
+	for {
+		n, err := io.ReadFull(src, buf[carry:])
+		end := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !end {
+			return 0, 0, false, err
+		}
+		data := buf[:carry+n]
+		whole := len(data)
+		if !end {
+			whole = completeRunes(data)
+		}
+		if !utf8.Valid(data[:whole]) {
+			i := 0
+			for {
+				r, size := utf8.DecodeRune(data[i:whole])
+				if r == utf8.RuneError && size <= 1 {
+					return base + int64(i), data[i], true, nil
+				}
+				i += size
+			}
+		}
+		if end {
+			return 0, 0, false, nil
+		}
+		carry = copy(buf, data[whole:])
+		base += int64(whole)
+	}
+}
+
+// completeRunes is the length of data without a sequence its last bytes
+// begin but do not finish (at most 3 bytes): where a read may have cut a
+// character.
+func completeRunes(data []byte) int {
+	for i := len(data) - 1; i >= 0 && i >= len(data)-3; i-- {
+		c := data[i]
+		switch {
+		case c < 0x80:
+			return len(data)
+		case c >= 0xC0:
+			need := 4
+			if c < 0xE0 {
+				need = 2
+			} else if c < 0xF0 {
+				need = 3
+			}
+			if len(data)-i < need {
+				return i
+			}
+			return len(data)
+		}
+	}
+	return len(data)
 }
 
 // needsUTF8Check reports whether checkUTF8OnServer checks r's files: a
