@@ -87,6 +87,9 @@ type csvFileLines struct {
 	// blankish counts its lines that are not empty but have no such
 	// character.
 	blankish int64
+	// notUTF8 counts its lines that are not UTF-8 (of the text read;
+	// the client reads no such file).
+	notUTF8 int64
 }
 
 // csvLanes is one dataset of lanes (step 3 above) that Spark types in one
@@ -415,7 +418,9 @@ func stopTogether(ctx context.Context, err error) (bool, error) {
 
 // fileLines are each candidate's header line and lines: of a local file
 // read here, of others in one text read by Spark. A file missing here is
-// Spark's to type alone.
+// Spark's to type alone. Either read is the file's every line: it finds
+// the file UTF-8 (Read.validUTF8), so that checkUTF8 need not read it
+// again, or not (Read.encodingProblem: refused).
 func (t *together) fileLines(ctx context.Context, candidates []*Read) (map[*Read]csvFileLines, error) {
 	linesOf := map[*Read]csvFileLines{}
 	var onServer []*Read
@@ -424,6 +429,7 @@ func (t *together) fileLines(ctx context.Context, candidates []*Read) (map[*Read
 		if !r.listed && isLocalFile(r.Paths[0]) {
 			if l, ok := localCSVFileLines(localPath(r.Paths[0])); ok {
 				linesOf[r] = l
+				r.validUTF8 = true
 				continue
 			}
 			if _, err := os.Stat(localPath(r.Paths[0])); err == nil {
@@ -436,7 +442,7 @@ func (t *together) fileLines(ctx context.Context, candidates []*Read) (map[*Read
 	if len(onServer) == 0 {
 		return linesOf, nil
 	}
-	lines, err := t.c.server.csvFileLines(ctx, paths)
+	lines, err := t.c.server.csvFileLines(ctx, paths, validUTF8Expr(t.c.SparkVersion(), "value"))
 	t.done.requests++
 	if err != nil {
 		if stop, e := stopTogether(ctx, err); stop {
@@ -444,7 +450,12 @@ func (t *together) fileLines(ctx context.Context, candidates []*Read) (map[*Read
 		}
 	}
 	for r, l := range matchSparkPaths(onServer, lines) {
+		if l.notUTF8 > 0 {
+			r.encodingProblem = notUTF8Lines(l.notUTF8, "a file")
+			continue // refused
+		}
 		linesOf[r] = l
+		r.validUTF8 = true // (csvTogetherOptions take no encoding)
 	}
 	return linesOf, nil
 }

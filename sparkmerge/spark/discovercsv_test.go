@@ -483,3 +483,37 @@ func TestCSVTypedTogetherHeaderNotAskedAgain(t *testing.T) {
 		t.Errorf("headers asked of Spark (-want +got):\n%s", diff)
 	}
 }
+
+// The text read that learns the header lines of CSV files Spark types
+// together reads every line of each file: it also counts the lines that
+// are not UTF-8, so that such a file is refused (never typed) and every
+// other one needs no second read for the check (Read.validUTF8); a local
+// file the client reads whole here is found UTF-8 so too.
+func TestFileLinesCheckUTF8(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"local.csv": "id\n1\n"})
+	c, f := newFakeClient()
+	f.csvLines = []csvFileLines{
+		{path: "s3a://b/in/good.csv", first: "id", lines: 2},
+		{path: "s3a://b/in/latin.csv", first: "id", lines: 3, notUTF8: 2},
+	}
+	good := &Read{Name: "s3a://b/in/good.csv", Format: "csv", Paths: []string{"s3a://b/in/good.csv"}, listed: true}
+	latin := &Read{Name: "s3a://b/in/latin.csv", Format: "csv", Paths: []string{"s3a://b/in/latin.csv"}, listed: true}
+	local := &Read{Name: "local.csv", Format: "csv", Paths: []string{filepath.Join(dir, "local.csv")}}
+	tg := &together{c: c, parallelism: 1}
+	linesOf, err := tg.fileLines(context.Background(), []*Read{good, latin, local})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := linesOf[latin]; ok || latin.validUTF8 || latin.encodingProblem != "not UTF-8: Spark found 2 lines of a file holding bytes that are not valid UTF-8 (read where it lives)" {
+		t.Errorf("latin.csv: lines %v, valid %v, problem %q; want it refused", ok, latin.validUTF8, latin.encodingProblem)
+	}
+	for _, r := range []*Read{good, local} {
+		if _, ok := linesOf[r]; !ok || !r.validUTF8 || r.encodingProblem != "" {
+			t.Errorf("%s: lines %v, valid %v, problem %q; want its lines, found UTF-8", r.Name, ok, r.validUTF8, r.encodingProblem)
+		}
+	}
+	if diff := cmp.Diff([]string{"csvFileLines s3a://b/in/good.csv,s3a://b/in/latin.csv"}, f.recorded()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}

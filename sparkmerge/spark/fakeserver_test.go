@@ -170,7 +170,7 @@ func (f *fakeServer) readSchema(ctx context.Context, r *Read) (sparkmerge.Schema
 // Without csvLines (csvHeaders), csvFileLines (csvHeaderNames) fails
 // unrecorded: files are typed one by one, as before typeCSVTogether, and
 // other tests' calls stay theirs.
-func (f *fakeServer) csvFileLines(_ context.Context, paths []string) ([]csvFileLines, error) {
+func (f *fakeServer) csvFileLines(_ context.Context, paths []string, _ string) ([]csvFileLines, error) {
 	if f.csvLines == nil {
 		return nil, fmt.Errorf("fake server: no text reads")
 	}

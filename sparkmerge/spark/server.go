@@ -79,8 +79,10 @@ type server interface {
 	// a line, value) is false (see [Client.checkUTF8OnServer]).
 	notUTF8Files(ctx context.Context, measures []nestingMeasure, valid string) ([]notUTF8File, error)
 	// csvFileLines reads CSV files as text in one Spark job: each file's
-	// header line and counts of its lines (see [Client.typeCSVTogether]).
-	csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error)
+	// header line and counts of its lines, and of those of which valid
+	// (SQL of a line, value: UTF-8) is false (see
+	// [Client.typeCSVTogether]).
+	csvFileLines(ctx context.Context, paths []string, valid string) ([]csvFileLines, error)
 	// csvHeaderNames is the schema Spark's CSV reader gives a file whose
 	// header line is line, read with options: its names, every type
 	// string.
@@ -593,26 +595,28 @@ func (s sessionServer) notUTF8Files(ctx context.Context, measures []nestingMeasu
 	return found, nil
 }
 
-func (s sessionServer) csvFileLines(ctx context.Context, paths []string) ([]csvFileLines, error) {
+func (s sessionServer) csvFileLines(ctx context.Context, paths []string, valid string) ([]csvFileLines, error) {
 	text := s.sess.Read(connect.ReadSpec{Format: "text", Paths: paths}).
 		SelectExpr("value", "_metadata.file_path AS p", "monotonically_increasing_id() AS i")
 	rows, err := text.Aggregate([]string{"p"},
 		"min_by(value, IF("+csvLineHasContent+", i, NULL)) AS first",
 		"count_if("+csvLineHasContent+") AS lines",
-		"count_if(length(value) > 0 AND NOT "+csvLineHasContent+") AS blankish").Collect(ctx)
+		"count_if(length(value) > 0 AND NOT "+csvLineHasContent+") AS blankish",
+		"count_if(NOT "+valid+") AS notutf8").Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]csvFileLines, 0, len(rows.Values))
 	for _, row := range rows.Values {
-		if len(row) != 4 {
-			return nil, fmt.Errorf("text read of CSV files: %d columns, want 4", len(row))
+		if len(row) != 5 {
+			return nil, fmt.Errorf("text read of CSV files: %d columns, want 5", len(row))
 		}
 		var f csvFileLines
 		f.path, _ = row[0].(string)
 		f.first, _ = row[1].(string)
 		f.lines, _ = row[2].(int64)
 		f.blankish, _ = row[3].(int64)
+		f.notUTF8, _ = row[4].(int64)
 		out = append(out, f)
 	}
 	return out, nil

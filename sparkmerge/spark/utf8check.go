@@ -87,13 +87,19 @@ func (c *Client) checkUTF8OnServer(ctx context.Context, checked []*Read) error {
 		if len(r.Paths) != 1 || r.patterns || sparkPathKey(r.Paths[0]) != f.path {
 			what = fmt.Sprintf("its file %q", f.path)
 		}
-		lines := "a line"
-		if f.lines > 1 {
-			lines = fmt.Sprintf("%d lines", f.lines)
-		}
-		r.encodingProblem = fmt.Sprintf("not UTF-8: Spark found %s of %s holding bytes that are not valid UTF-8 (read where it lives)", lines, what)
+		r.encodingProblem = notUTF8Lines(f.lines, what)
 	}
 	return nil
+}
+
+// notUTF8Lines is the problem (Read.encodingProblem) of a read whose file
+// (what) Spark found to hold lines that are not UTF-8.
+func notUTF8Lines(lines int64, what string) string {
+	n := "a line"
+	if lines > 1 {
+		n = fmt.Sprintf("%d lines", lines)
+	}
+	return fmt.Sprintf("not UTF-8: Spark found %s of %s holding bytes that are not valid UTF-8 (read where it lives)", n, what)
 }
 
 // checkUTF8Locally reads through each file of checked that the client
