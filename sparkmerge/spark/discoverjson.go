@@ -27,7 +27,7 @@ import (
 //
 // A line that is not UTF-8 is {"u<i>_<nonce>":1} instead: the same read
 // proves each file it types UTF-8 (Read.validUTF8) and names one that is
-// not, so that checkUTF8OnServer need not read the batch's files again
+// not, so that checkUTF8 need not read the batch's files again
 // (on lake-json, 1 GB).
 //
 // Small files are one text read, each line's file found by its path (the

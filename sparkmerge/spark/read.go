@@ -89,8 +89,10 @@ type Read struct {
 	// (client inference read it and no encoding was given), or "".
 	encodingProblem string
 	// validUTF8: the client read the file whole and found it UTF-8 (it
-	// typed it), or the server did (fileSlices), so that
-	// checkUTF8OnServer need not read it.
+	// typed it, or read it through: checkUTF8Locally), or a read of the
+	// server's that read every line did (fileSlices, the lines of CSV
+	// files typed together, the inference of JSON files typed together),
+	// so that checkUTF8 need not read it.
 	validUTF8 bool
 	// nestingProblem says how the client found a JSON file nests deeper
 	// than Spark reads safely (infer.TooDeepError), or "".

@@ -70,7 +70,7 @@ import (
 // byte it would have made of the whole file, that the file is UTF-8
 // (Spark would read other bytes as U+FFFD), is made where the file lives
 // once discovery knows which files the client did not read whole
-// (checkUTF8OnServer): the server no longer checks every listed file's
+// (checkUTF8): the server no longer checks every listed file's
 // bytes for it, which was a fifth of its work in a listing of 200
 // small CSV files whose rests the client then fetched and checked
 // itself.
@@ -669,7 +669,7 @@ func (k *copyKeeper) screen(r *Read, file fetchedFile) {
 		r.nestingProblem = tooDeep.Error()
 	}
 	// Refused, the file is Spark's, and checked for bytes past its head
-	// that are not UTF-8 where it lives (checkUTF8OnServer).
+	// that are not UTF-8 where it lives (checkUTF8).
 }
 
 // headRefused reports whether the client's rules refuse r's CSV or JSON

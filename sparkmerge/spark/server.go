@@ -128,7 +128,7 @@ type fetchedSlices struct {
 	slices [][]byte
 	// utf8: the file's bytes are UTF-8 (the job reads each file whole:
 	// checking them there costs the server no second read,
-	// checkUTF8OnServer's, of a lake's files).
+	// checkUTF8's, of a lake's files).
 	utf8 bool
 }
 

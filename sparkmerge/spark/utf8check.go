@@ -275,7 +275,7 @@ func completeRunes(data []byte) int {
 	return len(data)
 }
 
-// needsUTF8Check reports whether checkUTF8OnServer checks r's files: a
+// needsUTF8Check reports whether checkUTF8 checks r's files: a
 // CSV or JSON read of files (not a relation) read as UTF-8 (no encoding
 // option, or UTF-8; a multi-line JSON read without one is Jackson's to
 // decode as it detects), not yet found UTF-8 as a whole (Read.validUTF8)
