@@ -571,20 +571,21 @@ func localOnly(image string) bool {
 
 // containerCommand is the container's command: the Connect server alone,
 // or (Standalone) a master and a worker started in the background first,
-// on free loopback ports, and the server submitting to the master.
+// and the server submitting to the master.
+//
+// The master binds a port the kernel picks (--port 0) and the script
+// reads its URL from its log (Spark's own configuration: "Starting Spark
+// master at spark://..." at INFO) before it starts the worker and the
+// server:
+// a port picked here and bound seconds later by a JVM could be taken in
+// between by any of the machine's sockets (a CI run's master once
+// never came up where the server looked for it, which gave up after
+// 60 s), and a server started beside the master could look before it
+// listens.
 func containerCommand(opts Options, port int, formats map[string]string) []string {
 	if !opts.Standalone {
 		return command(opts, port, formats)
 	}
-	ports := make([]int, 4) // master, master UI, worker, worker UI
-	for i := range ports {
-		p, err := freePort()
-		if err != nil {
-			p = port + 1 + i
-		}
-		ports[i] = p
-	}
-	master := fmt.Sprintf("spark://127.0.0.1:%d", ports[0])
 	opts.Conf = maps.Clone(opts.Conf)
 	if opts.Conf == nil {
 		opts.Conf = map[string]string{}
@@ -592,20 +593,29 @@ func containerCommand(opts Options, port int, formats map[string]string) []strin
 	opts.Conf["spark.executor.memory"] = "768m"
 	opts.Conf["spark.cores.max"] = "2"
 	cmd := command(opts, port, formats)
-	for i, a := range cmd {
-		if a == "local[2]" {
-			cmd[i] = master
-		}
-	}
 	quoted := make([]string, len(cmd))
 	for i, a := range cmd {
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		if a == "local[2]" {
+			quoted[i] = `"$master"`
+		}
 	}
 	class := filepath.Dir(sparkSubmit) + "/spark-class"
 	// The daemons' small heaps are set for them alone: exported, the
-	// variable would size the driver too.
-	script := fmt.Sprintf(`SPARK_DAEMON_MEMORY=256m %[1]s org.apache.spark.deploy.master.Master --host 127.0.0.1 --port %[2]d --webui-port %[3]d &
-SPARK_DAEMON_MEMORY=256m %[1]s org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --port %[4]d --webui-port %[5]d --cores 2 --memory 1g %[6]s &
-exec %[7]s`, class, ports[0], ports[1], ports[2], ports[3], master, strings.Join(quoted, " "))
+	// variable would size the driver too. The master's log goes to the
+	// container's too (tail), after the script has read its URL there.
+	script := fmt.Sprintf(`log=/tmp/sparkmerge-master.log
+SPARK_DAEMON_MEMORY=256m %[1]s org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 0 --webui-port 0 >"$log" 2>&1 &
+pid=$!
+master=
+for _ in $(seq 1200); do
+  master=$(grep -o 'spark://127\.0\.0\.1:[0-9]*' "$log" | head -n 1)
+  if [ -n "$master" ] || ! kill -0 "$pid" 2>/dev/null; then break; fi
+  sleep 0.1
+done
+tail -n +1 -f "$log" >&2 &
+if [ -z "$master" ]; then sleep 1; echo "the standalone master did not start (its log above)" >&2; exit 1; fi
+SPARK_DAEMON_MEMORY=256m %[1]s org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --port 0 --webui-port 0 --cores 2 --memory 1g "$master" &
+exec %[2]s`, class, strings.Join(quoted, " "))
 	return []string{"bash", "-c", script}
 }
