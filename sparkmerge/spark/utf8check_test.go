@@ -101,7 +101,7 @@ func TestFirstNotUTF8(t *testing.T) {
 // decompressed, a multi-path read's every file), and its read marked
 // UTF-8 or refused naming the byte (and, of several files, the file);
 // what the client cannot read (another codec, a directory) is left to
-// the server.
+// the server, as are the files past the plan's budget of bytes.
 func TestCheckUTF8Locally(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
@@ -128,7 +128,7 @@ func TestCheckUTF8Locally(t *testing.T) {
 	}
 	reads := []*Read{read("csv", good), read("csv", latin), read("json", goodGz), read("csv", latinGz),
 		read("csv", good, latin), read("csv", bz), read("csv", dir), read("csv", "s3a://b/a.csv")}
-	onServer, err := checkUTF8Locally(context.Background(), reads)
+	onServer, err := checkUTF8Locally(context.Background(), reads, maxLocalUTF8Total)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,5 +150,27 @@ func TestCheckUTF8Locally(t *testing.T) {
 	}
 	if len(onServer) != 3 || onServer[0] != reads[5] || onServer[1] != reads[6] || onServer[2] != reads[7] {
 		t.Errorf("left to the server %d reads, want the bzip2 file, the directory and the file only the server sees", len(onServer))
+	}
+}
+
+// Past its budget of bytes, in input order, checkUTF8Locally leaves the
+// files to the server's read (a cluster's, sharing them, may read many
+// at once).
+func TestCheckUTF8LocallyWithinBudget(t *testing.T) {
+	dir := t.TempDir()
+	var reads []*Read
+	for i := range 4 {
+		p := filepath.Join(dir, fmt.Sprintf("%d.csv", i))
+		if err := os.WriteFile(p, []byte("id\n1\n"), 0o644); err != nil { // 5 bytes
+			t.Fatal(err)
+		}
+		reads = append(reads, &Read{Name: p, Format: "csv", Paths: []string{p}})
+	}
+	onServer, err := checkUTF8Locally(context.Background(), reads, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(onServer) != 2 || onServer[0] != reads[2] || onServer[1] != reads[3] || !reads[0].validUTF8 || !reads[1].validUTF8 || reads[2].validUTF8 {
+		t.Errorf("%d left to the server; valid %v %v %v; want the last two left, the first two found UTF-8", len(onServer), reads[0].validUTF8, reads[1].validUTF8, reads[2].validUTF8)
 	}
 }
