@@ -141,7 +141,11 @@ func checkUTF8Locally(ctx context.Context, checked []*Read, budget int64) (onSer
 			if err := gctx.Err(); err != nil {
 				return sourceError(f.r, err)
 			}
-			problem, err := localUTF8Problem(f.path)
+			file := ""
+			if len(f.r.Paths) > 1 {
+				file = f.path // named among the read's files
+			}
+			problem, err := localUTF8Problem(f.path, file)
 			f.problem, f.read = problem, err == nil // else the server checks it
 			return nil
 		})
@@ -155,9 +159,6 @@ func checkUTF8Locally(ctx context.Context, checked []*Read, budget int64) (onSer
 		case !f.read:
 			unread[f.r] = true
 		case f.problem != "" && f.r.encodingProblem == "":
-			if len(f.r.Paths) > 1 {
-				f.problem = strings.Replace(f.problem, "the byte", fmt.Sprintf("in its file %q the byte", f.path), 1)
-			}
 			f.r.encodingProblem = f.problem // its first such file in order
 		}
 	}
@@ -200,8 +201,9 @@ func readsUTF8Locally(r *Read) (size int64, ok bool) {
 }
 
 // localUTF8Problem reads the local file at path (gunzipped where its name
-// ends in .gz) and says where it first is not UTF-8, or "" where it is.
-func localUTF8Problem(path string) (string, error) {
+// ends in .gz) and says where it first is not UTF-8 (in its file named,
+// unless named is ""), or "" where it is.
+func localUTF8Problem(path, named string) (string, error) {
 	f, err := os.Open(localPath(path))
 	if err != nil {
 		return "", err
@@ -221,7 +223,11 @@ func localUTF8Problem(path string) (string, error) {
 	if err != nil || !bad {
 		return "", err
 	}
-	return fmt.Sprintf("not UTF-8: the byte at offset %d%s (0x%02x) is not valid UTF-8", off, what, b), nil
+	in := ""
+	if named != "" {
+		in = fmt.Sprintf("in its file %q ", named)
+	}
+	return fmt.Sprintf("not UTF-8: %sthe byte at offset %d%s (0x%02x) is not valid UTF-8", in, off, what, b), nil
 }
 
 // firstNotUTF8 reads src through and reports the offset and value of its
