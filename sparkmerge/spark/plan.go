@@ -336,7 +336,8 @@ func (c *Client) discoverEach(ctx context.Context, job Job, in expanded) (discov
 			remote, err = c.keepTyped(ctx, &found, remote, rest)
 		}
 		if err == nil {
-			// (Its read found a file's line that is not UTF-8.)
+			// (The CSV header lines' read or the JSON inference found
+			// a file's line that is not UTF-8.)
 			err = checkEncodings(remote)
 		}
 		if err != nil {

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/sparkmerge/sparkmerge/spark/internal/infer"
 )
 
 // Spark's CSV reader takes a file's bytes as they are: a byte that is not
@@ -55,7 +57,7 @@ func (c *Client) checkUTF8(ctx context.Context, reads []*Read) error {
 	return checkEncodings(checked)
 }
 
-// checkUTF8OnServer reads the files of reads as text where they live, in
+// checkUTF8OnServer reads the files of checked as text where they live, in
 // one Spark job, and marks each read whose files hold a line that is not
 // UTF-8 (Read.encodingProblem).
 func (c *Client) checkUTF8OnServer(ctx context.Context, checked []*Read) error {
@@ -248,14 +250,8 @@ func firstNotUTF8(src io.Reader) (off int64, b byte, bad bool, err error) {
 			whole = completeRunes(data)
 		}
 		if !utf8.Valid(data[:whole]) {
-			i := 0
-			for {
-				r, size := utf8.DecodeRune(data[i:whole])
-				if r == utf8.RuneError && size <= 1 {
-					return base + int64(i), data[i], true, nil
-				}
-				i += size
-			}
+			i := infer.FirstNotUTF8(data[:whole])
+			return base + int64(i), data[i], true, nil
 		}
 		if end {
 			return 0, 0, false, nil

@@ -196,9 +196,9 @@ func checkText(data []byte) error {
 	return nil
 }
 
-// notUTF8 says where data first is not UTF-8, for people who must give
-// the file's encoding.
-func notUTF8(data []byte) string {
+// FirstNotUTF8 is the offset of data's first byte that is not part of
+// valid UTF-8 (len(data) where there is none).
+func FirstNotUTF8(data []byte) int {
 	off := 0
 	for off < len(data) {
 		r, size := utf8.DecodeRune(data[off:])
@@ -207,6 +207,13 @@ func notUTF8(data []byte) string {
 		}
 		off += size
 	}
+	return off
+}
+
+// notUTF8 says where data first is not UTF-8, for people who must give
+// the file's encoding.
+func notUTF8(data []byte) string {
+	off := FirstNotUTF8(data)
 	return fmt.Sprintf("not UTF-8: the byte at offset %d (0x%02x) is not valid UTF-8", off, data[min(off, len(data)-1)])
 }
 
